@@ -1,0 +1,45 @@
+# Two commands for a fresh machine: `make serve` and `make test` (see README.md).
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+CACHE := .cache
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: setup engine serve test test-slow lint bench clean
+
+# The virtualenv with the project and its pinned dependencies.
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip==25.3
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+# The patched engine (fast build), the unpatched reference build used by the tests,
+# and pyffish from the same patched tree. Cached: a second run rebuilds nothing.
+engine: $(VENV)/.installed
+	mkdir -p $(CACHE)
+	ln -sfn "$$($(PY) scripts/build_engine.py | tail -n 1)" $(CACHE)/fairy-stockfish
+	ln -sfn "$$($(PY) scripts/build_engine.py --unpatched --profile plain | tail -n 1)" $(CACHE)/fairy-stockfish-unpatched
+	wheel="$$($(PY) scripts/build_engine.py --pyffish-wheel | tail -n 1)"; \
+	if [ "$$(cat $(CACHE)/pyffish-installed 2>/dev/null)" != "$$wheel" ]; then \
+		$(PY) -m pip install --quiet --force-reinstall --no-deps "$$wheel" && echo "$$wheel" > $(CACHE)/pyffish-installed; \
+	fi
+
+setup: $(VENV)/.installed engine
+
+serve: setup
+	$(VENV)/bin/ladder serve --host $(HOST) --port $(PORT)
+
+test: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/pytest
+
+test-slow: setup
+	$(VENV)/bin/pytest -m slow
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+
+clean:
+	rm -rf $(VENV) $(CACHE)

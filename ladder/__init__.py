@@ -1,0 +1,1 @@
+"""Mistboard's engine ladder: rules checker, strength levels, move service, matches."""

@@ -1,0 +1,1 @@
+"""Talking to engines: async UCI and UCCI clients and the process manager."""
