@@ -7,7 +7,8 @@ and compile:
 
 * the ``fairy-stockfish`` executable, with the fastest flags this CPU supports,
   ``-O3``, link-time optimisation and profile-guided optimisation (``--profile fast``),
-  or a plain ``-O2`` build (``--profile plain``, the benchmark's baseline);
+  the same without PGO (``--profile lto``), or a plain ``-O2`` build (``--profile plain``,
+  the benchmark's baseline; scripts/bench_engine.py compares all three);
 * optionally a ``pyffish`` wheel from the same patched tree (``--pyffish-wheel``), so
   that the engine and pyffish play identical rules.
 
@@ -132,6 +133,8 @@ def build_key(sdist: Path, patch_files: list[Path], profile: str, what: str) -> 
     h.update(repr((profile, what, DEFINES, arch_flags(profile), opt_flags(profile),
                    PGO_RUN, compiler_id())).encode())
     h.update(Path(__file__).read_bytes())
+    if profile == "fast":  # the PGO training run loads our variants
+        h.update((ROOT / "variants.ini").read_bytes())
     return f"{what}-{profile}-{'patched' if patch_files else 'unpatched'}-{h.hexdigest()[:16]}"
 
 
@@ -181,7 +184,7 @@ def run_profile(exe: Path, variants_ini: Path, cwd: Path) -> None:
 
 def build_executable(tree: Path, out: Path, profile: str) -> None:
     flags = [*opt_flags(profile), *arch_flags(profile)]
-    if profile == "plain":
+    if profile in ("plain", "lto"):
         compile_engine(tree, out, flags)
         return
     # Profile-guided: instrumented build, a bench over our rule sets, then the final build.
@@ -240,8 +243,9 @@ def build(unpatched: bool, profile: str, pyffish_wheel: bool) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--unpatched", action="store_true", help="build stock FSF (no patches)")
-    ap.add_argument("--profile", choices=("fast", "plain"), default="fast",
-                    help="fast: -O3, LTO, CPU flags, PGO; plain: -O2 only")
+    ap.add_argument("--profile", choices=("fast", "lto", "plain"), default="fast",
+                    help="fast: -O3, LTO, CPU flags, PGO; lto: the same without PGO; "
+                         "plain: -O2 only")
     ap.add_argument("--pyffish-wheel", action="store_true",
                     help="build the pyffish wheel from the same tree instead")
     args = ap.parse_args()
