@@ -1,0 +1,68 @@
+"""Match statistics: result counting, Elo with error bars, GSPRT, ladder fits.
+
+* :mod:`ladder.match.results` -- trinomial (W/D/L) and pentanomial (game-pair) counts.
+* :mod:`ladder.match.elo` -- logistic Elo, 95 % intervals, normalised Elo, LOS.
+* :mod:`ladder.match.sprt` -- generalised SPRT as in fishtest / fastchess.
+* :mod:`ladder.match.bradley_terry` -- whole-ladder ratings with a Red advantage.
+* :mod:`ladder.match.calibration` -- Elo against ln(nodes), for uncalibrated levels.
+"""
+
+from ladder.match.bradley_terry import Game, LadderFit, PlayerRating, fit_ladder
+from ladder.match.calibration import LevelElo, LogNodesFit, calibrate_levels, fit_elo_vs_log_nodes
+from ladder.match.elo import (
+    EloEstimate,
+    elo_to_score,
+    los,
+    pentanomial_elo,
+    score_to_elo,
+    trinomial_elo,
+)
+from ladder.match.results import (
+    Pentanomial,
+    Trinomial,
+    pair_score,
+    pentanomial_from_pair_scores,
+    pentanomial_from_results,
+    trinomial_from_results,
+)
+from ladder.match.sprt import (
+    Sprt,
+    SprtDecision,
+    SprtResult,
+    llr_logistic,
+    llr_logistic_approx,
+    llr_normalized,
+    sprt,
+    sprt_bounds,
+)
+
+__all__ = [
+    "EloEstimate",
+    "Game",
+    "LadderFit",
+    "LevelElo",
+    "LogNodesFit",
+    "Pentanomial",
+    "PlayerRating",
+    "Sprt",
+    "SprtDecision",
+    "SprtResult",
+    "Trinomial",
+    "calibrate_levels",
+    "elo_to_score",
+    "fit_elo_vs_log_nodes",
+    "fit_ladder",
+    "llr_logistic",
+    "llr_logistic_approx",
+    "llr_normalized",
+    "los",
+    "pair_score",
+    "pentanomial_elo",
+    "pentanomial_from_pair_scores",
+    "pentanomial_from_results",
+    "score_to_elo",
+    "sprt",
+    "sprt_bounds",
+    "trinomial_elo",
+    "trinomial_from_results",
+]
