@@ -6,7 +6,7 @@ CACHE := .cache
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup engine serve test test-slow lint bench clean
+.PHONY: setup engine reference-engines serve test test-slow lint clean
 
 # The virtualenv with the project and its pinned dependencies.
 $(VENV)/.installed: pyproject.toml
@@ -26,16 +26,20 @@ engine: $(VENV)/.installed
 		$(PY) -m pip install --quiet --force-reinstall --no-deps "$$wheel" && echo "$$wheel" > $(CACHE)/pyffish-installed; \
 	fi
 
+# Engines we did not build (Debian's stockfish and fairy-stockfish), for the protocol tests.
+reference-engines:
+	bash scripts/install_reference_engines.sh
+
 setup: $(VENV)/.installed engine
 
 serve: setup
 	$(VENV)/bin/ladder serve --host $(HOST) --port $(PORT)
 
-test: setup
+test: setup reference-engines
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest
 
-test-slow: setup
+test-slow: setup reference-engines
 	$(VENV)/bin/pytest -m slow
 
 lint: $(VENV)/.installed

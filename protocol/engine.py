@@ -1,0 +1,752 @@
+"""The async engine client: one :class:`Engine` per engine process, speaking UCI or UCCI.
+
+A session, in UCI (``>`` is what we write, ``<`` what the engine answers)::
+
+    > uci
+    < id name Fairy-Stockfish 301126 LB
+    < option name Hash type spin default 16 min 1 max 33554432
+    < ...
+    < uciok
+    > setoption name VariantPath value /abs/variants.ini
+    > setoption name UCI_Variant value mistboard-xiangqi
+    > isready
+    < info string variant mistboard-xiangqi files 9 ranks 10 pocket 0 template xiangqi ...
+    < readyok
+    > ucinewgame
+    > isready
+    < readyok
+    > position startpos moves h3e3 b10c8
+    > go nodes 100000
+    < info depth 1 seldepth 1 multipv 1 score cp 29 nodes 78 nps 39000 time 2 pv ...
+    < ...
+    < bestmove b1c3 ponder h10g8
+    > quit
+
+The same in UCCI: ``ucci``/``ucciok``; options without ``name`` and with ``_`` for
+spaces (``setoption UCI_Variant mistboard-xiangqi``, ``hashsize`` for ``Hash``); ranks
+numbered 0..9 (``h2e2 b9c7``); bare-number scores (``score 29``); clocks as ``time`` /
+``opptime`` of the side to move. UCCI defines no new-game command; Fairy-Stockfish
+accepts ``ucinewgame`` (and ``uccinewgame``) in every mode, so that is what is sent.
+
+Callers see one notation (canonical, ranks 1..10) and one API for both protocols.
+
+Things the engine never tells you, and how this client copes:
+
+* ``setoption`` is never acknowledged and FSF drops invalid values: values are
+  validated against the advertised option description first (:mod:`protocol.options`);
+  a variant change is confirmed by FSF's ``info string variant …`` line.
+* ``position … moves …`` silently stops at the first move FSF cannot parse: moves are
+  syntax-checked here, but *legality* is the caller's job (the rules checker).
+* FSF does not report claimable draws at the root: the caller adjudicates.
+* Any argument with a newline or another control character is refused
+  (:class:`~protocol.errors.UnsafeArgumentError`): no caller can inject a command.
+
+Every wait has a deadline (:class:`~protocol.process.Timeouts`). When the engine hangs,
+dies or writes garbage, the client kills its whole process tree, reaps it, and raises a
+:class:`~protocol.errors.EngineFault`; the object is then closed for good.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import os
+import re
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import NoReturn
+
+import chess
+
+from protocol.errors import (
+    EngineArgumentError,
+    EngineError,
+    EngineFault,
+    EngineProtocolError,
+    EngineTerminatedError,
+    EngineTimeoutError,
+    OptionError,
+    VariantError,
+)
+from protocol.info import InfoDict, PlayResult, parse_bestmove, parse_info
+from protocol.limits import Limit
+from protocol.notation import (
+    board_shape,
+    check_move,
+    check_safe,
+    check_token,
+    from_ucci,
+    to_ucci,
+    ucci_uses_zero_based,
+)
+from protocol.options import Option, OptionMap, OptionValue, normalise_name, parse_option
+from protocol.process import DEFAULT_MAX_LINE, EngineProcess, Timeouts
+
+__all__ = ["Engine", "Protocol", "VariantInfo"]
+
+# Control characters other than tab in an engine's line: garbage.
+_EXIT_GRACE = 0.2  # seconds to drain buffered output after the engine exits
+_GARBAGE_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_VARIANT_INFO_RE = re.compile(
+    r"^info string variant (?P<name>\S+) files (?P<files>\d+) ranks (?P<ranks>\d+)"
+    r"(?: pocket (?P<pocket>\d+))?(?: template (?P<template>\S+))?(?: startpos (?P<fen>.+))?$"
+)
+
+
+class Protocol(enum.Enum):
+    """Which protocol to speak. Chosen by the caller: engines do not announce it."""
+
+    UCI = "uci"
+    UCCI = "ucci"
+
+
+@dataclass(frozen=True, slots=True)
+class VariantInfo:
+    """The variant the engine plays, as FSF announced it (fields None when it did not:
+    FSF stays silent for its standard variants such as ``xiangqi`` and ``chess``)."""
+
+    name: str
+    files: int | None = None
+    ranks: int | None = None
+    pocket: int | None = None
+    template: str | None = None
+    start_fen: str | None = None
+
+
+class _EOF(Exception):  # internal signal: EOF on stdout; never escapes
+    pass
+
+
+class Engine:
+    """An async client for one UCI or UCCI engine process.
+
+    Start it with :meth:`start` (which performs the handshake), use it, then
+    :meth:`quit` (or use ``async with``). One operation runs at a time; :meth:`stop`
+    may be called from another task while :meth:`search` runs.
+    """
+
+    def __init__(
+        self,
+        process: EngineProcess,
+        protocol: Protocol,
+        *,
+        timeouts: Timeouts,
+        max_unknown_lines: int = 10_000,
+        new_game_command: str = "ucinewgame",
+    ) -> None:
+        self.process = process
+        self.protocol = protocol
+        self.timeouts = timeouts
+        self.id: dict[str, str] = {}
+        self.options = OptionMap(ucci=protocol is Protocol.UCCI)
+        self.variant: VariantInfo | None = None
+        self.variant_path: str | None = None
+        #: The fault that closed this engine, if one did.
+        self.error: EngineFault | None = None
+        self._ucci = protocol is Protocol.UCCI
+        self._ucci_millis = True
+        self._new_game = check_token(new_game_command, "new game command")
+        self._max_unknown = max_unknown_lines
+        self._values: dict[str, str | None] = {}
+        self._confirmed: set[str] = set()  # variants FSF announced since the last switch
+        self._lock = asyncio.Lock()
+        self._closed = False
+        self._searching = False
+        self._stop_sent = False
+        self._search_timeout: asyncio.Timeout | None = None
+        self._desync = False  # an operation was cancelled: resynchronise before the next
+        self._stdin = process.stdin
+        self._stdout = process.stdout
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @classmethod
+    async def start(
+        cls,
+        command: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
+        *,
+        protocol: Protocol = Protocol.UCI,
+        timeouts: Timeouts | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        max_line: int = DEFAULT_MAX_LINE,
+        max_unknown_lines: int = 10_000,
+        new_game_command: str = "ucinewgame",
+    ) -> Engine:
+        """Spawn the engine and perform the handshake (``uci``/``uciok`` or
+        ``ucci``/``ucciok``), collecting its ``id`` and ``option`` lines.
+
+        ``command`` is an executable path or an argv list.
+        """
+        timeouts = timeouts or Timeouts()
+        argv = [command] if isinstance(command, str | os.PathLike) else list(command)
+        for part in argv:
+            check_safe(os.fspath(part), "command")
+        process = await EngineProcess.spawn(
+            argv, env=env, cwd=cwd, max_line=max_line, timeout=timeouts.startup
+        )
+        engine = cls(
+            process,
+            protocol,
+            timeouts=timeouts,
+            max_unknown_lines=max_unknown_lines,
+            new_game_command=new_game_command,
+        )
+        try:
+            await engine._handshake()
+        except BaseException:
+            await engine._kill()
+            raise
+        return engine
+
+    async def __aenter__(self) -> Engine:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    async def quit(self) -> None:
+        """Say ``quit`` and wait for the process to exit (``Timeouts.quit``).
+
+        An engine that does not exit in time is killed, and
+        :class:`EngineTimeoutError` (phase ``quit``) is raised. Idempotent.
+        """
+        if self._closed:
+            return
+        if self._searching:
+            await self.stop()
+        async with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._write("quit\n")
+            clean = await self.process.finish(self.timeouts.quit)
+        if not clean:
+            raise EngineTimeoutError(
+                f"engine did not exit within {self.timeouts.quit}s of quit; killed",
+                phase="quit",
+                timeout=self.timeouts.quit,
+                stderr=self.process.stderr_tail(),
+            )
+
+    async def close(self) -> None:
+        """:meth:`quit`, ignoring a slow exit (the engine is killed either way)."""
+        with contextlib.suppress(EngineError):
+            await self.quit()
+        await self._kill()
+
+    async def kill(self) -> None:
+        """Kill the engine's process tree at once and reap it."""
+        await self._kill()
+
+    async def _kill(self) -> None:
+        self._closed = True
+        self._searching = False
+        await self.process.kill()
+
+    # ------------------------------------------------------------------ I/O
+
+    def _write(self, text: str) -> None:
+        self._stdin.write(text.encode())
+
+    async def _readline(self) -> str:
+        try:
+            raw = await self._stdout.readline()
+        except ValueError as exc:  # asyncio.LimitOverrunError, re-raised as ValueError
+            raise EngineProtocolError(
+                f"engine wrote a line over {self._stdout._limit} bytes",  # type: ignore[attr-defined]
+                phase="?",
+            ) from exc
+        if not raw.endswith(b"\n"):
+            raise _EOF  # EOF (possibly after a partial line)
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise EngineProtocolError(f"engine wrote undecodable bytes: {raw[:80]!r}",
+                                      phase="?") from exc
+        line = line.rstrip("\r\n")
+        if _GARBAGE_RE.search(line):
+            raise EngineProtocolError(f"engine wrote control characters: {line[:80]!r}",
+                                      phase="?")
+        return line
+
+    @contextlib.asynccontextmanager
+    async def _phase(self, phase: str, timeout: float) -> AsyncIterator[asyncio.Timeout]:
+        """Run a read phase under a deadline; turn every failure into a killed engine
+        and a typed :class:`EngineFault`."""
+        if self._closed:
+            raise EngineTerminatedError(
+                "engine is closed", phase=phase, returncode=self.process.returncode
+            ) from self.error
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(timeout) as deadline:
+
+                def on_exit() -> None:
+                    # A grandchild may hold the pipe open, so EOF may never come: once
+                    # the engine has exited, read what is buffered, then give up.
+                    when = loop.time() + _EXIT_GRACE
+                    current = deadline.when()
+                    if current is None or when < current:
+                        deadline.reschedule(when)
+
+                self.process.on_exit.append(on_exit)
+                if self.process.returncode is not None:
+                    on_exit()
+                try:
+                    yield deadline
+                finally:
+                    self.process.on_exit.remove(on_exit)
+        except EngineFault as exc:
+            if exc.phase == "?":
+                exc.phase = self._phase_name(phase)
+            await self._fault(exc)
+            raise
+        except _EOF:
+            await self._died(phase)
+        except TimeoutError:
+            if self.process.returncode is not None:
+                await self._died(phase)
+            name = self._phase_name(phase)
+            limit = self.timeouts.stop if name == "stop" else timeout
+            exc3 = EngineTimeoutError(
+                f"no answer from the engine within {limit:g}s ({name})",
+                phase=name,
+                timeout=limit,
+                stderr=self.process.stderr_tail(),
+            )
+            await self._fault(exc3)
+            raise exc3 from None
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            await self._died(phase, exc)
+
+    async def _died(self, phase: str, cause: BaseException | None = None) -> NoReturn:
+        await self._kill()
+        exc2 = EngineTerminatedError(
+            f"engine exited (code {self.process.returncode}) during {self._phase_name(phase)}",
+            phase=self._phase_name(phase),
+            returncode=self.process.returncode,
+            stderr=self.process.stderr_tail(),
+        )
+        self.error = exc2
+        raise exc2 from cause
+
+    def _phase_name(self, phase: str) -> str:
+        return "stop" if phase == "search" and self._stop_sent else phase
+
+    async def _fault(self, exc: EngineFault) -> None:
+        await self._kill()
+        exc.stderr = exc.stderr or self.process.stderr_tail()
+        self.error = exc
+
+    def _unknown(self, count: int, line: str) -> int:
+        count += 1
+        if count > self._max_unknown:
+            raise EngineProtocolError(
+                f"engine wrote over {self._max_unknown} unexpected lines (last {line[:80]!r})",
+                phase="?",
+            )
+        return count
+
+    async def _read_until(self, token: str) -> list[str]:
+        """Read lines until one equal to ``token``; returns the lines before it."""
+        lines: list[str] = []
+        unknown = 0
+        while True:
+            line = await self._readline()
+            if line == token:
+                return lines
+            if not line.startswith("info"):
+                unknown = self._unknown(unknown, line)
+            lines.append(line)
+
+    # ------------------------------------------------------------------ handshake
+
+    async def _handshake(self) -> None:
+        hello = "ucci" if self._ucci else "uci"
+        self._write(f"{hello}\n")
+        options: list[Option] = []
+        async with self._phase("handshake", self.timeouts.handshake):
+            unknown = 0
+            while True:
+                line = await self._readline()
+                if line == f"{hello}ok":
+                    break
+                if line.startswith("option "):
+                    try:
+                        options.append(parse_option(line, ucci=self._ucci))
+                    except ValueError as exc:
+                        raise EngineProtocolError(str(exc), phase="handshake") from exc
+                elif line.startswith("id "):
+                    _, _, rest = line.partition(" ")
+                    key, _, value = rest.partition(" ")
+                    self.id[key] = value
+                else:
+                    unknown = self._unknown(unknown, line)
+        for option in options:
+            self.options.add(option)
+        if "UCI_Variant" in self.options:
+            default = self.options["UCI_Variant"].default
+            if isinstance(default, str) and default:
+                self.variant = VariantInfo(default)
+        if self._ucci:
+            if "usemillisec" in self.options:
+                if self.options["usemillisec"].default is not True:
+                    await self.configure({"usemillisec": True})
+            else:
+                self._ucci_millis = False  # UCCI without usemillisec: clocks in seconds
+
+    # ------------------------------------------------------------------ sync
+
+    async def _resync(self) -> None:
+        """After a cancelled operation: finish any search, then isready/readyok."""
+        if self._searching:
+            if not self._stop_sent:
+                self._write("stop\n")
+                self._stop_sent = True
+            async with self._phase("stop", self.timeouts.stop):
+                unknown = 0
+                while True:
+                    line = await self._readline()
+                    if line.startswith("bestmove") or line == "nobestmove":
+                        break
+                    if not line.startswith("info"):
+                        unknown = self._unknown(unknown, line)
+            self._searching = False
+            self._stop_sent = False
+        self._write("isready\n")
+        async with self._phase("isready", self.timeouts.isready):
+            await self._read_until("readyok")
+        self._desync = False
+
+    @contextlib.asynccontextmanager
+    async def _operation(self) -> AsyncIterator[None]:
+        async with self._lock:
+            if self._closed:
+                raise EngineTerminatedError(
+                    "engine is closed", phase="closed", returncode=self.process.returncode
+                ) from self.error
+            if self._desync:
+                await self._resync()
+            try:
+                yield
+            except asyncio.CancelledError:
+                if not self._closed:
+                    self._desync = True
+                    if self._searching and not self._stop_sent:
+                        self._write("stop\n")
+                        self._stop_sent = True
+                raise
+
+    async def ping(self) -> None:
+        """``isready`` → ``readyok``: the engine has processed everything sent so far."""
+        async with self._operation():
+            self._write("isready\n")
+            async with self._phase("isready", self.timeouts.isready):
+                await self._read_until("readyok")
+
+    async def new_game(self) -> None:
+        """Tell the engine a new game starts (clears the hash): ``ucinewgame`` + sync."""
+        async with self._operation():
+            self._write(f"{self._new_game}\nisready\n")
+            async with self._phase("isready", self.timeouts.isready):
+                await self._read_until("readyok")
+
+    # ------------------------------------------------------------------ options
+
+    def _setoption_line(self, option: Option, wire: str | None) -> str:
+        if self._ucci:
+            return f"setoption {option.name}" + (f" {wire}" if wire is not None else "") + "\n"
+        value = f" value {wire}" if wire is not None else ""
+        return f"setoption name {option.name}{value}\n"
+
+    def _prepare(self, name: str, value: OptionValue) -> tuple[Option, str | None]:
+        check_safe(name, "option name")
+        if isinstance(value, str):
+            check_safe(value, f"value of option {name!r}")
+        option = self.options.get_option(name)
+        if value is not None and not isinstance(value, bool | int | str):
+            raise OptionError(f"option {name!r}: unsupported value type {type(value).__name__}")
+        return option, option.wire_value(value)
+
+    async def configure(self, options: Mapping[str, OptionValue]) -> None:
+        """Set options (``setoption``). All values are validated before any is sent.
+
+        Values equal to what this client last set are not re-sent. ``UCI_Variant`` and
+        ``VariantPath`` are routed to :meth:`set_variant` / :meth:`load_variants`.
+        Raises :class:`OptionError` (nothing sent) for an unknown option or bad value.
+        """
+        plain: list[tuple[Option, str | None]] = []
+        variant: str | None = None
+        variant_path: str | None = None
+        for name, value in options.items():
+            key = normalise_name(name)
+            if key == "uci_variant":
+                variant = check_token(str(value), "variant")
+            elif key == "variantpath":
+                variant_path = str(value)
+            else:
+                plain.append(self._prepare(name, value))
+        if variant_path is not None:
+            await self.load_variants(variant_path)
+        if plain:
+            async with self._operation():
+                lines = []
+                for option, wire in plain:
+                    key = normalise_name(option.name)
+                    if option.type != "button" and self._values.get(key) == wire:
+                        continue
+                    lines.append(self._setoption_line(option, wire))
+                    if option.type != "button":
+                        self._values[key] = wire
+                if lines:
+                    self._write("".join(lines))
+        if variant is not None:
+            await self.set_variant(variant)
+
+    async def set_option(self, name: str, value: OptionValue = None) -> None:
+        """Set one option; see :meth:`configure`."""
+        await self.configure({name: value})
+
+    async def load_variants(self, path: str | os.PathLike[str]) -> None:
+        """Load a variants.ini: ``setoption name VariantPath value /abs/path`` + sync.
+
+        The path must be absolute, exist, and contain no ``:`` (FSF splits the value on
+        it). FSF does not say whether the file parsed; :meth:`set_variant` finds out.
+        """
+        text = check_safe(os.fspath(path), "variant path")
+        if not os.path.isabs(text) or ":" in text or not os.path.isfile(text):
+            raise OptionError(
+                f"VariantPath must be an existing absolute path without ':': {text!r}"
+            )
+        option, wire = self._prepare("VariantPath", text)
+        async with self._operation():
+            self._write(self._setoption_line(option, wire) + "isready\n")
+            async with self._phase("isready", self.timeouts.isready):
+                await self._read_until("readyok")
+        self.variant_path = text
+        self._values[normalise_name(option.name)] = wire
+
+    async def set_variant(self, name: str) -> VariantInfo:
+        """Switch variant (``setoption name UCI_Variant value <name>``) and confirm it.
+
+        FSF announces a successful switch to a non-standard variant with
+        ``info string variant <name> files 9 ranks 10 pocket 0 template xiangqi startpos
+        <fen>``, read here before ``readyok``; a variant it only knows from VariantPath
+        must be announced, else :class:`VariantError`. A built-in variant it lists in
+        the ``UCI_Variant`` combo is accepted on that list (FSF does not announce those).
+        """
+        check_token(name, "variant")
+        option = self.options.get_option("UCI_Variant")
+        if self.variant is not None and self.variant.name == name and name in self._confirmed:
+            return self.variant
+        advertised = name in option.var
+        if not advertised and self.variant_path is None:
+            raise VariantError(f"the engine has no variant {name!r} (no VariantPath loaded)")
+        async with self._operation():
+            self._write(self._setoption_line(option, name) + "isready\n")
+            async with self._phase("isready", self.timeouts.isready):
+                lines = await self._read_until("readyok")
+        info: VariantInfo | None = None
+        for line in lines:
+            match = _VARIANT_INFO_RE.match(line)
+            if match and match["name"] == name:
+                info = VariantInfo(
+                    name=name,
+                    files=int(match["files"]),
+                    ranks=int(match["ranks"]),
+                    pocket=int(match["pocket"]) if match["pocket"] else None,
+                    template=match["template"],
+                    start_fen=match["fen"],
+                )
+        if info is None:
+            if not advertised:
+                self.variant = None
+                raise VariantError(
+                    f"the engine did not confirm variant {name!r} "
+                    f"(not a section of {self.variant_path}?)"
+                )
+            info = VariantInfo(name)
+        self.variant = info
+        self._values["uci_variant"] = name
+        self._confirmed = {name}
+        return info
+
+    # ------------------------------------------------------------------ search
+
+    def _board(self, fen: str | None) -> tuple[int | None, int | None]:
+        if fen is not None:
+            return board_shape(fen)
+        if self.variant is not None and self.variant.start_fen:
+            return board_shape(self.variant.start_fen)
+        if self.variant is not None and self.variant.files:
+            return self.variant.files, self.variant.ranks
+        return None, None
+
+    def _turn(self, fen: str | None, plies: int) -> chess.Color:
+        if fen is None and self.variant is not None and self.variant.start_fen:
+            fen = self.variant.start_fen
+        turn = chess.WHITE
+        if fen is not None:
+            fields = fen.split(" ")
+            if len(fields) > 1:
+                side = fields[1].lower()
+                if side not in ("w", "r", "b"):
+                    raise EngineArgumentError(f"FEN side to move must be w, r or b: {fen!r}")
+                turn = side != "b"
+        return turn if plies % 2 == 0 else not turn
+
+    def position_command(self, fen: str | None, moves: Sequence[str] = ()) -> str:
+        """The ``position`` line for a FEN (None: ``startpos``) and canonical moves,
+        with every argument checked and UCCI ranks converted. Raises
+        :class:`EngineArgumentError` / :class:`UnsafeArgumentError`."""
+        files, ranks = self._board(fen)
+        if fen is not None:
+            check_safe(fen, "FEN")
+            fen = " ".join(fen.split())
+            if not fen or "moves" in fen.split(" ") or "startpos" in fen.split(" "):
+                raise EngineArgumentError(f"not a FEN: {fen!r}")
+        if isinstance(moves, str):
+            raise EngineArgumentError("moves must be a sequence of move strings, not a str")
+        convert = self._ucci and ucci_uses_zero_based(ranks)
+        out = []
+        for move in moves:
+            check_move(move, files=files, ranks=ranks)
+            out.append(to_ucci(move) if convert else move)
+        line = "position startpos" if fen is None else f"position fen {fen}"
+        if out:
+            line += " moves " + " ".join(out)
+        return line
+
+    async def search(
+        self,
+        fen: str | None,
+        moves: Sequence[str] = (),
+        limit: Limit | None = None,
+        *,
+        new_game: bool = False,
+        on_info: Callable[[InfoDict], None] | None = None,
+        validate_move: Callable[[str], bool] | None = None,
+    ) -> PlayResult:
+        """Search a position: [``ucinewgame``/``isready``], ``position``, ``go``; read
+        ``info`` lines until ``bestmove``.
+
+        ``fen`` None means the variant's start position. ``moves`` are canonical.
+        ``on_info`` sees every parsed ``info`` line. ``validate_move`` (e.g. the rules
+        checker's legality test) may reject the bestmove: that is an
+        :class:`EngineProtocolError` and the engine is killed, like any other garbage.
+
+        The deadline is the limit's budget plus a margin (:class:`Timeouts`); when it
+        passes, or the engine dies or misbehaves, the process tree is killed and an
+        :class:`EngineFault` raised. ``new_game=True`` with ``Threads=1`` makes
+        ``go nodes N`` deterministic.
+        """
+        limit = limit if limit is not None else Limit()
+        if not isinstance(limit, Limit):
+            raise EngineArgumentError(f"limit must be a protocol.Limit, not {type(limit).__name__}")
+        position = self.position_command(fen, moves)
+        files, ranks = self._board(fen)
+        turn = self._turn(fen, len(moves))
+        go = limit.go_command(turn, ucci=self._ucci, millis=self._ucci_millis)
+        convert = from_ucci if self._ucci and ucci_uses_zero_based(ranks) else None
+        timeout = self.timeouts.search(limit.budget(turn, self.timeouts.worst_case_nps))
+
+        async with self._operation():
+            if new_game:
+                self._write(f"{self._new_game}\nisready\n{position}\n{go}\n")
+                async with self._phase("isready", self.timeouts.isready):
+                    await self._read_until("readyok")
+            else:
+                self._write(f"{position}\n{go}\n")
+            self._searching = True
+            self._stop_sent = False
+            infos: dict[int, InfoDict] = {}
+            started = time.perf_counter()
+            async with self._phase("search", timeout) as deadline:
+                self._search_timeout = deadline
+                unknown = 0
+                while True:
+                    line = await self._readline()
+                    if line.startswith("info "):
+                        info = parse_info(line, turn, convert)
+                        target = infos.setdefault(info.get("multipv", 1), InfoDict())
+                        if "score" in info:
+                            target.pop("lowerbound", None)
+                            target.pop("upperbound", None)
+                        target.update(info)
+                        if on_info is not None:
+                            on_info(info)
+                    elif line.startswith("bestmove") or line == "nobestmove":
+                        break
+                    else:
+                        unknown = self._unknown(unknown, line)
+                elapsed = time.perf_counter() - started
+                self._searching = False
+                self._search_timeout = None
+                move, ponder, draw, resign = parse_bestmove(line, convert)
+                if move is not None:
+                    try:
+                        check_move(move, files=files, ranks=ranks)
+                    except EngineArgumentError as exc:
+                        raise EngineProtocolError(
+                            f"engine answered a malformed bestmove: {line[:200]!r}",
+                            phase="search",
+                        ) from exc
+                    if validate_move is not None and not validate_move(move):
+                        raise EngineProtocolError(
+                            f"engine answered an illegal bestmove: {line[:200]!r}",
+                            phase="search",
+                        )
+                if ponder is not None:
+                    try:
+                        check_move(ponder, files=files, ranks=ranks)
+                    except EngineArgumentError:
+                        ponder = None  # a bad ponder move is not worth a restart
+        return PlayResult(
+            move=move,
+            ponder=ponder,
+            info=infos.get(1, InfoDict()),
+            multipv=[infos[k] for k in sorted(infos)],
+            draw_offered=draw,
+            resigned=resign,
+            elapsed=elapsed,
+        )
+
+    async def stop(self) -> None:
+        """Ask a running :meth:`search` to finish now (``stop``).
+
+        The search then returns the engine's ``bestmove``; if that does not come within
+        ``Timeouts.stop``, the search raises :class:`EngineTimeoutError` (phase
+        ``stop``) and the engine is killed. No-op when nothing is searching.
+        """
+        if self._closed or not self._searching or self._stop_sent:
+            return
+        self._stop_sent = True
+        self._write("stop\n")
+        deadline = self._search_timeout
+        if deadline is not None:
+            when = asyncio.get_running_loop().time() + self.timeouts.stop
+            current = deadline.when()
+            if current is None or when < current:
+                deadline.reschedule(when)
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "running"
+        return f"<Engine {self.id.get('name', '?')!r} {self.protocol.value} pid={self.pid} {state}>"

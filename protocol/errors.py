@@ -1,0 +1,97 @@
+"""Typed errors of the protocol layer.
+
+Two families, and the difference matters to a supervisor:
+
+* **The caller's fault** (:class:`EngineArgumentError`, :class:`OptionError`): the
+  request was refused *before* anything reached the engine, or the engine turned a
+  setting down. The engine process is healthy and stays up.
+* **The engine's fault** (:class:`EngineTerminatedError`, :class:`EngineTimeoutError`,
+  :class:`EngineProtocolError`, :class:`EngineStartError`): the engine died, hung, or
+  said something we cannot trust. By the time one of these is raised the whole process
+  tree has already been killed and reaped; the client object is closed. A supervisor
+  (:class:`protocol.managed.ManagedEngine`) restarts it.
+"""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    """Base class of every error raised by :mod:`protocol`."""
+
+
+class EngineArgumentError(EngineError, ValueError):
+    """An argument (FEN, move, option, variant, limit) was refused before sending."""
+
+
+class UnsafeArgumentError(EngineArgumentError):
+    """An argument contained a newline or another control character.
+
+    UCI and UCCI are line protocols: a ``\\n`` inside a FEN or an option value would
+    start a second command of the caller's choosing. Nothing is sent.
+    """
+
+
+class OptionError(EngineArgumentError):
+    """Unknown option, or a value outside the option's advertised domain.
+
+    Fairy-Stockfish drops invalid values silently (and *crashes* on a non-numeric value
+    for a ``spin`` option), so the client validates against the option description the
+    engine advertised during the handshake and raises this instead of sending.
+    """
+
+
+class VariantError(OptionError):
+    """The engine did not confirm the requested variant (unknown section, bad file)."""
+
+
+class EngineFault(EngineError):
+    """The engine misbehaved; its process tree has been killed and reaped.
+
+    ``phase`` names what the client was doing: ``startup``, ``handshake``, ``isready``,
+    ``configure``, ``search``, ``stop``, ``quit``. ``stderr`` is the tail of what the
+    engine wrote to its standard error, when captured.
+    """
+
+    def __init__(self, message: str, *, phase: str, stderr: str = "") -> None:
+        super().__init__(message)
+        self.phase = phase
+        self.stderr = stderr
+
+
+class EngineStartError(EngineFault):
+    """The executable could not be started (missing, not executable, exec failed)."""
+
+
+class EngineTerminatedError(EngineFault):
+    """The engine closed its output or exited while the client was waiting for it."""
+
+    def __init__(
+        self, message: str, *, phase: str, returncode: int | None = None, stderr: str = ""
+    ) -> None:
+        super().__init__(message, phase=phase, stderr=stderr)
+        self.returncode = returncode
+
+
+class EngineTimeoutError(EngineFault, TimeoutError):
+    """A phase deadline passed (no ``uciok``, ``readyok``, ``bestmove``, or exit)."""
+
+    def __init__(self, message: str, *, phase: str, timeout: float, stderr: str = "") -> None:
+        super().__init__(message, phase=phase, stderr=stderr)
+        self.timeout = timeout
+
+
+class EngineProtocolError(EngineFault):
+    """The engine wrote something unusable: undecodable bytes, control characters, an
+    over-long line, a flood of unknown lines, a malformed ``info`` value or a malformed
+    or illegal ``bestmove``."""
+
+
+class EngineFailure(EngineError):
+    """:class:`~protocol.managed.ManagedEngine` gave up on a search after its retries.
+
+    ``incidents`` lists every fault and restart that happened during the call.
+    """
+
+    def __init__(self, message: str, incidents: list) -> None:  # list[Incident]
+        super().__init__(message)
+        self.incidents = incidents

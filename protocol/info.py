@@ -1,0 +1,198 @@
+"""Parsing what the engine says during and at the end of a search.
+
+While searching, the engine reports progress in ``info`` lines, one ``key value`` pair
+after another::
+
+    info depth 10 seldepth 12 multipv 1 score cp 25 nodes 100101 nps 219519 tbhits 0
+         time 456 pv b1c3 h10g8
+    info depth 7 seldepth 7 multipv 1 score cp 4 upperbound nodes 3001 ... pv h9g7 h0f1
+    info depth 1 ... score mate 1 ... pv b1b10
+    info depth 0 score mate 0                  (the side to move is checkmated)
+    info ... score cp 30 wdl 520 400 80 ...    (with UCI_ShowWDL)
+    info string classical evaluation enabled   (free text to the end of the line)
+
+Scores are from the point of view of the side to move, in centipawns (``cp``) or in
+moves to mate (``mate``; negative when the engine is getting mated). ``lowerbound`` /
+``upperbound`` mark a fail-high / fail-low score. Fairy-Stockfish in UCCI mode writes
+the centipawn score as a bare number (``score 29``); older builds keep ``cp``. Both
+parse. Scores become python-chess's :class:`chess.engine.PovScore` with Red as
+``chess.WHITE``.
+
+The search ends with exactly one ``bestmove`` line::
+
+    bestmove b1c3 ponder h10g8
+    bestmove (none)            (no legal move: checkmated or stalemated)
+    nobestmove                 (UCCI's way of saying the same)
+    bestmove h2e2 draw         (UCCI: the engine offers a draw; `resign`: it resigns)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypedDict
+
+import chess
+from chess.engine import Cp, Mate, PovScore, PovWdl, Wdl
+
+from protocol.errors import EngineArgumentError, EngineProtocolError
+from protocol.notation import NO_MOVE
+
+__all__ = ["InfoDict", "PlayResult", "parse_bestmove", "parse_info"]
+
+
+class InfoDict(TypedDict, total=False):
+    """One ``info`` line, parsed (the same keys as :class:`chess.engine.InfoDict`).
+
+    ``time`` is in seconds. Moves (``pv``, ``currmove``, ``refutation``) are in the
+    canonical notation (ranks 1..10), whatever the protocol.
+    """
+
+    score: PovScore
+    lowerbound: bool
+    upperbound: bool
+    pv: list[str]
+    depth: int
+    seldepth: int
+    multipv: int
+    nodes: int
+    nps: int
+    time: float
+    hashfull: int
+    tbhits: int
+    sbhits: int
+    cpuload: int
+    wdl: PovWdl
+    currmove: str
+    currmovenumber: int
+    refutation: list[str]
+    currline: list[str]
+    string: str
+
+
+@dataclass(slots=True)
+class PlayResult:
+    """The outcome of one search (compare :class:`chess.engine.PlayResult`)."""
+
+    move: str | None
+    """The best move in canonical notation; None when there is no legal move."""
+    ponder: str | None = None
+    """The move the engine expects in reply, if it said so."""
+    info: InfoDict = field(default_factory=lambda: InfoDict())
+    """Every ``info`` line of the principal variation (multipv 1) merged, latest last."""
+    multipv: list[InfoDict] = field(default_factory=list)
+    """The same for each multipv line, in order (length = the ``MultiPV`` option)."""
+    draw_offered: bool = False
+    resigned: bool = False
+    elapsed: float = 0.0
+    """Wall-clock seconds from sending ``go`` to reading ``bestmove``."""
+
+
+_INT_KEYS = frozenset(
+    {"depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "tbhits", "sbhits",
+     "cpuload", "currmovenumber"}
+)
+_MOVE_LIST_KEYS = frozenset({"pv", "refutation", "currline"})
+_KEYS = _INT_KEYS | _MOVE_LIST_KEYS | {"score", "time", "wdl", "currmove", "string"}
+
+
+def parse_info(
+    line: str,
+    turn: chess.Color,
+    convert: Callable[[str], str] | None = None,
+) -> InfoDict:
+    """Parse an ``info`` line.
+
+    ``turn`` is the side to move in the searched position (the score's point of view);
+    ``convert`` maps engine moves to canonical ones (UCCI rank shift), None = as is.
+    Unknown keys are skipped, as UCI asks; a known key with a bad value raises
+    :class:`EngineProtocolError` (an engine writing that is not to be trusted).
+    """
+    tokens = line.split()
+    info = InfoDict()
+    n = len(tokens)
+    i = 1
+    try:
+        while i < n:
+            key = tokens[i]
+            i += 1
+            if key in _INT_KEYS:
+                info[key] = int(tokens[i])  # type: ignore[literal-required]
+                i += 1
+            elif key == "score":
+                kind = tokens[i]
+                if kind == "cp":
+                    relative: Cp | Mate = Cp(int(tokens[i + 1]))
+                    i += 2
+                elif kind == "mate":
+                    relative = Mate(int(tokens[i + 1]))
+                    i += 2
+                else:  # UCCI: a bare centipawn number
+                    relative = Cp(int(kind))
+                    i += 1
+                info["score"] = PovScore(relative, turn)
+                while i < n and tokens[i] in ("lowerbound", "upperbound"):
+                    info[tokens[i]] = True  # type: ignore[literal-required]
+                    i += 1
+            elif key == "time":
+                info["time"] = int(tokens[i]) / 1000.0
+                i += 1
+            elif key == "wdl":
+                wins, draws, losses = (int(t) for t in tokens[i : i + 3])
+                info["wdl"] = PovWdl(Wdl(wins, draws, losses), turn)
+                i += 3
+            elif key == "currmove":
+                info["currmove"] = convert(tokens[i]) if convert else tokens[i]
+                i += 1
+            elif key in _MOVE_LIST_KEYS:
+                moves: list[str] = []
+                while i < n and tokens[i] not in _KEYS:
+                    moves.append(convert(tokens[i]) if convert else tokens[i])
+                    i += 1
+                info[key] = moves  # type: ignore[literal-required]
+            elif key == "string":
+                info["string"] = line.split("string", 1)[1].strip()
+                break
+            # any other key: ignore it, as the UCI spec asks of unknown tokens
+    except (IndexError, ValueError, EngineArgumentError) as exc:
+        raise EngineProtocolError(f"malformed info line: {line[:200]!r}", phase="search") from exc
+    return info
+
+
+def parse_bestmove(
+    line: str, convert: Callable[[str], str] | None = None
+) -> tuple[str | None, str | None, bool, bool]:
+    """Parse ``bestmove <move> [ponder <move>] [draw|resign]`` or UCCI's ``nobestmove``.
+
+    Returns (move, ponder, draw_offered, resigned); move is None for ``(none)``.
+    The move's syntax is checked by the caller (it knows the board).
+    """
+    tokens = line.split()
+    if tokens[0] == "nobestmove":
+        return None, None, False, False
+    if len(tokens) < 2:
+        raise EngineProtocolError(f"bestmove without a move: {line[:200]!r}", phase="search")
+    move = None if tokens[1] in NO_MOVE else tokens[1]
+    ponder = None
+    draw = resign = False
+    i = 2
+    while i < len(tokens):
+        if tokens[i] == "ponder" and i + 1 < len(tokens):
+            ponder = None if tokens[i + 1] in NO_MOVE else tokens[i + 1]
+            i += 2
+        elif tokens[i] == "draw":
+            draw = True
+            i += 1
+        elif tokens[i] == "resign":
+            resign = True
+            i += 1
+        else:
+            raise EngineProtocolError(f"malformed bestmove: {line[:200]!r}", phase="search")
+    try:
+        if convert:
+            move = convert(move) if move else None
+            ponder = convert(ponder) if ponder else None
+    except EngineArgumentError as exc:
+        raise EngineProtocolError(f"malformed bestmove: {line[:200]!r}", phase="search") from exc
+    return move, ponder, draw, resign
+

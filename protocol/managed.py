@@ -1,0 +1,286 @@
+"""A supervised engine: restarts after faults, re-applies its settings, tells the caller.
+
+:class:`ManagedEngine` is what the service's engine pool holds, one per engine slot::
+
+    managed = ManagedEngine(
+        [".cache/fairy-stockfish"],
+        options={"Threads": 1, "Hash": 64},
+        variant_path="/abs/variants.ini",
+        variant_aliases={"xiangqi": "mistboard-xiangqi"},   # ladder.variants.FSF_VARIANT
+        max_rss=512 * 2**20,
+    )
+    outcome = await managed.search("xiangqi", None, ["h3e3"], Limit(nodes=100_000))
+    outcome.result.move        # 'b10c8'
+    outcome.incidents          # [] — or what went wrong and what was done about it
+    await managed.close()
+
+On every call it makes sure a healthy engine is there:
+
+* no engine yet, or the last one died: start one (after a capped, jittered exponential
+  backoff when the previous start or search failed), do the handshake, set the base
+  options and the VariantPath;
+* the engine's RSS is over ``max_rss``: quit it and start a fresh one (the memory guard;
+  it acts between searches only);
+* then the per-search options and the variant (both only when they changed), and the
+  search itself.
+
+When the engine faults during the call (exit, hang, garbage, bad bestmove), the fault is
+recorded as an :class:`Incident`, the engine is restarted and the search retried, up to
+``retries`` times; after that :class:`~protocol.errors.EngineFailure` is raised, carrying
+the incidents. Caller errors (bad FEN, unknown option…) are raised as they are, with
+the engine left running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from protocol.engine import Engine, Protocol
+from protocol.errors import (
+    EngineFailure,
+    EngineFault,
+    EngineProtocolError,
+    EngineTimeoutError,
+)
+from protocol.info import PlayResult
+from protocol.limits import Limit
+from protocol.options import OptionValue
+from protocol.process import Backoff, Timeouts
+
+IncidentKind = Literal["crash", "timeout", "protocol", "start-failed", "memory", "died-idle"]
+
+
+@dataclass(frozen=True, slots=True)
+class Incident:
+    """One thing that went wrong with the engine, and what was done about it."""
+
+    kind: IncidentKind
+    phase: str
+    """What the client was doing (``handshake``, ``search``, ``stop``, …)."""
+    message: str
+    pid: int | None
+    """The process that failed (already killed and reaped)."""
+    at: float = field(default_factory=time.time)
+    """Unix time of the incident."""
+    restart_delay: float = 0.0
+    """The backoff slept before the next start."""
+    error: BaseException | None = None
+
+
+@dataclass(slots=True)
+class SearchOutcome:
+    """What :meth:`ManagedEngine.search` returns."""
+
+    result: PlayResult
+    incidents: list[Incident]
+    """Faults and restarts during this call, oldest first (empty when all went well)."""
+    pid: int
+    """The engine process that produced the result."""
+
+    @property
+    def restarted(self) -> bool:
+        return bool(self.incidents)
+
+
+def _kind(exc: BaseException) -> IncidentKind:
+    if isinstance(exc, EngineTimeoutError):
+        return "timeout"
+    if isinstance(exc, EngineProtocolError):
+        return "protocol"
+    return "crash"
+
+
+class ManagedEngine:
+    """A supervised :class:`~protocol.engine.Engine` (see the module docstring)."""
+
+    def __init__(
+        self,
+        command: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
+        *,
+        protocol: Protocol = Protocol.UCI,
+        options: Mapping[str, OptionValue] | None = None,
+        variant_path: str | os.PathLike[str] | None = None,
+        variant_aliases: Mapping[str, str] | None = None,
+        timeouts: Timeouts | None = None,
+        backoff: Backoff | None = None,
+        retries: int = 1,
+        max_rss: int | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.command = command
+        self.protocol = protocol
+        self.base_options = dict(options or {})
+        self.variant_path = os.fspath(variant_path) if variant_path is not None else None
+        self.variant_aliases = dict(variant_aliases or {})
+        self.timeouts = timeouts or Timeouts()
+        self.backoff = backoff or Backoff()
+        self.retries = retries
+        self.max_rss = max_rss
+        self._env = env
+        self._cwd = cwd
+        self._rng = rng or random.Random()
+        self._engine: Engine | None = None
+        self._failures = 0  # consecutive faults, for the backoff
+        self._lock = asyncio.Lock()
+        self._closed = False
+        #: Every incident since construction (the pool may export it as metrics).
+        self.history: list[Incident] = []
+        #: Number of engine processes started.
+        self.starts = 0
+
+    @property
+    def engine(self) -> Engine | None:
+        """The current engine (None before the first search or after a fault)."""
+        return self._engine
+
+    def _record(self, incidents: list[Incident], incident: Incident) -> None:
+        incidents.append(incident)
+        self.history.append(incident)
+
+    async def _start(self, incidents: list[Incident]) -> Engine:
+        delay = self.backoff.delay(self._failures, self._rng)
+        if delay and incidents:
+            last = incidents[-1]
+            incidents[-1] = Incident(
+                last.kind, last.phase, last.message, last.pid, last.at, delay, last.error
+            )
+            self.history[-1] = incidents[-1]
+        if delay:
+            await asyncio.sleep(delay)
+        self.starts += 1
+        engine = await Engine.start(
+            self.command,
+            protocol=self.protocol,
+            timeouts=self.timeouts,
+            env=self._env,
+            cwd=self._cwd,
+        )
+        try:
+            if self.variant_path is not None:
+                await engine.load_variants(self.variant_path)
+            if self.base_options:
+                await engine.configure(self.base_options)
+        except BaseException:
+            await engine.close()
+            raise
+        return engine
+
+    async def _ensure(self, incidents: list[Incident]) -> Engine:
+        engine = self._engine
+        if engine is not None and (engine.closed or not engine.process.alive()):
+            self._record(
+                incidents,
+                Incident("died-idle", "idle", "engine died between searches", engine.pid),
+            )
+            await engine.kill()
+            self._engine = engine = None
+            self._failures += 1
+        if engine is not None and self.max_rss is not None:
+            rss = engine.process.stats().rss
+            if rss > self.max_rss:
+                self._record(
+                    incidents,
+                    Incident(
+                        "memory",
+                        "idle",
+                        f"RSS {rss} bytes over the {self.max_rss} bound: recycled",
+                        engine.pid,
+                    ),
+                )
+                await engine.close()
+                self._engine = engine = None
+        if engine is None:
+            try:
+                engine = await self._start(incidents)
+            except EngineFault as exc:
+                self._failures += 1
+                self._record(
+                    incidents,
+                    Incident("start-failed", exc.phase, str(exc), None, error=exc),
+                )
+                raise
+            self._engine = engine
+        return engine
+
+    async def search(
+        self,
+        variant: str | None,
+        fen: str | None,
+        moves: Sequence[str],
+        limit: Limit,
+        options: Mapping[str, OptionValue] | None = None,
+        *,
+        new_game: bool = True,
+        retries: int | None = None,
+        validate_move: Callable[[str], bool] | None = None,
+    ) -> SearchOutcome:
+        """Search ``fen`` + ``moves`` of ``variant`` under ``limit``, on a healthy engine.
+
+        ``variant`` is an engine variant name or one of ``variant_aliases`` (None: leave
+        as is). ``options`` are set before the search (only those that changed). With
+        ``new_game`` (the default) the hash is cleared first, so ``go nodes`` results
+        are reproducible. Retries a faulted search ``retries`` times (default: the
+        constructor's) on a restarted engine; see :class:`SearchOutcome`.
+        """
+        if self._closed:
+            raise EngineFailure("the managed engine is closed", [])
+        allowed = self.retries if retries is None else retries
+        engine_variant = self.variant_aliases.get(variant, variant) if variant else None
+        incidents: list[Incident] = []
+        async with self._lock:
+            attempt = 0
+            while True:
+                pid: int | None = None
+                try:
+                    engine = await self._ensure(incidents)
+                    pid = engine.pid
+                    if options:
+                        await engine.configure(options)
+                    if engine_variant is not None:
+                        await engine.set_variant(engine_variant)
+                    result = await engine.search(
+                        fen, moves, limit, new_game=new_game, validate_move=validate_move
+                    )
+                    self._failures = 0
+                    return SearchOutcome(result, incidents, engine.pid)
+                except EngineFault as exc:
+                    if pid is not None:  # a fault of the running engine (not of a start)
+                        self._failures += 1
+                        self._record(
+                            incidents,
+                            Incident(_kind(exc), exc.phase, str(exc), pid, error=exc),
+                        )
+                    if self._engine is not None and self._engine.closed:
+                        self._engine = None
+                    attempt += 1
+                    if attempt > allowed:
+                        raise EngineFailure(
+                            f"engine failed {attempt} time(s): {exc}", incidents
+                        ) from exc
+
+    async def stop(self) -> None:
+        """Stop the running search (its result is returned to the searching caller)."""
+        if self._engine is not None:
+            await self._engine.stop()
+
+    async def close(self) -> None:
+        """Quit the engine (killing it if it does not exit in time). Idempotent."""
+        self._closed = True
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            await engine.close()
+
+    async def __aenter__(self) -> ManagedEngine:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()

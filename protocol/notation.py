@@ -1,0 +1,141 @@
+"""Move notation: the canonical form, UCCI's rank numbering, and argument safety.
+
+The project's canonical move notation is Fairy-Stockfish's UCI notation. Squares are a
+file letter and a 1-based rank number, so a 10-rank xiangqi board has ranks ``1``..``10``:
+
+    h3e3      Red cannon to the centre
+    b10c8     Black horse (rank 10 is Black's back rank)
+    A@e3      drop an advisor on e3 (crazyhouse-xiangqi); upper-case piece letter
+    e7e8q     chess promotion (the piece letter follows the squares)
+
+UCCI, the Chinese xiangqi protocol, numbers the ten ranks ``0``..``9`` instead, so the
+same moves read ``h2e2``, ``b9c7`` and ``A@e2``. Fairy-Stockfish switches to this
+numbering in UCCI mode *only on 10-rank boards* (a chess game in UCCI mode keeps ranks
+1..8). The conversion happens here, at the protocol boundary, and nowhere else: callers
+of :mod:`protocol` only ever see the canonical 1..10 notation.
+"""
+
+from __future__ import annotations
+
+import re
+
+from protocol.errors import EngineArgumentError, UnsafeArgumentError
+
+# A square in canonical notation: a file letter and a rank >= 1 without leading zero.
+_SQ = r"[a-z](?:[1-9][0-9]?)"
+# A canonical move: from-square or a drop prefix (`A@`, `+P@`), a to-square, then an
+# optional promotion/gating suffix, and FSF's wall suffix for walling variants.
+MOVE_RE = re.compile(
+    rf"^(?:\+?[A-Za-z]@|{_SQ}){_SQ}(?:[a-z+\-]|[a-z]{_SQ}|{_SQ})?(?:,{_SQ}{_SQ})?$"
+)
+_SQUARE_RE = re.compile(r"([a-z])([0-9]+)")
+# Everything below 0x20 and DEL, plus the Unicode line/paragraph separators.
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+#: The moves that mean "no move" in a ``bestmove`` line.
+NO_MOVE = frozenset({"(none)", "none", "NULL", "0000"})
+
+
+def check_safe(value: str, what: str) -> str:
+    """Refuse a value containing a newline or any other control character.
+
+    Every string that the client interpolates into a command line passes through here,
+    so no caller can smuggle a second command (``"x\\nquit"``) into the engine.
+    """
+    if not isinstance(value, str):
+        raise EngineArgumentError(f"{what} must be a string, not {type(value).__name__}")
+    if _CONTROL_RE.search(value):
+        raise UnsafeArgumentError(f"{what} contains a control character: {value!r}")
+    return value
+
+
+def check_token(value: str, what: str) -> str:
+    """A safe value that is also a single, non-empty whitespace-free token."""
+    check_safe(value, what)
+    if not value or value != value.strip() or any(c.isspace() for c in value):
+        raise EngineArgumentError(f"{what} must be one token without spaces: {value!r}")
+    return value
+
+
+def check_move(move: str, *, files: int | None = None, ranks: int | None = None) -> str:
+    """Validate a canonical move's syntax (and geometry when the board size is known).
+
+    This is not a legality check (the protocol layer knows no rules); it catches
+    malformed or off-board moves, and from == to. Raises :class:`EngineArgumentError`.
+    """
+    check_token(move, "move")
+    if not MOVE_RE.match(move):
+        raise EngineArgumentError(f"malformed move {move!r}")
+    squares = _SQUARE_RE.findall(move.split(",", 1)[0])
+    for file_letter, rank in squares:
+        if files is not None and ord(file_letter) - ord("a") >= files:
+            raise EngineArgumentError(f"move {move!r} leaves the {files}-file board")
+        if ranks is not None and int(rank) > ranks:
+            raise EngineArgumentError(f"move {move!r} leaves the {ranks}-rank board")
+    if "@" not in move and len(squares) >= 2 and squares[0] == squares[1]:
+        raise EngineArgumentError(f"move {move!r} does not move")
+    return move
+
+
+def ucci_uses_zero_based(ranks: int | None) -> bool:
+    """Whether UCCI mode renumbers this board's ranks (FSF: only 10-rank boards)."""
+    return ranks is None or ranks == 10
+
+
+def to_ucci(move: str) -> str:
+    """Canonical (ranks 1..10) → UCCI (ranks 0..9): ``b10c8`` → ``b9c7``, ``A@e3`` → ``A@e2``.
+
+    >>> to_ucci("b10c8"), to_ucci("A@e3"), to_ucci("h3e3")
+    ('b9c7', 'A@e2', 'h2e2')
+    """
+    if move in NO_MOVE:
+        return move
+
+    def shift(m: re.Match[str]) -> str:
+        rank = int(m.group(2))
+        if not 1 <= rank <= 10:
+            raise EngineArgumentError(f"rank {rank} of {move!r} is not on a 10-rank board")
+        return f"{m.group(1)}{rank - 1}"
+
+    return _SQUARE_RE.sub(shift, move)
+
+
+def from_ucci(move: str) -> str:
+    """UCCI (ranks 0..9) → canonical (ranks 1..10): ``b9c7`` → ``b10c8``.
+
+    >>> from_ucci("b9c7"), from_ucci("A@e2"), from_ucci("(none)")
+    ('b10c8', 'A@e3', '(none)')
+    """
+    if move in NO_MOVE:
+        return move
+
+    def shift(m: re.Match[str]) -> str:
+        digits = m.group(2)
+        if len(digits) != 1:
+            raise EngineArgumentError(f"UCCI square {m.group(0)!r} in {move!r} has no such rank")
+        return f"{m.group(1)}{int(digits) + 1}"
+
+    return _SQUARE_RE.sub(shift, move)
+
+
+def board_shape(fen: str) -> tuple[int, int]:
+    """(files, ranks) of a FEN's board field, e.g. (9, 10) for xiangqi.
+
+    Understands FSF's extensions: multi-digit empty counts (``10``), promoted pieces
+    (``+P``), ``~`` marks and ``*`` walls; the hand in brackets is ignored.
+    """
+    board = fen.split(" ", 1)[0].split("[", 1)[0]
+    rows = board.split("/")
+    files = 0
+    digits = ""
+    for ch in rows[0] + "/":
+        if ch.isdigit():
+            digits += ch
+            continue
+        if digits:
+            files += int(digits)
+            digits = ""
+        if ch.isalpha() or ch == "*":
+            files += 1
+    return files, len(rows)
+

@@ -1,0 +1,111 @@
+"""Fixtures for the protocol tests: real engines, the fake engine, and a leak check."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+# This directory is `tests/protocol`; with `tests/` on sys.path (pytest's rootdir
+# conftest) `import protocol` would find it as a namespace package instead of the real
+# package. Put the repository root first so that the real `protocol` wins.
+ROOT = Path(__file__).resolve().parents[2]
+if sys.path[:1] != [str(ROOT)]:
+    sys.path.insert(0, str(ROOT))
+if "protocol" in sys.modules and getattr(sys.modules["protocol"], "__file__", None) is None:
+    del sys.modules["protocol"]
+
+from ladder.engine_binary import UNPATCHED_ENGINE, EngineNotBuilt, engine_path  # noqa: E402
+
+FAKE_ENGINE = Path(__file__).with_name("fake_engine.py")
+DEBIAN_STOCKFISH = Path("/usr/games/stockfish")
+DEBIAN_FAIRY_STOCKFISH = Path("/usr/games/fairy-stockfish")
+INSTALL_HINT = "run scripts/install_reference_engines.sh (make setup does)"
+
+
+@pytest.fixture(scope="session")
+def fsf_exe() -> Path:
+    """Our Fairy-Stockfish: the patched build when it exists, else the unpatched one."""
+    try:
+        return engine_path()
+    except EngineNotBuilt:
+        if not UNPATCHED_ENGINE.exists():
+            pytest.fail(f"no Fairy-Stockfish build at all: run `make engine` ({UNPATCHED_ENGINE})")
+        return UNPATCHED_ENGINE.resolve()
+
+
+@pytest.fixture(scope="session")
+def debian_stockfish() -> Path:
+    """Debian's stockfish (an engine we did not build). Missing = failure, not a skip."""
+    if not DEBIAN_STOCKFISH.exists():
+        pytest.fail(f"{DEBIAN_STOCKFISH} missing: {INSTALL_HINT}")
+    return DEBIAN_STOCKFISH
+
+
+@pytest.fixture(scope="session")
+def debian_fairy_stockfish() -> Path:
+    """Debian's fairy-stockfish 11.1 (an older FSF we did not build)."""
+    if not DEBIAN_FAIRY_STOCKFISH.exists():
+        pytest.fail(f"{DEBIAN_FAIRY_STOCKFISH} missing: {INSTALL_HINT}")
+    return DEBIAN_FAIRY_STOCKFISH
+
+
+@pytest.fixture
+def fake() -> Callable[..., list[str]]:
+    """argv of the fault-injection engine: fake("hang-search", "--child")."""
+
+    def command(mode: str, *args: str) -> list[str]:
+        return [sys.executable, str(FAKE_ENGINE), mode, *args]
+
+    return command
+
+
+def _descendants() -> set[tuple[int, float]]:
+    found = set()
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE:
+                found.add((child.pid, child.create_time()))
+            else:
+                found.add((child.pid, -1.0))  # a zombie of ours: never acceptable
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
+def _sleepers(pgids: set[int]) -> list[psutil.Process]:
+    """Processes still in one of the given process groups (orphans of a killed engine)."""
+    left = []
+    for proc in psutil.process_iter(["pid"]):
+        try:
+            if os.getpgid(proc.pid) in pgids and proc.status() != psutil.STATUS_ZOMBIE:
+                left.append(proc)
+        except (psutil.Error, ProcessLookupError):
+            pass
+    return left
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_processes() -> Iterator[set[int]]:
+    """After each test: no new child (or zombie) of the test process, and no process
+    left in the process group of any engine the test started (tests add the engine
+    pids to the yielded set)."""
+    before = _descendants()
+    engine_pids: set[int] = set()
+    yield engine_pids
+    deadline = time.monotonic() + 3.0
+    while True:
+        leaked = _descendants() - before
+        orphans = _sleepers(engine_pids) if engine_pids else []
+        if (not leaked and not orphans) or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert not leaked, f"processes leaked: {leaked}"
+    assert not orphans, f"orphans left in engine process groups: {orphans}"
+    for pid in engine_pids:
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE

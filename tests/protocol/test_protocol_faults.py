@@ -1,0 +1,189 @@
+"""The fault matrix: each fault ends in its documented error, a killed and reaped
+process tree (the autouse leak check), and a healthy restart under ManagedEngine."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import psutil
+import pytest
+
+from protocol import (
+    Backoff,
+    Engine,
+    EngineFailure,
+    EngineProtocolError,
+    EngineStartError,
+    EngineTerminatedError,
+    EngineTimeoutError,
+    Limit,
+    ManagedEngine,
+    Protocol,
+    Timeouts,
+)
+
+pytestmark = pytest.mark.timeout(30)
+
+FAST = Timeouts(
+    startup=5, handshake=1.0, isready=1.0, stop=0.5, quit=0.5, search_margin=0.5,
+    worst_case_nps=1_000_000, unbounded_search=1.0,
+)
+NO_WAIT = Backoff(base=0.01, cap=0.05)
+
+# mode -> (error type, phase, what the client does to meet the fault)
+MATRIX = {
+    "crash-at-start": (EngineTerminatedError, "handshake", "start"),
+    "hang-handshake": (EngineTimeoutError, "handshake", "start"),
+    "garbage": (EngineProtocolError, "handshake", "start"),
+    "long-line": (EngineProtocolError, "handshake", "start"),
+    "hang-isready": (EngineTimeoutError, "isready", "ping"),
+    "crash-mid-search": (EngineTerminatedError, "search", "search"),
+    "hang-search": (EngineTimeoutError, "search", "search"),
+    "flood": (EngineProtocolError, "search", "search"),
+    "bad-bestmove": (EngineProtocolError, "search", "search"),
+    "illegal-bestmove": (EngineProtocolError, "search", "search"),
+    "ignore-stop": (EngineTimeoutError, "stop", "stop"),
+    "slow-quit": (EngineTimeoutError, "quit", "quit"),
+}
+
+
+async def _meet(engine: Engine, action: str) -> None:
+    if action == "ping":
+        await engine.ping()
+    elif action == "search":
+        await engine.search(None, [], Limit(nodes=1000))
+    elif action == "stop":
+        task = asyncio.create_task(engine.search(None, [], Limit()))
+        await asyncio.sleep(0.2)
+        await engine.stop()
+        await task
+    elif action == "quit":
+        await engine.search(None, [], Limit(nodes=1000))
+        await engine.quit()
+
+
+@pytest.mark.parametrize("protocol", [Protocol.UCI, Protocol.UCCI], ids=["uci", "ucci"])
+@pytest.mark.parametrize("mode", sorted(MATRIX))
+async def test_fault_matrix(
+    mode: str, protocol: Protocol, fake: Callable[..., list[str]], no_leaked_processes: set[int]
+) -> None:
+    error, phase, action = MATRIX[mode]
+    pids: list[int] = []
+    with pytest.raises(error) as caught:
+        # --child: the engine leaves a `sleep` behind that must die with it
+        engine = None
+        try:
+            engine = await Engine.start(fake(mode, "--child"), protocol=protocol, timeouts=FAST)
+        finally:
+            if engine is not None:
+                pids.append(engine.pid)
+                no_leaked_processes.add(engine.pid)
+        await _meet(engine, action)
+    assert caught.value.phase == phase
+    if engine is not None:
+        assert engine.closed and not engine.process.alive()
+        assert not psutil.pid_exists(engine.pid)
+    if mode == "crash-at-start":
+        assert caught.value.returncode == 3
+        assert "crashing at start" in caught.value.stderr
+
+
+async def test_illegal_bestmove_rejected_by_validator(
+    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+) -> None:
+    engine = await Engine.start(fake("normal"), timeouts=FAST)
+    no_leaked_processes.add(engine.pid)
+    with pytest.raises(EngineProtocolError, match="illegal bestmove"):
+        await engine.search(None, [], Limit(nodes=1), validate_move=lambda move: move != "a1a2")
+    assert engine.closed
+
+
+async def test_missing_executable(tmp_path: Path) -> None:
+    with pytest.raises(EngineStartError):
+        await Engine.start(tmp_path / "no-such-engine")
+
+
+@pytest.mark.parametrize(
+    "mode", ["crash-at-start", "hang-handshake", "garbage", "crash-mid-search", "hang-search",
+             "bad-bestmove", "flood"]
+)
+async def test_managed_engine_restarts_after_fault(
+    mode: str, fake: Callable[..., list[str]], tmp_path: Path, no_leaked_processes: set[int]
+) -> None:
+    """The first process faults (--once), the managed engine records it, restarts with
+    its options re-applied, and the retried search succeeds."""
+    managed = ManagedEngine(
+        fake(mode, "--child", "--once", str(tmp_path / "faulted")),
+        options={"Hash": 32},
+        timeouts=FAST,
+        backoff=NO_WAIT,
+        retries=2,
+    )
+    try:
+        outcome = await managed.search("xiangqi", None, ["h3e3"], Limit(nodes=100))
+        assert outcome.result.move == "a1a2"
+        assert outcome.restarted and len(outcome.incidents) == 1
+        incident = outcome.incidents[0]
+        assert incident.kind in ("crash", "timeout", "protocol", "start-failed")
+        assert managed.starts == 2
+        assert managed.engine is not None
+        assert managed.engine._values.get("hash") == "32"  # re-applied after the restart
+        no_leaked_processes.add(outcome.pid)
+        # and the next search is quiet
+        again = await managed.search("xiangqi", None, [], Limit(nodes=100))
+        assert not again.incidents and again.pid == outcome.pid
+    finally:
+        await managed.close()
+
+
+async def test_managed_engine_gives_up_after_retries(
+    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+) -> None:
+    managed = ManagedEngine(fake("crash-mid-search"), timeouts=FAST, backoff=NO_WAIT, retries=1)
+    try:
+        with pytest.raises(EngineFailure) as caught:
+            await managed.search(None, None, [], Limit(nodes=100))
+        assert [i.kind for i in caught.value.incidents] == ["crash", "crash"]
+        assert all(not psutil.pid_exists(i.pid) for i in caught.value.incidents if i.pid)
+    finally:
+        await managed.close()
+
+
+async def test_managed_engine_detects_death_between_searches(
+    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+) -> None:
+    async with ManagedEngine(fake("normal"), timeouts=FAST, backoff=NO_WAIT) as managed:
+        first = await managed.search(None, None, [], Limit(nodes=10))
+        psutil.Process(first.pid).kill()
+        await asyncio.sleep(0.1)
+        second = await managed.search(None, None, [], Limit(nodes=10))
+        assert [i.kind for i in second.incidents] == ["died-idle"]
+        assert second.pid != first.pid
+        no_leaked_processes.add(first.pid)
+
+
+async def test_memory_guard_recycles_between_searches(
+    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+) -> None:
+    async with ManagedEngine(
+        fake("normal", "--leak-mb", "64"), timeouts=FAST, max_rss=48 * 2**20
+    ) as managed:
+        first = await managed.search(None, None, [], Limit(nodes=10))
+        assert not first.incidents  # the guard acts between searches, not during one
+        second = await managed.search(None, None, [], Limit(nodes=10))
+        assert [i.kind for i in second.incidents] == ["memory"]
+        assert second.pid != first.pid
+        no_leaked_processes.add(first.pid)
+
+
+def test_backoff_is_capped_and_jittered() -> None:
+    import random
+
+    backoff = Backoff(base=0.1, factor=2, cap=1.0, jitter=0.5)
+    rng = random.Random(1)
+    delays = [backoff.delay(n, rng) for n in range(1, 10)]
+    assert backoff.delay(0) == 0
+    assert all(0.05 <= d <= 1.0 for d in delays)
+    assert 0.5 <= delays[-1] <= 1.0 and delays[0] <= 0.1

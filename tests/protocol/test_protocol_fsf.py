@@ -1,0 +1,212 @@
+"""Against the real Fairy-Stockfish, in UCI and in UCCI mode, over real pipes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import chess
+import pytest
+from chess.engine import Cp, Mate
+
+from protocol import (
+    Engine,
+    EngineArgumentError,
+    Limit,
+    OptionError,
+    Protocol,
+    UnsafeArgumentError,
+    VariantError,
+)
+
+VARIANTS_INI = Path(__file__).resolve().parents[2] / "variants.ini"
+START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+# Red to move: Rb1-b10 mates (a9 guards rank 9, the d-file faces Red's general).
+MATE_IN_1 = "4k4/R8/9/9/9/9/9/9/9/1R1K5 w - - 0 1"
+# ... and after it: Black to move, checkmated.
+CHECKMATED = "1R2k4/R8/9/9/9/9/9/9/9/3K5 b - - 1 1"
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture(params=[Protocol.UCI, Protocol.UCCI], ids=["uci", "ucci"])
+async def fsf(
+    request: pytest.FixtureRequest, fsf_exe: Path, no_leaked_processes: set[int]
+) -> AsyncIterator[Engine]:
+    engine = await Engine.start(fsf_exe, protocol=request.param)
+    no_leaked_processes.add(engine.pid)
+    try:
+        yield engine
+    finally:
+        await engine.close()
+
+
+async def test_handshake_and_option_discovery(fsf: Engine) -> None:
+    assert fsf.id["name"].startswith("Fairy-Stockfish")
+    hash_option = fsf.options["Hash"]
+    assert hash_option.type == "spin" and hash_option.min == 1 and hash_option.default == 16
+    # UCCI: FSF calls Hash `hashsize` and writes `_` for spaces.
+    expected = "hashsize" if fsf.protocol is Protocol.UCCI else "Hash"
+    assert hash_option.name == expected
+    overhead = fsf.options["Move Overhead"]
+    assert overhead.name == ("Move_Overhead" if fsf.protocol is Protocol.UCCI else "Move Overhead")
+    assert fsf.options["Clear Hash"].type == "button"
+    assert fsf.options["Ponder"].type == "check" and fsf.options["Ponder"].default is False
+    variant = fsf.options["UCI_Variant"]
+    assert variant.type == "combo" and "xiangqi" in variant.var
+    assert fsf.options["VariantPath"].type == "string"
+    await fsf.configure({"Threads": 1, "Hash": 32, "Move Overhead": 20, "Clear Hash": None})
+    await fsf.ping()  # the engine survived the setoption lines
+
+
+async def test_invalid_option_values_are_rejected_before_sending(fsf: Engine) -> None:
+    # FSF would drop these silently; `Hash abc` would even abort it (stof).
+    for name, value in [
+        ("Hash", "abc"),
+        ("Hash", 0),
+        ("Threads", 10**6),
+        ("Ponder", "maybe"),
+        ("UCI_Variant", "no-such-variant"),
+        ("No Such Option", 1),
+    ]:
+        with pytest.raises(OptionError):
+            await fsf.set_option(name, value)
+    await fsf.ping()
+    assert not fsf.closed
+
+
+async def test_deterministic_go_nodes(fsf: Engine) -> None:
+    await fsf.configure({"Threads": 1, "Hash": 16})
+    await fsf.set_variant("xiangqi")
+    results = [
+        await fsf.search(START, ["h3e3"], Limit(nodes=20_000), new_game=True) for _ in range(2)
+    ]
+    assert results[0].move == results[1].move
+    assert results[0].info["nodes"] == results[1].info["nodes"]
+    assert results[0].info["pv"] == results[1].info["pv"]
+    assert isinstance(results[0].info["score"].relative, Cp)
+    assert results[0].info["score"].turn == chess.BLACK  # Black to move after h3e3
+
+
+async def test_mate_in_one_and_checkmated(fsf: Engine) -> None:
+    await fsf.set_variant("xiangqi")
+    result = await fsf.search(MATE_IN_1, [], Limit(depth=5), new_game=True)
+    assert result.move == "b1b10"  # canonical rank 10, in UCCI mode too
+    assert result.info["score"].relative == Mate(1)
+    assert result.info["score"].white() == Mate(1)
+    lost = await fsf.search(CHECKMATED, [], Limit(depth=5), new_game=True)
+    assert lost.move is None and lost.ponder is None
+    assert lost.info["score"].relative.mate() == 0 and lost.info["score"].turn == chess.BLACK
+    # The same position reached by moves (the move itself crosses rank 10).
+    again = await fsf.search(MATE_IN_1, ["b1b10"], Limit(depth=5), new_game=True)
+    assert again.move is None
+
+
+async def test_variants_through_variant_path(fsf: Engine) -> None:
+    await fsf.load_variants(VARIANTS_INI)
+    info = await fsf.set_variant("mistboard-xiangqi")
+    assert (info.files, info.ranks) == (9, 10)
+    assert info.start_fen == START
+    zh = await fsf.set_variant("crazyhouse-xiangqi")
+    assert zh.start_fen is not None and "[AABBaabb]" in zh.start_fen
+    result = await fsf.search(None, ["A@e3"], Limit(nodes=3000), new_game=True)  # a drop
+    assert result.move is not None and result.info["score"].turn == chess.BLACK
+    with pytest.raises(VariantError):
+        await fsf.set_variant("no-such-section")
+    await fsf.set_variant("atomic-xiangqi")
+    assert (await fsf.search(None, [], Limit(depth=3))).move is not None
+
+
+async def test_rank_conversion_matches_across_protocols(
+    fsf_exe: Path, no_leaked_processes: set[int]
+) -> None:
+    """The same search, UCI vs UCCI: identical canonical moves, pv and node count.
+
+    Position moves include rank-10 moves (b10c8, h10g8), which only reach the engine
+    intact in UCCI if converted to b9c7/h9g7; FSF would otherwise stop at the first.
+    """
+    moves = ["h3e3", "b10c8", "h1g3", "h10g8"]
+    results = []
+    for protocol in (Protocol.UCI, Protocol.UCCI):
+        async with await Engine.start(fsf_exe, protocol=protocol) as engine:
+            no_leaked_processes.add(engine.pid)
+            await engine.configure({"Threads": 1, "Hash": 16})
+            await engine.load_variants(VARIANTS_INI)
+            await engine.set_variant("mistboard-xiangqi")
+            if protocol is Protocol.UCCI:
+                assert engine.position_command(None, moves).endswith("moves h2e2 b9c7 h0g2 h9g7")
+            results.append(await engine.search(None, moves, Limit(nodes=10_000), new_game=True))
+    uci, ucci = results
+    assert uci.move == ucci.move and uci.ponder == ucci.ponder
+    assert uci.info["pv"] == ucci.info["pv"] and uci.info["nodes"] == ucci.info["nodes"]
+    assert uci.info["score"] == ucci.info["score"]
+    assert any(m[-2:] == "10" or m[1:3] == "10" for m in uci.info["pv"][1::2])  # Black's moves
+
+
+async def test_stop_an_infinite_search(fsf: Engine) -> None:
+    import asyncio
+
+    await fsf.set_variant("xiangqi")
+    task = asyncio.create_task(fsf.search(START, [], Limit(), new_game=True))
+    await asyncio.sleep(0.3)
+    await fsf.stop()
+    result = await task
+    assert result.move is not None and result.info["depth"] >= 1
+    await fsf.ping()
+
+
+async def test_cancelled_search_resynchronises(fsf: Engine) -> None:
+    import asyncio
+
+    await fsf.set_variant("xiangqi")
+    task = asyncio.create_task(fsf.search(START, [], Limit(), new_game=True))
+    await asyncio.sleep(0.2)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    # the next operation stops the orphaned search and drains its bestmove first
+    result = await fsf.search(MATE_IN_1, [], Limit(depth=3))
+    assert result.move == "b1b10"
+
+
+@pytest.mark.parametrize(
+    ("fen", "moves", "option"),
+    [
+        (START + "\nquit", [], None),
+        (START, ["h3e3\ngo infinite"], None),
+        (START, ["h3e3\r"], None),
+        (START, [], ("Hash", "16\nquit")),
+        (START, [], ("Debug Log File", "/tmp/x\x00y")),
+        (START, [], ("Hash\nquit", "16")),
+    ],
+)
+async def test_control_characters_never_reach_the_engine(
+    fsf: Engine, fen: str, moves: list[str], option: tuple[str, str] | None
+) -> None:
+    with pytest.raises(UnsafeArgumentError):
+        if option is not None:
+            await fsf.set_option(*option)
+        else:
+            await fsf.search(fen, moves, Limit(nodes=100))
+    with pytest.raises(UnsafeArgumentError):
+        await fsf.set_variant("xiangqi\nquit")
+    with pytest.raises(UnsafeArgumentError):
+        await fsf.load_variants(str(VARIANTS_INI) + "\nquit")
+    # nothing was sent: the engine is alive and in sync
+    await fsf.ping()
+    assert (await fsf.search(MATE_IN_1, [], Limit(depth=2))).move is not None
+
+
+async def test_other_argument_errors(fsf: Engine) -> None:
+    for fen, moves in [
+        (START + " moves h3e3", []),
+        (START, "h3e3"),
+        (START, ["h3e3 h10g8"]),
+        (START, ["z9z8"]),
+        ("rnbakabnr/9 x", []),
+    ]:
+        with pytest.raises(EngineArgumentError):
+            await fsf.search(fen, moves, Limit(nodes=100))
+    with pytest.raises(OptionError):
+        await fsf.load_variants("relative/variants.ini")
+    await fsf.ping()
