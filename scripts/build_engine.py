@@ -45,9 +45,9 @@ SDIST_NAME = f"pyffish-{PYFFISH_VERSION}.tar.gz"
 
 DEFINES = ["-DLARGEBOARDS", "-DALLVARS", "-DPRECOMPUTED_MAGICS", "-DNNUE_EMBEDDING_OFF",
            "-DIS_64BIT", "-DNDEBUG"]
-# Positions searched to train the profile-guided build: the three rule sets and xiangqi.
+# Positions searched to train the profile-guided build: our three rule sets.
 PGO_RUN = [
-    "bench xiangqi 16 1 12 default depth",
+    "bench mistboard-xiangqi 16 1 12 default depth",
     "bench atomic-xiangqi 16 1 11 default depth",
     "bench crazyhouse-xiangqi 16 1 11 default depth",
 ]
