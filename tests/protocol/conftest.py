@@ -11,17 +11,6 @@ from pathlib import Path
 import psutil
 import pytest
 
-# This directory is `tests/protocol`; with `tests/` on sys.path (pytest's rootdir
-# conftest) `import protocol` would find it as a namespace package instead of the real
-# package. Put the repository root first so that the real `protocol` wins.
-ROOT = Path(__file__).resolve().parents[2]
-if sys.path[:1] != [str(ROOT)]:
-    sys.path.insert(0, str(ROOT))
-if "protocol" in sys.modules and getattr(sys.modules["protocol"], "__file__", None) is None:
-    del sys.modules["protocol"]
-
-from ladder.engine_binary import UNPATCHED_ENGINE, EngineNotBuilt, engine_path  # noqa: E402
-
 FAKE_ENGINE = Path(__file__).with_name("fake_engine.py")
 DEBIAN_STOCKFISH = Path("/usr/games/stockfish")
 DEBIAN_FAIRY_STOCKFISH = Path("/usr/games/fairy-stockfish")
@@ -29,14 +18,9 @@ INSTALL_HINT = "run scripts/install_reference_engines.sh (make setup does)"
 
 
 @pytest.fixture(scope="session")
-def fsf_exe() -> Path:
-    """Our Fairy-Stockfish: the patched build when it exists, else the unpatched one."""
-    try:
-        return engine_path()
-    except EngineNotBuilt:
-        if not UNPATCHED_ENGINE.exists():
-            pytest.fail(f"no Fairy-Stockfish build at all: run `make engine` ({UNPATCHED_ENGINE})")
-        return UNPATCHED_ENGINE.resolve()
+def fsf_exe(engine_exe: Path) -> Path:
+    """Our Fairy-Stockfish: the patched build that `make engine` links."""
+    return engine_exe
 
 
 @pytest.fixture(scope="session")
