@@ -1,0 +1,420 @@
+"""A game: start position plus moves, with repetition history and the outcome.
+
+Positions alone cannot decide repetition or perpetual check, so the unit the service and
+the match runner work with is :class:`Game`: a start FEN and the moves played since, with
+per-ply bookkeeping (position keys, whether each move gave check, capture plies) that
+makes :meth:`Game.outcome` O(1) apart from move generation.
+
+Outcome order at a position (RULES.md; see docs/rules-checker.md for the reasoning):
+
+1. ``general-exploded`` (atomic): a general is gone; the side that removed it wins.
+2. no legal move: the side to move loses (``checkmate`` if in check, else
+   ``stalemate``), even when it is also the 60th ply without a capture.
+3. ``sixty-plies``: 60 or more plies since the last capture: draw.
+4. third occurrence of the position: ``perpetual-check`` loss for the side that gave
+   check with every one of its moves from the first occurrence to the third (if only
+   one side did), else ``repetition`` draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ladder.rules.board import (
+    ADVISOR,
+    BLACK,
+    CANNON,
+    CHARIOT,
+    COLOUR_NAMES,
+    ELEPHANT,
+    ELEPHANT_MOVES,
+    GENERAL,
+    GENERAL_MOVES,
+    HALF,
+    HORSE,
+    HORSE_MOVES,
+    ORTHO_MASK,
+    RAYS,
+    RED,
+    SOLDIER,
+    SOLDIER_MOVES,
+    SOLDIER_POINTS,
+    SQUARE_INDEX,
+    SQUARE_NAMES,
+    TYPE_NAMES,
+)
+from ladder.rules.errors import MAX_MOVES, RulesError
+from ladder.rules.fen import board_fen, parse_fen, position_fen
+from ladder.rules.movegen import DROP_BASE, Position, Undo
+from ladder.rules.notation import move_str, parse_move
+from ladder.rules.variants import VariantSpec, get_variant
+
+#: Plies without a capture after which the game is drawn.
+SIXTY_PLIES = 60
+
+
+class Reason(StrEnum):
+    """Why a game ended (the rules checker's part: no timeouts or resignations)."""
+
+    CHECKMATE = "checkmate"
+    STALEMATE = "stalemate"
+    GENERAL_EXPLODED = "general-exploded"
+    PERPETUAL_CHECK = "perpetual-check"
+    REPETITION = "repetition"
+    SIXTY_PLIES = "sixty-plies"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game.
+
+    Attributes:
+        result: ``"1-0"`` (Red won), ``"0-1"`` (Black won) or ``"1/2-1/2"``.
+        winner: ``"red"``, ``"black"`` or None for a draw.
+        reason: why it ended.
+    """
+
+    result: str
+    winner: str | None
+    reason: Reason
+
+    @staticmethod
+    def win(colour: int, reason: Reason) -> Outcome:
+        return Outcome("1-0" if colour == RED else "0-1", COLOUR_NAMES[colour], reason)
+
+    @staticmethod
+    def draw(reason: Reason) -> Outcome:
+        return Outcome("1/2-1/2", None, reason)
+
+
+class Game:
+    """A game of one rule set: a start position and the moves played from it.
+
+    Build one with :meth:`from_fen`; play with :meth:`push` (validated) and :meth:`pop`.
+    All inputs are validated; any problem raises :class:`~ladder.rules.errors.RulesError`.
+    """
+
+    def __init__(self, variant: VariantSpec, position: Position, start_fen: str) -> None:
+        self.variant: VariantSpec = variant
+        self._pos = position
+        self._start_fen = start_fen
+        self._moves: list[str] = []
+        self._move_ints: list[int] = []
+        self._undo: list[Undo] = []
+        key = position.key()
+        self._keys: list[bytes] = [key]
+        self._key_count: dict[bytes, int] = {key: 1}
+        self._checks: list[bool] = [position.in_check()]
+        self._last_capture: list[int] = [0]  # per position: index of last capture position
+        self._legal: list[int] | None = None
+
+    # ------------------------------------------------------------ building
+
+    @classmethod
+    def from_fen(cls, variant: str, fen: str | None = None, moves: Iterable[str] = ()) -> Game:
+        """A game of ``variant`` from ``fen`` (default: the start position) plus ``moves``.
+
+        ``moves`` is a sequence of canonical move strings (a single space-separated string
+        is accepted too), at most 1000 plies. An error in a move names its 1-based ply in
+        the list (``RulesError.ply``).
+        """
+        spec = get_variant(variant)
+        pos = parse_fen(spec, spec.start_fen if fen is None else fen)
+        game = cls(spec, pos, position_fen(pos))
+        if isinstance(moves, str):
+            moves = moves.split()
+        try:
+            items = iter(moves)
+        except TypeError:
+            raise RulesError("moves", "moves must be a list of move strings") from None
+        for i, move in enumerate(items, start=1):
+            if i > MAX_MOVES:
+                raise RulesError("moves", f"more than {MAX_MOVES} moves", i)
+            game._push(move, "moves", i)
+        return game
+
+    def copy(self) -> Game:
+        """An independent copy (same history)."""
+        g = Game.__new__(Game)
+        g.variant = self.variant
+        g._pos = self._pos.copy()
+        g._start_fen = self._start_fen
+        g._moves = list(self._moves)
+        g._move_ints = list(self._move_ints)
+        g._undo = list(self._undo)
+        g._keys = list(self._keys)
+        g._key_count = dict(self._key_count)
+        g._checks = list(self._checks)
+        g._last_capture = list(self._last_capture)
+        g._legal = self._legal
+        return g
+
+    # ------------------------------------------------------------ reading
+
+    @property
+    def start_fen(self) -> str:
+        """The canonical FEN the game started from."""
+        return self._start_fen
+
+    @property
+    def moves(self) -> list[str]:
+        """The moves played so far (canonical notation; a copy)."""
+        return list(self._moves)
+
+    @property
+    def ply(self) -> int:
+        """Number of moves played from the start position."""
+        return len(self._moves)
+
+    @property
+    def turn(self) -> str:
+        """Side to move: ``"red"`` or ``"black"``."""
+        return COLOUR_NAMES[self._pos.turn]
+
+    @property
+    def halfmove_clock(self) -> int:
+        """Plies since the last capture (the FEN's fifth field)."""
+        return self._pos.halfmove
+
+    @property
+    def position(self) -> Position:
+        """The current low-level position (do not mutate; for perft and tools)."""
+        return self._pos
+
+    def fen(self) -> str:
+        """Canonical FEN of the current position."""
+        return position_fen(self._pos)
+
+    def board_fen(self) -> str:
+        """The board part of the FEN (with hands in brackets in crazyhouse-xiangqi)."""
+        return board_fen(self._pos)
+
+    def piece_at(self, point: str) -> str | None:
+        """FEN letter of the piece on ``point`` (e.g. ``"e1"``), None if empty."""
+        sq = _point_index(point)
+        p = self._pos.board[sq]
+        return None if not p else ("KABNRCP"[(p & 7) - 1] if p < 8 else "kabnrcp"[(p & 7) - 1])
+
+    def hands(self) -> dict[str, dict[str, int]] | None:
+        """Pieces in hand per side (crazyhouse-xiangqi), e.g. ``{"red": {"A": 2}, ...}``."""
+        if self._pos.hands is None:
+            return None
+        return {
+            COLOUR_NAMES[c]: {"KABNRCP"[t - 1]: n for t, n in enumerate(self._pos.hands[c])
+                              if t and n}
+            for c in (RED, BLACK)
+        }
+
+    def _legal_ints(self) -> list[int]:
+        if self._legal is None:
+            self._legal = self._pos.legal_moves()
+        return self._legal
+
+    def legal_moves(self) -> list[str]:
+        """Legal moves of the side to move, canonical notation (empty once a general is
+        gone; not emptied by repetition or sixty plies: see :meth:`outcome`)."""
+        return [move_str(m) for m in self._legal_ints()]
+
+    def is_legal(self, move: str) -> bool:
+        """Whether ``move`` is a legal move now (False for malformed text too)."""
+        try:
+            m = parse_move(move)
+        except RulesError:
+            return False
+        return m in self._legal_ints()
+
+    def is_check(self) -> bool:
+        """Whether the side to move is in check (atomic-xiangqi: the wide sense)."""
+        return self._checks[-1]
+
+    def gives_check(self, move: str) -> bool:
+        """Whether legal ``move`` would put the opponent in check (wide sense in atomic)."""
+        m = self._parse_legal(move, "move", None)
+        undo = self._pos.make(m)
+        try:
+            return self._pos.in_check()
+        finally:
+            self._pos.unmake(m, undo)
+
+    def outcome(self) -> Outcome | None:
+        """How the game has ended at the current position, or None while it goes on."""
+        pos = self._pos
+        us = pos.turn
+        if pos.kings[us] < 0:
+            return Outcome.win(us ^ 1, Reason.GENERAL_EXPLODED)
+        if pos.kings[us ^ 1] < 0:  # only from a hand-made history; kept for completeness
+            return Outcome.win(us, Reason.GENERAL_EXPLODED)
+        if not self._legal_ints():
+            return Outcome.win(us ^ 1, Reason.CHECKMATE if self._checks[-1] else
+                               Reason.STALEMATE)
+        if pos.halfmove >= SIXTY_PLIES:
+            return Outcome.draw(Reason.SIXTY_PLIES)
+        key = self._keys[-1]
+        if self._key_count[key] >= 3:
+            return self._repetition_outcome(key)
+        return None
+
+    def _repetition_outcome(self, key: bytes) -> Outcome:
+        n = len(self._keys) - 1
+        first = self._keys.index(key)
+        # Move j (1-based) leads from position j-1 to position j; it "gave check" when
+        # position j has its side to move in check. Mover of move j: side to move at j-1.
+        first_mover = self._start_turn()
+        all_checked = [True, True]
+        for j in range(first + 1, n + 1):
+            mover = (first_mover + j - 1) & 1
+            if not self._checks[j]:
+                all_checked[mover] = False
+        red, black = all_checked
+        if red and not black:
+            return Outcome.win(BLACK, Reason.PERPETUAL_CHECK)
+        if black and not red:
+            return Outcome.win(RED, Reason.PERPETUAL_CHECK)
+        return Outcome.draw(Reason.REPETITION)
+
+    def _start_turn(self) -> int:
+        return (self._pos.turn + len(self._moves)) & 1
+
+    def last_capture_index(self) -> int:
+        """Number of moves played before the current capture-free stretch began: the
+        index into :attr:`moves` right after the last capture (0 if none was played)."""
+        return self._last_capture[-1]
+
+    def position_at_last_capture(self) -> tuple[str, list[str]]:
+        """(FEN right after the last capture, moves since): what an engine needs to see
+        every repetition that can still happen in xiangqi and atomic-xiangqi.
+
+        In crazyhouse-xiangqi captured material comes back by drops, so a position from
+        before a capture can recur; pass :attr:`start_fen` and all :attr:`moves` there
+        (FSF itself looks back over the whole game in that case).
+        """
+        i = self._last_capture[-1]
+        g = Game.from_fen(self.variant.name, self._start_fen, self._moves[:i])
+        return g.fen(), self._moves[i:]
+
+    # ------------------------------------------------------------ playing
+
+    def push(self, move: str) -> None:
+        """Play ``move`` (canonical notation). RulesError(field="move") if it is
+        malformed or illegal, or if the game is already over; the reason says why."""
+        self._push(move, "move", None)
+
+    def _parse_legal(self, move: object, field: str, ply: int | None) -> int:
+        m = parse_move(move, field, ply)
+        if m in self._legal_ints():
+            return m
+        raise RulesError(field, f"illegal move {move!r}: {self._why_illegal(m)}", ply)
+
+    def _push(self, move: object, field: str, ply: int | None) -> None:
+        m = parse_move(move, field, ply)
+        over = self.outcome()
+        if over is not None:
+            raise RulesError(
+                field, f"the game is already over ({over.reason.value}, {over.result})", ply
+            )
+        if m not in self._legal_ints():
+            raise RulesError(field, f"illegal move {move!r}: {self._why_illegal(m)}", ply)
+        pos = self._pos
+        capture = pos.is_capture(m)
+        self._undo.append(pos.make(m))
+        self._move_ints.append(m)
+        self._moves.append(move_str(m))
+        key = pos.key()
+        self._keys.append(key)
+        self._key_count[key] = self._key_count.get(key, 0) + 1
+        self._checks.append(pos.in_check())
+        self._last_capture.append(len(self._moves) if capture else self._last_capture[-1])
+        self._legal = None
+
+    def pop(self) -> str:
+        """Take back the last move and return it. RulesError if there is none."""
+        if not self._moves:
+            raise RulesError("move", "no move to take back")
+        m = self._move_ints.pop()
+        self._pos.unmake(m, self._undo.pop())
+        key = self._keys.pop()
+        self._key_count[key] -= 1
+        if not self._key_count[key]:
+            del self._key_count[key]
+        self._checks.pop()
+        self._last_capture.pop()
+        self._legal = None
+        return self._moves.pop()
+
+    # ------------------------------------------------------------ diagnosis
+
+    def _why_illegal(self, m: int) -> str:
+        """A sentence saying why the (well-formed, not legal) move ``m`` is illegal."""
+        pos = self._pos
+        board = pos.board
+        us = pos.turn
+        side = COLOUR_NAMES[us].capitalize()
+        if pos.kings[0] < 0 or pos.kings[1] < 0:
+            return "the game is over: a general has been blown up"
+        frm, to = divmod(m, 90)
+        target = board[to]
+        if frm >= DROP_BASE:
+            pt = frm - DROP_BASE
+            name = TYPE_NAMES[pt]
+            if pos.hands is None:
+                return f"drops are only allowed in crazyhouse-xiangqi, not {self.variant.name}"
+            if not pos.hands[us][pt]:
+                return f"{side} has no {name} in hand"
+            if target:
+                return f"{SQUARE_NAMES[to]} is occupied"
+            if pt in (ADVISOR, ELEPHANT) and to not in HALF[us]:
+                return f"an {name} may only be dropped on its own half"
+            if pt == SOLDIER and to not in SOLDIER_POINTS[us]:
+                return ("a soldier may only be dropped on its ten home points or across "
+                        "the river")
+            return f"it would leave {side}'s general in check"
+        p = board[frm]
+        if not p:
+            return f"there is no piece on {SQUARE_NAMES[frm]}"
+        if p >> 3 != us:
+            return f"the piece on {SQUARE_NAMES[frm]} is not {side}'s ({side} is to move)"
+        t = p & 7
+        name = TYPE_NAMES[t]
+        if target and target >> 3 == us:
+            return f"{SQUARE_NAMES[to]} holds {side}'s own piece"
+        if not self._follows_movement(frm, to, t):
+            return (f"a {name} on {SQUARE_NAMES[frm]} cannot move to {SQUARE_NAMES[to]} "
+                    "(not its movement, or blocked)")
+        if self.variant.atomic and target:
+            if t == GENERAL:
+                return "in atomic-xiangqi a general never captures (the blast would take it)"
+            if t != CANNON and ORTHO_MASK[pos.kings[us]][to]:
+                return (f"a capture on {SQUARE_NAMES[to]}, next to {side}'s own general, "
+                        "would blow it up")
+        return f"it would leave {side}'s general in check (or the generals facing)"
+
+    def _follows_movement(self, frm: int, to: int, t: int) -> bool:
+        pos = self._pos
+        board = pos.board
+        us = pos.turn
+        if t == GENERAL:
+            return to in GENERAL_MOVES[us][frm]
+        if t == ADVISOR:
+            return to in self.variant.advisor_moves[us][frm]
+        if t == ELEPHANT:
+            return any(d == to and not board[e] for e, d in ELEPHANT_MOVES[us][frm])
+        if t == HORSE:
+            return any(d == to and not board[leg] for leg, d in HORSE_MOVES[frm])
+        if t == SOLDIER:
+            return to in SOLDIER_MOVES[us][frm]
+        for ray in RAYS[frm]:
+            if to not in ray:
+                continue
+            between = sum(1 for s in ray[: ray.index(to)] if board[s])
+            if t == CHARIOT:
+                return between == 0
+            return (between == 0) if not board[to] else (between == 1)
+        return False
+
+
+def _point_index(point: object) -> int:
+    if not isinstance(point, str) or point not in SQUARE_INDEX:
+        raise RulesError("point", f"unknown point {str(point)[:10]!r}; expected a1..i10")
+    return SQUARE_INDEX[point]

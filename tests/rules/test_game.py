@@ -1,0 +1,239 @@
+"""Game: every outcome reason, the game-end rules' edge cases, history and errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from ladder.rules import Game, Outcome, Reason, RulesError
+from ladder.rules.variants import XIANGQI_START
+
+from .helpers import make_fen
+
+
+def game(pieces: dict[str, str], turn: str = "w", halfmove: int = 0,
+         variant: str = "xiangqi") -> Game:
+    return Game.from_fen(variant, make_fen(pieces, turn, halfmove=halfmove))
+
+
+def outcome_of(g: Game) -> tuple[str, str | None, Reason]:
+    o = g.outcome()
+    assert o is not None
+    return o.result, o.winner, o.reason
+
+
+MATE = {"d1": "K", "e10": "k", "a10": "R", "b9": "R"}
+STALEMATE = {"f1": "K", "d10": "k", "a9": "R", "e5": "R"}
+
+
+@pytest.mark.parametrize("variant", ["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi"])
+def test_checkmate_loses(variant: str) -> None:
+    g = game(MATE, turn="b", variant=variant)
+    assert g.is_check() and g.legal_moves() == []
+    assert outcome_of(g) == ("1-0", "red", Reason.CHECKMATE)
+
+
+@pytest.mark.parametrize("variant", ["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi"])
+def test_stalemate_loses(variant: str) -> None:
+    g = game(STALEMATE, turn="b", variant=variant)
+    assert not g.is_check() and g.legal_moves() == []
+    assert outcome_of(g) == ("1-0", "red", Reason.STALEMATE)
+
+
+def test_game_goes_on() -> None:
+    g = Game.from_fen("xiangqi")
+    assert g.outcome() is None and not g.is_check()
+    assert g.turn == "red" and g.ply == 0 and g.moves == []
+    assert g.start_fen == XIANGQI_START
+
+
+def test_sixty_plies_draw() -> None:
+    g = game({"d1": "K", "e10": "k", "a1": "R", "i10": "r"}, halfmove=58)
+    g.push("a1a2")
+    assert g.outcome() is None
+    g.push("i10i9")
+    assert g.halfmove_clock == 60
+    assert outcome_of(g) == ("1/2-1/2", None, Reason.SIXTY_PLIES)
+    with pytest.raises(RulesError, match="already over"):
+        g.push("a2a1")
+
+
+def test_sixty_plies_counter_from_fen_already_reached() -> None:
+    g = game({"d1": "K", "e10": "k", "a1": "R"}, halfmove=75)
+    assert outcome_of(g)[2] == Reason.SIXTY_PLIES
+
+
+def test_checkmate_on_the_sixtieth_ply_wins() -> None:
+    g = game({"d1": "K", "e10": "k", "a8": "R", "b9": "R"}, halfmove=59)
+    g.push("a8a10")
+    assert g.halfmove_clock == 60
+    assert outcome_of(g) == ("1-0", "red", Reason.CHECKMATE)
+
+
+def test_stalemate_on_the_sixtieth_ply_wins() -> None:
+    g = game({"f1": "K", "d10": "k", "a9": "R", "h5": "R"}, halfmove=59)
+    g.push("h5e5")
+    assert outcome_of(g) == ("1-0", "red", Reason.STALEMATE)
+
+
+def test_only_captures_reset_the_count() -> None:
+    g = game({"d1": "K", "e10": "k", "a4": "P", "a1": "R", "i1": "N", "i10": "r"},
+             halfmove=10)
+    g.push("a4a5")  # a soldier move does not reset
+    assert g.halfmove_clock == 11
+    g.push("i10i9")
+    g.push("a1b1")
+    g.push("i9i1")  # capture
+    assert g.halfmove_clock == 0
+    assert g.last_capture_index() == 4
+
+
+CHASE = {"d1": "K", "e10": "k", "b1": "R", "c7": "c"}
+
+
+def test_repetition_is_a_draw_and_chasing_is_not_punished() -> None:
+    g = game(CHASE)
+    for move in ["b1c1", "c7b7", "c1b1", "b7c7"] * 2:
+        assert g.outcome() is None
+        g.push(move)
+        assert not g.is_check()
+    assert outcome_of(g) == ("1/2-1/2", None, Reason.REPETITION)
+
+
+def test_two_occurrences_are_not_enough() -> None:
+    g = game(CHASE)
+    for move in ["b1c1", "c7b7", "c1b1", "b7c7"]:
+        g.push(move)
+    assert g.outcome() is None
+
+
+PERPETUAL = {"d1": "K", "e10": "k", "a9": "R"}
+
+
+def test_perpetual_check_loses() -> None:
+    g = game(PERPETUAL)
+    for move in ["a9a10", "e10e9", "a10a9", "e9e10"] * 2:
+        assert g.outcome() is None
+        g.push(move)
+    assert outcome_of(g) == ("0-1", "black", Reason.PERPETUAL_CHECK)
+
+
+def test_perpetual_check_by_black_loses() -> None:
+    g = game({"d10": "k", "e1": "K", "a2": "r"}, turn="b")
+    for move in ["a2a1", "e1e2", "a1a2", "e2e1"] * 2:
+        g.push(move)
+    assert outcome_of(g) == ("1-0", "red", Reason.PERPETUAL_CHECK)
+
+
+def test_perpetual_check_by_both_sides_is_a_draw() -> None:
+    # Found by a random search (atomic-xiangqi, wide checks): every move of both sides in
+    # the cycle gives check. FSF agrees: draw.
+    fen = "rnbakrb2/4a4/1cc6/2p3p1p/p3p4/9/P1P1P1P1P/1C1R5/9/RNBAKABN1 w - - 21 12"
+    g = Game.from_fen("atomic-xiangqi", fen)
+    for move in ["b3c3", "c8e8", "c3b3", "e8c8"] * 2:
+        assert g.outcome() is None
+        g.push(move)
+        assert g.is_check()
+    assert outcome_of(g) == ("1/2-1/2", None, Reason.REPETITION)
+
+
+def test_checking_only_some_moves_is_a_draw() -> None:
+    # Red checks with a8a10 but not with a10a8: not every move, so an ordinary draw.
+    g = game({"d1": "K", "e10": "k", "a8": "R"})
+    for move in ["a8a10", "e10e9", "a10a8", "e9e10"] * 2:
+        g.push(move)
+    assert outcome_of(g) == ("1/2-1/2", None, Reason.REPETITION)
+
+
+def test_outcome_dataclass() -> None:
+    assert Outcome.win(0, Reason.CHECKMATE) == Outcome("1-0", "red", Reason.CHECKMATE)
+    assert Outcome.draw(Reason.REPETITION).winner is None
+    assert str(Reason.GENERAL_EXPLODED) == "general-exploded"
+
+
+def test_push_pop_restore() -> None:
+    g = Game.from_fen("xiangqi")
+    before = (g.fen(), g.legal_moves(), g.is_check())
+    g.push("h3e3")
+    g.push("h8e8")
+    assert g.pop() == "h8e8"
+    assert g.pop() == "h3e3"
+    assert (g.fen(), g.legal_moves(), g.is_check()) == before
+    with pytest.raises(RulesError, match="no move to take back"):
+        g.pop()
+
+
+def test_copy_is_independent() -> None:
+    g = Game.from_fen("xiangqi", None, ["h3e3"])
+    c = g.copy()
+    c.push("h8e8")
+    assert g.moves == ["h3e3"] and c.moves == ["h3e3", "h8e8"]
+    assert g.fen() != c.fen()
+
+
+def test_position_at_last_capture() -> None:
+    moves = ["h3e3", "h8e8", "e3e7", "f10e9"]
+    g = Game.from_fen("xiangqi", None, moves)
+    assert g.last_capture_index() == 3
+    fen, since = g.position_at_last_capture()
+    assert fen == Game.from_fen("xiangqi", None, moves[:3]).fen()
+    assert since == ["f10e9"]
+    assert Game.from_fen("xiangqi").position_at_last_capture() == (XIANGQI_START, [])
+
+
+def test_moves_may_be_a_string() -> None:
+    assert Game.from_fen("xiangqi", None, "h3e3 h8e8").moves == ["h3e3", "h8e8"]
+
+
+@pytest.mark.parametrize(("moves", "ply", "words"), [
+    (["h3e3", "h8e8", "e3e3x"], 3, "malformed"),
+    (["h3e3", "h3e3"], 2, "there is no piece on h3"),
+    (["h3e3", "e3e7"], 2, "not Black's"),
+    (["a1a5"], 1, "cannot move to a5"),
+    (["e1e3"], 1, "cannot move to e3"),
+    (["a4a3"], 1, "cannot move to a3"),
+    (["a1a4"], 1, "holds Red's own piece"),
+    (["e5e6"], 1, "there is no piece on e5"),
+    (["h3e3", None], 2, "must be a string"),
+])
+def test_bad_move_in_list_names_its_ply(moves: list[object], ply: int, words: str) -> None:
+    with pytest.raises(RulesError) as err:
+        Game.from_fen("xiangqi", None, moves)  # type: ignore[arg-type]
+    assert err.value.field == "moves"
+    assert err.value.ply == ply
+    assert words in err.value.reason, err.value.reason
+
+
+def test_move_that_leaves_general_attacked() -> None:
+    fen = make_fen({"e1": "K", "e3": "R", "e8": "r", "d10": "k"})
+    with pytest.raises(RulesError, match="leave Red's general in check") as err:
+        Game.from_fen("xiangqi", fen, ["e3d3"])
+    assert err.value.ply == 1
+
+
+def test_move_list_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ladder.rules.game as game_module
+
+    monkeypatch.setattr(game_module, "MAX_MOVES", 3)
+    with pytest.raises(RulesError, match="more than 3 moves") as err:
+        Game.from_fen("xiangqi", None, ["h3e3", "h8e8", "b3b4", "b8b7"])
+    assert err.value.ply == 4
+    with pytest.raises(RulesError, match="list of move strings"):
+        Game.from_fen("xiangqi", None, 5)  # type: ignore[arg-type]
+
+
+def test_is_legal_and_gives_check() -> None:
+    g = Game.from_fen("xiangqi")
+    assert g.is_legal("h3e3") and not g.is_legal("h3e4")
+    assert not g.is_legal("garbage") and not g.is_legal(None)  # type: ignore[arg-type]
+    assert not g.gives_check("h3e3")
+    g = Game.from_fen("xiangqi", None, ["h3e3", "h8e8"])
+    assert g.gives_check("e3e7")
+    with pytest.raises(RulesError, match="illegal move"):
+        g.gives_check("e3e9")
+
+
+def test_piece_at() -> None:
+    g = Game.from_fen("xiangqi")
+    assert g.piece_at("e1") == "K" and g.piece_at("b10") == "n" and g.piece_at("e5") is None
+    with pytest.raises(RulesError):
+        g.piece_at("z9")
