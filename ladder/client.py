@@ -1,0 +1,200 @@
+"""Python client of the move service: over HTTP, or in-process without a server.
+
+    async with Ladder(base_url="http://127.0.0.1:8000") as ladder:
+        reply = await ladder.move(variant="xiangqi", moves=["h3e3"], level=3)
+        print(reply.move, reply.score, reply.fen)
+
+    async with Ladder(engines=1) as ladder:          # in-process: its own engine pool
+        ...
+
+    with LadderSync(base_url="http://127.0.0.1:8000") as ladder:   # blocking
+        ladder.move(variant="xiangqi", moves=[], level=1, seed=7)
+
+Every failure raises :class:`ladder.service.errors.ServiceError` (status, code, message,
+field, ply, retry_after), the same in both modes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Coroutine, Sequence
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from ladder.service.config import ServiceConfig
+from ladder.service.errors import ServiceError
+from ladder.service.models import (
+    Health,
+    LevelsResponse,
+    MoveRequest,
+    MoveResponse,
+    PositionRequest,
+    PositionResponse,
+    VariantsResponse,
+)
+from ladder.service.mover import MoveService
+
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+
+__all__ = ["Ladder", "LadderSync", "ServiceError"]
+
+
+def _request(model: type[M], **fields: Any) -> M:
+    """Build a request model, turning pydantic's complaint into a 422 ServiceError."""
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "body"
+        raise ServiceError(422, "invalid_request", f"{loc}: {first['msg']}",
+                           field=loc) from None
+
+
+class Ladder:
+    """Async client. Give `base_url` to talk to a server, or nothing (optionally
+    `engines=K` or a started `service`) to run the service in-process."""
+
+    def __init__(self, base_url: str | None = None, *, timeout: float = 300.0,
+                 engines: int | None = None, service: MoveService | None = None,
+                 config: ServiceConfig | None = None,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.base_url = base_url
+        self._timeout = timeout
+        self._http: httpx.AsyncClient | None = None
+        self._service = service
+        self._owns_service = False
+        if base_url is None and service is None:
+            cfg = config or ServiceConfig(**({"engines": engines} if engines else {}))
+            self._service = MoveService(cfg)
+            self._owns_service = True
+        self._transport = transport
+
+    async def __aenter__(self) -> Ladder:
+        if self.base_url is not None:
+            self._http = httpx.AsyncClient(base_url=self.base_url, timeout=self._timeout,
+                                           transport=self._transport)
+        elif self._owns_service:
+            assert self._service is not None
+            await self._service.start()
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool, or stop the in-process engines."""
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+        if self._owns_service and self._service is not None:
+            await self._service.close()
+
+    async def _call(self, method: str, path: str, model: type[M],
+                    body: BaseModel | None = None) -> M:
+        assert self._http is not None, "use `async with Ladder(...)`"
+        content = body.model_dump_json(exclude_none=True) if body is not None else None
+        resp = await self._http.request(method, path, content=content,
+                                        headers={"content-type": "application/json"})
+        if resp.status_code >= 400:
+            try:
+                data = resp.json()
+            except ValueError:
+                data = resp.text
+            err = ServiceError.from_dict(resp.status_code, data)
+            if err.retry_after is None and "retry-after" in resp.headers:
+                with contextlib.suppress(ValueError):
+                    err.retry_after = int(resp.headers["retry-after"])
+            raise err
+        return model.model_validate_json(resp.content)
+
+    async def move(self, *, variant: str, level: int, moves: Sequence[str] = (),
+                   fen: str | None = None, seed: int | None = None) -> MoveResponse:
+        """The computer's move at `level` after `moves` (from `fen`, or the start)."""
+        req = _request(MoveRequest, variant=variant, fen=fen, moves=list(moves), level=level,
+                       seed=seed)
+        if self._service is not None:
+            return await self._service.move(req)
+        return await self._call("POST", "/v1/move", MoveResponse, req)
+
+    async def position(self, *, variant: str, moves: Sequence[str] = (),
+                       fen: str | None = None) -> PositionResponse:
+        """The rules checker's view of a position: FEN, legal moves, check, outcome."""
+        req = _request(PositionRequest, variant=variant, fen=fen, moves=list(moves))
+        if self._service is not None:
+            return await self._service.position(req)
+        return await self._call("POST", "/v1/position", PositionResponse, req)
+
+    async def levels(self) -> LevelsResponse:
+        """Every level of every variant."""
+        if self._service is not None:
+            return self._service.level_table()
+        return await self._call("GET", "/v1/levels", LevelsResponse)
+
+    async def variants(self) -> VariantsResponse:
+        """The rule sets served."""
+        if self._service is not None:
+            return self._service.variants()
+        return await self._call("GET", "/v1/variants", VariantsResponse)
+
+    async def health(self) -> Health:
+        """Liveness and load."""
+        if self._service is not None:
+            return self._service.health()
+        return await self._call("GET", "/healthz", Health)
+
+
+class LadderSync:
+    """Blocking wrapper of :class:`Ladder` (same arguments, same methods, no `await`).
+
+    Runs its own event loop; do not use it from inside a running loop."""
+
+    def __init__(self, base_url: str | None = None, **kwargs: Any) -> None:
+        self._runner = asyncio.Runner()
+        self._ladder = Ladder(base_url, **kwargs)
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return self._runner.run(coro)
+
+    def __enter__(self) -> LadderSync:
+        self._run(self._ladder.__aenter__())
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the client (and stop in-process engines)."""
+        try:
+            self._run(self._ladder.aclose())
+        finally:
+            self._runner.close()
+
+    def move(self, *, variant: str, level: int, moves: Sequence[str] = (),
+             fen: str | None = None, seed: int | None = None) -> MoveResponse:
+        """See :meth:`Ladder.move`."""
+        return self._run(self._ladder.move(variant=variant, level=level, moves=moves,
+                                           fen=fen, seed=seed))
+
+    def position(self, *, variant: str, moves: Sequence[str] = (),
+                 fen: str | None = None) -> PositionResponse:
+        """See :meth:`Ladder.position`."""
+        return self._run(self._ladder.position(variant=variant, moves=moves, fen=fen))
+
+    def levels(self) -> LevelsResponse:
+        """See :meth:`Ladder.levels`."""
+        return self._run(self._ladder.levels())
+
+    def variants(self) -> VariantsResponse:
+        """See :meth:`Ladder.variants`."""
+        return self._run(self._ladder.variants())
+
+    def health(self) -> Health:
+        """See :meth:`Ladder.health`."""
+        return self._run(self._ladder.health())

@@ -1,0 +1,84 @@
+"""Ending games early: by engine score (resign / draw) and by a maximum length.
+
+Every rules ending (checkmate, stalemate, general-exploded, perpetual-check, repetition,
+sixty-plies) is the rules checker's (:meth:`ladder.rules.Game.outcome`); this module adds
+the match's own endings, all optional except the length cap:
+
+* **resign**: a player whose own score (from its side) has been ``<= -resign_cp`` (or a
+  mate against it) for ``resign_moves`` consecutive moves of its own loses.
+* **draw**: after ply ``draw_after_ply``, both players' scores within ``+-draw_cp`` for
+  ``draw_moves`` consecutive moves each (``2 * draw_moves`` plies) is a draw. A move
+  without a score (a baseline player) breaks the streak.
+* **max-plies**: a game that reaches ``max_plies`` plies is drawn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Adjudication", "Adjudicator", "Verdict"]
+
+#: A mate score counts as this many centipawns.
+MATE_CP = 100_000
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """Adjudication settings (None disables the rule)."""
+
+    resign_cp: int | None = None
+    resign_moves: int = 4
+    draw_cp: int | None = None
+    draw_moves: int = 8
+    draw_after_ply: int = 60
+    max_plies: int = 500
+
+    def __post_init__(self) -> None:
+        if self.max_plies < 1 or self.resign_moves < 1 or self.draw_moves < 1:
+            raise ValueError("max_plies, resign_moves and draw_moves must be >= 1")
+        if (self.resign_cp is not None and self.resign_cp <= 0) or (
+                self.draw_cp is not None and self.draw_cp < 0):
+            raise ValueError("resign_cp must be > 0 and draw_cp >= 0")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """An adjudicated end: PGN result, winner (None: draw), reason."""
+
+    result: str
+    winner: str | None
+    reason: str
+
+
+@dataclass
+class Adjudicator:
+    """Feeds on each move's score and says when the game is adjudicated."""
+
+    rules: Adjudication
+    _resign_streak: dict[str, int] = field(default_factory=lambda: {"red": 0, "black": 0})
+    _draw_streak: int = 0
+
+    def update(self, mover: str, ply: int, cp: int | None, mate: int | None) -> Verdict | None:
+        """Record the score the mover reported for its move (``ply`` = plies played
+        after the move); return a verdict if the game ends here."""
+        r = self.rules
+        value: int | None
+        value = (MATE_CP if mate > 0 else -MATE_CP) if mate is not None else cp
+        if r.resign_cp is not None:
+            if value is not None and value <= -r.resign_cp:
+                self._resign_streak[mover] += 1
+            else:
+                self._resign_streak[mover] = 0
+            if self._resign_streak[mover] >= r.resign_moves:
+                other = "black" if mover == "red" else "red"
+                return Verdict("1-0" if other == "red" else "0-1", other, "resign-adjudication")
+        if r.draw_cp is not None:
+            if value is not None and abs(value) <= r.draw_cp and ply > r.draw_after_ply:
+                self._draw_streak += 1
+            else:
+                self._draw_streak = 0
+            if self._draw_streak >= 2 * r.draw_moves:
+                return Verdict("1/2-1/2", None, "draw-adjudication")
+        if ply >= r.max_plies:
+            return Verdict("1/2-1/2", None, "max-plies")
+        return None

@@ -1,0 +1,71 @@
+"""Where games run: a local process pool (default) or Ray (``--ray-address``).
+
+Both run :func:`ladder.match.worker.run_task` on a :class:`~ladder.match.play.GameTask`
+and hand the :class:`~ladder.match.play.GameRecord` back to the driver, which alone
+writes the database. A backend has ``slots`` (games that can run at once: one per core)
+and the driver keeps at most that many in flight.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from ladder.match.play import GameRecord, GameTask
+from ladder.match.worker import die_with_parent, run_task
+
+__all__ = ["Backend", "LocalBackend", "make_backend"]
+
+
+class Backend(Protocol):
+    """Runs game tasks somewhere; handles are opaque."""
+
+    slots: int
+
+    def submit(self, task: GameTask) -> Any: ...
+
+    def wait(self, handles: Sequence[Any], timeout: float | None
+             ) -> list[tuple[Any, GameRecord | BaseException]]:
+        """The handles among ``handles`` that finished (at least one unless the timeout
+        passed), each with its record or the exception its task raised."""
+        ...
+
+    def close(self, cancel: bool = False) -> None: ...
+
+
+class LocalBackend:
+    """A pool of worker processes on this machine (default size: the core count)."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.slots = workers or os.cpu_count() or 1
+        self._pool = cf.ProcessPoolExecutor(
+            max_workers=self.slots, mp_context=multiprocessing.get_context("spawn"),
+            initializer=die_with_parent)
+
+    def submit(self, task: GameTask) -> cf.Future[GameRecord]:
+        return self._pool.submit(run_task, task)
+
+    def wait(self, handles: Sequence[Any], timeout: float | None
+             ) -> list[tuple[Any, GameRecord | BaseException]]:
+        done, _ = cf.wait(handles, timeout=timeout, return_when=cf.FIRST_COMPLETED)
+        out: list[tuple[Any, GameRecord | BaseException]] = []
+        for fut in done:
+            exc = fut.exception()
+            out.append((fut, exc if exc is not None else fut.result()))
+        return out
+
+    def close(self, cancel: bool = False) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=cancel)
+
+
+def make_backend(concurrency: int | None = None, ray_address: str | None = None) -> Backend:
+    """The local pool, or a Ray backend when ``ray_address`` is given (``local`` starts
+    a Ray instance on this machine)."""
+    if ray_address:
+        from ladder.match.ray_backend import RayBackend
+
+        return RayBackend(ray_address, concurrency)
+    return LocalBackend(concurrency)

@@ -1,0 +1,153 @@
+"""One match game: the task that describes it, the game loop, and the record it yields.
+
+The loop asks the side to move for a move, plays it through the rules checker, and
+stops at the first of: a rules ending (:meth:`ladder.rules.Game.outcome`), an
+adjudication (:mod:`ladder.match.adjudication`), or an engine that fails for good (it
+loses, ``engine-failure``). Tasks and records are plain picklable dataclasses: they cross
+process boundaries (process pool, Ray).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ladder.match.adjudication import Adjudication, Adjudicator
+from ladder.match.openings import Opening
+from ladder.match.players import MoveInfo, Player, PlayerSpec, Position
+from ladder.rules import Game
+from protocol import EngineFailure
+
+__all__ = ["GameRecord", "GameTask", "derive_seed", "play_game"]
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed from any parts (stable across processes and machines)."""
+    digest = hashlib.sha256(":".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """Everything a worker needs to play one game."""
+
+    match_id: str
+    game_no: int
+    pair_no: int
+    opening_no: int
+    variant: str
+    opening: Opening
+    red: PlayerSpec
+    black: PlayerSpec
+    red_slot: str          #: "A" or "B": which match player has Red (engine reuse key)
+    seed: int
+    adjudication: Adjudication = field(default_factory=Adjudication)
+    event: str = "ladder match"
+
+
+@dataclass
+class GameRecord:
+    """A finished game, as stored and written to PGN."""
+
+    match_id: str
+    game_no: int
+    pair_no: int
+    opening_no: int
+    variant: str
+    red: str
+    black: str
+    red_slot: str
+    start_fen: str
+    book_plies: int
+    moves: list[str]
+    infos: list[dict[str, Any]]     #: per non-book move: cp, mate, depth, nodes, seconds
+    result: str                     #: "1-0", "0-1", "1/2-1/2"
+    winner: str | None
+    reason: str
+    search_seconds: dict[str, float]
+    wall_seconds: float
+    worker: str
+    finished_at: float
+    pgn: str = ""
+
+    @property
+    def red_score(self) -> float:
+        """Red's score: 1, 0.5 or 0."""
+        return {"1-0": 1.0, "0-1": 0.0}.get(self.result, 0.5)
+
+    @property
+    def a_score(self) -> float:
+        """Player A's score in this game."""
+        return self.red_score if self.red_slot == "A" else 1.0 - self.red_score
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _info_dict(info: MoveInfo) -> dict[str, Any]:
+    out: dict[str, Any] = {"seconds": round(info.seconds, 6)}
+    for key in ("cp", "mate", "depth", "nodes"):
+        value = getattr(info, key)
+        if value is not None:
+            out[key] = value
+    if info.restarts:
+        out["restarts"] = info.restarts
+    return out
+
+
+async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
+    """Play ``task`` between two started players and return its record (without PGN)."""
+    t0 = time.perf_counter()
+    opening = task.opening
+    game = Game.from_fen(task.variant, opening.fen, opening.moves)
+    start_fen = Game.from_fen(task.variant, opening.fen).fen()
+    crazyhouse = game.variant.name == "crazyhouse-xiangqi"
+    base_index = 0 if crazyhouse else game.last_capture_index()
+    base_fen = start_fen if base_index == 0 else Game.from_fen(
+        task.variant, opening.fen, opening.moves[:base_index]).fen()
+    await red.new_game(task.variant, derive_seed(task.seed, "red"))
+    await black.new_game(task.variant, derive_seed(task.seed, "black"))
+    adjudicator = Adjudicator(task.adjudication)
+    infos: list[dict[str, Any]] = []
+    seconds = {"red": 0.0, "black": 0.0}
+    result = winner = reason = None
+    while True:
+        outcome = game.outcome()
+        if outcome is not None:
+            result, winner, reason = outcome.result, outcome.winner, outcome.reason.value
+            break
+        if game.ply >= task.adjudication.max_plies:
+            result, winner, reason = "1/2-1/2", None, "max-plies"
+            break
+        mover = game.turn
+        player = red if mover == "red" else black
+        position = Position(task.variant, game, base_fen, game.moves[base_index:])
+        try:
+            info = await player.choose(position, derive_seed(task.seed, game.ply))
+        except (EngineFailure, RuntimeError) as exc:
+            winner = "black" if mover == "red" else "red"
+            result = "1-0" if winner == "red" else "0-1"
+            reason = "engine-failure"
+            infos.append({"error": f"{player.spec.name}: {exc}"[:500]})
+            break
+        game.push(info.move)
+        seconds[mover] += info.seconds
+        infos.append(_info_dict(info))
+        if not crazyhouse and game.last_capture_index() == game.ply:
+            base_index, base_fen = game.ply, game.fen()
+        verdict = adjudicator.update(mover, game.ply, info.cp, info.mate)
+        if verdict is not None and game.outcome() is None:
+            result, winner, reason = verdict.result, verdict.winner, verdict.reason
+            break
+    return GameRecord(
+        match_id=task.match_id, game_no=task.game_no, pair_no=task.pair_no,
+        opening_no=task.opening_no, variant=task.variant, red=task.red.name,
+        black=task.black.name, red_slot=task.red_slot, start_fen=start_fen,
+        book_plies=len(opening.moves), moves=game.moves, infos=infos, result=result,
+        winner=winner, reason=reason, search_seconds=seconds,
+        wall_seconds=time.perf_counter() - t0,
+        worker=f"{socket.gethostname()}:{os.getpid()}", finished_at=time.time())

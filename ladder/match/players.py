@@ -1,0 +1,426 @@
+"""Who plays a match game: a ladder level, any UCI/UCCI engine, or a seeded baseline.
+
+Player specs are short strings (the ``ladder match`` command line takes them as is):
+
+* ``level:5`` -- level 5 of the ladder (ladder/levels.toml): ``go nodes N`` with a new game
+  before every search, and for the weakest levels the service's variety rule (the
+  seeded pick among the MultiPV lines within ``window_cp`` of the best), reusing
+  :func:`ladder.service.search.choose`. Options: ``engine=PATH`` (default: the patched
+  engine, :func:`ladder.engine_binary.engine_path`), ``levels=PATH``, ``name=...``.
+* ``engine:PATH,protocol=ucci,nodes=20000,Hash=16`` -- any engine. Keys: ``protocol``
+  (uci/ucci), ``nodes``, ``depth``, ``movetime`` (ms) (the search limit), ``name``,
+  ``variants`` (a variants.ini to load with VariantPath; default ours; ``none`` for an
+  engine without that option), ``uci_variant`` (``none``: never set UCI_Variant, for
+  plain xiangqi engines), ``newgame`` (``move``: clear the hash before every search;
+  default ``game``). Any other ``Key=value`` is an engine option. ``Threads`` is 1.
+* ``random`` -- a uniformly random legal move; ``greedy`` -- the capture that wins the
+  most material (or the game), else a random move. Both seeded per game.
+
+:class:`Player` objects are the runtime side: started once per worker process and reused
+for many games (an engine process per player and colour slot).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol as TypingProtocol
+
+from ladder.engine_binary import engine_path
+from ladder.levels import LEVELS_FILE, Level, load_levels
+from ladder.rules import Game
+from ladder.service.search import Line, SearchResult, choose
+from ladder.variants import FSF_VARIANT, VARIANTS_INI
+from protocol import InfoDict, Limit, ManagedEngine, PlayResult, Protocol
+from protocol.options import OptionValue
+
+__all__ = [
+    "BaselinePlayer",
+    "EnginePlayer",
+    "GreedyPlayer",
+    "LevelPlayer",
+    "MoveInfo",
+    "Player",
+    "PlayerSpec",
+    "PlayerSpecError",
+    "Position",
+    "RandomPlayer",
+    "make_player",
+]
+
+#: Material values for the greedy baseline (centipawns), by FEN letter.
+PIECE_VALUES: dict[str, int] = {"r": 900, "c": 450, "n": 400, "a": 200, "b": 200, "p": 100,
+                                "k": 0}
+
+_DEST_RE = re.compile(r"([a-i])(\d{1,2})$")
+
+
+class PlayerSpecError(ValueError):
+    """A player spec string that cannot be understood."""
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A parsed player spec (hashable, picklable: it travels to worker processes)."""
+
+    kind: str                       #: "level", "engine", "random" or "greedy"
+    text: str                       #: the spec as given (the default display name)
+    level: int | None = None
+    path: str | None = None         #: engine executable (None: the patched engine)
+    protocol: str = "uci"
+    nodes: int | None = None
+    depth: int | None = None
+    movetime_ms: int | None = None
+    options: tuple[tuple[str, str], ...] = ()
+    variants: str | None = "default"  #: variants.ini to load; None: load none
+    uci_variant: bool = True
+    newgame_every_move: bool = False
+    levels_file: str | None = None
+    display: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The name shown in PGN headers, tables and fits."""
+        return self.display or self.text
+
+    @property
+    def is_engine(self) -> bool:
+        return self.kind in ("level", "engine")
+
+    @classmethod
+    def parse(cls, text: str) -> PlayerSpec:
+        """Parse ``level:N``, ``engine:PATH,key=value,...``, ``random`` or ``greedy``."""
+        text = text.strip()
+        head, _, rest = text.partition(":")
+        head = head.lower()
+        if head in ("random", "greedy"):
+            opts = _parse_kv(rest) if rest else {}
+            display = opts.pop("name", None)
+            if opts:
+                raise PlayerSpecError(f"{head}: unknown option(s) {sorted(opts)}")
+            return cls(kind=head, text=head, display=display)
+        if head == "level":
+            first, _, more = rest.partition(",")
+            try:
+                level = int(first)
+            except ValueError:
+                raise PlayerSpecError(f"level spec needs a number: {text!r}") from None
+            if not 1 <= level <= 8:
+                raise PlayerSpecError(f"levels are 1..8, got {level}")
+            opts = _parse_kv(more) if more else {}
+            spec = cls(kind="level", text=text, level=level,
+                       path=opts.pop("engine", None), levels_file=opts.pop("levels", None),
+                       display=opts.pop("name", None), newgame_every_move=True)
+            if opts:
+                raise PlayerSpecError(f"level: unknown option(s) {sorted(opts)}")
+            return spec
+        if head == "engine":
+            path, _, more = rest.partition(",")
+            if not path:
+                raise PlayerSpecError(f"engine spec needs a path: {text!r}")
+            opts = _parse_kv(more) if more else {}
+            lower = {k.lower(): k for k in opts}
+
+            def take(key: str) -> str | None:
+                real = lower.pop(key, None)
+                return None if real is None else opts.pop(real)
+
+            protocol = (take("protocol") or "uci").lower()
+            if protocol not in ("uci", "ucci"):
+                raise PlayerSpecError(f"protocol must be uci or ucci, got {protocol!r}")
+            nodes, depth, movetime = take("nodes"), take("depth"), take("movetime")
+            variants = take("variants")
+            uci_variant = (take("uci_variant") or "").lower() != "none"
+            newgame = (take("newgame") or "game").lower()
+            display = take("name")
+            threads = take("threads")
+            if threads is not None and threads != "1":
+                raise PlayerSpecError("every engine plays with Threads=1")
+            if newgame not in ("game", "move"):
+                raise PlayerSpecError("newgame must be 'game' or 'move'")
+            try:
+                limits = [None if v is None else int(v) for v in (nodes, depth, movetime)]
+            except ValueError:
+                raise PlayerSpecError(f"nodes/depth/movetime must be integers: {text!r}") from None
+            if all(v is None for v in limits):
+                raise PlayerSpecError(f"engine spec needs nodes=, depth= or movetime=: {text!r}")
+            return cls(kind="engine", text=text, path=path, protocol=protocol,
+                       nodes=limits[0], depth=limits[1], movetime_ms=limits[2],
+                       options=tuple(sorted(opts.items())),
+                       variants=None if (variants or "").lower() == "none"
+                       else (variants or "default"),
+                       uci_variant=uci_variant, newgame_every_move=newgame == "move",
+                       display=display)
+        raise PlayerSpecError(
+            f"unknown player {text!r}: expected level:N, engine:PATH,..., random or greedy")
+
+    def with_name(self, name: str) -> PlayerSpec:
+        """The same player under another display name."""
+        return PlayerSpec(**{**self.__dict__, "display": name})
+
+    def level_settings(self, variant: str) -> Level:
+        """The :class:`Level` a ``level:N`` spec plays in ``variant``."""
+        if self.level is None:
+            raise PlayerSpecError(f"{self.text} is not a level")
+        levels = load_levels(Path(self.levels_file) if self.levels_file else LEVELS_FILE)
+        return levels[variant][self.level]
+
+
+def _parse_kv(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        key, eq, value = part.partition("=")
+        if not eq or not key.strip():
+            raise PlayerSpecError(f"expected key=value, got {part!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Runtime players
+
+
+@dataclass
+class Position:
+    """What a player sees: the game so far and what to send an engine.
+
+    ``base_fen`` + ``since`` is the position at the last capture and the moves after it
+    (the start position and every move in crazyhouse-xiangqi), as the move service
+    sends it: every repetition that can still happen is visible to the engine.
+    """
+
+    variant: str
+    game: Game
+    base_fen: str
+    since: list[str]
+
+
+@dataclass
+class MoveInfo:
+    """A move and the search behind it (engine players), from the mover's view."""
+
+    move: str
+    cp: int | None = None
+    mate: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    seconds: float = 0.0          #: search time (go .. bestmove); 0 for baselines
+    restarts: int = 0             #: engine restarts this move needed
+
+
+class Player(TypingProtocol):
+    """A player in a worker process."""
+
+    spec: PlayerSpec
+
+    async def start(self) -> None: ...
+
+    async def new_game(self, variant: str, seed: int) -> None: ...
+
+    async def choose(self, pos: Position, seed: int) -> MoveInfo: ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass
+class BaselinePlayer:
+    """Shared part of the seeded baselines."""
+
+    spec: PlayerSpec
+    rng: random.Random = field(default_factory=random.Random)
+
+    async def start(self) -> None:
+        return None
+
+    async def new_game(self, variant: str, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    async def close(self) -> None:
+        return None
+
+    def pick(self, game: Game) -> str:
+        return self.rng.choice(sorted(game.legal_moves()))
+
+
+class RandomPlayer(BaselinePlayer):
+    """A uniformly random legal move."""
+
+    async def choose(self, pos: Position, seed: int) -> MoveInfo:
+        return MoveInfo(self.pick(pos.game))
+
+
+def _material(board_fen: str, red: bool) -> int:
+    board = board_fen.split("[")[0]
+    return sum(PIECE_VALUES.get(ch.lower(), 0) for ch in board
+               if ch.isalpha() and ch.isupper() == red)
+
+
+def greedy_move(game: Game, rng: random.Random) -> str:
+    """The capture that gains the most material (a winning move first), else random.
+
+    Material is counted on the board after the move, so an atomic explosion counts
+    what it removes on both sides. Ties are broken by ``rng``.
+    """
+    red = game.turn == "red"
+    before_us, before_them = (_material(game.board_fen(), red),
+                              _material(game.board_fen(), not red))
+    best: list[str] = []
+    best_gain = 0
+    for move in sorted(game.legal_moves()):
+        dest = _DEST_RE.search(move)
+        if "@" in move or dest is None or game.piece_at(dest.group(0)) is None:
+            continue
+        game.push(move)
+        try:
+            outcome = game.outcome()
+            if outcome is not None and outcome.winner == ("red" if red else "black"):
+                return move
+            bf = game.board_fen()
+            gain = (before_them - _material(bf, not red)) - (before_us - _material(bf, red))
+        finally:
+            game.pop()
+        if gain > best_gain:
+            best, best_gain = [move], gain
+        elif gain == best_gain and gain > 0:
+            best.append(move)
+    if best:
+        return rng.choice(best)
+    return rng.choice(sorted(game.legal_moves()))
+
+
+class GreedyPlayer(BaselinePlayer):
+    """The most valuable capture it can make, else a random move."""
+
+    async def choose(self, pos: Position, seed: int) -> MoveInfo:
+        return MoveInfo(greedy_move(pos.game, self.rng))
+
+
+class EnginePlayer:
+    """A UCI/UCCI engine under a node/depth/time limit (``engine:`` specs)."""
+
+    def __init__(self, spec: PlayerSpec) -> None:
+        self.spec = spec
+        self.engine: ManagedEngine | None = None
+        self._first_search = True
+
+    def _executable(self) -> str:
+        return self.spec.path or str(engine_path())
+
+    def _options(self) -> dict[str, OptionValue]:
+        opts: dict[str, OptionValue] = {"Threads": 1}
+        opts.update(dict(self.spec.options))
+        return opts
+
+    def _limit(self, variant: str) -> Limit:
+        s = self.spec
+        return Limit(nodes=s.nodes, depth=s.depth,
+                     time=None if s.movetime_ms is None else s.movetime_ms / 1000)
+
+    async def start(self) -> None:
+        variants = self.spec.variants
+        path = None if variants is None else (VARIANTS_INI if variants == "default"
+                                              else Path(variants).resolve())
+        self.engine = ManagedEngine(
+            self._executable(),
+            protocol=Protocol.UCCI if self.spec.protocol == "ucci" else Protocol.UCI,
+            options=self._options(),
+            variant_path=path,
+            variant_aliases=FSF_VARIANT,
+            retries=1,
+        )
+
+    async def new_game(self, variant: str, seed: int) -> None:
+        self._first_search = True
+
+    async def _search(self, pos: Position, limit: Limit,
+                      extra: dict[str, OptionValue] | None = None) -> tuple[PlayResult, int]:
+        if self.engine is None:
+            raise RuntimeError("EnginePlayer.start() was not called")
+        new_game = self._first_search or self.spec.newgame_every_move
+        self._first_search = False
+        outcome = await self.engine.search(
+            pos.variant if self.spec.uci_variant else None, pos.base_fen, pos.since,
+            limit, extra, new_game=new_game, validate_move=pos.game.is_legal)
+        return outcome.result, len(outcome.incidents)
+
+    async def choose(self, pos: Position, seed: int) -> MoveInfo:
+        result, incidents = await self._search(pos, self._limit(pos.variant))
+        if result.move is None:
+            raise RuntimeError(f"{self.spec.name} answered no move in a position with "
+                               "legal moves")
+        cp, mate = _score(result.info)
+        return MoveInfo(result.move, cp, mate, result.info.get("depth"),
+                        result.info.get("nodes"), result.elapsed, incidents)
+
+    async def close(self) -> None:
+        if self.engine is not None:
+            await self.engine.close()
+        self.engine = None
+
+
+def _score(info: InfoDict) -> tuple[int | None, int | None]:
+    """(cp, mate) from the mover's point of view."""
+    score = info.get("score")
+    if score is None:
+        return None, None
+    rel = score.relative
+    return rel.score(), rel.mate()
+
+
+class LevelPlayer(EnginePlayer):
+    """Level N of the ladder, choosing its move exactly as the move service does:
+    ``go nodes`` after a new game, MultiPV lines, :func:`ladder.service.search.choose`."""
+
+    def __init__(self, spec: PlayerSpec) -> None:
+        super().__init__(spec)
+        self.levels: dict[str, Level] = {}
+
+    def _options(self) -> dict[str, OptionValue]:
+        return {"Threads": 1}
+
+    def level(self, variant: str) -> Level:
+        """This player's settings in ``variant``."""
+        if variant not in self.levels:
+            self.levels[variant] = self.spec.level_settings(variant)
+        return self.levels[variant]
+
+    async def choose(self, pos: Position, seed: int) -> MoveInfo:
+        level = self.level(pos.variant)
+        multipv = level.variety.multipv if level.variety else 1
+        result, incidents = await self._search(
+            pos, Limit(nodes=level.nodes), {"Hash": level.hash_mb, "MultiPV": multipv})
+        lines: dict[int, Line] = {}
+        for info in result.multipv:
+            pv = info.get("pv")
+            if not pv:
+                continue
+            cp, mate = _score(info)
+            k = info.get("multipv", 1)
+            lines[k] = Line(multipv=k, pv=tuple(pv), cp=cp, mate=mate,
+                            depth=info.get("depth", 0), nodes=info.get("nodes", 0))
+        best = result.info
+        searched = SearchResult(bestmove=result.move, ponder=result.ponder, lines=lines,
+                                nodes=best.get("nodes", 0), depth=best.get("depth", 0),
+                                time_s=result.elapsed)
+        choice = choose(searched, level.variety, seed, frozenset(pos.game.legal_moves()))
+        if choice is None:
+            raise RuntimeError(f"{self.spec.name} gave no legal move ({result.move!r})")
+        line = choice.line
+        return MoveInfo(choice.move, line.cp if line else None, line.mate if line else None,
+                        line.depth if line else searched.depth, searched.nodes,
+                        result.elapsed, incidents)
+
+
+def make_player(spec: PlayerSpec) -> Player:
+    """A runtime player for ``spec`` (call ``await player.start()`` next)."""
+    if spec.kind == "random":
+        return RandomPlayer(spec)
+    if spec.kind == "greedy":
+        return GreedyPlayer(spec)
+    if spec.kind == "level":
+        return LevelPlayer(spec)
+    return EnginePlayer(spec)

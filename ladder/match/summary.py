@@ -1,0 +1,125 @@
+"""The running figures of a head-to-head match, from its game records.
+
+Player A's view throughout: W/D/L over all games, pentanomial counts over complete game
+pairs, Elo +- 95 % CI, normalised Elo and LOS (from the pairs once there are any, else
+from the games), and the GSPRT state when a test is configured.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ladder.match.elo import EloEstimate, pentanomial_elo, trinomial_elo
+from ladder.match.play import GameRecord
+from ladder.match.results import (
+    Pentanomial,
+    Trinomial,
+    pentanomial_from_pair_scores,
+    trinomial_from_results,
+)
+from ladder.match.sprt import Sprt, SprtDecision, SprtResult
+
+__all__ = ["MatchStats", "match_stats"]
+
+
+@dataclass
+class MatchStats:
+    """Figures for player A against player B."""
+
+    player_a: str
+    player_b: str
+    trinomial: Trinomial = field(default_factory=Trinomial)
+    pentanomial: Pentanomial = field(default_factory=Pentanomial)
+    elo: EloEstimate | None = None
+    sprt: SprtResult | None = None
+    reasons: Counter[str] = field(default_factory=Counter)
+    red_score: float = 0.0        #: Red's mean score (colour bias)
+    search_seconds: float = 0.0
+    wall_seconds: float = 0.0
+
+    @property
+    def games(self) -> int:
+        return self.trinomial.games
+
+    @property
+    def decided(self) -> bool:
+        """True when the SPRT has accepted H0 or H1."""
+        return self.sprt is not None and self.sprt.decision is not SprtDecision.CONTINUE
+
+    def line(self) -> str:
+        """One line of running figures (the progress bar's)."""
+        t = self.trinomial
+        text = f"W-D-L {t.wins}-{t.draws}-{t.losses}"
+        e = self.elo
+        if e is not None:
+            text += f"  Elo {_fmt(e.elo)} ±{_fmt(e.elo_error, sign=False)}"
+            text += f"  nElo {_fmt(e.nelo)}  LOS {100 * e.los:.1f}%"
+        if self.sprt is not None:
+            s = self.sprt
+            text += f"  LLR {s.llr:+.2f} [{s.lower_bound:+.2f},{s.upper_bound:+.2f}]"
+        return text
+
+    def report(self) -> str:
+        """A multi-line summary."""
+        t, p = self.trinomial, self.pentanomial
+        lines = [
+            f"{self.player_a} vs {self.player_b}: {t.games} games, "
+            f"{p.pairs} complete pairs",
+            f"  score of {self.player_a}: W {t.wins}  D {t.draws}  L {t.losses}"
+            + (f"  ({100 * t.score:.1f}%)" if t.games else ""),
+            f"  pentanomial [LL, LD, DD+WL, WD, WW]: {p.as_list()}",
+        ]
+        e = self.elo
+        if e is not None:
+            lines.append(
+                f"  Elo {_fmt(e.elo)} ± {_fmt(e.elo_error, sign=False)} (95%, "
+                f"{e.model}; [{_fmt(e.elo_lo)}, {_fmt(e.elo_hi)}])  "
+                f"nElo {_fmt(e.nelo)} ± {e.nelo_error:.1f}  LOS {100 * e.los:.1f}%")
+        if self.sprt is not None:
+            s = self.sprt
+            verdict = {SprtDecision.H0: "H0 accepted", SprtDecision.H1: "H1 accepted",
+                       SprtDecision.CONTINUE: "undecided"}[s.decision]
+            lines.append(f"  SPRT: LLR {s.llr:.3f} in [{s.lower_bound:.3f}, "
+                         f"{s.upper_bound:.3f}]: {verdict}")
+        if t.games:
+            lines.append(f"  Red scored {100 * self.red_score:.1f}%; endings: "
+                         + ", ".join(f"{k} {v}" for k, v in self.reasons.most_common()))
+        return "\n".join(lines)
+
+
+def _fmt(x: float, sign: bool = True) -> str:
+    if x != x:
+        return "nan"
+    if x in (float("inf"), float("-inf")):
+        return "+inf" if x > 0 else "-inf"
+    return f"{x:+.1f}" if sign else f"{x:.1f}"
+
+
+def match_stats(records: Iterable[GameRecord], player_a: str, player_b: str,
+                sprt: Sprt | None = None) -> MatchStats:
+    """Figures for player A from the records of one match."""
+    recs = list(records)
+    stats = MatchStats(player_a, player_b)
+    if not recs:
+        if sprt is not None:
+            stats.sprt = sprt.evaluate(Pentanomial())
+        return stats
+    stats.trinomial = trinomial_from_results(r.a_score for r in recs)
+    pairs: dict[int, list[GameRecord]] = defaultdict(list)
+    for r in recs:
+        pairs[r.pair_no].append(r)
+    stats.pentanomial = pentanomial_from_pair_scores(
+        g[0].a_score + g[1].a_score for g in pairs.values() if len(g) == 2)
+    if stats.pentanomial.pairs:
+        stats.elo = pentanomial_elo(stats.pentanomial)
+    else:
+        stats.elo = trinomial_elo(stats.trinomial)
+    if sprt is not None:
+        stats.sprt = sprt.evaluate(stats.pentanomial)
+    stats.reasons = Counter(r.reason for r in recs)
+    stats.red_score = sum(r.red_score for r in recs) / len(recs)
+    stats.search_seconds = sum(sum(r.search_seconds.values()) for r in recs)
+    stats.wall_seconds = sum(r.wall_seconds for r in recs)
+    return stats

@@ -1,0 +1,93 @@
+"""The worker side: play a :class:`~ladder.match.play.GameTask` in this process.
+
+:func:`run_task` is what the local process pool and Ray both run. Each worker process
+keeps an event loop and its started players (engine processes) between games, keyed by
+spec and match slot, so an engine is started once per worker and not once per game; at
+most :data:`MAX_PLAYERS` are kept (least recently used closed first).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import ctypes
+import signal
+import sys
+from collections import OrderedDict
+
+from ladder.match.pgn import format_pgn
+from ladder.match.play import GameRecord, GameTask, play_game
+from ladder.match.players import Player, PlayerSpec, make_player
+
+__all__ = ["MAX_PLAYERS", "die_with_parent", "run_task", "shutdown"]
+
+#: Started players kept per worker process (calibration meets many specs).
+MAX_PLAYERS = 6
+
+_loop: asyncio.AbstractEventLoop | None = None
+_players: OrderedDict[tuple[PlayerSpec, str], Player] = OrderedDict()
+
+
+def die_with_parent() -> None:
+    """Linux: have this process killed when its parent dies (a killed ``ladder match``
+    leaves no orphan workers; their engines then see EOF and quit)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL("libc.so.6", use_errno=True)
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _event_loop() -> asyncio.AbstractEventLoop:
+    global _loop
+    if _loop is None or _loop.is_closed():
+        _loop = asyncio.new_event_loop()
+        atexit.register(shutdown)
+    return _loop
+
+
+async def _player(spec: PlayerSpec, slot: str) -> Player:
+    key = (spec, slot)
+    player = _players.get(key)
+    if player is not None:
+        _players.move_to_end(key)
+        return player
+    while len(_players) >= MAX_PLAYERS:
+        _, old = _players.popitem(last=False)
+        with contextlib.suppress(Exception):
+            await old.close()
+    player = make_player(spec)
+    await player.start()
+    _players[key] = player
+    return player
+
+
+async def _run(task: GameTask) -> GameRecord:
+    black_slot = "B" if task.red_slot == "A" else "A"
+    red = await _player(task.red, task.red_slot)
+    black = await _player(task.black, black_slot)
+    record = await play_game(task, red, black)
+    record.pgn = format_pgn(record)
+    return record
+
+
+def run_task(task: GameTask) -> GameRecord:
+    """Play one game in this process (blocking) and return its record, PGN included."""
+    return _event_loop().run_until_complete(_run(task))
+
+
+def shutdown() -> None:
+    """Close every player of this process (engines quit)."""
+    loop = _loop
+    if loop is None or loop.is_closed():
+        return
+
+    async def close_all() -> None:
+        while _players:
+            _, player = _players.popitem()
+            with contextlib.suppress(Exception):
+                await player.close()
+
+    with contextlib.suppress(Exception):
+        loop.run_until_complete(close_all())
+    loop.close()

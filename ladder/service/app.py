@@ -1,0 +1,294 @@
+"""The HTTP API: FastAPI over :class:`ladder.service.mover.MoveService`.
+
+    uvicorn --factory ladder.service.app:create_app      (or `ladder serve`)
+
+OpenAPI at /docs and /openapi.json. Every failure is a JSON ``{"error": {...}}`` with a
+4xx for a bad request (naming the field and, for moves, the ply) and a 502/503 for an
+engine that could not answer; 503s carry Retry-After.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any, TypeVar
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, PlainTextResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ladder.service.config import ServiceConfig
+from ladder.service.errors import ServiceError
+from ladder.service.metrics import Metrics
+from ladder.service.models import (
+    ErrorResponse,
+    Health,
+    LevelsResponse,
+    MoveRequest,
+    MoveResponse,
+    PositionRequest,
+    PositionResponse,
+    VariantsResponse,
+)
+from ladder.service.mover import MoveService
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse, "description": desc} for code, desc in {
+        400: "Malformed JSON", 409: "The game is already over", 413: "Body too large",
+        422: "Invalid field, FEN or move", 502: "The engine gave no usable answer",
+        503: "Busy (queue full) or deadline passed; see Retry-After",
+    }.items()
+}
+
+
+#: An oversized body up to this size is read and dropped before the 413 is sent.
+DRAIN_LIMIT = 1 << 20
+
+
+class BodyLimit:
+    """Pure ASGI middleware: read the request body up to `limit` bytes (413 beyond),
+    then replay it; later `receive` calls pass through (so disconnects are seen)."""
+
+    def __init__(self, app: ASGIApp, limit: int, metrics: Metrics) -> None:
+        self.app, self.limit, self.metrics = app, limit, metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD"):
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers", [])).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            if length.isdigit() and int(length) <= DRAIN_LIMIT:
+                await self._drain(receive, 0)
+            await self._too_large(scope, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            more = message.get("more_body", False)
+            size += len(chunk)
+            if size > self.limit:
+                if more:
+                    await self._drain(receive, size)
+                await self._too_large(scope, send)
+                return
+            chunks.append(chunk)
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    @staticmethod
+    async def _drain(receive: Receive, size: int) -> None:
+        """Read and drop the rest of an oversized body (up to DRAIN_LIMIT), so that the
+        client sees the 413 instead of a connection reset."""
+        while size <= DRAIN_LIMIT:
+            message = await receive()
+            if message["type"] != "http.request":
+                return
+            size += len(message.get("body", b""))
+            if not message.get("more_body", False):
+                return
+
+    async def _too_large(self, scope: Scope, send: Send) -> None:
+        err = ServiceError(413, "body_too_large",
+                           f"request body exceeds {self.limit} bytes")
+        self.metrics.requests.inc(scope.get("path", ""), "413")
+        response = JSONResponse(err.to_dict(), status_code=413,
+                                headers={"Connection": "close"})
+        await response({"type": "http"}, _no_receive, send)
+
+
+class CountRequests:
+    """Pure ASGI middleware: count answered requests by route template and status."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app, self.metrics = app, metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        status = 0
+
+        async def observe(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, observe)
+        finally:
+            route = getattr(scope.get("route"), "path", "other")
+            self.metrics.requests.inc(route, str(status or 500))
+
+
+async def _no_receive() -> Message:
+    return {"type": "http.disconnect"}
+
+
+def _field_name(loc: tuple[Any, ...]) -> str:
+    """`("body", "moves", 3)` -> `moves[3]`."""
+    parts = [p for p in loc if p != "body"]
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out += f".{p}" if out else str(p)
+    return out or "body"
+
+
+def _error_response(err: ServiceError) -> JSONResponse:
+    headers = {}
+    if err.retry_after is not None:
+        headers["Retry-After"] = str(err.retry_after)
+    return JSONResponse(err.to_dict(), status_code=err.status, headers=headers)
+
+
+async def _until_disconnect(request: Request) -> None:
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+async def cancel_on_disconnect(request: Request, work: Awaitable[T]) -> T:
+    """Run `work`, cancelling it if the client goes away first (the pool then brings its
+    engine back in sync before anyone else uses it)."""
+    task = asyncio.ensure_future(work)
+    watcher = asyncio.ensure_future(_until_disconnect(request))
+    try:
+        await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not task.done():
+            task.cancel()
+        watcher.cancel()
+        with contextlib.suppress(BaseException):
+            await watcher
+    if not task.done():
+        with contextlib.suppress(BaseException):
+            await task
+        raise ServiceError(499, "client_disconnected", "the client went away")
+    return task.result()
+
+
+def create_app(config: ServiceConfig | None = None, *,
+               service: MoveService | None = None) -> FastAPI:
+    """The FastAPI application; its lifespan starts and stops the engine pool."""
+    svc = service or MoveService(config)
+    metrics = svc.metrics
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await svc.start()
+        try:
+            yield
+        finally:
+            await svc.close()
+
+    app = FastAPI(
+        title="Mistboard ladder",
+        version="1.0",
+        summary="The computer opponent: an engine move at a strength level, and the "
+                "rules checker, for xiangqi, atomic-xiangqi and crazyhouse-xiangqi.",
+        lifespan=lifespan,
+    )
+    app.state.service = svc
+
+    app.add_middleware(CountRequests, metrics=metrics)
+    app.add_middleware(BodyLimit, limit=svc.config.max_body_bytes, metrics=metrics)
+
+    @app.exception_handler(ServiceError)
+    async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
+        return _error_response(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        first = errors[0] if errors else {"loc": ("body",), "msg": "invalid request"}
+        if first.get("type") == "json_invalid":
+            return _error_response(ServiceError(
+                400, "malformed_json", f"body is not valid JSON: {first.get('msg')}",
+                field="body"))
+        field = _field_name(tuple(first.get("loc", ("body",))))
+        message = f"{field}: {first.get('msg', 'invalid')}"
+        if len(errors) > 1:
+            message += f" (and {len(errors) - 1} more problem(s))"
+        ply = None
+        loc = tuple(first.get("loc", ()))
+        if len(loc) >= 3 and loc[-2] == "moves" and isinstance(loc[-1], int):
+            ply = loc[-1] + 1
+        return _error_response(ServiceError(422, "invalid_request", message, field=field,
+                                            ply=ply))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        codes = {404: "not_found", 405: "method_not_allowed"}
+        err = ServiceError(exc.status_code, codes.get(exc.status_code, "http_error"),
+                           str(exc.detail))
+        return _error_response(err)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s", request.url.path)
+        return _error_response(ServiceError(500, "internal_error",
+                                            f"internal error: {type(exc).__name__}"))
+
+    @app.post("/v1/move", response_model=MoveResponse, responses=ERRORS, tags=["play"])
+    async def move(req: MoveRequest, request: Request) -> MoveResponse:
+        """The computer's move at a level, in a game given as start FEN + moves.
+
+        Reproducible: the same variant, position, moves, level and seed always give the
+        same move. Without a seed a random one is used and returned.
+        """
+        return await cancel_on_disconnect(request, svc.move(req))
+
+    @app.post("/v1/position", response_model=PositionResponse, responses=ERRORS,
+              tags=["rules"])
+    async def position(req: PositionRequest) -> PositionResponse:
+        """The rules checker: FEN, legal moves, check and outcome of a position."""
+        return await svc.position(req)
+
+    @app.get("/v1/levels", response_model=LevelsResponse, tags=["info"])
+    async def levels() -> LevelsResponse:
+        """Every level of every variant: node limit, variety rule, measured rating."""
+        return svc.level_table()
+
+    @app.get("/v1/variants", response_model=VariantsResponse, tags=["info"])
+    async def variants() -> VariantsResponse:
+        """The rule sets this service plays."""
+        return svc.variants()
+
+    @app.get("/healthz", response_model=Health, tags=["ops"])
+    async def healthz() -> Health:
+        """Liveness: engines running, busy, and the queue."""
+        return svc.health()
+
+    @app.get("/metrics", response_class=PlainTextResponse, tags=["ops"])
+    async def prometheus() -> PlainTextResponse:
+        """Prometheus metrics (text format 0.0.4)."""
+        return PlainTextResponse(metrics.render(),
+                                 media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    return app

@@ -1,0 +1,81 @@
+"""Service settings: pool size, queue bound, deadlines, limits."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ladder.levels import Level
+from ladder.rules.errors import MAX_FEN_LENGTH, MAX_MOVE_LENGTH
+from ladder.rules.errors import MAX_MOVES as RULES_MAX_MOVES
+from ladder.variants import VARIANTS_INI
+
+#: Largest request body accepted (bytes); bigger bodies get 413.
+MAX_BODY_BYTES = 64 * 1024
+#: Longest move list accepted in one request (plies): the rules checker's bound.
+MAX_MOVES = RULES_MAX_MOVES
+#: Longest FEN accepted (characters): the rules checker's bound.
+MAX_FEN_CHARS = MAX_FEN_LENGTH
+#: Longest single move string accepted (characters): the rules checker's bound.
+MAX_MOVE_CHARS = MAX_MOVE_LENGTH
+#: Seeds are 63-bit non-negative integers.
+MAX_SEED = 2**63 - 1
+
+
+def _default_engines() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """How the move service runs.
+
+    A request waits for a free engine in a queue of at most ``max_queue`` requests; a
+    request that finds the queue full is refused at once ("busy"). Each search has a
+    timeout of ``search_timeout_base_s + level.nodes / min_nps`` seconds, after which the
+    engine counts as hung: it is killed and the search retried on a fresh process, at
+    most ``max_attempts`` tries in all. A request's deadline is ``queue_timeout_s`` plus
+    ``max_attempts`` attempt budgets, and nothing the service does for a request
+    outlives it.
+    """
+
+    engines: int = field(default_factory=_default_engines)
+    max_queue: int = 32
+    queue_timeout_s: float = 10.0
+    search_timeout_base_s: float = 2.0
+    min_nps: float = 50_000.0
+    max_attempts: int = 2
+    startup_timeout_s: float = 10.0
+    isready_timeout_s: float = 3.0
+    stop_timeout_s: float = 1.0
+    engine_path: Path | None = None
+    variants_ini: Path = VARIANTS_INI
+    max_body_bytes: int = MAX_BODY_BYTES
+    retry_after_s: int = 1
+    #: Re-send ``setoption name Threads value 1`` before every search, which rebuilds the
+    #: engine's search threads: without it Fairy-Stockfish's answers depend on what it
+    #: searched before (``ucinewgame`` leaves per-thread tables), breaking reproducibility.
+    #: Costs ~3-8 ms a search. Turn off only with an engine whose ``ucinewgame`` resets
+    #: all search state.
+    reset_threads: bool = True
+
+    def __post_init__(self) -> None:
+        if self.engines < 1:
+            raise ValueError("engines must be >= 1")
+        if self.max_queue < 0:
+            raise ValueError("max_queue must be >= 0")
+        if self.max_attempts < 1:
+            raise ValueError("max_attempts must be >= 1")
+
+    def search_timeout(self, level: Level) -> float:
+        """Seconds one search at `level` may take before the engine counts as hung."""
+        return self.search_timeout_base_s + level.nodes / self.min_nps
+
+    def attempt_budget(self, level: Level) -> float:
+        """Seconds one attempt may take: a restart, a sync and the search."""
+        return self.search_timeout(level) + self.isready_timeout_s + 1.0
+
+    def request_deadline(self, level: Level) -> float:
+        """Seconds a move request at `level` may take in all, queueing and retries included."""
+        return self.queue_timeout_s + self.max_attempts * self.attempt_budget(level)

@@ -1,0 +1,158 @@
+"""Request and response bodies of the HTTP API (pydantic; they make the OpenAPI schema).
+
+Every string and list has a bound, so a request can never make the service hold or
+parse more than the body limit allows; the rules checker judges the content.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ladder.service.config import MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_MOVES, MAX_SEED
+
+VariantId = Literal["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi"]
+Color = Literal["red", "black"]
+
+MoveStr = Annotated[str, Field(min_length=1, max_length=MAX_MOVE_CHARS,
+                               examples=["h3e3", "b10c8", "A@e3"])]
+Fen = Annotated[str, Field(min_length=1, max_length=MAX_FEN_CHARS, examples=[
+    "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"])]
+Moves = Annotated[list[MoveStr], Field(
+    max_length=MAX_MOVES,
+    description="Moves played from the start position, in Fairy-Stockfish UCI notation "
+                "(`h3e3`, `b10c8`, drops `A@e3`).")]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Outcome(BaseModel):
+    """How a game ended: `result` is `1-0` (Red won), `0-1` or `1/2-1/2`."""
+
+    result: Literal["1-0", "0-1", "1/2-1/2"]
+    winner: Color | None = Field(description="`red`, `black`, or null for a draw")
+    reason: str = Field(description="e.g. `checkmate`, `stalemate`, `repetition`, "
+                                    "`perpetual-check`, `sixty-plies`, `general-exploded`")
+
+
+class Score(BaseModel):
+    """The engine's evaluation from the mover's point of view: exactly one of cp and mate.
+
+    `mate` is in moves: positive when the mover mates, negative when it is mated.
+    """
+
+    cp: int | None = None
+    mate: int | None = None
+
+
+class MoveRequest(_Strict):
+    """Ask for the computer's move at a level, in a position given as start FEN + moves."""
+
+    variant: VariantId
+    fen: Fen | None = Field(None, description="Start position; the variant's own if omitted.")
+    moves: Moves = Field(default_factory=list)
+    level: Annotated[int, Field(ge=1, le=8, strict=True, description="Strength, 1 to 8.")]
+    seed: Annotated[int | None, Field(ge=0, le=MAX_SEED, strict=True, description=(
+        "Makes the answer reproducible; a random one is chosen (and returned) if omitted."
+    ))] = None
+
+
+class MoveResponse(BaseModel):
+    """The move played, the engine's view of it, and the position after it."""
+
+    variant: VariantId
+    level: int
+    move: str = Field(description="The move, in Fairy-Stockfish UCI notation.")
+    ponder: str | None = Field(description="The reply the engine expects, if any.")
+    score: Score
+    depth: int
+    nodes: int
+    time_ms: int = Field(description="Wall time of the search, milliseconds.")
+    seed: int
+    fen: str = Field(description="The position after the move.")
+    gives_check: bool
+    outcome: Outcome | None = Field(description="Set when the move ends the game.")
+
+
+class PositionRequest(_Strict):
+    """A position to check: start FEN (optional) and moves."""
+
+    variant: VariantId
+    fen: Fen | None = Field(None, description="Start position; the variant's own if omitted.")
+    moves: Moves = Field(default_factory=list)
+
+
+class PositionResponse(BaseModel):
+    """What the rules checker says about a position."""
+
+    variant: VariantId
+    fen: str
+    turn: Color
+    legal_moves: list[str]
+    check: bool
+    outcome: Outcome | None
+
+
+class LevelInfo(BaseModel):
+    """One rung of the ladder for one variant."""
+
+    level: int
+    nodes: int
+    multipv: int | None = Field(None, description="Variety rule: lines searched.")
+    window_cp: int | None = Field(None, description="Variety rule: window around the best.")
+    elo: float | None = None
+    elo_lo: float | None = None
+    elo_hi: float | None = None
+    games: int | None = None
+    extrapolated: bool = False
+
+
+class LevelsResponse(BaseModel):
+    """All levels, per variant id."""
+
+    levels: dict[str, list[LevelInfo]]
+
+
+class VariantInfo(BaseModel):
+    """A rule set the service plays."""
+
+    id: VariantId
+    start_fen: str
+
+
+class VariantsResponse(BaseModel):
+    """The rule sets the service plays."""
+
+    variants: list[VariantInfo]
+
+
+class Health(BaseModel):
+    """Liveness and load."""
+
+    status: Literal["ok", "degraded"]
+    engines: int
+    engines_alive: int
+    engines_busy: int
+    queue_depth: int
+    max_queue: int
+
+
+class ErrorDetail(BaseModel):
+    """Why a request failed."""
+
+    code: str = Field(description="Stable name: `invalid_request`, `illegal_move`, "
+                                  "`bad_fen`, `game_over`, `busy`, `engine_failed`, ...")
+    message: str
+    field: str | None = Field(None, description="The offending field, e.g. `moves[3]`.")
+    ply: int | None = Field(None, description="The offending ply, 1 = first of `moves`.")
+    retry_after: int | None = None
+    outcome: Outcome | None = None
+
+
+class ErrorResponse(BaseModel):
+    """Every non-2xx answer has this body."""
+
+    error: ErrorDetail

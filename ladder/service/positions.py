@@ -1,0 +1,179 @@
+"""The rules checker as the service uses it.
+
+Every request's variant, FEN and moves are parsed and judged here before anything
+reaches an engine, and what an engine is sent is the checker's canonical FEN and moves,
+never the request's strings.
+
+A game site sends the whole move list with every request, so judged positions are kept
+in a small LRU cache: a game replayed move by move costs one or two plies of checking
+per request, not the whole game again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from ladder import rules
+from ladder.rules import Game, RulesError, normalize_move
+from ladder.service.errors import ServiceError, invalid
+from ladder.service.models import Outcome
+
+#: Requests needing more plies of checking than this are checked in a worker thread,
+#: so that replaying a long game does not stall the event loop and every other request.
+INLINE_PLIES = 48
+
+CacheKey = tuple[str, str | None, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A judged position: the game after all moves, and what to send an engine."""
+
+    variant: str
+    game: Game                 #: the game after every move (never mutated: copy first)
+    base_fen: str              #: canonical FEN the engine starts from
+    since: tuple[str, ...]     #: canonical moves from base_fen to the position
+    legal: frozenset[str]      #: legal moves in the final position
+    outcome: Outcome | None    #: set if the game is over in the final position
+
+    @property
+    def fen(self) -> str:
+        """Canonical FEN of the final position."""
+        return self.game.fen()
+
+    @property
+    def check(self) -> bool:
+        """Whether the side to move is in check."""
+        return self.game.is_check()
+
+
+def outcome_model(outcome: rules.Outcome | None) -> Outcome | None:
+    """The checker's outcome as the API's model."""
+    if outcome is None:
+        return None
+    return Outcome(result=outcome.result, winner=outcome.winner,  # type: ignore[arg-type]
+                   reason=str(outcome.reason))
+
+
+def start_fen(variant: str) -> str:
+    """The canonical start position of a variant."""
+    return Game.from_fen(variant).fen()
+
+
+def _fen_error(exc: RulesError) -> ServiceError:
+    if exc.field == "variant":
+        return invalid(f"variant: {exc.reason}", field="variant", code="unknown_variant")
+    return invalid(f"fen: {exc.reason}", field="fen", code="bad_fen")
+
+
+def _judge(variant: str, game: Game, base_fen: str, since: list[str]) -> Checked:
+    return Checked(variant=variant, game=game, base_fen=base_fen, since=tuple(since),
+                   legal=frozenset(game.legal_moves()), outcome=outcome_model(game.outcome()))
+
+
+def _extend(start: Checked, extra: tuple[str, ...], first_ply: int) -> Checked:
+    """`start` plus `extra` moves (the first of which is ply `first_ply` of the request)."""
+    game = start.game.copy()
+    base_fen, since = start.base_fen, list(start.since)
+    # Crazyhouse: captured material comes back by drops, so a position from before the
+    # last capture can recur; the engine then needs the whole game to see repetitions.
+    drops = game.variant.drops
+    for ply, move in enumerate(extra, start=first_ply):
+        field = f"moves[{ply - 1}]"
+        try:
+            game.push(move)
+            canonical = normalize_move(move)
+        except RulesError as exc:
+            code = "game_over" if "already over" in exc.reason else "illegal_move"
+            raise invalid(f"{field} (ply {ply}): {exc.reason}", field=field, ply=ply,
+                          code=code) from None
+        if drops:
+            since.append(canonical)
+        elif game.last_capture_index() == game.ply:
+            base_fen, since = game.fen(), []
+        else:
+            since.append(canonical)
+    if drops:
+        return Checked(variant=start.variant, game=game, base_fen=game.start_fen,
+                       since=tuple(since), legal=frozenset(game.legal_moves()),
+                       outcome=outcome_model(game.outcome()))
+    return Checked(variant=start.variant, game=game, base_fen=base_fen, since=tuple(since),
+                   legal=frozenset(game.legal_moves()), outcome=outcome_model(game.outcome()))
+
+
+class PositionCache:
+    """Recently judged positions by (variant, fen as sent, moves as sent); thread-safe."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._items: OrderedDict[CacheKey, Checked] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: CacheKey) -> Checked | None:
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+            return hit
+
+    def put(self, key: CacheKey, value: Checked) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+class Positions:
+    """Judges requests' positions, with a cache of recent ones."""
+
+    def __init__(self, cache_size: int = 256) -> None:
+        self.cache = PositionCache(cache_size)
+
+    def _nearest(self, variant: str, fen: str | None,
+                 moves: tuple[str, ...]) -> tuple[Checked | None, int]:
+        """The cached position covering the longest prefix of `moves` (up to 2 short)."""
+        n = len(moves)
+        for k in range(min(2, n) + 1):
+            hit = self.cache.get((variant, fen, moves[: n - k]))
+            if hit is not None:
+                return hit, n - k
+        return None, 0
+
+    def judge_sync(self, variant: str, fen: str | None, moves: tuple[str, ...]) -> Checked:
+        """Judge a position (blocking): 422 ServiceError on anything wrong."""
+        start, done = self._nearest(variant, fen, moves)
+        if start is None:
+            try:
+                game = Game.from_fen(variant, fen)
+            except RulesError as exc:
+                raise _fen_error(exc) from None
+            start = _judge(variant, game, game.fen(), [])
+            done = 0
+        if done == len(moves):
+            return start
+        checked = _extend(start, moves[done:], done + 1)
+        self.cache.put((variant, fen, moves), checked)
+        return checked
+
+    async def judge(self, variant: str, fen: str | None, moves: list[str] | tuple[str, ...],
+                    ) -> Checked:
+        """Judge a position; long replays run in a thread, off the event loop."""
+        mv = tuple(moves)
+        if len(mv) > INLINE_PLIES and self._nearest(variant, fen, mv)[0] is None:
+            return await asyncio.to_thread(self.judge_sync, variant, fen, mv)
+        return self.judge_sync(variant, fen, mv)
+
+    def after(self, variant: str, fen: str | None, moves: tuple[str, ...], checked: Checked,
+              move: str) -> Checked:
+        """The position after the engine's `move` (legal by construction); cached under
+        the move list the client will send next."""
+        after = _extend(checked, (move,), len(moves) + 1)
+        self.cache.put((variant, fen, (*moves, move)), after)
+        return after

@@ -1,0 +1,61 @@
+"""A `ladder match` killed with SIGKILL mid-run resumes with no game lost or doubled."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+from ladder.match.pgn import read_pgn
+
+GAMES = 10
+
+
+def _stored(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_sigkill_then_resume(tmp_path: Path, engine_exe: Path) -> None:
+    db, pgn = tmp_path / "k.sqlite", tmp_path / "k.pgn"
+    cmd = [sys.executable, "-m", "ladder.cli", "match", "level:1", "greedy",
+           "--variant", "xiangqi", "--games", str(GAMES), "-j", "2", "--seed", "9",
+           "--max-plies", "200", "--db", str(db), "--pgn", str(pgn)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while _stored(db) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the match ended before it could be killed"
+        assert _stored(db) < GAMES
+        family = psutil.Process(proc.pid).children(recursive=True)
+        os.kill(proc.pid, signal.SIGKILL)  # the driver only: workers must follow it
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    _, alive = psutil.wait_procs(family, timeout=10)
+    assert not alive, f"orphans left: {alive}"
+    before = _stored(db)
+    assert 2 <= before < GAMES
+
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"resumed past {before}" in done.stdout
+
+    with sqlite3.connect(db) as conn:
+        numbers = [row[0] for row in conn.execute("SELECT game_no FROM games ORDER BY game_no")]
+    assert numbers == list(range(GAMES))
+    games = list(read_pgn(pgn.read_text()))
+    assert sorted(int(g.headers["GameNo"]) for g in games) == list(range(GAMES))
