@@ -77,7 +77,8 @@ def fetch_sdist() -> Path:
         got = Path(tmp) / SDIST_NAME
         digest = sha256_file(got)
         if digest != PYFFISH_SHA256:
-            raise SystemExit(f"{SDIST_NAME}: sha256 {digest} does not match the pin {PYFFISH_SHA256}")
+            raise SystemExit(f"{SDIST_NAME}: sha256 {digest} does not match the pin "
+                             f"{PYFFISH_SHA256}")
         shutil.copy(got, dest)
     return dest
 
@@ -133,7 +134,7 @@ def build_key(sdist: Path, patch_files: list[Path], profile: str, what: str) -> 
     h.update(repr((profile, what, DEFINES, arch_flags(profile), opt_flags(profile),
                    PGO_RUN, compiler_id())).encode())
     h.update(Path(__file__).read_bytes())
-    if profile == "fast":  # the PGO training run loads our variants
+    if what == "engine" and profile == "fast":  # the PGO training run loads our variants
         h.update((ROOT / "variants.ini").read_bytes())
     return f"{what}-{profile}-{'patched' if patch_files else 'unpatched'}-{h.hexdigest()[:16]}"
 
@@ -207,8 +208,8 @@ def build_wheel(tree: Path, outdir: Path) -> Path:
     # setuptools compiles extension sources one by one unless told otherwise.
     with (tree / "setup.cfg").open("a") as cfg:
         cfg.write(f"\n[build_ext]\nparallel = {os.cpu_count() or 1}\n")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(outdir), str(tree)],
-                   check=True, stdout=sys.stderr)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                    "-w", str(outdir), str(tree)], check=True, stdout=sys.stderr)
     (wheel,) = outdir.glob("pyffish-*.whl")
     return wheel
 
