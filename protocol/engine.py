@@ -43,7 +43,10 @@ Things the engine never tells you, and how this client copes:
 
 Every wait has a deadline (:class:`~protocol.process.Timeouts`). When the engine hangs,
 dies or writes garbage, the client kills its whole process tree, reaps it, and raises a
-:class:`~protocol.errors.EngineFault`; the object is then closed for good.
+:class:`~protocol.errors.EngineFault`; the object is then closed for good. A write that
+fails because the engine died under us (uvloop raises ``RuntimeError``,
+``BrokenPipeError`` or ``ConnectionResetError`` there) is the same fault:
+:class:`~protocol.errors.EngineTerminatedError`.
 """
 
 from __future__ import annotations
@@ -95,6 +98,11 @@ _VARIANT_INFO_RE = re.compile(
     r"^info string variant (?P<name>\S+) files (?P<files>\d+) ranks (?P<ranks>\d+)"
     r"(?: pocket (?P<pocket>\d+))?(?: template (?P<template>\S+))?(?: startpos (?P<fen>.+))?$"
 )
+# What writing to an engine whose process is gone can raise, depending on the event loop:
+# uvloop raises RuntimeError once its pipe handle is closed, and BrokenPipeError or
+# ConnectionResetError from the write itself. (asyncio's pipe transport swallows write
+# errors; there the EOF that follows is the signal.) Any of them: the engine is gone.
+_WRITE_ERRORS = (RuntimeError, OSError)
 
 
 class Protocol(enum.Enum):
@@ -236,7 +244,7 @@ class Engine:
             if self._closed:
                 return
             self._closed = True
-            self._write("quit\n")
+            self._write_nowait("quit\n")  # a dead engine has quit already
             clean = await self.process.finish(self.timeouts.quit)
         if not clean:
             raise EngineTimeoutError(
@@ -263,8 +271,20 @@ class Engine:
 
     # ------------------------------------------------------------------ I/O
 
-    def _write(self, text: str) -> None:
-        self._stdin.write(text.encode())
+    async def _send(self, text: str, phase: str) -> None:
+        """Write ``text`` to the engine. When the write fails (the engine died under us),
+        kill and reap the tree and raise :class:`EngineTerminatedError` for ``phase``."""
+        try:
+            self._stdin.write(text.encode())
+        except _WRITE_ERRORS as exc:
+            await self._died(phase, exc, f"writing to it failed ({type(exc).__name__}: {exc})")
+
+    def _write_nowait(self, text: str) -> None:
+        """Write ``text`` where no fault may be raised (``stop``, ``quit``, a cancelled
+        operation): a failed write is ignored, since whatever reads from the engine next
+        finds it gone (or ``quit`` finds it exited)."""
+        with contextlib.suppress(*_WRITE_ERRORS):
+            self._stdin.write(text.encode())
 
     async def _readline(self) -> str:
         try:
@@ -337,10 +357,13 @@ class Engine:
         except (BrokenPipeError, ConnectionResetError) as exc:
             await self._died(phase, exc)
 
-    async def _died(self, phase: str, cause: BaseException | None = None) -> NoReturn:
+    async def _died(
+        self, phase: str, cause: BaseException | None = None, detail: str = ""
+    ) -> NoReturn:
         await self._kill()
         exc2 = EngineTerminatedError(
-            f"engine exited (code {self.process.returncode}) during {self._phase_name(phase)}",
+            f"engine exited (code {self.process.returncode}) during {self._phase_name(phase)}"
+            + (f": {detail}" if detail else ""),
             phase=self._phase_name(phase),
             returncode=self.process.returncode,
             stderr=self.process.stderr_tail(),
@@ -381,7 +404,7 @@ class Engine:
 
     async def _handshake(self) -> None:
         hello = "ucci" if self._ucci else "uci"
-        self._write(f"{hello}\n")
+        await self._send(f"{hello}\n", "handshake")
         options: list[Option] = []
         async with self._phase("handshake", self.timeouts.handshake):
             unknown = 0
@@ -419,7 +442,7 @@ class Engine:
         """After a cancelled operation: finish any search, then isready/readyok."""
         if self._searching:
             if not self._stop_sent:
-                self._write("stop\n")
+                await self._send("stop\n", "stop")
                 self._stop_sent = True
             async with self._phase("stop", self.timeouts.stop):
                 unknown = 0
@@ -431,7 +454,7 @@ class Engine:
                         unknown = self._unknown(unknown, line)
             self._searching = False
             self._stop_sent = False
-        self._write("isready\n")
+        await self._send("isready\n", "isready")
         async with self._phase("isready", self.timeouts.isready):
             await self._read_until("readyok")
         self._desync = False
@@ -451,21 +474,21 @@ class Engine:
                 if not self._closed:
                     self._desync = True
                     if self._searching and not self._stop_sent:
-                        self._write("stop\n")
+                        self._write_nowait("stop\n")
                         self._stop_sent = True
                 raise
 
     async def ping(self) -> None:
         """``isready`` → ``readyok``: the engine has processed everything sent so far."""
         async with self._operation():
-            self._write("isready\n")
+            await self._send("isready\n", "isready")
             async with self._phase("isready", self.timeouts.isready):
                 await self._read_until("readyok")
 
     async def new_game(self) -> None:
         """Tell the engine a new game starts (clears the hash): ``ucinewgame`` + sync."""
         async with self._operation():
-            self._write(f"{self._new_game}\nisready\n")
+            await self._send(f"{self._new_game}\nisready\n", "isready")
             async with self._phase("isready", self.timeouts.isready):
                 await self._read_until("readyok")
 
@@ -517,7 +540,7 @@ class Engine:
                     if option.type != "button":
                         self._values[key] = wire
                 if lines:
-                    self._write("".join(lines))
+                    await self._send("".join(lines), "configure")
         if variant is not None:
             await self.set_variant(variant)
 
@@ -538,7 +561,7 @@ class Engine:
             )
         option, wire = self._prepare("VariantPath", text)
         async with self._operation():
-            self._write(self._setoption_line(option, wire) + "isready\n")
+            await self._send(self._setoption_line(option, wire) + "isready\n", "configure")
             async with self._phase("isready", self.timeouts.isready):
                 await self._read_until("readyok")
         self.variant_path = text
@@ -561,7 +584,7 @@ class Engine:
         if not advertised and self.variant_path is None:
             raise VariantError(f"the engine has no variant {name!r} (no VariantPath loaded)")
         async with self._operation():
-            self._write(self._setoption_line(option, name) + "isready\n")
+            await self._send(self._setoption_line(option, name) + "isready\n", "configure")
             async with self._phase("isready", self.timeouts.isready):
                 lines = await self._read_until("readyok")
         info: VariantInfo | None = None
@@ -669,14 +692,17 @@ class Engine:
         timeout = self.timeouts.search(limit.budget(turn, self.timeouts.worst_case_nps))
 
         async with self._operation():
+            self._stop_sent = False
             if new_game:
-                self._write(f"{self._new_game}\nisready\n{position}\n{go}\n")
+                await self._send(f"{self._new_game}\nisready\n{position}\n{go}\n", "search")
+                # `go` is on its way: a cancellation from here on must stop the search and
+                # drain its bestmove, or the next search would read it as its own.
+                self._searching = True
                 async with self._phase("isready", self.timeouts.isready):
                     await self._read_until("readyok")
             else:
-                self._write(f"{position}\n{go}\n")
-            self._searching = True
-            self._stop_sent = False
+                await self._send(f"{position}\n{go}\n", "search")
+                self._searching = True
             infos: dict[int, InfoDict] = {}
             started = time.perf_counter()
             async with self._phase("search", timeout) as deadline:
@@ -739,7 +765,7 @@ class Engine:
         if self._closed or not self._searching or self._stop_sent:
             return
         self._stop_sent = True
-        self._write("stop\n")
+        self._write_nowait("stop\n")  # if the engine is gone, the search finds out
         deadline = self._search_timeout
         if deadline is not None:
             when = asyncio.get_running_loop().time() + self.timeouts.stop

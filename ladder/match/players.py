@@ -2,11 +2,12 @@
 
 Player specs are short strings (the ``ladder match`` command line takes them as is):
 
-* ``level:5`` -- level 5 of the ladder (ladder/levels.toml): ``go nodes N`` with a new game
-  before every search, and for the weakest levels the service's variety rule (the
-  seeded pick among the MultiPV lines within ``window_cp`` of the best), reusing
-  :func:`ladder.service.search.choose`. Options: ``engine=PATH`` (default: the patched
-  engine, :func:`ladder.engine_binary.engine_path`), ``levels=PATH``, ``name=...``.
+* ``level:5`` -- level 5 of the ladder (ladder/levels.toml), played by the move service's
+  own code, :mod:`ladder.level_move`: ``go nodes N`` with a new game before every
+  search, and for the weakest levels the variety rule (the seeded pick among the MultiPV
+  lines within ``window_cp`` of the best). Options: ``engine=PATH`` (default: the
+  patched engine, :func:`ladder.engine_binary.engine_path`), ``levels=PATH``,
+  ``name=...``.
 * ``engine:PATH,protocol=ucci,nodes=20000,Hash=16`` -- any engine. Keys: ``protocol``
   (uci/ucci), ``nodes``, ``depth``, ``movetime`` (ms) (the search limit), ``name``,
   ``variants`` (a variants.ini to load with VariantPath; default ours; ``none`` for an
@@ -29,9 +30,9 @@ from pathlib import Path
 from typing import Protocol as TypingProtocol
 
 from ladder.engine_binary import engine_path
+from ladder.level_move import SearchJob, choose, search_level
 from ladder.levels import LEVELS_FILE, Level, load_levels
 from ladder.rules import Game
-from ladder.service.search import Line, SearchResult, choose
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol import InfoDict, Limit, ManagedEngine, PlayResult, Protocol
 from protocol.options import OptionValue
@@ -188,9 +189,11 @@ def _parse_kv(text: str) -> dict[str, str]:
 class Position:
     """What a player sees: the game so far and what to send an engine.
 
-    ``base_fen`` + ``since`` is the position at the last capture and the moves after it
-    (the start position and every move in crazyhouse-xiangqi), as the move service
-    sends it: every repetition that can still happen is visible to the engine.
+    ``base_fen`` + ``since`` is what an engine is sent,
+    :func:`ladder.level_move.engine_position`: the position at the last capture and the
+    moves after it (the start position and every move in crazyhouse-xiangqi), as the
+    move service sends it: every repetition that can still happen is visible to the
+    engine.
     """
 
     variant: str
@@ -372,8 +375,10 @@ def _score(info: InfoDict) -> tuple[int | None, int | None]:
 
 
 class LevelPlayer(EnginePlayer):
-    """Level N of the ladder, choosing its move exactly as the move service does:
-    ``go nodes`` after a new game, MultiPV lines, :func:`ladder.service.search.choose`."""
+    """Level N of the ladder, playing exactly the move service's move: the same search
+    (:func:`ladder.level_move.search_level`) and the same choice
+    (:func:`ladder.level_move.choose`) with the seed the game loop gives for the move
+    (``derive_seed(game seed, ply)``, see :func:`ladder.match.play.play_game`)."""
 
     def __init__(self, spec: PlayerSpec) -> None:
         super().__init__(spec)
@@ -389,30 +394,20 @@ class LevelPlayer(EnginePlayer):
         return self.levels[variant]
 
     async def choose(self, pos: Position, seed: int) -> MoveInfo:
+        if self.engine is None:
+            raise RuntimeError("LevelPlayer.start() was not called")
         level = self.level(pos.variant)
-        multipv = level.variety.multipv if level.variety else 1
-        result, incidents = await self._search(
-            pos, Limit(nodes=level.nodes), {"Hash": level.hash_mb, "MultiPV": multipv})
-        lines: dict[int, Line] = {}
-        for info in result.multipv:
-            pv = info.get("pv")
-            if not pv:
-                continue
-            cp, mate = _score(info)
-            k = info.get("multipv", 1)
-            lines[k] = Line(multipv=k, pv=tuple(pv), cp=cp, mate=mate,
-                            depth=info.get("depth", 0), nodes=info.get("nodes", 0))
-        best = result.info
-        searched = SearchResult(bestmove=result.move, ponder=result.ponder, lines=lines,
-                                nodes=best.get("nodes", 0), depth=best.get("depth", 0),
-                                time_s=result.elapsed)
-        choice = choose(searched, level.variety, seed, frozenset(pos.game.legal_moves()))
+        legal = frozenset(pos.game.legal_moves())
+        job = SearchJob.for_level(FSF_VARIANT[pos.variant], pos.base_fen, pos.since, level)
+        searched = await search_level(self.engine, job, legal)
+        result = searched.result
+        choice = choose(result, level.variety, seed, legal)
         if choice is None:
-            raise RuntimeError(f"{self.spec.name} gave no legal move ({result.move!r})")
+            raise RuntimeError(f"{self.spec.name} gave no legal move ({result.bestmove!r})")
         line = choice.line
         return MoveInfo(choice.move, line.cp if line else None, line.mate if line else None,
-                        line.depth if line else searched.depth, searched.nodes,
-                        result.elapsed, incidents)
+                        line.depth if line else result.depth, result.nodes,
+                        result.time_s, len(searched.incidents))
 
 
 def make_player(spec: PlayerSpec) -> Player:

@@ -3,8 +3,9 @@
 One module per concern: :mod:`~ladder.service.models` (request/response bodies),
 :mod:`~ladder.service.positions` (the rules checker in front of every engine),
 :mod:`~ladder.service.pool` (engines behind a bounded queue), :mod:`~ladder.service.worker`
-(one supervised engine), :mod:`~ladder.service.search` (jobs, results, the variety rule),
-:mod:`~ladder.service.mover` (:class:`MoveService`, the whole service in-process),
-:mod:`~ladder.service.app` (FastAPI), :mod:`~ladder.service.metrics` (Prometheus),
-:mod:`~ladder.service.config` and :mod:`~ladder.service.errors`. See docs/service.md.
+(one supervised engine), :mod:`~ladder.service.mover` (:class:`MoveService`, the whole
+service in-process), :mod:`~ladder.service.app` (FastAPI), :mod:`~ladder.service.metrics`
+(Prometheus), :mod:`~ladder.service.config` and :mod:`~ladder.service.errors`. The level
+search and the variety rule, shared with the match runner, are :mod:`ladder.level_move`.
+See docs/service.md.
 """

@@ -53,12 +53,6 @@ class ServiceConfig:
     variants_ini: Path = VARIANTS_INI
     max_body_bytes: int = MAX_BODY_BYTES
     retry_after_s: int = 1
-    #: Re-send ``setoption name Threads value 1`` before every search, which rebuilds the
-    #: engine's search threads: without it Fairy-Stockfish's answers depend on what it
-    #: searched before (``ucinewgame`` leaves per-thread tables), breaking reproducibility.
-    #: Costs ~3-8 ms a search. Turn off only with an engine whose ``ucinewgame`` resets
-    #: all search state.
-    reset_threads: bool = True
 
     def __post_init__(self) -> None:
         if self.engines < 1:

@@ -12,6 +12,7 @@ import secrets
 import time
 from types import TracebackType
 
+from ladder.level_move import Choice, SearchJob, SearchResult, choose
 from ladder.levels import Level, load_levels
 from ladder.service.config import ServiceConfig
 from ladder.service.errors import ServiceError, deadline_exceeded, engine_failed
@@ -30,7 +31,6 @@ from ladder.service.models import (
 )
 from ladder.service.pool import EnginePool
 from ladder.service.positions import Checked, Positions, start_fen
-from ladder.service.search import Choice, SearchJob, SearchResult, choose
 from ladder.service.worker import EngineFailure, EngineWorker, WorkerFactory, default_factory
 from ladder.variants import FSF_VARIANT, VARIANT_IDS
 
@@ -100,9 +100,8 @@ class MoveService:
                                f"the game is already over: {o.reason} ({o.result})",
                                outcome=o.model_dump())
         variety = level.variety
-        job = SearchJob(section=FSF_VARIANT[req.variant], fen=checked.base_fen,
-                        moves=checked.since, nodes=level.nodes,
-                        multipv=variety.multipv if variety else 1, hash_mb=level.hash_mb)
+        job = SearchJob.for_level(FSF_VARIANT[req.variant], checked.base_fen, checked.since,
+                                  level)
         cfg = self.config
         loop = asyncio.get_running_loop()
         budget = cfg.request_deadline(level)

@@ -17,6 +17,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ladder import rules
+from ladder.level_move import restarts_engine_position
 from ladder.rules import Game, RulesError, normalize_move
 from ladder.service.errors import ServiceError, invalid
 from ladder.service.models import Outcome
@@ -77,10 +78,10 @@ def _judge(variant: str, game: Game, base_fen: str, since: list[str]) -> Checked
 def _extend(start: Checked, extra: tuple[str, ...], first_ply: int) -> Checked:
     """`start` plus `extra` moves (the first of which is ply `first_ply` of the request)."""
     game = start.game.copy()
+    # The position an engine is sent (ladder.level_move.engine_position), kept up to date
+    # move by move: the FEN after the last capture and the moves since; in crazyhouse
+    # (drops) the start FEN and every move.
     base_fen, since = start.base_fen, list(start.since)
-    # Crazyhouse: captured material comes back by drops, so a position from before the
-    # last capture can recur; the engine then needs the whole game to see repetitions.
-    drops = game.variant.drops
     for ply, move in enumerate(extra, start=first_ply):
         field = f"moves[{ply - 1}]"
         try:
@@ -90,16 +91,10 @@ def _extend(start: Checked, extra: tuple[str, ...], first_ply: int) -> Checked:
             code = "game_over" if "already over" in exc.reason else "illegal_move"
             raise invalid(f"{field} (ply {ply}): {exc.reason}", field=field, ply=ply,
                           code=code) from None
-        if drops:
-            since.append(canonical)
-        elif game.last_capture_index() == game.ply:
+        if restarts_engine_position(game):
             base_fen, since = game.fen(), []
         else:
             since.append(canonical)
-    if drops:
-        return Checked(variant=start.variant, game=game, base_fen=game.start_fen,
-                       since=tuple(since), legal=frozenset(game.legal_moves()),
-                       outcome=outcome_model(game.outcome()))
     return Checked(variant=start.variant, game=game, base_fen=base_fen, since=tuple(since),
                    legal=frozenset(game.legal_moves()), outcome=outcome_model(game.outcome()))
 

@@ -18,6 +18,7 @@ Modes (the fault, and when it strikes):
     bad-bestmove      answers go with a malformed `bestmove zz9`
     illegal-bestmove  answers go with `bestmove a1a1` (a move that does not move)
     slow-quit         takes 60 s to exit after quit
+    slow-newgame      the isready after ucinewgame takes 1 s; the n-th go answers a1a(n+1)
 
 --child    start a `sleep` child first (to test that the whole tree is killed)
 --once P   fault only if file P does not exist, creating it (a restart is then healthy)
@@ -35,7 +36,7 @@ import time
 MODES = {
     "normal", "crash-at-start", "crash-mid-search", "hang-handshake", "hang-isready",
     "hang-search", "ignore-stop", "garbage", "long-line", "flood", "bad-bestmove",
-    "illegal-bestmove", "slow-quit",
+    "illegal-bestmove", "slow-quit", "slow-newgame",
 }
 
 
@@ -76,8 +77,12 @@ def main(argv: list[str]) -> int:
         return 3
     ucci = False
     searching_infinite = False
+    new_game = False
+    searches = 0
 
     def bestmove() -> str:
+        if mode == "slow-newgame":
+            return f"bestmove a1a{1 + searches}"
         return "bestmove a0a1 ponder a9a8" if ucci else "bestmove a1a2 ponder a10a9"
 
     for raw in sys.stdin:
@@ -108,10 +113,16 @@ def main(argv: list[str]) -> int:
                 out("option name Clear Hash type button")
                 out("option name UCI_Variant type combo default xiangqi var xiangqi")
             out("ucciok" if ucci else "uciok")
+        elif word == "ucinewgame":
+            new_game = True
         elif word == "isready":
+            if mode == "slow-newgame" and new_game:
+                time.sleep(1.0)
+            new_game = False
             if mode != "hang-isready":
                 out("readyok")
         elif word == "go":
+            searches += 1
             if leak_mb:
                 block = bytearray(leak_mb * 1024 * 1024)
                 block[::4096] = b"x" * len(block[::4096])  # touch every page

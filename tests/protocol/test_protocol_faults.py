@@ -4,6 +4,9 @@ process tree (the autouse leak check), and a healthy restart under ManagedEngine
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -178,6 +181,96 @@ async def test_memory_guard_recycles_between_searches(
         no_leaked_processes.add(first.pid)
 
 
+class KillBeforeWrite:
+    """Stands in for an :class:`Engine`'s stdin writer: before the first write that
+    contains ``trigger`` it SIGKILLs the engine and waits until the process is dead, then
+    writes as ``flavour`` says, and so on for every later write:
+
+    * ``asyncio``: through the real asyncio transport (which swallows the error);
+    * ``pipe``: straight to the pipe's file descriptor (a real ``BrokenPipeError``, as a
+      loop that writes at once, like uvloop's, gets it);
+    * ``closed-handle``: the ``RuntimeError`` uvloop raises once its pipe handle is
+      closed (the case seen in production).
+    """
+
+    def __init__(self, real: asyncio.StreamWriter, pid: int, flavour: str,
+                 trigger: bytes = b"go ") -> None:
+        self.real, self.pid, self.flavour, self.trigger = real, pid, flavour, trigger
+        self.fired = False
+
+    def _kill_and_wait(self) -> None:
+        os.kill(self.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                if psutil.Process(self.pid).status() == psutil.STATUS_ZOMBIE:
+                    return
+            except psutil.NoSuchProcess:
+                return
+            time.sleep(0.002)
+        raise AssertionError("the engine did not die")
+
+    def write(self, data: bytes) -> None:
+        if not self.fired and self.trigger in data:
+            self.fired = True
+            self._kill_and_wait()
+        if not self.fired or self.flavour == "asyncio":
+            self.real.write(data)
+        elif self.flavour == "pipe":
+            os.write(self.real.transport.get_extra_info("pipe").fileno(), data)
+        else:
+            raise RuntimeError("unable to perform operation on <WriteUnixTransport "
+                               "closed=True reading=False>; the handler is closed")
+
+
+WRITE_FLAVOURS = ["asyncio", "pipe", "closed-handle"]
+
+
+@pytest.mark.parametrize("flavour", WRITE_FLAVOURS)
+async def test_write_to_killed_engine_is_terminated(
+    flavour: str, fake: Callable[..., list[str]], no_leaked_processes: set[int]
+) -> None:
+    """An engine SIGKILLed just before the client writes `position`/`go`: whatever the
+    transport does with that write, the search ends in EngineTerminatedError (phase
+    search) with the process reaped, never a bare RuntimeError/BrokenPipeError."""
+    engine = await Engine.start(fake("normal"), timeouts=FAST)
+    no_leaked_processes.add(engine.pid)
+    try:
+        await engine.search(None, [], Limit(nodes=10))
+        engine._stdin = KillBeforeWrite(engine._stdin, engine.pid, flavour)  # type: ignore[assignment]
+        with pytest.raises(EngineTerminatedError) as caught:
+            await engine.search(None, ["h3e3"], Limit(nodes=10))
+        assert caught.value.phase == "search"
+        assert engine.closed and not engine.process.alive()
+        assert engine.error is caught.value
+        with pytest.raises(EngineTerminatedError):  # closed for good
+            await engine.ping()
+    finally:
+        await engine.close()
+
+
+@pytest.mark.parametrize("flavour", WRITE_FLAVOURS)
+async def test_write_to_killed_engine_restarts_under_manager(
+    flavour: str, fake: Callable[..., list[str]], no_leaked_processes: set[int]
+) -> None:
+    """The same under ManagedEngine: a crash incident, a fresh process, the search
+    answered."""
+    async with ManagedEngine(fake("normal"), timeouts=FAST, backoff=NO_WAIT,
+                             retries=1) as managed:
+        first = await managed.search(None, None, [], Limit(nodes=10))
+        no_leaked_processes.add(first.pid)
+        engine = managed.engine
+        assert engine is not None
+        engine._stdin = KillBeforeWrite(engine._stdin, engine.pid, flavour)  # type: ignore[assignment]
+        second = await managed.search(None, None, ["h3e3"], Limit(nodes=10))
+        assert [i.kind for i in second.incidents] == ["crash"]
+        if flavour != "asyncio":  # asyncio drops the write: the EOF after it tells
+            assert second.incidents[0].phase == "search"
+        assert second.pid != first.pid and second.result.move == "a1a2"
+        assert not psutil.pid_exists(first.pid) or \
+            psutil.Process(first.pid).status() == psutil.STATUS_ZOMBIE
+
+
 def test_backoff_is_capped_and_jittered() -> None:
     import random
 
@@ -187,3 +280,23 @@ def test_backoff_is_capped_and_jittered() -> None:
     assert backoff.delay(0) == 0
     assert all(0.05 <= d <= 1.0 for d in delays)
     assert 0.5 <= delays[-1] <= 1.0 and delays[0] <= 0.1
+
+
+async def test_cancel_while_new_game_syncs_drains_the_sent_search(
+    fake: Callable[..., list[str]],
+) -> None:
+    """`ucinewgame`, `isready`, `position` and `go` go out together: a search cancelled
+    while waiting for that `readyok` must still stop and drain the search it started, so
+    the next search reads its own bestmove and not the stale one."""
+    timeouts = Timeouts(startup=5, handshake=2, isready=3, stop=2, quit=1, search_margin=2)
+    engine = await Engine.start(fake("slow-newgame"), timeouts=timeouts)
+    try:
+        first = asyncio.create_task(engine.search(None, [], Limit(nodes=1), new_game=True))
+        await asyncio.sleep(0.3)  # the fake engine sleeps 1 s before that readyok
+        first.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        second = await engine.search(None, [], Limit(nodes=1))
+        assert second.move == "a1a3"  # the 2nd go's answer; a1a2 belonged to the 1st
+    finally:
+        await engine.close()

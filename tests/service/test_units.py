@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
+from ladder.level_move import Line, SearchResult, choose
 from ladder.levels import Variety
 from ladder.service.errors import ServiceError
 from ladder.service.metrics import Metrics
 from ladder.service.pool import EnginePool
-from ladder.service.search import Line, SearchResult, choose
 
 
 class FakeWorker:

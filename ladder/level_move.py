@@ -1,0 +1,245 @@
+"""A move at level N: the one implementation that the move service and the match runner
+both play (:mod:`ladder.service.worker`, :class:`ladder.match.players.LevelPlayer`).
+
+A level (:mod:`ladder.levels`) is a node limit, a Hash size and, for the weakest levels,
+a variety rule. One level move is:
+
+1. **The position sent** (:func:`engine_position`): the FEN right after the last capture
+   and the canonical moves since, so that the engine sees every repetition that can still
+   happen; in a variant with drops (crazyhouse-xiangqi) captured material comes back, so
+   a position from before a capture can recur: the game's start FEN and every move.
+   Callers that follow a game move by move keep it up to date with
+   :func:`restarts_engine_position`, the same rule in incremental form.
+2. **The search** (:func:`search_level`): on a :class:`protocol.ManagedEngine`,
+   ``ucinewgame`` before every search, ``Threads`` 1, the level's ``MultiPV`` and
+   ``Hash``, ``go nodes N``, the bestmove checked against the rules checker's legal moves.
+   With the patched engine (engine/patches/0002: ``ucinewgame`` clears every per-thread
+   table) the answer depends only on the job, never on what the engine searched before.
+3. **The choice** (:func:`choose`): the engine's best move, or under the variety rule a
+   pick among the lines within ``window_cp`` of the best, drawn with
+   ``random.Random(seed)``. The seed is the caller's: the service takes the request's
+   (or draws one and returns it); a match derives one per move,
+   ``derive_seed(game seed, ply)`` (:func:`ladder.match.play.derive_seed`). So a match's
+   ``level:N`` move at ply p is the service's move for the same variant, position, moves
+   and level with ``seed = derive_seed(game seed, p)``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from chess.engine import PovScore
+
+from ladder.levels import Level, Variety
+from ladder.rules import Game
+from protocol.info import InfoDict, PlayResult
+from protocol.limits import Limit
+from protocol.managed import Incident, ManagedEngine
+
+__all__ = [
+    "MATE_CP",
+    "Choice",
+    "LevelSearch",
+    "Line",
+    "SearchJob",
+    "SearchResult",
+    "choose",
+    "engine_position",
+    "line_from_info",
+    "restarts_engine_position",
+    "search_level",
+    "search_result",
+]
+
+#: A mate counts as this many centipawns (minus the distance) when comparing lines.
+MATE_CP = 100_000
+
+
+# ---------------------------------------------------------------------------------------
+# The position sent
+
+
+def engine_position(game: Game) -> tuple[str, tuple[str, ...]]:
+    """(FEN, canonical moves) to send an engine for the position ``game`` is in.
+
+    Without drops: the FEN right after the last capture and the moves since. With drops
+    (crazyhouse-xiangqi): the game's start FEN and every move. Replays the game up to
+    the last capture; follow a game incrementally with :func:`restarts_engine_position`.
+    """
+    if game.variant.drops:
+        return game.start_fen, tuple(game.moves)
+    fen, since = game.position_at_last_capture()
+    return fen, tuple(since)
+
+
+def restarts_engine_position(game: Game) -> bool:
+    """Whether, after the move just pushed on ``game``, the position to send starts over
+    at ``game.fen()`` with no moves (else the move is appended to the moves sent).
+
+    True exactly when that move was a capture in a variant without drops: the
+    incremental form of :func:`engine_position`.
+    """
+    return not game.variant.drops and game.ply > 0 and game.last_capture_index() == game.ply
+
+
+# ---------------------------------------------------------------------------------------
+# Jobs and results
+
+
+@dataclass(frozen=True)
+class SearchJob:
+    """One search: everything here has passed the rules checker (canonical strings)."""
+
+    section: str            #: the variants.ini section (UCI_Variant value)
+    fen: str                #: canonical FEN (see :func:`engine_position`)
+    moves: tuple[str, ...]  #: canonical moves from ``fen``
+    nodes: int              #: `go nodes` limit
+    multipv: int = 1
+    hash_mb: int = 16
+
+    @classmethod
+    def for_level(cls, section: str, fen: str, moves: tuple[str, ...] | list[str],
+                  level: Level) -> SearchJob:
+        """The search ``level`` makes in this position: its node limit and Hash, and
+        MultiPV = the variety rule's line count (1 without one)."""
+        variety = level.variety
+        return cls(section=section, fen=fen, moves=tuple(moves), nodes=level.nodes,
+                   multipv=variety.multipv if variety else 1, hash_mb=level.hash_mb)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One principal variation as the engine last reported it (score from the mover's
+    point of view)."""
+
+    multipv: int
+    pv: tuple[str, ...]
+    cp: int | None
+    mate: int | None
+    depth: int
+    nodes: int
+
+    @property
+    def move(self) -> str:
+        """The line's first move."""
+        return self.pv[0]
+
+    def value(self) -> int:
+        """The score as one comparable number of centipawns (mates far above any cp)."""
+        if self.mate is not None:
+            return MATE_CP - abs(self.mate) if self.mate > 0 else -MATE_CP + abs(self.mate)
+        return self.cp if self.cp is not None else 0
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The engine's answer."""
+
+    bestmove: str | None    #: None for `(none)`
+    ponder: str | None
+    lines: dict[int, Line] = field(default_factory=dict)
+    nodes: int = 0
+    depth: int = 0
+    time_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The move played, and the line that backs it."""
+
+    move: str
+    ponder: str | None
+    line: Line | None
+
+
+@dataclass(frozen=True)
+class LevelSearch:
+    """What :func:`search_level` returns: the answer, and the engine faults (already
+    recovered from: killed, restarted, retried) it took to get it."""
+
+    result: SearchResult
+    incidents: list[Incident]
+
+
+def line_from_info(info: InfoDict, index: int) -> Line | None:
+    """The :class:`Line` of one MultiPV ``info`` (``index``: its MultiPV number if the
+    engine did not say); None when it has no PV or no score."""
+    pv = tuple(info.get("pv") or ())
+    score: PovScore | None = info.get("score")
+    if not pv or score is None:
+        return None
+    rel = score.relative
+    mate = rel.mate()
+    return Line(multipv=int(info.get("multipv", index)), pv=pv,
+                cp=None if mate is not None else rel.score(),
+                mate=mate, depth=int(info.get("depth", 0)), nodes=int(info.get("nodes", 0)))
+
+
+def search_result(play: PlayResult) -> SearchResult:
+    """A protocol :class:`~protocol.info.PlayResult` (main info + one info per MultiPV
+    line) as a :class:`SearchResult`."""
+    lines: dict[int, Line] = {}
+    for i, info in enumerate(play.multipv, start=1):
+        line = line_from_info(info, i)
+        if line is not None:
+            lines[line.multipv] = line
+    main = play.info
+    return SearchResult(bestmove=play.move, ponder=play.ponder, lines=lines,
+                        nodes=int(main.get("nodes", 0)), depth=int(main.get("depth", 0)),
+                        time_s=play.elapsed)
+
+
+# ---------------------------------------------------------------------------------------
+# The search and the choice
+
+
+async def search_level(engine: ManagedEngine, job: SearchJob,
+                       legal: frozenset[str]) -> LevelSearch:
+    """Run ``job`` on ``engine``: a new game, ``Threads`` 1, the job's MultiPV and Hash,
+    ``go nodes``; a bestmove outside ``legal`` counts as an engine fault.
+
+    The manager restarts a faulted engine and retries as configured; raises
+    :class:`protocol.errors.EngineFailure` when it gives up, and
+    :class:`protocol.errors.EngineError` for a search refused before sending.
+    """
+    outcome = await engine.search(
+        job.section, job.fen, job.moves, Limit(nodes=job.nodes),
+        options={"Threads": 1, "MultiPV": job.multipv, "Hash": job.hash_mb},
+        new_game=True, validate_move=legal.__contains__)
+    return LevelSearch(search_result(outcome.result), outcome.incidents)
+
+
+def choose(result: SearchResult, variety: Variety | None, seed: int,
+           legal: frozenset[str]) -> Choice | None:
+    """The move to play: the best move, or under the variety rule a seeded uniform pick
+    among the legal lines within ``window_cp`` of the best line.
+
+    Returns None when the engine gave no legal move (the caller treats it as a failure).
+    """
+    if result.bestmove is None or result.bestmove not in legal:
+        return None
+    best_line = result.lines.get(1)
+    if best_line is not None and best_line.move != result.bestmove:
+        best_line = next((ln for ln in result.lines.values()
+                          if ln.move == result.bestmove), None)
+    if variety is None or best_line is None:
+        ponder = result.ponder
+        if ponder is None and best_line is not None and len(best_line.pv) > 1:
+            ponder = best_line.pv[1]
+        return Choice(result.bestmove, ponder, best_line)
+    top = best_line.value()
+    candidates = sorted(
+        (ln for ln in result.lines.values()
+         if ln.pv and ln.move in legal and top - ln.value() <= variety.window_cp),
+        key=lambda ln: ln.multipv)
+    # Deduplicate by move (a line can be reported twice in odd cases); keep pv order.
+    seen: set[str] = set()
+    unique = [ln for ln in candidates if not (ln.move in seen or seen.add(ln.move))]
+    if not unique:
+        unique = [best_line]
+    pick = random.Random(seed).choice(unique)
+    ponder = pick.pv[1] if len(pick.pv) > 1 else None
+    if pick.move == result.bestmove and result.ponder is not None:
+        ponder = result.ponder
+    return Choice(pick.move, ponder, pick)

@@ -1,0 +1,123 @@
+"""A match's ``level:N`` player makes exactly the move service's move.
+
+For every variant, short games between ladder levels (a variety level, seeded per move,
+against a plain one) are played by the match runner's game loop
+(:func:`ladder.match.play.play_game`); then every engine move is asked of the in-process
+service (``Ladder(engines=1)``, one engine that has searched everything else before) with
+the same start FEN, the moves before it, the level and the seed the game loop used
+(``derive_seed(game seed, ply)``). Move, score, depth and node count must agree, and so
+must the position each side sends the engine (FEN at the last capture + moves since; the
+whole game in crazyhouse-xiangqi).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from ladder.client import Ladder
+from ladder.level_move import engine_position
+from ladder.match.adjudication import Adjudication
+from ladder.match.openings import Opening, load_openings
+from ladder.match.play import GameRecord, GameTask, derive_seed, play_game
+from ladder.match.players import MoveInfo, Player, PlayerSpec, Position, make_player
+from ladder.rules import Game
+from ladder.variants import VARIANT_IDS
+
+#: (red, black, plies to play after the book, game seed): a variety level against a
+#: plain one, then the other variety level.
+GAMES = [("level:1", "level:3", 18, 11), ("level:4", "level:2", 10, 12)]
+
+
+@dataclass
+class Seen:
+    """What a player was asked at one ply."""
+
+    ply: int
+    base_fen: str
+    since: tuple[str, ...]
+    seed: int
+    info: MoveInfo
+
+
+@dataclass
+class Recording:
+    """A match player that remembers every position and seed it was given."""
+
+    inner: Player
+    seen: list[Seen] = field(default_factory=list)
+
+    @property
+    def spec(self) -> PlayerSpec:
+        return self.inner.spec
+
+    async def start(self) -> None:
+        await self.inner.start()
+
+    async def new_game(self, variant: str, seed: int) -> None:
+        await self.inner.new_game(variant, seed)
+
+    async def choose(self, pos: Position, seed: int) -> MoveInfo:
+        info = await self.inner.choose(pos, seed)
+        self.seen.append(Seen(pos.game.ply, pos.base_fen, tuple(pos.since), seed, info))
+        return info
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
+async def _play(variant: str, red: str, black: str, plies: int, seed: int,
+                opening: Opening) -> tuple[GameRecord, list[Seen]]:
+    players = [Recording(make_player(PlayerSpec.parse(s))) for s in (red, black)]
+    for p in players:
+        await p.start()
+    try:
+        task = GameTask(match_id="equivalence", game_no=0, pair_no=0, opening_no=0,
+                        variant=variant, opening=opening, red=players[0].spec,
+                        black=players[1].spec, red_slot="A", seed=seed,
+                        adjudication=Adjudication(max_plies=len(opening.moves) + plies))
+        record = await play_game(task, players[0], players[1])
+    finally:
+        for p in players:
+            await p.close()
+    seen = sorted(players[0].seen + players[1].seen, key=lambda s: s.ply)
+    return record, seen
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("variant", VARIANT_IDS)
+async def test_level_player_moves_as_the_service(variant: str, engine_exe: Path) -> None:
+    opening = load_openings(variant)[3]
+    rebased = 0
+    async with Ladder(engines=1) as ladder:
+        for red, black, plies, game_seed in GAMES:
+            record, seen = await _play(variant, red, black, plies, game_seed, opening)
+            assert record.reason != "engine-failure", record.infos
+            book = len(opening.moves)
+            assert [s.ply for s in seen] == list(range(book, len(record.moves)))
+            assert len(seen) >= 6
+            for s in seen:
+                moves = record.moves[: s.ply]
+                game = Game.from_fen(variant, opening.fen, moves)
+                level = int((red if game.turn == "red" else black).split(":")[1])
+                # The seed is the game loop's per-move seed.
+                assert s.seed == derive_seed(game_seed, s.ply)
+                # The position sent: the game loop's, the rules checker's reference, and
+                # the service's (its judged Checked) agree.
+                assert (s.base_fen, s.since) == engine_position(game)
+                checked = ladder._service.positions.judge_sync(  # type: ignore[union-attr]
+                    variant, opening.fen, tuple(moves))
+                assert (checked.base_fen, checked.since) == (s.base_fen, s.since)
+                rebased += s.base_fen != game.start_fen
+                # The move, and the search behind it.
+                reply = await ladder.move(variant=variant, fen=opening.fen, moves=moves,
+                                          level=level, seed=s.seed)
+                assert reply.move == record.moves[s.ply], (s.ply, level)
+                assert (reply.score.cp, reply.score.mate, reply.depth, reply.nodes) == (
+                    s.info.cp, s.info.mate, s.info.depth, s.info.nodes), (s.ply, level)
+    if variant == "crazyhouse-xiangqi":
+        assert rebased == 0  # always the whole game
+    else:
+        assert rebased > 0   # a capture happened: the FEN after it was sent
