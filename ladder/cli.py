@@ -1,163 +1,34 @@
-"""The `ladder` command line."""
+"""The `ladder` command line: each package registers its own subcommands.
+
+    ladder move | serve | levels     the move service        (ladder/service/cli.py)
+    ladder perft                     the rules checker       (ladder/rules/cli.py)
+    ladder match | calibrate         matches, calibration    (ladder/match/cli.py)
+"""
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from ladder.match.cli import add_calibrate, add_match
-
-# --- move / serve / levels (the move service: ladder/service/) -------------------------
-
-
-def _add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("move", help="the engine's move at a level (in-process or --url)",
-                       description="Ask the ladder for its move at a level.")
-    p.add_argument("--variant", required=True,
-                   help="xiangqi, atomic-xiangqi or crazyhouse-xiangqi")
-    p.add_argument("--fen", default=None, help="start position (default: the variant's)")
-    p.add_argument("--moves", default="", help='moves played, space-separated: "h3e3 h10g8"')
-    p.add_argument("--level", required=True, type=int, help="strength, 1..8")
-    p.add_argument("--seed", type=int, default=None, help="makes the answer reproducible")
-    p.add_argument("--url", default=None,
-                   help="ask a running server (e.g. http://127.0.0.1:8000) instead of "
-                        "starting an engine in-process")
-    p.add_argument("--json", action="store_true", help="print the whole answer as JSON")
-    p.set_defaults(func=_cmd_move)
-
-
-def _cmd_move(args: argparse.Namespace) -> int:
-    from ladder.client import LadderSync
-    from ladder.service.config import ServiceConfig
-    from ladder.service.errors import ServiceError
-
-    kwargs = {} if args.url else {"config": ServiceConfig(engines=1, max_queue=1)}
-    try:
-        with LadderSync(args.url, **kwargs) as ladder:
-            reply = ladder.move(variant=args.variant, fen=args.fen, moves=args.moves.split(),
-                                level=args.level, seed=args.seed)
-    except ServiceError as exc:
-        print(f"ladder move: {exc.message} [{exc.status} {exc.code}]", file=sys.stderr)
-        return 2 if exc.status < 500 else 3
-    if args.json:
-        print(reply.model_dump_json(indent=2))
-    else:
-        score = (f"mate {reply.score.mate}" if reply.score.mate is not None
-                 else f"cp {reply.score.cp}")
-        extra = f" ({reply.outcome.reason}, {reply.outcome.result})" if reply.outcome else ""
-        print(f"{reply.move}  {score}  depth {reply.depth}  seed {reply.seed}{extra}")
-    return 0
-
-
-def _add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from ladder.service.config import ServiceConfig
-
-    defaults = ServiceConfig()
-    p = sub.add_parser("serve", help="run the HTTP move service (uvicorn)",
-                       description="Serve the move API (OpenAPI at /docs).")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--engines", type=int, default=defaults.engines,
-                   help=f"engine processes (default: cores = {defaults.engines})")
-    p.add_argument("--max-queue", type=int, default=defaults.max_queue,
-                   help="requests that may wait for an engine before 503 busy")
-    p.add_argument("--log-level", default="info")
-    p.set_defaults(func=_cmd_serve)
-
-
-def _cmd_serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
-    from ladder.service.app import create_app
-    from ladder.service.config import ServiceConfig
-
-    app = create_app(ServiceConfig(engines=args.engines, max_queue=args.max_queue))
-    # The stock asyncio loop: the engine client (protocol/) is built and tested on it.
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
-                loop="asyncio", timeout_graceful_shutdown=10)
-    return 0
-
-
-def _add_levels(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("levels", help="print the strength levels",
-                       description="The eight levels of each variant.")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=_cmd_levels)
-
-
-def _cmd_levels(args: argparse.Namespace) -> int:
-    from ladder.levels import load_levels
-
-    table = load_levels()
-    if args.json:
-        import json
-        from dataclasses import asdict
-
-        print(json.dumps({v: [asdict(lv) for _, lv in sorted(t.items())]
-                          for v, t in table.items()}, indent=2))
-        return 0
-    for variant, levels in table.items():
-        print(variant)
-        print(f"  {'level':>5} {'nodes':>11} {'variety':>12} {'elo':>16}")
-        for n, lv in sorted(levels.items()):
-            variety = f"{lv.variety.multipv} / {lv.variety.window_cp}cp" if lv.variety else "-"
-            elo = "-" if lv.elo is None else f"{lv.elo:.0f}"
-            if lv.elo is not None and lv.elo_lo is not None and lv.elo_hi is not None:
-                elo += f" [{lv.elo_lo:.0f},{lv.elo_hi:.0f}]"
-            print(f"  {n:>5} {lv.nodes:>11,} {variety:>12} {elo:>16}")
-    return 0
-
-
-# --- perft (the rules checker: ladder/rules/) --------------------------------------------
-
-
-def _add_perft(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("perft", help="count legal move sequences (rules checker self-test)",
-                       description="Perft with the local rules checker (ladder/rules).")
-    p.add_argument("--variant", required=True,
-                   help="xiangqi, atomic-xiangqi or crazyhouse-xiangqi")
-    p.add_argument("--fen", default=None, help="start position (default: the variant's)")
-    p.add_argument("--depth", required=True, type=int, help="plies, 0..10")
-    p.add_argument("--divide", action="store_true",
-                   help="print the count after each first move, then the total")
-    p.set_defaults(func=_cmd_perft)
-
-
-def _cmd_perft(args: argparse.Namespace) -> int:
-    import time
-
-    from ladder.rules import Game, RulesError, divide, perft
-
-    t0 = time.perf_counter()
-    try:
-        game = Game.from_fen(args.variant, args.fen)
-        if args.divide:
-            split = divide(game, args.depth) if args.depth > 0 else {}
-            for move, count in split.items():
-                print(f"{move}: {count}")
-            total = sum(split.values()) if args.depth > 0 else 1
-        else:
-            total = perft(game, args.depth)
-    except RulesError as exc:
-        print(f"ladder perft: {exc}", file=sys.stderr)
-        return 2
-    print(total)
-    print(f"{time.perf_counter() - t0:.2f}s", file=sys.stderr)
-    return 0
-
-
-# --- main ------------------------------------------------------------------------------
+from ladder.rules.cli import add_perft
+from ladder.service.cli import add_levels, add_move, add_serve
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="ladder", description=__doc__)
+    if argv is None:  # a real command line (not a call from Python)
+        # `ladder levels | head` should end quietly, as a Unix filter does.
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    parser = argparse.ArgumentParser(prog="ladder", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    _add_move(sub)
-    _add_serve(sub)
-    _add_levels(sub)
+    add_move(sub)
+    add_serve(sub)
+    add_levels(sub)
     add_match(sub)
     add_calibrate(sub)
-    _add_perft(sub)
+    add_perft(sub)
     args = parser.parse_args(argv)
     if not hasattr(args, "func"):
         parser.print_help()
