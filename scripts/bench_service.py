@@ -3,7 +3,7 @@
 
 1. **Overhead** per level 1-4: a move through the HTTP service (one engine, loopback,
    keep-alive) against the same search by a raw engine process driven over pipes
-   (same commands: Threads, MultiPV, Hash, ``ucinewgame``, ``isready``, ``position``,
+   (same commands: MultiPV and Hash when they change, ``ucinewgame``, ``isready``, ``position``,
    ``go nodes N``). Requests alternate between the two so machine noise hits both.
 2. **Throughput** as engines go 1 → core count, at levels 1 and 3 (closed loop, two
    requests in flight per engine).
@@ -82,7 +82,6 @@ class RawEngine:
             if self.opts.get(name) != value:
                 self.send(f"setoption name {name} value {value}")
                 self.opts[name] = value
-        self.send("setoption name Threads value 1")
         self.send("ucinewgame")
         self.send("isready")
         self.until("readyok")
