@@ -1,37 +1,61 @@
-"""Differential test against pyffish (Fairy-Stockfish loaded with variants.ini).
+"""Differential test against pyffish (Fairy-Stockfish built from our patched source,
+loaded with variants.ini).
 
 Random games, biased toward captures, drops, checks and repetitions, are played by the
-checker; pyffish replays every move (so it must accept each one), and at the last plies
-of every game the two are compared: legal-move sets, FEN, check and outcome. The full
-every-ply comparison over many more games is scripts/fuzz_rules_vs_pyffish.py.
+checker, and at EVERY ply of every game the two are compared: legal-move sets, FEN,
+check, and outcome (result and reason). The harness is scripts/fuzz_rules_vs_pyffish.py
+(see its doc for the two ways of asking pyffish, ``fen`` and ``replay``). pyffish costs
+about 1.4 ms a call whatever it is asked, so the normal suite uses the ``fen`` mode
+(about 2 calls a ply), games of at most 60 plies, and two worker processes; the slow
+tests play longer games, more of them, and the exhaustive ``replay`` mode.
+
+The self-check tests break the checker on purpose (monkeypatching it in this process)
+and require the comparison to notice, on scripted games that reach each kind of ending.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import random
+import importlib
+import os
 import sys
+import time
+from collections.abc import Iterator
+from multiprocessing.pool import Pool
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from ladder.rules import VARIANTS
+from ladder.rules import VARIANTS, Game
+from ladder.rules.game import Outcome, Reason
 
 pyffish = pytest.importorskip("pyffish")
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "fuzz_rules_vs_pyffish.py"
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 GAMES = 200
-COMPARE_LAST = 3
+MAX_PLIES = 60
+JOBS = min(2, os.cpu_count() or 1)
+MODES = ("fen", "replay")
+
+# Scripted games (start FEN, moves) and how each ends.
+PERPETUAL = ("xiangqi", "3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1",
+             "a1a10 d10d9 a10a9 d9d10 a9a10 d10d9 a10a9 d9d10 a9a10")  # 0-1 perpetual
+SIXTY = ("xiangqi", "3k5/9/9/9/9/9/9/9/9/R3K4 w - - 56 1", "a1a2 d10d9 a2a1 d9d10")
+# Crazyhouse: a chariot exchange whose chariots are dropped back, twice over: the start
+# position occurs a third time at ply 20, with captures in between (clock 8 there).
+EXCHANGE = "a1a10 b8a10 R@a1 a10b8 a1a3 r@a10 a3a2 d10d9 a2a1 d9d10"
+REDROP = ("crazyhouse-xiangqi", "r2k5/9/1n7/9/9/9/9/9/9/R3K4[] w - - 0 1",
+          f"{EXCHANGE} {EXCHANGE}")
+# Atomic: after a1a10 the chariot can take the horse on c10, next to the general on d10:
+# check in the wide sense only.
+WIDE_CHECK = ("atomic-xiangqi", "2nk5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1", "a1a10 d10d9")
 
 
 def _harness() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fuzz_rules_vs_pyffish", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    # Imported by name (not from a file spec): the worker processes import it too.
+    if str(SCRIPTS) not in sys.path:
+        sys.path.insert(0, str(SCRIPTS))
+    return importlib.import_module("fuzz_rules_vs_pyffish")
 
 
 @pytest.fixture(scope="module")
@@ -44,36 +68,163 @@ def sf(harness: ModuleType) -> ModuleType:
     return harness.load_pyffish()
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_random_games_agree_with_pyffish(harness: ModuleType, sf: ModuleType,
-                                         variant: str) -> None:
-    rng = random.Random(f"pytest-{variant}")
-    stats = harness.Stats()
-    for _ in range(GAMES):
-        harness.play_game(sf, variant, rng, max_plies=140, stats=stats,
-                          compare_last=COMPARE_LAST)
-        if len(stats.mismatches) >= 3:
-            break
+@pytest.fixture(scope="module")
+def pool(harness: ModuleType) -> Iterator[Pool | None]:
+    if JOBS < 2:
+        yield None
+        return
+    p = harness.worker_pool(JOBS)
+    try:
+        yield p
+    finally:
+        p.terminate()
+        p.join()
+
+
+def _run(harness: ModuleType, sf: ModuleType, pool: Pool | None, variant: str, games: int,
+         seed: str, max_plies: int, mode: str) -> object:
+    t0 = time.perf_counter()
+    stats = harness.run_games(variant, games, seed, max_plies, mode, sf=sf, pool=pool,
+                              max_mismatches=3)
+    print(f"{variant} ({mode}): {stats.games} games, {stats.plies} positions, "
+          f"{stats.calls} pyffish calls, {time.perf_counter() - t0:.1f}s "
+          f"({stats.cpu:.1f}s CPU in {JOBS} processes), "
+          f"{dict(stats.outcomes)}")
     assert not stats.mismatches, "\n\n".join(str(m) for m in stats.mismatches)
-    assert stats.games == GAMES
+    assert stats.games == games
+    return stats
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_random_games_agree_with_pyffish_every_ply(harness: ModuleType, sf: ModuleType,
+                                                   pool: Pool | None, variant: str) -> None:
+    stats = _run(harness, sf, pool, variant, GAMES, "pytest", MAX_PLIES, "fen")
+    # Every kind of ending is reached (the seeds are fixed, so this is deterministic).
+    expected = {"repetition", "sixty-plies", "checkmate", "unfinished"}
+    if variant == "atomic-xiangqi":
+        expected.add("general-exploded")
+    assert expected <= set(stats.outcomes), stats.outcomes
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_random_games_agree_with_pyffish_every_ply(harness: ModuleType, sf: ModuleType,
-                                                   variant: str) -> None:
-    rng = random.Random(f"pytest-slow-{variant}")
-    stats = harness.Stats()
-    for _ in range(100):
-        harness.play_game(sf, variant, rng, max_plies=200, stats=stats)
-        if len(stats.mismatches) >= 3:
-            break
-    assert not stats.mismatches, "\n\n".join(str(m) for m in stats.mismatches)
+def test_long_random_games_agree_with_pyffish(harness: ModuleType, sf: ModuleType,
+                                              pool: Pool | None, variant: str) -> None:
+    _run(harness, sf, pool, variant, 600, "pytest-slow", 200, "fen")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_random_games_agree_with_pyffish_replaying(harness: ModuleType, sf: ModuleType,
+                                                   pool: Pool | None, variant: str) -> None:
+    # Every question asked with the whole game, every outcome call at every ply: checks
+    # what the fen mode takes from FSF's source (FEN round trips, when an end can occur).
+    _run(harness, sf, pool, variant, 150, "pytest-replay", 200, "replay")
+
+
+# ------------------------------------------------------------------ scripted games
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case", [PERPETUAL, SIXTY, REDROP, WIDE_CHECK],
+                         ids=["perpetual", "sixty", "redrop", "wide-check"])
+def test_scripted_games_agree(harness: ModuleType, sf: ModuleType, case: tuple[str, str, str],
+                              mode: str) -> None:
+    variant, fen, moves = case
+    assert harness.compare_game(sf, variant, fen, moves.split(), mode) == []
+
+
+def test_scripted_endings_are_what_they_claim() -> None:
+    def end(case: tuple[str, str, str]) -> Outcome | None:
+        return Game.from_fen(case[0], case[1], case[2]).outcome()
+
+    assert end(PERPETUAL) == Outcome("0-1", "black", Reason.PERPETUAL_CHECK)
+    assert end(SIXTY) == Outcome("1/2-1/2", None, Reason.SIXTY_PLIES)
+    redrop = Game.from_fen(*REDROP)
+    assert redrop.outcome() == Outcome("1/2-1/2", None, Reason.REPETITION)
+    assert redrop.last_capture_index() == 12  # the earlier occurrences precede captures
+    wide = Game.from_fen(WIDE_CHECK[0], WIDE_CHECK[1], ["a1a10"])
+    assert wide.is_check() and not wide.position.in_direct_check()
+
+
+# ------------------------------------------------------------------ self-checks
+
+
+def _no_perpetual(self: Game) -> Outcome | None:
+    o = _ORIGINAL_OUTCOME(self)
+    if o is not None and o.reason is Reason.PERPETUAL_CHECK:
+        return Outcome.draw(Reason.REPETITION)
+    return o
+
+
+def _no_repetition(self: Game) -> Outcome | None:
+    o = _ORIGINAL_OUTCOME(self)
+    if o is not None and o.reason in (Reason.REPETITION, Reason.PERPETUAL_CHECK):
+        return None
+    return o
+
+
+def _repetition_since_capture_only(self: Game) -> Outcome | None:
+    """Repetitions counted only since the last capture (wrong in crazyhouse-xiangqi)."""
+    o = _ORIGINAL_OUTCOME(self)
+    if o is not None and o.reason is Reason.REPETITION:
+        key = self._keys[-1]
+        if self._keys[self.last_capture_index():].count(key) < 3:
+            return None
+    return o
+
+
+def _drop_a_move(self: Game) -> list[str]:
+    return _ORIGINAL_LEGAL(self)[:-1]
+
+
+def _fen_without_move_number(self: Game) -> str:
+    return _ORIGINAL_FEN(self).rsplit(" ", 1)[0] + " 1"
+
+
+def _direct_check_only(self: Game) -> bool:
+    return self.position.in_direct_check()
+
+
+_ORIGINAL_OUTCOME = Game.outcome
+_ORIGINAL_LEGAL = Game.legal_moves
+_ORIGINAL_FEN = Game.fen
+
+BREAKAGES = {
+    # name: (game, attribute of ladder.rules.game to replace, replacement, what differs)
+    "perpetual-as-draw": (PERPETUAL, "Game.outcome", _no_perpetual, "outcome"),
+    "no-repetition": (PERPETUAL, "Game.outcome", _no_repetition, "outcome"),
+    "sixty-too-late": (SIXTY, "SIXTY_PLIES", 61, "outcome"),
+    "sixty-too-early": (SIXTY, "SIXTY_PLIES", 59, "outcome"),
+    "redrop-repetition-missed": (REDROP, "Game.outcome", _repetition_since_capture_only,
+                                 "outcome"),
+    "a-legal-move-missing": (REDROP, "Game.legal_moves", _drop_a_move, "legal moves"),
+    "wrong-fen": (REDROP, "Game.fen", _fen_without_move_number, "fen"),
+    "check-never": (PERPETUAL, "Game.is_check", lambda self: False, "check"),
+    "atomic-direct-check-only": (WIDE_CHECK, "Game.is_check", _direct_check_only, "check"),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("breakage", BREAKAGES)
+def test_comparison_catches_a_broken_checker(harness: ModuleType, sf: ModuleType,
+                                             monkeypatch: pytest.MonkeyPatch, breakage: str,
+                                             mode: str) -> None:
+    (variant, fen, moves), target, replacement, what = BREAKAGES[breakage]
+    owner, _, name = target.rpartition(".")
+    import ladder.rules.game as game_module
+
+    monkeypatch.setattr(getattr(game_module, owner) if owner else game_module, name,
+                        replacement)
+    found = harness.compare_game(sf, variant, fen, moves.split(), mode)
+    assert found, f"{breakage}: the {mode} comparison did not notice"
+    assert {m.what for m in found} == {what}, [str(m) for m in found]
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_start_perft_agrees_with_pyffish(sf: ModuleType, variant: str) -> None:
-    from ladder.rules import Game
     from ladder.variants import FSF_VARIANT
 
     g = Game.from_fen(variant)
