@@ -228,6 +228,8 @@ class Position:
             t = p & 7
             base = frm * 90
             fs = in_check or sens[frm]
+            # Each piece type's loop is written out in full on purpose: a shared helper
+            # per target point would cost a call per move on the checker's hottest path.
             if t == CHARIOT:
                 for ray in RAYS[frm]:
                     for to in ray:

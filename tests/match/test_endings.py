@@ -148,20 +148,25 @@ def test_adjudicator_resets_streaks() -> None:
     assert adj.update("red", 7, -400, None) is not None
 
 
+async def _play_real(task: GameTask) -> GameRecord:
+    """Play ``task`` with freshly started real players, closing them afterwards."""
+    red, black = make_player(task.red), make_player(task.black)
+    await red.start()
+    await black.start()
+    try:
+        return await play_game(task, red, black)
+    finally:
+        await red.close()
+        await black.close()
+
+
 async def test_real_engines_play_to_a_rules_ending(engine_exe: Path) -> None:
     """level:2 with two chariots against greedy's bare general."""
     fen = "4k4/9/9/9/9/9/9/9/9/RR3K3 w - - 0 1"
     task = _task("xiangqi", fen)
     task = GameTask(**{**task.__dict__, "red": PlayerSpec.parse("level:2"),
                        "black": PlayerSpec.parse("greedy")})
-    red, black = make_player(task.red), make_player(task.black)
-    await red.start()
-    await black.start()
-    try:
-        rec = await play_game(task, red, black)
-    finally:
-        await red.close()
-        await black.close()
+    rec = await _play_real(task)
     assert rec.result == "1-0" and rec.reason in ("checkmate", "stalemate")
     assert rec.infos[0]["nodes"] >= 3000
     assert "cp" in rec.infos[0] or "mate" in rec.infos[0]
@@ -174,14 +179,7 @@ async def test_real_engine_game_in_crazyhouse_pgn_roundtrip(engine_exe: Path,
                     opening=Opening(None, ()), red=PlayerSpec.parse("level:1"),
                     black=PlayerSpec.parse("level:1"), red_slot="A", seed=7,
                     adjudication=Adjudication(max_plies=30))
-    red, black = make_player(task.red), make_player(task.black)
-    await red.start()
-    await black.start()
-    try:
-        rec = await play_game(task, red, black)
-    finally:
-        await red.close()
-        await black.close()
+    rec = await _play_real(task)
     rec.pgn = format_pgn(rec)
     (parsed,) = list(read_pgn(rec.pgn))
     assert replay(parsed).moves == rec.moves
