@@ -15,10 +15,11 @@ a variety rule. One level move is:
    ``Hash``, ``go nodes N``, the bestmove checked against the rules checker's legal moves.
    With the patched engine (engine/patches/0002: ``ucinewgame`` clears every per-thread
    table) the answer depends only on the job, never on what the engine searched before.
-3. **The choice** (:func:`choose`): the engine's best move, or under the variety rule a
-   pick among the lines within ``window_cp`` of the best, drawn with
-   ``random.Random(seed)``. The seed is the caller's: the service takes the request's
-   (or draws one and returns it); a match derives one per move,
+3. **The choice** (:func:`choose`): the engine's best move, or under the variety rule
+   (with probability ``random_move_pct`` %) a random legal move or a pick among the
+   lines within ``window_cp`` of the best, drawn with ``random.Random(seed)``. The seed
+   is the caller's: the service takes the request's (or draws one and returns it); a
+   match derives one per move,
    ``derive_seed(game seed, ply)`` (:func:`ladder.match.play.derive_seed`). So a match's
    ``level:N`` move at ply p is the service's move for the same variant, position, moves
    and level with ``seed = derive_seed(game seed, p)``.
@@ -212,8 +213,10 @@ async def search_level(engine: ManagedEngine, job: SearchJob,
 
 def choose(result: SearchResult, variety: Variety | None, seed: int,
            legal: frozenset[str]) -> Choice | None:
-    """The move to play: the best move, or under the variety rule a seeded uniform pick
-    among the legal lines within ``window_cp`` of the best line.
+    """The move to play: the best move, or under the variety rule: with probability
+    ``random_move_pct`` % a uniformly random legal move, else a uniform pick among the
+    legal lines within ``window_cp`` of the best line; both drawn with
+    ``random.Random(seed)``.
 
     Returns None when the engine gave no legal move (the caller treats it as a failure).
     """
@@ -223,7 +226,13 @@ def choose(result: SearchResult, variety: Variety | None, seed: int,
     if best_line is not None and best_line.move != result.bestmove:
         best_line = next((ln for ln in result.lines.values()
                           if ln.move == result.bestmove), None)
-    if variety is None or best_line is None:
+    rng = random.Random(seed)
+    if variety is not None and variety.random_move_pct > 0 \
+            and rng.random() * 100 < variety.random_move_pct:
+        move = rng.choice(sorted(legal))
+        line = next((ln for ln in result.lines.values() if ln.pv and ln.move == move), None)
+        return Choice(move, line.pv[1] if line and len(line.pv) > 1 else None, line)
+    if variety is None or variety.multipv < 2 or best_line is None:
         ponder = result.ponder
         if ponder is None and best_line is not None and len(best_line.pv) > 1:
             ponder = best_line.pv[1]
@@ -238,7 +247,7 @@ def choose(result: SearchResult, variety: Variety | None, seed: int,
     unique = [ln for ln in candidates if not (ln.move in seen or seen.add(ln.move))]
     if not unique:
         unique = [best_line]
-    pick = random.Random(seed).choice(unique)
+    pick = rng.choice(unique)
     ponder = pick.pv[1] if len(pick.pv) > 1 else None
     if pick.move == result.bestmove and result.ponder is not None:
         ponder = result.ponder

@@ -13,12 +13,55 @@ LEVELS_FILE = Path(__file__).resolve().parent / "levels.toml"
 LEVEL_NUMBERS = range(1, 9)
 
 
+class LevelsError(ValueError):
+    """The levels file is malformed."""
+
+
 @dataclass(frozen=True)
 class Variety:
-    """Seeded choice among the moves within `window_cp` of the best of `multipv` lines."""
+    """The weakest levels' seeded variety rule (:func:`ladder.level_move.choose`).
 
-    multipv: int
-    window_cp: int
+    With probability ``random_move_pct`` percent the level plays a uniformly random
+    legal move (a beginner's blunder); otherwise a uniform pick among the moves within
+    ``window_cp`` centipawns of the best of ``multipv`` lines.
+    """
+
+    multipv: int = 1
+    window_cp: int = 0
+    random_move_pct: float = 0.0
+
+    def describe(self) -> str:
+        """Short human-readable form, e.g. ``MultiPV 4, 150 cp, 20% random``."""
+        parts = []
+        if self.multipv > 1:
+            parts.append(f"MultiPV {self.multipv}, {self.window_cp} cp")
+        if self.random_move_pct:
+            parts.append(f"{self.random_move_pct:g}% random")
+        return ", ".join(parts) or "-"
+
+
+VARIETY_KEYS = ("multipv", "window_cp", "random_move_pct")
+
+
+def _variety(table: dict[str, Any], level: object,
+             base: Variety | None = None) -> Variety | None:
+    """The variety rule that ``table``'s keys give (on top of ``base``), None if none."""
+    given = {k: table[k] for k in VARIETY_KEYS if k in table}
+    if not given:
+        return base
+    merged = {**(base.__dict__ if base else {}), **given}
+    try:
+        variety = Variety(multipv=int(merged.get("multipv", 1)),
+                          window_cp=int(merged.get("window_cp", 0)),
+                          random_move_pct=float(merged.get("random_move_pct", 0.0)))
+    except (TypeError, ValueError) as exc:
+        raise LevelsError(f"level {level}: variety: {exc}") from exc
+    if variety.multipv < 1 or variety.window_cp < 0 or not 0 <= variety.random_move_pct <= 100:
+        raise LevelsError(f"level {level}: variety needs multipv >= 1, window_cp >= 0 and "
+                          "0 <= random_move_pct <= 100")
+    if variety.multipv == 1 and variety.random_move_pct == 0:
+        return None
+    return variety
 
 
 @dataclass(frozen=True)
@@ -37,20 +80,12 @@ class Level:
     extrapolated: bool = False
 
 
-class LevelsError(ValueError):
-    """The levels file is malformed."""
-
-
 def _level_from(table: dict[str, Any], defaults: dict[str, Any]) -> Level:
     merged = {**defaults, **table}
+    variety = _variety(merged, merged.get("level"))
+    for key in VARIETY_KEYS:
+        merged.pop(key, None)
     try:
-        multipv, window = merged.pop("multipv", None), merged.pop("window_cp", None)
-        variety = None
-        if multipv is not None or window is not None:
-            if multipv is None or window is None or multipv < 2 or window < 0:
-                raise LevelsError(f"level {merged.get('level')}: variety needs multipv >= 2 "
-                                  "and window_cp >= 0")
-            variety = Variety(int(multipv), int(window))
         lvl = Level(variety=variety, **merged)
     except TypeError as exc:
         raise LevelsError(f"levels file: {exc}") from exc
@@ -77,12 +112,11 @@ def load_levels(path: Path = LEVELS_FILE) -> dict[str, dict[int, Level]]:
             n = int(key)
             if n not in levels:
                 raise LevelsError(f"{path}: variant {variant}: no level {key}")
-            fields = {k: v for k, v in table.items() if k not in ("multipv", "window_cp")}
-            levels[n] = replace(levels[n], **fields)
-            if "multipv" in table or "window_cp" in table:
-                old = levels[n].variety
-                levels[n] = replace(levels[n], variety=Variety(
-                    int(table.get("multipv", old.multipv if old else 2)),
-                    int(table.get("window_cp", old.window_cp if old else 0))))
+            fields = {k: v for k, v in table.items() if k not in VARIETY_KEYS}
+            try:
+                levels[n] = replace(levels[n], **fields,
+                                    variety=_variety(table, n, levels[n].variety))
+            except TypeError as exc:
+                raise LevelsError(f"{path}: variant {variant} level {n}: {exc}") from exc
         out[variant] = levels
     return out

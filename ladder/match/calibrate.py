@@ -8,8 +8,10 @@ half as many, which ties the ladder together. Each pairing is a match in the dat
 pairings are interleaved, pair by pair, so that a run cut short by ``--budget`` has
 measured every pairing a little rather than a few pairings fully.
 
-The fit is :func:`ladder.match.bradley_terry.fit_ladder` over every stored game of the
-variant, anchored at ``random`` = 0, with bootstrap intervals resampling game pairs.
+The fit is :func:`ladder.match.bradley_terry.fit_ladder` over the stored games of these
+pairings (a level's engine settings are part of its match ids, so after a retune the
+games of the old settings are left out and the new ones are played), anchored at
+``random`` = 0, with bootstrap intervals resampling game pairs.
 Levels not played get ``elo = a + b ln(nodes)`` fitted on the played levels (weighted by
 1/stderr^2; only the levels without a variety rule when two or more of those were
 played), marked ``extrapolated``, with an interval from the line's standard error and
@@ -154,11 +156,16 @@ def calibration_matches(variant: str, config: CalibrationConfig) -> list[MatchCo
     """The matches of one variant's calibration (stronger player as A)."""
     openings = load_openings(variant, config.openings.get(variant))
     players = ladder_players(config.max_level, config.levels_file)
-    return [MatchConfig(variant=variant, player_a=a, player_b=b, openings=openings,
-                        games=n, seed=config.seed, adjudication=config.adjudication,
-                        tag=f"calibrate:{variant}",
-                        name=f"calibrate:{variant}:{a.name}-{b.name}:s{config.seed}")
-            for a, b, n in pairings(players, config.games)]
+    out = []
+    for a, b, n in pairings(players, config.games):
+        m = MatchConfig(variant=variant, player_a=a, player_b=b, openings=openings, games=n,
+                        seed=config.seed, adjudication=config.adjudication,
+                        tag=f"calibrate:{variant}")
+        # Readable, and as specific as a match's own id: a retuned level (or other
+        # openings or adjudication) is a new pairing, never mixed with the old games.
+        m.name = f"calibrate:{variant}:{a.name}-{b.name}:s{config.seed}:{m.digest()}"
+        out.append(m)
+    return out
 
 
 def interleave(matches: Sequence[MatchConfig]) -> list[GameTask]:
@@ -370,8 +377,7 @@ def ladder_markdown(cals: Sequence[VariantCalibration], levels: dict[str, dict[i
                            f"{'anchor' if name == 'random' else 'measured'} |")
         for lv in cal.levels:
             spec = levels[cal.variant][lv.level]
-            variety = (f"MultiPV {spec.variety.multipv}, {spec.variety.window_cp} cp"
-                       if spec.variety else "-")
+            variety = spec.variety.describe() if spec.variety else "-"
             elo = "-" if lv.elo is None else f"{lv.elo:.0f}"
             source = ("not rated" if lv.elo is None else
                       "**extrapolated**" if lv.extrapolated else "measured")
@@ -470,8 +476,9 @@ def run_calibration(config: CalibrationConfig, *, db: Path | str,
                     console.print(f"{variant}: played {res.played}, already stored "
                                   f"{res.skipped}, of {len(tasks)} scheduled"
                                   + (" (budget reached)" if res.stopped_early else ""))
-                ids = [m["match_id"] for m in store.matches(f"calibrate:{variant}")]
-                records = list(store.records(ids))
+                # Only this ladder's pairings: a level's settings are part of its match
+                # ids, so games of a level as it was before a retune are left out.
+                records = list(store.records([m.match_id for m in matches]))
                 cal = fit_variant(records, variant, levels[variant],
                                   bootstrap=config.bootstrap, seed=config.seed)
                 cals.append(cal)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Protocol as TypingProtocol
 
@@ -160,6 +160,16 @@ class PlayerSpec:
     def with_name(self, name: str) -> PlayerSpec:
         """The same player under another display name."""
         return PlayerSpec(**{**self.__dict__, "display": name})
+
+    def settings(self, variant: str) -> dict[str, object]:
+        """What decides this player's moves in ``variant`` beyond its spec text: for a
+        level, its engine settings from the levels file (so a retuned level is a new
+        player in the results database); nothing for the others."""
+        if self.kind != "level":
+            return {}
+        lv = self.level_settings(variant)
+        return {"nodes": lv.nodes, "hash_mb": lv.hash_mb,
+                "variety": asdict(lv.variety) if lv.variety else None}
 
     def level_settings(self, variant: str) -> Level:
         """The :class:`Level` a ``level:N`` spec plays in ``variant``."""

@@ -122,18 +122,27 @@ class MatchConfig:
     def identity(self) -> dict[str, Any]:
         """What decides the games (the match id is its digest; ``games`` is not part of
         it, so a bigger ``--games`` extends a match)."""
-        return {"variant": self.variant, "a": self.player_a.text, "b": self.player_b.text,
-                "a_name": self.player_a.name, "b_name": self.player_b.name,
-                "openings": suite_digest(self.openings), "seed": self.seed,
-                "adjudication": asdict(self.adjudication)}
+        ident: dict[str, Any] = {
+            "variant": self.variant, "a": self.player_a.text, "b": self.player_b.text,
+            "a_name": self.player_a.name, "b_name": self.player_b.name,
+            "openings": suite_digest(self.openings), "seed": self.seed,
+            "adjudication": asdict(self.adjudication)}
+        # Only when set, so that the ids of matches without levels stay as they were.
+        for key, spec in (("a_settings", self.player_a), ("b_settings", self.player_b)):
+            if settings := spec.settings(self.variant):
+                ident[key] = settings
+        return ident
+
+    def digest(self) -> str:
+        """Short digest of :meth:`identity`."""
+        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()
+                              ).hexdigest()[:10]
 
     @property
     def match_id(self) -> str:
         if self.name:
             return self.name
-        digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode())
-        return (f"{self.variant}:{self.player_a.name}-vs-{self.player_b.name}:"
-                f"{digest.hexdigest()[:10]}")
+        return f"{self.variant}:{self.player_a.name}-vs-{self.player_b.name}:{self.digest()}"
 
     def tasks(self) -> list[GameTask]:
         """The scheduled games, in order."""

@@ -97,11 +97,11 @@ def _cmd_levels(args: argparse.Namespace) -> int:
         return 0
     for variant, levels in table.items():
         print(variant)
-        print(f"  {'level':>5} {'nodes':>11} {'variety':>12} {'elo':>16}")
+        print(f"  {'level':>5} {'nodes':>11} {'variety':>28} {'elo':>16}")
         for n, lv in sorted(levels.items()):
-            variety = f"{lv.variety.multipv} / {lv.variety.window_cp}cp" if lv.variety else "-"
+            variety = lv.variety.describe() if lv.variety else "-"
             elo = "-" if lv.elo is None else f"{lv.elo:.0f}"
             if lv.elo is not None and lv.elo_lo is not None and lv.elo_hi is not None:
                 elo += f" [{lv.elo_lo:.0f},{lv.elo_hi:.0f}]"
-            print(f"  {n:>5} {lv.nodes:>11,} {variety:>12} {elo:>16}")
+            print(f"  {n:>5} {lv.nodes:>11,} {variety:>28} {elo:>16}")
     return 0

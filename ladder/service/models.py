@@ -103,6 +103,8 @@ class LevelInfo(BaseModel):
     nodes: int
     multipv: int | None = Field(None, description="Variety rule: lines searched.")
     window_cp: int | None = Field(None, description="Variety rule: window around the best.")
+    random_move_pct: float | None = Field(
+        None, description="Variety rule: chance (percent) of a uniformly random legal move.")
     elo: float | None = None
     elo_lo: float | None = None
     elo_hi: float | None = None

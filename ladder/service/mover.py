@@ -175,6 +175,7 @@ class MoveService:
                 LevelInfo(level=lv.level, nodes=lv.nodes,
                           multipv=lv.variety.multipv if lv.variety else None,
                           window_cp=lv.variety.window_cp if lv.variety else None,
+                          random_move_pct=lv.variety.random_move_pct if lv.variety else None,
                           elo=lv.elo, elo_lo=lv.elo_lo, elo_hi=lv.elo_hi, games=lv.games,
                           extrapolated=lv.extrapolated)
                 for _, lv in sorted(table.items())]

@@ -11,6 +11,7 @@ from ladder.match.adjudication import Adjudication
 from ladder.match.calibrate import (
     CalibrationConfig,
     LevelResult,
+    calibration_matches,
     check_ladder,
     fit_variant,
     ladder_players,
@@ -137,3 +138,22 @@ def test_tiny_calibration_run(tmp_path: Path, engine_exe: Path) -> None:
     # resumable: a second run plays nothing new
     again = run_calibration(config, db=tmp_path / "c.sqlite", concurrency=2)
     assert again[0].fit is not None and again[0].fit.games == cal.fit.games
+
+
+def test_a_retuned_level_is_a_new_pairing(tmp_path: Path) -> None:
+    base = LEVELS_FILE.read_text().split("\n[variant.")[0]
+    path = tmp_path / "levels.toml"
+
+    def ids(variant: str = "xiangqi") -> dict[tuple[str, str], str]:
+        cfg = CalibrationConfig(variants=(variant,), max_level=3, levels_file=path)
+        return {(m.player_a.name, m.player_b.name): m.match_id
+                for m in calibration_matches(variant, cfg)}
+
+    path.write_text(base)
+    before, atomic_before = ids(), ids("atomic-xiangqi")
+    assert ids() == before               # stable for the same settings
+    path.write_text(base + "\n\n[variant.xiangqi.2]\nnodes = 77\n")
+    after = ids()
+    changed = {pair for pair in before if before[pair] != after[pair]}
+    assert changed == {("L2", "L1"), ("L3", "L2"), ("L2", "greedy")}
+    assert ids("atomic-xiangqi") == atomic_before
