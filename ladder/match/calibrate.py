@@ -12,10 +12,10 @@ The fit is :func:`ladder.match.bradley_terry.fit_ladder` over the stored games o
 pairings (a level's engine settings are part of its match ids, so after a retune the
 games of the old settings are left out and the new ones are played), anchored at
 ``random`` = 0, with bootstrap intervals resampling game pairs.
-Levels not played get ``elo = a + b ln(nodes)`` fitted on the played levels (weighted by
-1/stderr^2; only the levels without a variety rule when two or more of those were
-played), marked ``extrapolated``, with an interval from the line's standard error and
-its residual spread.
+Levels not played get ``elo = a + b ln(nodes)`` fitted on the three strongest played
+levels without a variety rule (weighted by 1/stderr^2; all played levels when fewer than
+two of those were played), marked ``extrapolated``, with an interval from the line's
+standard error and its residual spread.
 
 :func:`check_ladder` reports the tuning criteria (strictly increasing, adjacent gaps
 150-400 Elo, level 1 scoring 55-80 % against greedy).
@@ -181,14 +181,23 @@ def interleave(matches: Sequence[MatchConfig]) -> list[GameTask]:
 # --- fit --------------------------------------------------------------------------------
 
 
+#: How many of the strongest measured levels (without a variety rule) the log-nodes line
+#: for the unmeasured ones is fitted to.
+EXTRAPOLATION_POINTS = 3
+
+
 def _bt_games(records: Sequence[GameRecord]) -> list[BTGame]:
     return [BTGame(r.red, r.black, r.red_score, (r.match_id, r.pair_no)) for r in records]
 
 
 def _extrapolate(levels: dict[int, Level], measured: dict[int, tuple[float, float]],
                  confidence: float) -> dict[int, tuple[float, float, float]]:
-    """Elo (and an interval) for unmeasured levels from the log-nodes line."""
-    plain = [n for n in measured if levels[n].variety is None]
+    """Elo (and an interval) for unmeasured levels from the log-nodes line through the
+    strongest measured levels (Elo is not linear in ln(nodes) over decades: the gain per
+    doubling grows from a few hundred nodes to tens of thousands, so the line is fitted
+    where the extrapolation starts)."""
+    plain = sorted((n for n in measured if levels[n].variety is None),
+                   key=lambda n: levels[n].nodes)[-EXTRAPOLATION_POINTS:]
     use = plain if len({levels[n].nodes for n in plain}) >= 2 else list(measured)
     if len({levels[n].nodes for n in use}) < 2:
         return {}

@@ -79,6 +79,21 @@ def test_fit_extrapolates_and_marks_it() -> None:
     assert any("increasing" in n for n in names) and any("greedy" in n for n in names)
 
 
+def test_extrapolation_follows_the_strongest_levels(tmp_path: Path) -> None:
+    # Elo gained per doubling grows with nodes here (as measured in the node scans):
+    # the line through the top levels, not through all, predicts the next level.
+    path = tmp_path / "levels.toml"
+    path.write_text("".join(f"[[level]]\nlevel = {n}\nnodes = {100 * 2 ** n}\n\n"
+                            for n in range(1, 9)))
+    levels = load_levels(path)["xiangqi"]
+    truth = {"random": 0, "greedy": 150, "L1": 300, "L2": 350, "L3": 450, "L4": 650,
+             "L5": 850, "L6": 1050}
+    cal = fit_variant(_synthetic(truth, 200), "xiangqi", levels, bootstrap=10, seed=2)
+    by_level = {lv.level: lv for lv in cal.levels}
+    step = by_level[7].elo - by_level[6].elo  # type: ignore[operator]
+    assert 150 < step < 250     # all six measured levels would give ~150 a doubling
+
+
 def test_criteria_report_pass_and_fail() -> None:
     levels = load_levels()["xiangqi"]
     good = {"random": 0, "greedy": 300, "L1": 480, "L2": 730, "L3": 980, "L4": 1230}
