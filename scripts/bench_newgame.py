@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""What does ``ucinewgame`` cost, before and after a change? Two engine builds side by side.
+
+The ladder sends ``ucinewgame`` before every search, so at the weak levels (``go nodes``
+16..1000) clearing the hash and the per-thread tables can cost more than the search.
+This compares two builds of the engine (e.g. the build before engine/patches/0003 and
+``.cache/fairy-stockfish``) on raw pipes, Threads 1, our ``mistboard-xiangqi``:
+
+* ``newgame hash H``: the round trip ``ucinewgame`` / ``isready`` -> ``readyok``, with
+  Hash 1 and 16 (MB);
+* ``search nodes N``: ``ucinewgame`` / ``isready`` / ``position startpos moves h3e3 b10c8``
+  / ``go nodes N`` -> ``bestmove``, Hash 16 (the levels' default), N in 16, 1000, 10000.
+
+Every round runs each case once on each build, old and new alternating which goes first,
+so that machine load hits both alike. Prints the medians in ms and the ratio new/old
+(below 1: the new build is faster), checks that both builds answer the same bestmove, and
+shows each process's resident memory at the end.
+
+    .venv/bin/python scripts/bench_newgame.py OLD_ENGINE [--new PATH] [--rounds 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VARIANTS_INI = ROOT / "variants.ini"
+VARIANT = "mistboard-xiangqi"
+POSITION = "position startpos moves h3e3 b10c8"
+NEWGAME_HASH = (1, 16)
+SEARCH_HASH = 16
+SEARCH_NODES = (16, 1000, 10_000)
+WARMUP = 5
+
+
+class RawEngine:
+    """One engine process on blocking pipes: write the bytes, read lines to a marker."""
+
+    def __init__(self, exe: Path, hash_mb: int) -> None:
+        self.proc = subprocess.Popen([str(exe)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.stdin = self.proc.stdin
+        self.stdout = self.proc.stdout
+        self.send("uci\n")
+        self.read_until("uciok")
+        self.send(f"setoption name Threads value 1\nsetoption name Hash value {hash_mb}\n"
+                  f"setoption name VariantPath value {VARIANTS_INI}\n"
+                  f"setoption name UCI_Variant value {VARIANT}\nisready\n")
+        self.read_until("readyok")
+
+    def send(self, text: str) -> None:
+        self.stdin.write(text.encode())
+        self.stdin.flush()
+
+    def read_until(self, prefix: str) -> str:
+        while True:
+            line = self.stdout.readline()
+            if not line:
+                raise SystemExit("an engine died")
+            if line.startswith(prefix.encode()):
+                return line.decode()
+
+    def new_game(self) -> float:
+        start = time.perf_counter()
+        self.send("ucinewgame\nisready\n")
+        self.read_until("readyok")
+        return time.perf_counter() - start
+
+    def search(self, nodes: int) -> tuple[float, str]:
+        start = time.perf_counter()
+        self.send(f"ucinewgame\nisready\n{POSITION}\ngo nodes {nodes}\n")
+        self.read_until("readyok")
+        best = self.read_until("bestmove").split()[1]
+        return time.perf_counter() - start, best
+
+    def rss_mb(self) -> float:
+        try:
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return float("nan")
+
+    def close(self) -> None:
+        self.send("quit\n")
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("old", type=Path, help="the engine before the change (e.g. a build in "
+                    ".cache/engine/; note `readlink -f .cache/fairy-stockfish` before "
+                    "`make engine` replaces it)")
+    ap.add_argument("--new", type=Path, default=ROOT / ".cache" / "fairy-stockfish",
+                    help="the engine after the change (default: %(default)s)")
+    ap.add_argument("--rounds", type=int, default=200,
+                    help="rounds for newgame and nodes 16/1000 (nodes 10000: a quarter)")
+    args = ap.parse_args()
+    builds = {"old": args.old.resolve(), "new": args.new.resolve()}
+    for name, exe in builds.items():
+        print(f"{name}: {exe}")
+    hashes = sorted({*NEWGAME_HASH, SEARCH_HASH})
+    engines = {(b, h): RawEngine(exe, h) for b, exe in builds.items() for h in hashes}
+    try:
+        cases: list[tuple[str, int, int]] = (
+            [(f"newgame hash {h}", h, 0) for h in NEWGAME_HASH]
+            + [(f"search nodes {n}", SEARCH_HASH, n) for n in SEARCH_NODES])
+        times: dict[tuple[str, str], list[float]] = {}
+        answers: dict[tuple[str, str], set[str]] = {}
+        for label, hash_mb, nodes in cases:
+            rounds = args.rounds if nodes < 10_000 else max(3, args.rounds // 4)
+            for r in range(WARMUP + rounds):
+                order = ("old", "new") if r % 2 == 0 else ("new", "old")
+                for b in order:
+                    engine = engines[(b, hash_mb)]
+                    if nodes:
+                        t, best = engine.search(nodes)
+                        answers.setdefault((label, b), set()).add(best)
+                    else:
+                        t = engine.new_game()
+                    if r >= WARMUP:
+                        times.setdefault((label, b), []).append(t)
+        print(f"\nThreads 1, {VARIANT}, {POSITION}; medians over interleaved rounds\n")
+        print(f"{'case':<20} {'runs':>5} {'old ms':>8} {'new ms':>8} {'new/old':>8} "
+              f"{'bestmove':>9}")
+        for label, _, nodes in cases:
+            old = statistics.median(times[(label, "old")]) * 1000
+            new = statistics.median(times[(label, "new")]) * 1000
+            best = ""
+            if nodes:
+                a, b = answers[(label, "old")], answers[(label, "new")]
+                best = next(iter(a)) if a == b and len(a) == 1 else f"DIFFER {a} {b}"
+            print(f"{label:<20} {len(times[(label, 'old')]):>5} {old:>8.3f} {new:>8.3f} "
+                  f"{new / old:>8.3f} {best:>9}")
+        print("\nresident memory at the end (MB): " + ", ".join(
+            f"{b} hash {h}: {e.rss_mb():.0f}" for (b, h), e in engines.items()))
+    finally:
+        for e in engines.values():
+            e.close()
+
+
+if __name__ == "__main__":
+    main()
