@@ -368,7 +368,9 @@ def ladder_markdown(cals: Sequence[VariantCalibration], levels: dict[str, dict[i
            "Logistic Elo with `random` = 0, from `ladder calibrate` (whole-ladder "
            "Bradley-Terry fit with a Red advantage; 95% intervals by bootstrap over game "
            "pairs). Figures marked *extrapolated* were not played: they come from a fit of "
-           "Elo against ln(nodes) over the measured levels, with a prediction interval.",
+           f"Elo against ln(nodes) over the {EXTRAPOLATION_POINTS} strongest measured levels "
+           "without a variety rule, with a prediction interval. How the levels were tuned: "
+           "[match.md](match.md#tuning-the-ladder-2026-11-30).",
            ""]
     for cal in cals:
         out += [f"## {cal.variant}", ""]
