@@ -52,6 +52,7 @@ fails because the engine died under us (uvloop raises ``RuntimeError``,
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import enum
 import os
@@ -75,7 +76,7 @@ from protocol.errors import (
     OptionError,
     VariantError,
 )
-from protocol.info import InfoDict, PlayResult, parse_bestmove, parse_info
+from protocol.info import InfoDict, InfoMerger, PlayResult, parse_bestmove
 from protocol.limits import Limit
 from protocol.notation import (
     board_shape,
@@ -93,6 +94,7 @@ __all__ = ["Engine", "Protocol", "VariantInfo"]
 
 # Control characters other than tab in an engine's line: garbage.
 _EXIT_GRACE = 0.2  # seconds to drain buffered output after the engine exits
+_READ_CHUNK = 1 << 18  # bytes asked of the pipe at a time (what asyncio reads at once)
 _GARBAGE_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _VARIANT_INFO_RE = re.compile(
     r"^info string variant (?P<name>\S+) files (?P<files>\d+) ranks (?P<ranks>\d+)"
@@ -160,6 +162,8 @@ class Engine:
         self._new_game = check_token(new_game_command, "new game command")
         self._max_unknown = max_unknown_lines
         self._values: dict[str, str | None] = {}
+        # name as given -> (type, value, option key, wire value) of validated values
+        self._checked_values: dict[str, tuple[type, OptionValue, str, str | None]] = {}
         self._confirmed: set[str] = set()  # variants FSF announced since the last switch
         self._lock = asyncio.Lock()
         self._closed = False
@@ -169,6 +173,10 @@ class Engine:
         self._desync = False  # an operation was cancelled: resynchronise before the next
         self._stdin = process.stdin
         self._stdout = process.stdout
+        # Lines read from the engine but not consumed yet, and the start of the next one.
+        self._lines: collections.deque[bytes] = collections.deque()
+        self._partial = bytearray()
+        self._max_line: int = getattr(process.stdout, "_limit", DEFAULT_MAX_LINE)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -287,21 +295,42 @@ class Engine:
             self._stdin.write(text.encode())
 
     async def _readline(self) -> str:
-        try:
-            raw = await self._stdout.readline()
-        except ValueError as exc:  # asyncio.LimitOverrunError, re-raised as ValueError
+        """The engine's next line (without the line end). Reads whatever the pipe has
+        (one wake-up for a burst of lines) and hands the lines out one by one."""
+        if not self._lines:
+            await self._fill()
+        return self._next_line()
+
+    async def _fill(self) -> None:
+        """Wait for at least one more complete line from the engine."""
+        while not self._lines:
+            if len(self._partial) > self._max_line:
+                raise EngineProtocolError(
+                    f"engine wrote a line over {self._max_line} bytes", phase="?"
+                )
+            chunk = await self._stdout.read(_READ_CHUNK)
+            if not chunk:
+                raise _EOF  # EOF (possibly after a partial line)
+            if b"\n" not in chunk:
+                self._partial += chunk
+                continue
+            lines = (bytes(self._partial) + chunk if self._partial else chunk).split(b"\n")
+            self._partial = bytearray(lines.pop())
+            self._lines.extend(lines)
+
+    def _next_line(self) -> str:
+        """The next complete line read from the engine (there must be one), checked."""
+        raw = self._lines.popleft()
+        if len(raw) > self._max_line:
             raise EngineProtocolError(
-                f"engine wrote a line over {self._stdout._limit} bytes",  # type: ignore[attr-defined]
-                phase="?",
-            ) from exc
-        if not raw.endswith(b"\n"):
-            raise _EOF  # EOF (possibly after a partial line)
+                f"engine wrote a line over {self._max_line} bytes", phase="?"
+            )
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise EngineProtocolError(f"engine wrote undecodable bytes: {raw[:80]!r}",
                                       phase="?") from exc
-        line = line.rstrip("\r\n")
+        line = line.rstrip("\r")
         if _GARBAGE_RE.search(line):
             raise EngineProtocolError(f"engine wrote control characters: {line[:80]!r}",
                                       phase="?")
@@ -516,6 +545,8 @@ class Engine:
         ``VariantPath`` are routed to :meth:`set_variant` / :meth:`load_variants`.
         Raises :class:`OptionError` (nothing sent) for an unknown option or bad value.
         """
+        if self._unchanged(options):
+            return
         plain: list[tuple[Option, str | None]] = []
         variant: str | None = None
         variant_path: str | None = None
@@ -526,7 +557,11 @@ class Engine:
             elif key == "variantpath":
                 variant_path = str(value)
             else:
-                plain.append(self._prepare(name, value))
+                option, wire = self._prepare(name, value)
+                plain.append((option, wire))
+                if option.type != "button":
+                    self._checked_values[name] = (
+                        type(value), value, normalise_name(option.name), wire)
         if variant_path is not None:
             await self.load_variants(variant_path)
         if plain:
@@ -543,6 +578,22 @@ class Engine:
                     await self._send("".join(lines), "configure")
         if variant is not None:
             await self.set_variant(variant)
+
+    def _unchanged(self, options: Mapping[str, OptionValue]) -> bool:
+        """Whether :meth:`configure` would send nothing and change nothing: every value
+        was validated before (same name, type and value) and is what the engine has
+        now, and the engine is idle and in sync (so no error or resync is skipped).
+        A service sets the same few options before every search."""
+        if self._closed or self._desync or self._lock.locked():
+            return False
+        checked = self._checked_values
+        values = self._values
+        for name, value in options.items():
+            seen = checked.get(name)
+            if (seen is None or seen[0] is not type(value) or seen[1] != value
+                    or values.get(seen[2]) != seen[3]):
+                return False
+        return True
 
     async def set_option(self, name: str, value: OptionValue = None) -> None:
         """Set one option; see :meth:`configure`."""
@@ -576,10 +627,10 @@ class Engine:
         must be announced, else :class:`VariantError`. A built-in variant it lists in
         the ``UCI_Variant`` combo is accepted on that list (FSF does not announce those).
         """
+        if self.variant is not None and self.variant.name == name and name in self._confirmed:
+            return self.variant  # nothing to do (the name was checked when confirmed)
         check_token(name, "variant")
         option = self.options.get_option("UCI_Variant")
-        if self.variant is not None and self.variant.name == name and name in self._confirmed:
-            return self.variant
         advertised = name in option.var
         if not advertised and self.variant_path is None:
             raise VariantError(f"the engine has no variant {name!r} (no VariantPath loaded)")
@@ -640,7 +691,10 @@ class Engine:
         """The ``position`` line for a FEN (None: ``startpos``) and canonical moves,
         with every argument checked and UCCI ranks converted. Raises
         :class:`EngineArgumentError` / :class:`UnsafeArgumentError`."""
-        files, ranks = self._board(fen)
+        return self._position_command(fen, moves, *self._board(fen))
+
+    def _position_command(self, fen: str | None, moves: Sequence[str], files: int | None,
+                          ranks: int | None) -> str:
         if fen is not None:
             check_safe(fen, "FEN")
             fen = " ".join(fen.split())
@@ -684,8 +738,8 @@ class Engine:
         limit = limit if limit is not None else Limit()
         if not isinstance(limit, Limit):
             raise EngineArgumentError(f"limit must be a protocol.Limit, not {type(limit).__name__}")
-        position = self.position_command(fen, moves)
         files, ranks = self._board(fen)
+        position = self._position_command(fen, moves, files, ranks)
         turn = self._turn(fen, len(moves))
         go = limit.go_command(turn, ucci=self._ucci, millis=self._ucci_millis)
         convert = from_ucci if self._ucci and ucci_uses_zero_based(ranks) else None
@@ -703,21 +757,17 @@ class Engine:
             else:
                 await self._send(f"{position}\n{go}\n", "search")
                 self._searching = True
-            infos: dict[int, InfoDict] = {}
+            infos = InfoMerger(turn, convert, eager=on_info is not None)
             started = time.perf_counter()
             async with self._phase("search", timeout) as deadline:
                 self._search_timeout = deadline
                 unknown = 0
                 while True:
-                    line = await self._readline()
+                    # Lines already read are taken without a round through the loop.
+                    line = self._next_line() if self._lines else await self._readline()
                     if line.startswith("info "):
-                        info = parse_info(line, turn, convert)
-                        target = infos.setdefault(info.get("multipv", 1), InfoDict())
-                        if "score" in info:
-                            target.pop("lowerbound", None)
-                            target.pop("upperbound", None)
-                        target.update(info)
-                        if on_info is not None:
+                        info = infos.add(line)
+                        if on_info is not None and info is not None:
                             on_info(info)
                     elif line.startswith("bestmove") or line == "nobestmove":
                         break
@@ -745,11 +795,12 @@ class Engine:
                         check_move(ponder, files=files, ranks=ranks)
                     except EngineArgumentError:
                         ponder = None  # a bad ponder move is not worth a restart
+        merged = infos.result()
         return PlayResult(
             move=move,
             ponder=ponder,
-            info=infos.get(1, InfoDict()),
-            multipv=[infos[k] for k in sorted(infos)],
+            info=merged.get(1, InfoDict()),
+            multipv=[merged[k] for k in sorted(merged)],
             draw_offered=draw,
             resigned=resign,
             elapsed=elapsed,

@@ -24,10 +24,17 @@ The search ends with exactly one ``bestmove`` line::
     bestmove (none)            (no legal move: checkmated or stalemated)
     nobestmove                 (UCCI's way of saying the same)
     bestmove h2e2 draw         (UCCI: the engine offers a draw; `resign`: it resigns)
+
+A search prints many ``info`` lines, but only the merge of each MultiPV line's lines is
+kept (:class:`InfoMerger`). Fairy-Stockfish's usual line (the first form above, with
+an optional bound and ``hashfull``) is recognised by one regular expression and parsed
+only when no later line of its MultiPV line overrides it; anything else is parsed at
+once with :func:`parse_info`. The merged result is the same either way.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypedDict
@@ -38,7 +45,7 @@ from chess.engine import Cp, Mate, PovScore, PovWdl, Wdl
 from protocol.errors import EngineArgumentError, EngineProtocolError
 from protocol.notation import NO_MOVE
 
-__all__ = ["InfoDict", "PlayResult", "parse_bestmove", "parse_info"]
+__all__ = ["InfoDict", "InfoMerger", "PlayResult", "parse_bestmove", "parse_info"]
 
 
 class InfoDict(TypedDict, total=False):
@@ -81,7 +88,8 @@ class PlayResult:
     info: InfoDict = field(default_factory=lambda: InfoDict())
     """Every ``info`` line of the principal variation (multipv 1) merged, latest last."""
     multipv: list[InfoDict] = field(default_factory=list)
-    """The same for each multipv line, in order (length = the ``MultiPV`` option)."""
+    """The same for each multipv line, in order (as many as the engine reported: the
+    ``MultiPV`` option, or fewer when a tiny search ends before it finished them all)."""
     draw_offered: bool = False
     resigned: bool = False
     elapsed: float = 0.0
@@ -157,6 +165,110 @@ def parse_info(
     except (IndexError, ValueError, EngineArgumentError) as exc:
         raise EngineProtocolError(f"malformed info line: {line[:200]!r}", phase="search") from exc
     return info
+
+
+def merge_info(target: InfoDict, info: InfoDict) -> None:
+    """Merge a later ``info`` line into what is known of its MultiPV line: a new score
+    drops the old score's ``lowerbound``/``upperbound`` flags, every key overrides."""
+    if "score" in info:
+        target.pop("lowerbound", None)
+        target.pop("upperbound", None)
+    target.update(info)
+
+
+# Fairy-Stockfish's usual info line (Stockfish's field order; a bound after the score;
+# `hashfull` once the search is a second old). Integers are ASCII digits only, moves
+# start like a square or a drop (so no move can be read as a key): a line this matches
+# is one that parse_info parses without error into exactly these keys. UCCI's bare
+# score (`score 29`) matches too.
+_MOVE = r"(?:\+?[A-Za-z]@|[a-z][0-9]{1,2})[a-z][0-9]{1,2}[^ ]*"
+_STANDARD_INFO_RE = re.compile(
+    r"info depth ([0-9]+) seldepth ([0-9]+) multipv ([0-9]+) "
+    r"score (?:(cp|mate) )?(-?[0-9]+)(?: (lowerbound|upperbound))? "
+    r"nodes ([0-9]+) nps ([0-9]+)(?: hashfull ([0-9]+))? tbhits ([0-9]+) time ([0-9]+) "
+    rf"pv ({_MOVE}(?: {_MOVE})*)"
+)
+_HASHFULL = 9  # group numbers of _STANDARD_INFO_RE
+_MULTIPV = 3
+
+
+def _standard_info(match: re.Match[str], turn: chess.Color) -> InfoDict:
+    """What :func:`parse_info` returns for a line `_STANDARD_INFO_RE` matched (without
+    a move converter), built from the match: same keys, same order, same values."""
+    (depth, seldepth, multipv, kind, score, bound, nodes, nps, hashfull, tbhits, time,
+     pv) = match.groups()
+    info = InfoDict(depth=int(depth), seldepth=int(seldepth), multipv=int(multipv),
+                    score=PovScore(Mate(int(score)) if kind == "mate" else Cp(int(score)),
+                                   turn))
+    if bound is not None:
+        info[bound] = True  # type: ignore[literal-required]
+    info["nodes"] = int(nodes)
+    info["nps"] = int(nps)
+    if hashfull is not None:
+        info["hashfull"] = int(hashfull)
+    info["tbhits"] = int(tbhits)
+    info["time"] = int(time) / 1000.0
+    info["pv"] = pv.split(" ")
+    return info
+
+
+class InfoMerger:
+    """The ``info`` lines of one search, merged per MultiPV line (the lines without a
+    ``multipv`` count as line 1): each line's keys override the earlier ones'
+    (:func:`merge_info`).
+
+    Lazily: a line in Fairy-Stockfish's usual form is only matched against a regular
+    expression when it arrives, and is parsed only if it is still the last of its
+    MultiPV line when the search ends (or when a line in another form follows it). A
+    later usual line overrides every key of an earlier one except ``hashfull``, which
+    is carried over. Any other line is parsed (and checked) at once, as before. With
+    ``eager=True`` (or a move converter, UCCI) every line is parsed as it comes, which
+    is what a caller that wants to see each parsed line needs. The result
+    (:meth:`result`) is the same either way (tests/protocol: real engine output).
+    """
+
+    __slots__ = ("_convert", "_eager", "_merged", "_pending", "_turn")
+
+    def __init__(self, turn: chess.Color, convert: Callable[[str], str] | None = None, *,
+                 eager: bool = False) -> None:
+        self._turn = turn
+        self._convert = convert
+        self._eager = eager or convert is not None
+        self._merged: dict[int, InfoDict] = {}
+        self._pending: dict[int, re.Match[str]] = {}
+
+    def add(self, line: str) -> InfoDict | None:
+        """Take one ``info`` line; returns it parsed if it was parsed now (None if it
+        was only matched). Raises :class:`EngineProtocolError` for a malformed line."""
+        if not self._eager:
+            match = _STANDARD_INFO_RE.fullmatch(line)
+            if match is not None:
+                k = int(match.group(_MULTIPV))
+                pending = self._pending
+                old = pending.get(k)
+                if old is None:
+                    self._merged.setdefault(k, InfoDict())
+                else:
+                    hashfull = old.group(_HASHFULL)
+                    if hashfull is not None:
+                        self._merged[k]["hashfull"] = int(hashfull)
+                pending[k] = match
+                return None
+        info = parse_info(line, self._turn, self._convert)
+        k = info.get("multipv", 1)
+        target = self._merged.setdefault(k, InfoDict())
+        old = self._pending.pop(k, None)
+        if old is not None:
+            merge_info(target, _standard_info(old, self._turn))
+        merge_info(target, info)
+        return info
+
+    def result(self) -> dict[int, InfoDict]:
+        """The merged info per MultiPV number."""
+        for k, match in self._pending.items():
+            merge_info(self._merged[k], _standard_info(match, self._turn))
+        self._pending.clear()
+        return self._merged
 
 
 def parse_bestmove(

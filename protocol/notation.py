@@ -52,9 +52,16 @@ def check_safe(value: str, what: str) -> str:
 def check_token(value: str, what: str) -> str:
     """A safe value that is also a single, non-empty whitespace-free token."""
     check_safe(value, what)
-    if not value or value != value.strip() or any(c.isspace() for c in value):
+    # One non-empty token without whitespace (str.split splits where str.isspace is true).
+    if value.split() != [value]:
         raise EngineArgumentError(f"{what} must be one token without spaces: {value!r}")
     return value
+
+
+#: Moves (with the board size) that passed :func:`check_move`: a game sends the same few
+#: hundred moves over and over, and the check is a pure function of these three.
+_CHECKED_MOVES: dict[tuple[str, int | None, int | None], None] = {}
+_CHECKED_MOVES_MAX = 1 << 14
 
 
 def check_move(move: str, *, files: int | None = None, ranks: int | None = None) -> str:
@@ -62,7 +69,14 @@ def check_move(move: str, *, files: int | None = None, ranks: int | None = None)
 
     This is not a legality check (the protocol layer knows no rules); it catches
     malformed or off-board moves, and from == to. Raises :class:`EngineArgumentError`.
+    Moves that passed are remembered (only exact ``str`` moves; a refused one is
+    checked again every time, so it raises the same error).
     """
+    key = (move, files, ranks)
+    cacheable = (type(move) is str and (files is None or type(files) is int)
+                 and (ranks is None or type(ranks) is int))
+    if cacheable and key in _CHECKED_MOVES:
+        return move
     check_token(move, "move")
     if not MOVE_RE.match(move):
         raise EngineArgumentError(f"malformed move {move!r}")
@@ -74,6 +88,10 @@ def check_move(move: str, *, files: int | None = None, ranks: int | None = None)
             raise EngineArgumentError(f"move {move!r} leaves the {ranks}-rank board")
     if "@" not in move and len(squares) >= 2 and squares[0] == squares[1]:
         raise EngineArgumentError(f"move {move!r} does not move")
+    if cacheable:
+        if len(_CHECKED_MOVES) >= _CHECKED_MOVES_MAX:
+            _CHECKED_MOVES.clear()
+        _CHECKED_MOVES[key] = None
     return move
 
 
@@ -118,12 +136,27 @@ def from_ucci(move: str) -> str:
     return _SQUARE_RE.sub(shift, move)
 
 
+_SHAPES: dict[str, tuple[int, int]] = {}
+_SHAPES_MAX = 1 << 12
+
+
 def board_shape(fen: str) -> tuple[int, int]:
     """(files, ranks) of a FEN's board field, e.g. (9, 10) for xiangqi.
 
     Understands FSF's extensions: multi-digit empty counts (``10``), promoted pieces
     (``+P``), ``~`` marks and ``*`` walls; the hand in brackets is ignored.
     """
+    shape = _SHAPES.get(fen) if type(fen) is str else None
+    if shape is None:
+        shape = _board_shape(fen)
+        if type(fen) is str:
+            if len(_SHAPES) >= _SHAPES_MAX:
+                _SHAPES.clear()
+            _SHAPES[fen] = shape
+    return shape
+
+
+def _board_shape(fen: str) -> tuple[int, int]:
     board = fen.split(" ", 1)[0].split("[", 1)[0]
     rows = board.split("/")
     files = 0

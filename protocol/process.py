@@ -33,6 +33,8 @@ from protocol.errors import EngineStartError, EngineTimeoutError
 #: The longest line accepted from an engine (FSF's UCI_Variant option line is ~2 KB).
 DEFAULT_MAX_LINE = 1 << 20
 _STDERR_TAIL = 4096
+_HAS_WAITID = hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
+_WAITID_FLAGS = (os.WEXITED | os.WNOHANG | os.WNOWAIT) if _HAS_WAITID else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,14 +126,21 @@ class EngineProcess:
     """A running engine: its pipes, its psutil handle, and a tree-killing ``kill``."""
 
     def __init__(
-        self, proc: asyncio.subprocess.Process, command: Sequence[str], protocol: _Protocol
+        self,
+        proc: asyncio.subprocess.Process,
+        command: Sequence[str],
+        protocol: _Protocol,
+        stdout: asyncio.StreamReader | None = None,
+        stdout_transport: asyncio.BaseTransport | None = None,
     ) -> None:
         self.proc = proc
         self.command = tuple(command)
         self.pid: int = proc.pid
-        assert proc.stdin is not None and proc.stdout is not None
+        stdout = stdout if stdout is not None else proc.stdout
+        assert proc.stdin is not None and stdout is not None
         self.stdin: asyncio.StreamWriter = proc.stdin
-        self.stdout: asyncio.StreamReader = proc.stdout
+        self.stdout: asyncio.StreamReader = stdout
+        self._stdout_transport = stdout_transport
         self._exited = protocol.exited
         #: Callbacks run (in the event loop) when the process exits.
         self.on_exit: list[Callable[[], None]] = protocol.on_exit
@@ -157,29 +166,60 @@ class EngineProcess:
         max_line: int = DEFAULT_MAX_LINE,
         timeout: float = 10.0,
     ) -> EngineProcess:
-        """Start ``command`` in a new session with piped stdin/stdout/stderr."""
+        """Start ``command`` in a new session with piped stdin/stdout/stderr.
+
+        stdout is a pipe of our own, read by a plain read-pipe transport: asyncio's
+        subprocess transport would hand each chunk of output on with one more
+        event-loop turn (``call_soon``), and an engine writes a chunk per search depth.
+        """
         argv = [os.fspath(part) for part in command]
+        loop = asyncio.get_running_loop()
+        read_fd, write_fd = os.pipe()
         try:
-            loop = asyncio.get_running_loop()
-            async with asyncio.timeout(timeout):
-                transport, protocol = await loop.subprocess_exec(
-                    lambda: _Protocol(limit=max_line, loop=loop),
-                    *argv,
-                    stdin=asyncio.subprocess.PIPE,
-                    stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.PIPE,
-                    start_new_session=True,
-                    env=dict(env) if env is not None else None,
-                    cwd=cwd,
-                )
-            proc = asyncio.subprocess.Process(transport, protocol, loop)
+            try:
+                async with asyncio.timeout(timeout):
+                    transport, protocol = await loop.subprocess_exec(
+                        lambda: _Protocol(limit=max_line, loop=loop),
+                        *argv,
+                        stdin=asyncio.subprocess.PIPE,
+                        stdout=write_fd,
+                        stderr=asyncio.subprocess.PIPE,
+                        start_new_session=True,
+                        env=dict(env) if env is not None else None,
+                        cwd=cwd,
+                    )
+                proc = asyncio.subprocess.Process(transport, protocol, loop)
+            finally:
+                os.close(write_fd)  # the child has its copy: EOF comes when it is gone
         except TimeoutError:
+            os.close(read_fd)
             raise EngineTimeoutError(
                 f"starting {argv[0]} took over {timeout}s", phase="startup", timeout=timeout
             ) from None
         except OSError as exc:
+            os.close(read_fd)
             raise EngineStartError(f"cannot start {argv[0]}: {exc}", phase="startup") from exc
-        return cls(proc, argv, protocol)
+        except BaseException:
+            os.close(read_fd)
+            raise
+        stdout = asyncio.StreamReader(limit=max_line, loop=loop)
+        pipe = os.fdopen(read_fd, "rb", buffering=0)
+        try:
+            stdout_transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(stdout, loop=loop), pipe
+            )
+        except BaseException as exc:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            pipe.close()
+            await protocol.exited.wait()
+            transport.close()
+            if isinstance(exc, OSError):
+                raise EngineStartError(
+                    f"cannot read from {argv[0]}: {exc}", phase="startup"
+                ) from exc
+            raise
+        return cls(proc, argv, protocol, stdout, stdout_transport)
 
     async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
         """Keep the last few KB of stderr for error reports (and never let it fill up)."""
@@ -200,6 +240,16 @@ class EngineProcess:
         """True while the process runs (a zombie counts as dead)."""
         if self.proc.returncode is not None or self.ps is None:
             return False
+        if _HAS_WAITID:
+            # Exited (a zombie, not reaped yet) or already reaped by asyncio's child
+            # watcher: dead. One system call, without reaping (WNOWAIT), instead of
+            # psutil's read and parse of /proc/<pid>/stat.
+            try:
+                return os.waitid(os.P_PID, self.pid, _WAITID_FLAGS) is None
+            except ChildProcessError:
+                return False
+            except OSError:
+                pass
         try:
             return self.ps.status() != psutil.STATUS_ZOMBIE
         except psutil.NoSuchProcess:
@@ -261,6 +311,8 @@ class EngineProcess:
                     await self._stderr_task
             except (TimeoutError, asyncio.CancelledError):
                 self._stderr_task.cancel()
+        if self._stdout_transport is not None:
+            self._stdout_transport.close()
         transport = getattr(self.proc, "_transport", None)
         if transport is not None:
             transport.close()

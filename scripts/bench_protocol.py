@@ -5,7 +5,7 @@ For each N in (1, 1000, 100000) the same command sequence
 
     ucinewgame / isready / position startpos moves h3e3 b10c8 / go nodes N
 
-is run through :class:`protocol.Engine` (asyncio, parsing every info line, validating
+is run through :class:`protocol.Engine` (asyncio, merging the info lines, validating
 the bestmove) and through a minimal blocking loop on a raw pipe (write the bytes, read
 lines until ``bestmove``), against two processes of the same engine executable in the
 same run, interleaved (client, raw, client, raw, …) so that machine load hits both

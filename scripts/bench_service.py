@@ -1,23 +1,39 @@
 #!/usr/bin/env python3
 """Move-service speed, side by side in one run.
 
-1. **Overhead** per level 1-4: a move through the HTTP service (one engine, loopback,
-   keep-alive) against the same search by a raw engine process driven over pipes
-   (same commands: MultiPV and Hash when they change, ``ucinewgame``, ``isready``, ``position``,
-   ``go nodes N``). Requests alternate between the two so machine noise hits both.
+1. **Overhead** per level 1-4: a move through the service, in-process and over HTTP
+   (one engine, loopback, keep-alive; through httpx and through a minimal stdlib
+   ``http.client`` connection), against the same search by a raw engine process driven
+   over pipes (same commands: MultiPV and Hash when they change, ``ucinewgame``,
+   ``isready``, ``position``, ``go nodes N``). Requests alternate between the four so
+   machine noise hits all of them; also the server process's own CPU time per HTTP
+   request. The ratio and the extra time are the lean client's: the raw engine is driven
+   by a minimal loop too, and httpx alone costs about a millisecond of client CPU per
+   request on a 2-core machine (its column is there for comparison with older runs).
 2. **Throughput** as engines go 1 → core count, at levels 1 and 3 (closed loop, two
-   requests in flight per engine).
+   requests in flight per engine). One server per engine count, all started up front;
+   the measurement alternates between them in rounds, so that a change in machine load
+   hits every engine count alike. Also the server process's CPU per move.
 3. **Latency** p50/p99 at a saturating, bounded load (closed loop, two requests in
-   flight per engine, all engines) from a loopback client.
+   flight per engine, all engines).
 
-    .venv/bin/python scripts/bench_service.py [--reps 40] [--seconds 6]
+The load of parts 2 and 3 comes from a separate process (this script with ``--load``:
+asyncio, plain HTTP/1.1 over keep-alive connections, a few tens of µs of CPU per
+request), not from this one; it still runs on the same cores as the server and the
+engines, and its CPU per request is printed. The machine's load average is printed at
+the start and the end.
+
+    .venv/bin/python scripts/bench_service.py [--reps 40] [--seconds 6] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import http.client
+import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -25,7 +41,79 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
+VARIANT = "xiangqi"
+MOVES = ["h3e3", "h10g8", "h1g3", "i10h10"]
+
+
+# ---------------------------------------------------------------------------------------
+# The load generator (parts 2 and 3): `--load`, in a process of its own. It comes
+# before the imports of the service: its process needs none of them.
+
+
+def _request_bytes(level: int, seed: int) -> bytes:
+    body = json.dumps({"variant": VARIANT, "moves": MOVES, "level": level,
+                       "seed": seed}).encode()
+    return (b"POST /v1/move HTTP/1.1\r\nhost: bench\r\ncontent-type: application/json\r\n"
+            b"content-length: %d\r\n\r\n" % len(body)) + body
+
+
+async def _connection(host: str, port: int, level: int, first_seed: int,
+                      until: list[float], latencies: list[float], measuring: list[bool],
+                      ) -> None:
+    """One keep-alive connection sending move requests back to back until ``until[0]``."""
+    reader, writer = await asyncio.open_connection(host, port)
+    seed = first_seed
+    try:
+        while time.monotonic() < until[0]:
+            seed += 1
+            request = _request_bytes(level, seed)
+            t0 = time.perf_counter()
+            writer.write(request)
+            status = await reader.readuntil(b"\r\n")
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = 0
+            for line in head.split(b"\r\n"):
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            body = await reader.readexactly(length)
+            elapsed = time.perf_counter() - t0
+            if status.split(b" ", 2)[1] != b"200" or b'"move"' not in body:
+                raise SystemExit(f"bad answer: {status!r} {body[:200]!r}")
+            if measuring[0]:
+                latencies.append(elapsed)
+    finally:
+        writer.close()
+
+
+async def _load(url: str, level: int, concurrency: int, warmup: float, seconds: float,
+                ) -> dict[str, object]:
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    latencies: list[float] = []
+    measuring = [False]
+    until = [time.monotonic() + warmup + seconds]
+    tasks = [asyncio.create_task(_connection(host, int(port), level, i * 1_000_000, until,
+                                             latencies, measuring))
+             for i in range(concurrency)]
+    await asyncio.sleep(warmup)
+    print("MEASURING", flush=True)
+    measuring[0] = True
+    c0 = resource.getrusage(resource.RUSAGE_SELF)
+    t0 = time.perf_counter()
+    await asyncio.gather(*tasks)
+    elapsed = time.perf_counter() - t0
+    c1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
+    return {"elapsed": elapsed, "latencies": latencies, "cpu": cpu}
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--load"]:
+    _url, _level, _concurrency, _warmup, _seconds = sys.argv[2:7]
+    print(json.dumps(asyncio.run(_load(_url, int(_level), int(_concurrency),
+                                       float(_warmup), float(_seconds)))))
+    sys.exit(0)
+
+import httpx  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -37,9 +125,6 @@ from ladder.service.config import ServiceConfig  # noqa: E402
 from ladder.service.models import MoveRequest  # noqa: E402
 from ladder.service.mover import MoveService  # noqa: E402
 from ladder.variants import FSF_VARIANT, VARIANTS_INI  # noqa: E402
-
-VARIANT = "xiangqi"
-MOVES = ["h3e3", "h10g8", "h1g3", "i10h10"]
 
 
 def engine() -> Path:
@@ -122,9 +207,35 @@ class Server:
                 raise SystemExit("server did not start")
             time.sleep(0.1)
 
+    def cpu(self) -> float:
+        """CPU seconds the server process (not its engines) has used so far."""
+        return process_cpu(self.p.pid)
+
     def stop(self) -> None:
         self.p.terminate()
         self.p.wait(timeout=30)
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds of one process (all its threads, not its children): nanosecond
+    resolution from /proc/<pid>/task/*/schedstat where there is one."""
+    tasks = Path(f"/proc/{pid}/task")
+    try:
+        return sum(int((t / "schedstat").read_text().split()[0])
+                   for t in tasks.iterdir()) / 1e9
+    except (OSError, ValueError, IndexError):
+        import psutil
+
+        t = psutil.Process(pid).cpu_times()
+        return float(t.user + t.system)
+
+
+def load_average() -> str:
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:
+        return "?"
+    return f"{one:.2f}, {five:.2f}, {fifteen:.2f} (1, 5, 15 min)"
 
 
 def pct(values: list[float], q: float) -> float:
@@ -132,8 +243,41 @@ def pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
 
-def overhead(exe: Path, reps: int) -> list[tuple[int, list[float], list[float], list[float]]]:
-    """Per level: seconds of the raw engine, the in-process service, the HTTP one."""
+class LeanClient:
+    """A minimal blocking HTTP/1.1 client (stdlib http.client, one keep-alive
+    connection): the HTTP counterpart of RawEngine's minimal pipe loop."""
+
+    def __init__(self, url: str) -> None:
+        host, port = url.removeprefix("http://").rsplit(":", 1)
+        self.conn = http.client.HTTPConnection(host, int(port), timeout=120)
+
+    def move(self, body: bytes) -> None:
+        self.conn.request("POST", "/v1/move", body=body,
+                          headers={"content-type": "application/json"})
+        response = self.conn.getresponse()
+        data = response.read()
+        if response.status != 200:
+            raise SystemExit(f"HTTP {response.status}: {data[:200]!r}")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class Timings:
+    """One level's overhead measurement (seconds per request)."""
+
+    def __init__(self, level: int) -> None:
+        self.level = level
+        self.raw: list[float] = []
+        self.local: list[float] = []
+        self.httpx: list[float] = []
+        self.lean: list[float] = []
+        self.server_cpu = 0.0  # CPU seconds of the server process per HTTP request
+
+
+def overhead(exe: Path, reps: int) -> list[Timings]:
+    """Per level: the raw engine, the in-process service, the HTTP one through httpx and
+    through a lean client, interleaved request by request."""
     levels = load_levels()[VARIANT]
     game = Game.from_fen(VARIANT, None, MOVES)
     fen, since = game.position_at_last_capture()
@@ -142,6 +286,7 @@ def overhead(exe: Path, reps: int) -> list[tuple[int, list[float], list[float], 
     runner = asyncio.Runner()
     local = MoveService(ServiceConfig(engines=1, engine_path=exe))
     runner.run(local.start())
+    lean = LeanClient(srv.url)
     rows = []
     try:
         with httpx.Client(base_url=srv.url, timeout=120) as client:
@@ -149,26 +294,34 @@ def overhead(exe: Path, reps: int) -> list[tuple[int, list[float], list[float], 
                 lv = levels[n]
                 mpv = lv.variety.multipv if lv.variety else 1
                 body = {"variant": VARIANT, "moves": MOVES, "level": n, "seed": 1}
+                encoded = json.dumps(body).encode()
                 req = MoveRequest.model_validate(body)
-                for _ in range(3):  # warm up all three
+                for _ in range(3):  # warm up all four
                     raw.search(fen, since, lv.nodes, mpv, lv.hash_mb)
                     runner.run(local.move(req))
                     client.post("/v1/move", json=body).raise_for_status()
-                t_raw: list[float] = []
-                t_local: list[float] = []
-                t_http: list[float] = []
+                    lean.move(encoded)
+                t = Timings(n)
+                srv_cpu = 0.0
                 for _ in range(reps):
                     t0 = time.perf_counter()
                     raw.search(fen, since, lv.nodes, mpv, lv.hash_mb)
-                    t_raw.append(time.perf_counter() - t0)
+                    t.raw.append(time.perf_counter() - t0)
                     t0 = time.perf_counter()
                     runner.run(local.move(req))
-                    t_local.append(time.perf_counter() - t0)
+                    t.local.append(time.perf_counter() - t0)
+                    c0 = srv.cpu()
                     t0 = time.perf_counter()
                     client.post("/v1/move", json=body).raise_for_status()
-                    t_http.append(time.perf_counter() - t0)
-                rows.append((n, t_raw, t_local, t_http))
+                    t.httpx.append(time.perf_counter() - t0)
+                    t0 = time.perf_counter()
+                    lean.move(encoded)
+                    t.lean.append(time.perf_counter() - t0)
+                    srv_cpu += srv.cpu() - c0
+                t.server_cpu = srv_cpu / (2 * reps)
+                rows.append(t)
     finally:
+        lean.close()
         runner.run(local.close())
         runner.close()
         srv.stop()
@@ -176,78 +329,106 @@ def overhead(exe: Path, reps: int) -> list[tuple[int, list[float], list[float], 
     return rows
 
 
-async def closed_loop(url: str, level: int, concurrency: int, seconds: float,
-                      ) -> tuple[int, list[float]]:
-    """`concurrency` clients sending requests back to back for `seconds`."""
-    latencies: list[float] = []
-    stop = time.monotonic() + seconds
-    async with httpx.AsyncClient(base_url=url, timeout=120,
-                                 limits=httpx.Limits(max_connections=concurrency)) as client:
-        async def one(i: int) -> None:
-            seed = i * 100_000
-            while time.monotonic() < stop:
-                seed += 1
-                t0 = time.perf_counter()
-                r = await client.post("/v1/move", json={"variant": VARIANT, "moves": MOVES,
-                                                        "level": level, "seed": seed})
-                r.raise_for_status()
-                latencies.append(time.perf_counter() - t0)
-
-        t0 = time.perf_counter()
-        await asyncio.gather(*(one(i) for i in range(concurrency)))
-        elapsed = time.perf_counter() - t0
-    return int(len(latencies) / elapsed * 1000), latencies  # milli-moves/s for precision
+def _run_load_process(url: str, level: int, concurrency: int, warmup: float,
+                      seconds: float, server: Server | None) -> dict[str, object]:
+    """Run the load generator in a process of its own: `concurrency` connections for
+    `warmup` + `seconds`; returns its results (latencies of the measured part, its
+    elapsed seconds and CPU seconds) and the server's CPU seconds over the measured
+    part ("server_cpu", if `server` is given)."""
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--load", url, str(level), str(concurrency),
+         str(warmup), str(seconds)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if line.strip() != "MEASURING":
+        proc.kill()
+        raise SystemExit(f"load generator failed: {line!r}")
+    c0 = server.cpu() if server is not None else 0.0
+    out = proc.stdout.read()
+    c1 = server.cpu() if server is not None else 0.0
+    if proc.wait() != 0:
+        raise SystemExit("load generator failed")
+    result: dict[str, object] = json.loads(out)
+    result["server_cpu"] = c1 - c0
+    return result
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=40, help="requests per level (overhead)")
-    ap.add_argument("--seconds", type=float, default=6.0, help="per throughput point")
+    ap.add_argument("--seconds", type=float, default=6.0,
+                    help="measured seconds per throughput point and per latency level")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="throughput: alternate between the engine counts this many times")
     args = ap.parse_args()
     exe = engine()
     cores = os.cpu_count() or 1
-    print(f"engine: {exe}\ncores: {cores}  position: {VARIANT} after {' '.join(MOVES)}\n")
+    print(f"engine: {exe}\ncores: {cores}  position: {VARIANT} after {' '.join(MOVES)}")
+    print(f"load average at the start: {load_average()}\n")
 
     print(f"1. Overhead vs the raw engine over pipes (1 engine, {args.reps} requests each, "
           "interleaved;\n   median and minimum ms; the minimum is the least disturbed by "
-          "other load)")
-    print(f"{'level':>5} {'nodes':>6} | {'raw':>6} {'in-proc':>7} {'HTTP':>6} {'ratio':>6} "
-          f"{'extra':>6} | {'raw':>6} {'in-proc':>7} {'HTTP':>6} {'ratio':>6} {'extra':>6}")
+          "other load).\n   in-proc: MoveService in this process; httpx: HTTP through "
+          "httpx.Client; lean: HTTP\n   through a minimal http.client connection (the "
+          "counterpart of the raw engine's\n   minimal pipe loop); ratio and extra: lean vs "
+          "raw; +httpx: httpx vs raw;\n   srv: the server process's CPU ms per HTTP request")
+    head = (f"{'raw':>6} {'in-proc':>7} {'httpx':>6} {'lean':>6} {'ratio':>6} {'extra':>6} "
+            f"{'+httpx':>6}")
+    print(f"{'level':>5} {'nodes':>6} | {head} | {head} | {'srv':>5}")
     levels = load_levels()[VARIANT]
-    for n, raw, local, http in overhead(exe, args.reps):
+    for t in overhead(exe, args.reps):
         cells = []
         for f in (statistics.median, min):
-            r, lo, h = f(raw) * 1000, f(local) * 1000, f(http) * 1000
-            cells.append(f"{r:>6.2f} {lo:>7.2f} {h:>6.2f} {h / r:>6.3f} {h - r:>6.2f}")
-        print(f"{n:>5} {levels[n].nodes:>6} | {cells[0]} | {cells[1]}")
+            r, lo, hx, ln = (f(v) * 1000 for v in (t.raw, t.local, t.httpx, t.lean))
+            cells.append(f"{r:>6.2f} {lo:>7.2f} {hx:>6.2f} {ln:>6.2f} {ln / r:>6.3f} "
+                         f"{ln - r:>6.2f} {hx - r:>6.2f}")
+        print(f"{t.level:>5} {levels[t.level].nodes:>6} | {cells[0]} | {cells[1]} | "
+              f"{t.server_cpu * 1000:>5.2f}")
 
-    print("\n2. Throughput (closed loop, 2 requests in flight per engine), moves/s")
-    print(f"{'level':>5} {'engines':>7} {'moves/s':>8} {'per engine':>11} {'scaling':>8}")
-    for level in (1, 3):
-        base = None
-        for k in range(1, cores + 1):
-            srv = Server(k, exe)
-            try:
-                asyncio.run(closed_loop(srv.url, level, 2 * k, 1.0))  # warm-up
-                mps, _ = asyncio.run(closed_loop(srv.url, level, 2 * k, args.seconds))
-            finally:
-                srv.stop()
-            rate = mps / 1000
-            base = base or rate
-            print(f"{level:>5} {k:>7} {rate:>8.1f} {rate / k:>11.1f} {rate / (base * k):>8.2f}")
-
-    print(f"\n3. Latency at saturation ({cores} engines, {2 * cores} requests in flight)")
-    print(f"{'level':>5} {'requests':>8} {'p50 ms':>8} {'p99 ms':>8} {'p99/p50':>8}")
-    srv = Server(cores, exe)
+    print("\n2. Throughput (closed loop, 2 requests in flight per engine), moves/s; "
+          f"{args.rounds} rounds\n   alternating between the engine counts; srv: the "
+          "server process's CPU ms per move;\n   load: the load generator's CPU ms per "
+          "move (its own process, same cores)")
+    print(f"{'level':>5} {'engines':>7} {'moves/s':>8} {'per engine':>11} {'scaling':>8} "
+          f"{'srv':>5} {'load':>5}")
+    servers = {k: Server(k, exe) for k in range(1, cores + 1)}
     try:
         for level in (1, 3):
-            asyncio.run(closed_loop(srv.url, level, 2 * cores, 1.0))
-            _, lat = asyncio.run(closed_loop(srv.url, level, 2 * cores, args.seconds))
+            done = dict.fromkeys(servers, 0)
+            elapsed = dict.fromkeys(servers, 0.0)
+            srv_cpu = dict.fromkeys(servers, 0.0)
+            load_cpu = dict.fromkeys(servers, 0.0)
+            for _ in range(args.rounds):
+                for k, srv in servers.items():
+                    res = _run_load_process(srv.url, level, 2 * k, 1.0,
+                                            args.seconds / args.rounds, srv)
+                    lat = res["latencies"]
+                    assert isinstance(lat, list)
+                    done[k] += len(lat)
+                    elapsed[k] += float(res["elapsed"])  # type: ignore[arg-type]
+                    srv_cpu[k] += float(res["server_cpu"])  # type: ignore[arg-type]
+                    load_cpu[k] += float(res["cpu"])  # type: ignore[arg-type]
+            base = done[1] / elapsed[1]
+            for k in servers:
+                rate = done[k] / elapsed[k]
+                print(f"{level:>5} {k:>7} {rate:>8.1f} {rate / k:>11.1f} "
+                      f"{rate / (base * k):>8.2f} {srv_cpu[k] / done[k] * 1000:>5.2f} "
+                      f"{load_cpu[k] / done[k] * 1000:>5.2f}")
+
+        print(f"\n3. Latency at saturation ({cores} engines, {2 * cores} requests in flight)")
+        print(f"{'level':>5} {'requests':>8} {'p50 ms':>8} {'p99 ms':>8} {'p99/p50':>8}")
+        for level in (1, 3):
+            res = _run_load_process(servers[cores].url, level, 2 * cores, 1.0, args.seconds,
+                                    None)
+            lat = res["latencies"]
+            assert isinstance(lat, list)
             p50, p99 = pct(lat, 0.5), pct(lat, 0.99)
             print(f"{level:>5} {len(lat):>8} {p50 * 1000:>8.1f} {p99 * 1000:>8.1f} "
                   f"{p99 / p50:>8.2f}")
     finally:
-        srv.stop()
+        for srv in servers.values():
+            srv.stop()
+    print(f"\nload average at the end: {load_average()}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import asyncio
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import cached_property
 
 from ladder import rules
 from ladder.level_move import restarts_engine_position
@@ -40,9 +41,9 @@ class Checked:
     legal: frozenset[str]      #: legal moves in the final position
     outcome: Outcome | None    #: set if the game is over in the final position
 
-    @property
+    @cached_property
     def fen(self) -> str:
-        """Canonical FEN of the final position."""
+        """Canonical FEN of the final position (computed once: the game never changes)."""
         return self.game.fen()
 
     @property
@@ -168,7 +169,11 @@ class Positions:
     def after(self, variant: str, fen: str | None, moves: tuple[str, ...], checked: Checked,
               move: str) -> Checked:
         """The position after the engine's `move` (legal by construction); cached under
-        the move list the client will send next."""
-        after = _extend(checked, (move,), len(moves) + 1)
-        self.cache.put((variant, fen, (*moves, move)), after)
+        the move list the client will send next (and taken from the cache when the same
+        move was played in the same game before)."""
+        key = (variant, fen, (*moves, move))
+        after = self.cache.get(key)
+        if after is None:
+            after = _extend(checked, (move,), len(moves) + 1)
+            self.cache.put(key, after)
         return after

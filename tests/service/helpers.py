@@ -138,4 +138,6 @@ def check_move_reply(variant: str, moves: list[str], reply: dict[str, Any],
     if reply["ponder"] is not None and outcome is None:
         assert reply["ponder"] in game.legal_moves()
     score = reply["score"]
-    assert (score["cp"] is None) != (score["mate"] is None)
+    # cp or mate; neither for a move the variety rule drew at random outside the lines
+    # the engine searched (levels with `random_move_pct`)
+    assert score["cp"] is None or score["mate"] is None

@@ -30,27 +30,17 @@ def test_openings_are_legal() -> None:
 
 
 @pytest.mark.parametrize("variant", VARIANT_IDS)
-def test_every_level_1_to_6(server: Server, variant: str) -> None:
+def test_every_level(server: Server, variant: str) -> None:
+    """All eight levels (the strongest is 530k nodes, about 1.5 s here)."""
     moves = OPENINGS[variant]
-    with server.client() as client:
-        for level in range(1, 7):
+    with server.client(timeout=120) as client:
+        for level in range(1, 9):
             r = _move(client, variant=variant, moves=moves, level=level, seed=level)
             assert r.status_code == 200, r.text
             reply = r.json()
             assert reply["level"] == level and reply["seed"] == level
             assert reply["nodes"] >= 1 and reply["depth"] >= 1
             check_move_reply(variant, moves, reply)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("variant", VARIANT_IDS)
-@pytest.mark.parametrize("level", [7, 8])
-def test_levels_7_and_8(server: Server, variant: str, level: int) -> None:
-    moves = OPENINGS[variant]
-    with server.client(timeout=600) as client:
-        r = _move(client, variant=variant, moves=moves, level=level, seed=1)
-    assert r.status_code == 200, r.text
-    check_move_reply(variant, moves, r.json())
 
 
 @pytest.mark.parametrize("level", [1, 2, 4])
@@ -65,7 +55,8 @@ def test_same_seed_same_move(server: Server, level: int) -> None:
 def test_same_answer_whatever_the_engine_searched_before(server: Server) -> None:
     """An engine's history (other variants, levels, MultiPV settings) does not change its
     answer: `ucinewgame` alone would not guarantee that on Fairy-Stockfish."""
-    body = {"variant": "xiangqi", "moves": ["h3e3", "h10g8"], "level": 1, "seed": 77}
+    # Level 5 (2,500 nodes): a search long enough to depend on every table it uses.
+    body = {"variant": "xiangqi", "moves": ["h3e3", "h10g8"], "level": 5, "seed": 77}
     others = [{"variant": v, "moves": ["h3e3"], "level": lv, "seed": 1}
               for v in ("crazyhouse-xiangqi", "atomic-xiangqi", "xiangqi") for lv in (2, 4)]
     with server.client() as client:
@@ -145,7 +136,8 @@ def test_info_endpoints(server: Server) -> None:
         levels = client.get("/v1/levels").json()["levels"]
         assert set(levels) == set(VARIANT_IDS)
         assert [lv["level"] for lv in levels["xiangqi"]] == list(range(1, 9))
-        assert levels["xiangqi"][0]["multipv"] >= 2
+        weakest = levels["xiangqi"][0]  # has a variety rule
+        assert (weakest["multipv"] or 0) >= 2 or (weakest["random_move_pct"] or 0) > 0
         variants = client.get("/v1/variants").json()["variants"]
         assert [v["id"] for v in variants] == list(VARIANT_IDS)
         health = client.get("/healthz").json()

@@ -1,4 +1,5 @@
-"""Unit tests without engines: the pool's queue, the variety rule, metrics, errors."""
+"""Unit tests without engines: the pool's queue, the variety rule, metrics, errors, the
+position cache."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from ladder.levels import Variety
 from ladder.service.errors import ServiceError
 from ladder.service.metrics import Metrics
 from ladder.service.pool import EnginePool
+from ladder.service.positions import Positions
 
 
 class FakeWorker:
@@ -150,3 +152,21 @@ def test_error_round_trip() -> None:
     err = ServiceError(422, "illegal_move", "moves[2] (ply 3): no", field="moves[2]", ply=3)
     back = ServiceError.from_dict(422, err.to_dict())
     assert (back.status, back.code, back.field, back.ply) == (422, "illegal_move", "moves[2]", 3)
+
+
+def test_position_after_a_move_is_judged_once() -> None:
+    """The position after the engine's move is cached under the list the site sends
+    next, and taken from there when the same move is played again."""
+    positions = Positions()
+    checked = positions.judge_sync("xiangqi", None, ("h3e3",))
+    after = positions.after("xiangqi", None, ("h3e3",), checked, "h10g8")
+    assert positions.after("xiangqi", None, ("h3e3",), checked, "h10g8") is after
+    assert positions.judge_sync("xiangqi", None, ("h3e3", "h10g8")) is after
+    fresh = Positions().judge_sync("xiangqi", None, ("h3e3", "h10g8"))
+    assert (after.fen, after.base_fen, after.since, after.legal, after.outcome, after.check) \
+        == (fresh.fen, fresh.base_fen, fresh.since, fresh.legal, fresh.outcome, fresh.check)
+    # a capture restarts what the engine is sent
+    moves = ("h3e3", "h10g8", "e3e7")
+    capture = positions.judge_sync("xiangqi", None, moves)
+    assert capture.since == () and capture.base_fen == capture.fen
+    assert capture.fen is capture.fen  # computed once

@@ -1,0 +1,271 @@
+"""Lazy ``info`` parsing (protocol.info.InfoMerger) against eager parsing.
+
+A search keeps only the merge of each MultiPV line's ``info`` lines. InfoMerger only
+matches Fairy-Stockfish's usual line against a regular expression and parses the last
+one of each MultiPV line; these tests check that the result is exactly what parsing
+every line and merging them gives (the client's former way), on real engine output
+(MultiPV 1-8, three variants, node limits from 16 to 20000, mates, a search long
+enough for ``hashfull``) and on generated line sequences.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import chess
+import pytest
+from chess.engine import PovScore
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol import Engine, EngineProtocolError, Limit
+from protocol.info import _STANDARD_INFO_RE, InfoDict, InfoMerger, _standard_info, parse_info
+from protocol.notation import from_ucci
+
+VARIANTS_INI = Path(__file__).resolve().parents[2] / "variants.ini"
+XIANGQI = "mistboard-xiangqi"
+START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+# Red to move: Rb1-b10 mates.
+MATE_IN_1 = "4k4/R8/9/9/9/9/9/9/9/1R1K5 w - - 0 1"
+CHECKMATED = "1R2k4/R8/9/9/9/9/9/9/9/3K5 b - - 1 1"
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def eager_merge(lines: list[str], turn: chess.Color,
+                convert: Any = None) -> dict[int, InfoDict]:
+    """The former merge, verbatim: parse every line, update per MultiPV number."""
+    infos: dict[int, InfoDict] = {}
+    for line in lines:
+        info = parse_info(line, turn, convert)
+        target = infos.setdefault(info.get("multipv", 1), InfoDict())
+        if "score" in info:
+            target.pop("lowerbound", None)
+            target.pop("upperbound", None)
+        target.update(info)
+    return infos
+
+
+def strict(infos: dict[int, InfoDict], drop: tuple[str, ...] = (),
+           ) -> dict[int, dict[str, Any]]:
+    """A form whose == is exact: scores by (relative, turn), not only white's view;
+    without the keys in `drop`."""
+    out: dict[int, dict[str, Any]] = {}
+    for k, info in infos.items():
+        d: dict[str, Any] = {}
+        for key, value in info.items():
+            if key in drop:
+                continue
+            if isinstance(value, PovScore):
+                value = ("score", value.relative, value.turn)
+            d[key] = value
+        out[k] = d
+    return out
+
+
+def lazy_merge(lines: list[str], turn: chess.Color, convert: Any = None) -> dict[int, InfoDict]:
+    merger = InfoMerger(turn, convert)
+    for line in lines:
+        merger.add(line)
+    return merger.result()
+
+
+# --- real engine output ---------------------------------------------------------------
+
+
+def engine_lines(exe: Path, section: str, fen: str, moves: list[str], multipv: int,
+                 go: str) -> list[str]:
+    """The info lines of one search by a raw engine process (no client in between)."""
+    position = f"position fen {fen}" + (f" moves {' '.join(moves)}" if moves else "")
+    script = (f"uci\nsetoption name VariantPath value {VARIANTS_INI}\n"
+              f"setoption name UCI_Variant value {section}\nsetoption name Threads value 1\n"
+              f"setoption name MultiPV value {multipv}\nucinewgame\nisready\n{position}\n"
+              f"{go}\n")
+    proc = subprocess.Popen([str(exe)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(script)
+    proc.stdin.flush()
+    lines = []
+    try:
+        for line in proc.stdout:
+            line = line.rstrip("\n")
+            if line.startswith("bestmove"):
+                break
+            if line.startswith("info ") and not line.startswith("info string variant"):
+                lines.append(line)
+        proc.stdin.write("quit\n")
+        proc.stdin.flush()
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return lines
+
+
+CASES = [
+    # (section, fen, moves, multipv, go)
+    (XIANGQI, START, ["h3e3", "h10g8", "h1g3", "i10h10"], 1, "go nodes 16"),
+    (XIANGQI, START, ["h3e3", "h10g8", "h1g3", "i10h10"], 4, "go nodes 16"),
+    (XIANGQI, START, ["h3e3", "h10g8", "h1g3", "i10h10"], 4, "go nodes 200"),
+    (XIANGQI, START, ["h3e3", "h10g8", "h1g3", "i10h10"], 4, "go nodes 1000"),
+    (XIANGQI, START, ["h3e3", "h10g8", "h1g3", "i10h10"], 3, "go nodes 3200"),
+    (XIANGQI, START, ["h3e3", "h10g8", "h1g3", "i10h10"], 1, "go nodes 20000"),
+    (XIANGQI, START, [], 8, "go nodes 5000"),
+    ("atomic-xiangqi", START, ["h3e3"], 4, "go nodes 2000"),
+    ("crazyhouse-xiangqi", START, ["h3e3", "h8h1"], 4, "go nodes 2000"),
+    (XIANGQI, MATE_IN_1, [], 3, "go nodes 5000"),
+    (XIANGQI, MATE_IN_1, [], 1, "go depth 6"),
+    (XIANGQI, CHECKMATED, [], 1, "go nodes 1000"),
+]
+
+
+@pytest.fixture(scope="module")
+def outputs(fsf_exe: Path) -> Iterator[list[tuple[str, list[str], chess.Color]]]:
+    got = []
+    for section, fen, moves, multipv, go in CASES:
+        lines = engine_lines(fsf_exe, section, fen, moves, multipv, go)
+        turn = (fen.split()[1] != "b") ^ (len(moves) % 2 == 1)
+        got.append((f"{section} {moves} MultiPV {multipv} {go}", lines, turn))
+    yield got
+
+
+def test_lazy_equals_eager_on_engine_output(
+    outputs: list[tuple[str, list[str], chess.Color]],
+) -> None:
+    matched = total = 0
+    for name, lines, turn in outputs:
+        assert lines, name
+        reference = strict(eager_merge(lines, turn))
+        assert strict(lazy_merge(lines, turn)) == reference, name
+        eager = InfoMerger(turn, eager=True)
+        for line in lines:
+            assert eager.add(line) is not None
+        assert strict(eager.result()) == reference, name
+        for line in lines:
+            total += 1
+            match = _STANDARD_INFO_RE.fullmatch(line)
+            if match is not None:
+                matched += 1
+                # the fast build equals the full parse, key order included
+                built = _standard_info(match, turn)
+                parsed = parse_info(line, turn)
+                assert strict({0: built}) == strict({0: parsed}), line
+                assert list(built) == list(parsed), line
+    # the lazy path is the one real output takes
+    assert matched >= 0.9 * total, (matched, total)
+
+
+def test_lazy_equals_eager_with_hashfull(fsf_exe: Path) -> None:
+    """A search over a second long prints `hashfull`; later lines may lack it."""
+    lines = engine_lines(fsf_exe, XIANGQI, START, ["h3e3"], 3, "go movetime 1300")
+    assert any(" hashfull " in line for line in lines)
+    assert strict(lazy_merge(lines, chess.BLACK)) == strict(eager_merge(lines, chess.BLACK))
+
+
+@pytest.mark.parametrize("multipv", [1, 4])
+@pytest.mark.parametrize("nodes", [16, 200, 1000])
+async def test_search_lazy_equals_search_eager(
+    fsf_exe: Path, no_leaked_processes: set[int], multipv: int, nodes: int
+) -> None:
+    """Engine.search parses lazily unless a caller wants every line (on_info): the
+    same deterministic search gives the same PlayResult either way (but for the clock:
+    `time`, `nps`)."""
+    engine = await Engine.start(fsf_exe)
+    no_leaked_processes.add(engine.pid)
+    try:
+        await engine.load_variants(VARIANTS_INI)
+        await engine.configure({"Threads": 1, "MultiPV": multipv, "UCI_Variant": XIANGQI})
+        moves = ["h3e3", "h10g8", "h1g3", "i10h10"]
+        lazy = await engine.search(None, moves, Limit(nodes=nodes), new_game=True)
+        seen: list[InfoDict] = []
+        eager = await engine.search(None, moves, Limit(nodes=nodes), new_game=True,
+                                    on_info=seen.append)
+        assert seen
+        assert (lazy.move, lazy.ponder) == (eager.move, eager.ponder)
+        clock = ("time", "nps", "hashfull")
+        assert strict({0: lazy.info}, clock) == strict({0: eager.info}, clock)
+        assert (strict(dict(enumerate(lazy.multipv)), clock)
+                == strict(dict(enumerate(eager.multipv)), clock))
+        assert 1 <= len(lazy.multipv) <= multipv  # a tiny search may finish fewer lines
+    finally:
+        await engine.close()
+
+
+# --- generated sequences ----------------------------------------------------------------
+
+moves_st = st.sampled_from(["b1c3", "h10g8", "i1h1", "A@e3", "e7e8q", "b10c8", "a1a10"])
+
+
+@st.composite
+def standard_line(draw: st.DrawFn) -> str:
+    depth = draw(st.integers(0, 40))
+    score = draw(st.sampled_from(["cp", "mate", ""]))
+    value = draw(st.integers(-30000, 30000))
+    bound = draw(st.sampled_from(["", " lowerbound", " upperbound"]))
+    hashfull = draw(st.sampled_from(["", f" hashfull {draw(st.integers(0, 1000))}"]))
+    pv = " ".join(draw(st.lists(moves_st, min_size=1, max_size=4)))
+    kind = f"{score} " if score else ""
+    return (f"info depth {depth} seldepth {depth + draw(st.integers(0, 5))} "
+            f"multipv {draw(st.integers(1, 4))} score {kind}{value}{bound} "
+            f"nodes {draw(st.integers(0, 10**7))} nps {draw(st.integers(0, 10**6))}"
+            f"{hashfull} tbhits 0 time {draw(st.integers(0, 99999))} pv {pv}")
+
+
+other_line = st.sampled_from([
+    "info string classical evaluation enabled",
+    "info string multipv 3 nodes 5",          # free text: no keys in it
+    "info depth 5 currmove b1c3 currmovenumber 2",
+    "info depth 9 currmove A@e3 currmovenumber 7 multipv 2",
+    "info nodes 1234 time 56",
+    "info depth 0 score mate 0",
+    "info depth 3 multipv 2 score cp 5 wdl 500 400 100 hashfull 7 nodes 9 pv b1c3",
+    "info depth 2 seldepth 2 multipv 3 score cp 7 nodes 9 nps 9 tbhits 0 time 1 pv",
+    "info depth 2 seldepth 2 multipv 1 score cp 7  nodes 9 nps 9 tbhits 0 time 1 pv b1c3",
+    "info depth 4 seldepth 4 multipv 2 score cp 1 upperbound lowerbound nodes 9 nps 9 "
+    "tbhits 0 time 1 pv b1c3",
+    "info depth 4 seldepth 4 multipv 1 score cp 1 nodes 9 nps 9 hashfull 3 tbhits 0 "
+    "time 1 pv b1c3 h10g8",
+    "info hashfull 12 sbhits 3 cpuload 500",
+    "info refutation b1c3 h10g8 currline b1c3",
+])
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.lists(st.one_of(standard_line(), other_line), max_size=40),
+       st.sampled_from([chess.WHITE, chess.BLACK]))
+def test_lazy_equals_eager_generated(lines: list[str], turn: chess.Color) -> None:
+    assert strict(lazy_merge(lines, turn)) == strict(eager_merge(lines, turn))
+
+
+@settings(max_examples=100, derandomize=True, deadline=None)
+@given(standard_line(), st.sampled_from([chess.WHITE, chess.BLACK]))
+def test_standard_build_equals_parse(line: str, turn: chess.Color) -> None:
+    match = _STANDARD_INFO_RE.fullmatch(line)
+    assert match is not None
+    built, parsed = _standard_info(match, turn), parse_info(line, turn)
+    assert strict({0: built}) == strict({0: parsed})
+    assert list(built) == list(parsed)
+
+
+def test_ucci_conversion_is_parsed_eagerly() -> None:
+    lines = ["info depth 1 seldepth 1 multipv 1 score 29 nodes 78 nps 7 tbhits 0 time 1 "
+             "pv b9c7 a0a1",
+             "info depth 2 seldepth 2 multipv 1 score 31 nodes 99 nps 7 tbhits 0 time 1 "
+             "pv b0c2"]
+    merged = lazy_merge(lines, chess.BLACK, from_ucci)
+    assert merged == eager_merge(lines, chess.BLACK, from_ucci)
+    assert merged[1]["pv"] == ["b1c3"]
+
+
+def test_malformed_line_still_raises_when_it_comes() -> None:
+    merger = InfoMerger(chess.WHITE)
+    merger.add("info depth 1 seldepth 1 multipv 1 score cp 5 nodes 9 nps 9 tbhits 0 time 1 "
+               "pv b1c3")
+    with pytest.raises(EngineProtocolError):
+        merger.add("info depth 2 seldepth 2 multipv 1 score cp x nodes 9 nps 9 tbhits 0 "
+                   "time 1 pv b1c3")

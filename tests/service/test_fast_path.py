@@ -1,0 +1,205 @@
+"""The ``POST /v1/move`` fast path (ladder.service.app.MoveFastPath) answers exactly as
+the FastAPI route does: the same app with and without it (ServiceConfig.move_fast_path),
+on real engines, in-process over ASGI; and the cancellation on client disconnect."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from ladder.service.app import cancel_on_disconnect, create_app
+from ladder.service.config import ServiceConfig
+from ladder.service.errors import ServiceError
+from ladder.service.mover import MoveService
+
+from .helpers import service_engine
+
+# One pair of services (and so one event loop) for the whole module.
+pytestmark = [pytest.mark.timeout(120), pytest.mark.asyncio(loop_scope="module")]
+
+START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+MOVES = ["h3e3", "h10g8", "h1g3", "i10h10"]
+JSON = {"content-type": "application/json"}
+
+#: (body bytes, headers): requests either path may take or refuse.
+REQUESTS: list[tuple[bytes, dict[str, str]]] = [
+    *[(json.dumps({"variant": v, "moves": m, "level": lv, "seed": 7}).encode(), JSON)
+      for v, m in (("xiangqi", MOVES), ("atomic-xiangqi", ["h3e3"]),
+                   ("crazyhouse-xiangqi", ["h3e3", "h8h1"]))
+      for lv in (1, 2, 3)],
+    (json.dumps({"variant": "xiangqi", "fen": START, "moves": [], "level": 2,
+                 "seed": 1}).encode(), JSON),
+    # the rules checker's refusals and a finished game: answered by the fast path too
+    (json.dumps({"variant": "xiangqi", "level": 1, "moves": ["h3e3", "h10g8", "h3e3"]})
+     .encode(), JSON),
+    (json.dumps({"variant": "xiangqi", "level": 1, "fen": "garbage"}).encode(), JSON),
+    (json.dumps({"variant": "xiangqi", "level": 1,
+                 "fen": "1R2k4/R8/9/9/9/9/9/9/9/3K5 b - - 1 1"}).encode(), JSON),
+    # what only FastAPI answers
+    (b'{"variant": "xiangqi", "level": "3"}', JSON),
+    (b'{"variant": "xiangqi", "level": 3, "levle": 3}', JSON),
+    (b'{"variant": "xiangqi", "level": 3', JSON),
+    (b"", JSON),
+    (b"[]", JSON),
+    (b'{"variant": "xiangqi", "level": NaN}', JSON),
+    (b'{"variant": "xiangqi", "level": 1, "level": 9}', JSON),
+    (b'{"variant": "xiangqi", "level": 1, "seed": 5}', {"content-type": "text/plain"}),
+    (b'{"variant": "xiangqi", "level": 1, "seed": 5}', {}),
+    (b'{"variant": "xiangqi", "level": 1, "seed": 5}',
+     {"content-type": "application/json; charset=utf-8"}),
+    (b'{"variant": "xiangqi", "level": 1, "seed": 5}',
+     {"content-type": "application/merge-patch+json"}),
+    (b'{"variant": "xiangqi", "level": 1, "seed": 5}', {"content-type": "Application/JSON"}),
+    (b'\xff{"variant": "xiangqi", "level": 1}', JSON),
+]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def clients() -> AsyncIterator[dict[bool, httpx.AsyncClient]]:
+    """Two apps over real engines: with the fast path and without it."""
+    services = {fast: MoveService(ServiceConfig(engines=1, engine_path=service_engine(),
+                                                move_fast_path=fast))
+                for fast in (True, False)}
+    for svc in services.values():
+        await svc.start()
+    out = {fast: httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(service=svc)),
+                                   base_url="http://test", timeout=60)
+           for fast, svc in services.items()}
+    try:
+        yield out
+    finally:
+        for client in out.values():
+            await client.aclose()
+        for svc in services.values():
+            await svc.close()
+
+
+def _comparable(response: httpx.Response) -> tuple[int, list[tuple[str, str]], Any]:
+    """Status, headers and body; a move's `time_ms` (wall time) and so its length aside."""
+    headers = sorted((k, v) for k, v in response.headers.items())
+    if response.status_code == 200:
+        body = response.json()
+        body.pop("time_ms")
+        headers = [(k, v) for k, v in headers if k != "content-length"]
+        return response.status_code, headers, body
+    return response.status_code, headers, response.content
+
+
+@pytest.mark.parametrize(("body", "headers"), REQUESTS)
+async def test_same_answer_with_and_without_fast_path(
+    clients: dict[bool, httpx.AsyncClient], body: bytes, headers: dict[str, str]
+) -> None:
+    fast = await clients[True].post("/v1/move", content=body, headers=headers)
+    slow = await clients[False].post("/v1/move", content=body, headers=headers)
+    assert _comparable(fast) == _comparable(slow)
+    if fast.status_code == 200:
+        assert fast.headers["content-type"] == "application/json"
+        assert int(fast.headers["content-length"]) == len(fast.content)
+
+
+async def test_valid_requests_take_the_fast_path(
+    clients: dict[bool, httpx.AsyncClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[bool] = []
+    original = MoveService.move
+
+    async def move(self: MoveService, req: Any) -> Any:
+        seen.append(any(type(f.frame.f_locals.get("self")).__name__ == "MoveFastPath"
+                        for f in inspect.stack(0)))
+        return await original(self, req)
+
+    monkeypatch.setattr(MoveService, "move", move)
+    body = {"variant": "xiangqi", "level": 1, "moves": MOVES, "seed": 3}
+    for fast in (True, False):
+        r = await clients[fast].post("/v1/move", json=body)
+        assert r.status_code == 200
+    assert seen == [True, False]
+
+
+async def test_fast_path_counts_requests(clients: dict[bool, httpx.AsyncClient]) -> None:
+    for fast, client in clients.items():
+        before = await client.get("/metrics")
+        r = await client.post("/v1/move", json={"variant": "xiangqi", "level": 1, "seed": 2})
+        assert r.status_code == 200
+        r = await client.post("/v1/move", json={"variant": "xiangqi", "level": 1,
+                                                 "moves": ["e1e3"]})
+        assert r.status_code == 422
+        after = await client.get("/metrics")
+        for status in ("200", "422"):
+            line = f'ladder_http_requests_total{{route="/v1/move",status="{status}"}}'
+
+            def count(text: str, line: str = line) -> float:
+                hits = [x for x in text.splitlines() if x.startswith(line + " ")]
+                return float(hits[0].split()[-1]) if hits else 0.0
+
+            assert count(after.text) == count(before.text) + 1, (fast, status)
+
+
+# --- cancel_on_disconnect --------------------------------------------------------------
+
+
+def _receive(disconnect_after: float | None) -> Any:
+    async def receive() -> dict[str, Any]:
+        if disconnect_after is None:
+            await asyncio.Event().wait()
+        else:
+            await asyncio.sleep(disconnect_after)
+        return {"type": "http.disconnect"}
+
+    return receive
+
+
+async def test_disconnect_cancels_the_work() -> None:
+    cancelled = asyncio.Event()
+
+    async def work() -> str:
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "done"
+
+    with pytest.raises(ServiceError) as err:
+        await asyncio.wait_for(cancel_on_disconnect(_receive(0.02), work()), 5)
+    assert err.value.status == 499 and err.value.code == "client_disconnected"
+    assert cancelled.is_set()
+    task = asyncio.current_task()
+    assert task is not None and task.cancelling() == 0
+    await asyncio.sleep(0.01)  # no cancellation left over
+
+
+async def test_work_done_first_is_not_cancelled_later() -> None:
+    async def work() -> str:
+        await asyncio.sleep(0.01)
+        return "done"
+
+    assert await cancel_on_disconnect(_receive(0.02), work()) == "done"
+    await asyncio.sleep(0.05)  # the disconnect comes now: nothing may cancel this task
+
+
+async def test_other_cancellation_goes_on() -> None:
+    async def handler() -> str:
+        return await cancel_on_disconnect(_receive(None), asyncio.sleep(10, "x"))
+
+    task = asyncio.create_task(handler())
+    await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_work_errors_go_through() -> None:
+    async def work() -> str:
+        raise ServiceError(409, "game_over", "over")
+
+    with pytest.raises(ServiceError) as err:
+        await cancel_on_disconnect(_receive(None), work())
+    assert err.value.status == 409
