@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Match throughput: a fixed match, timed, against the engine-only bound.
 
-Plays ``--games`` games of ``--a`` against ``--b`` (default level:3 against itself,
+Plays ``--games`` games of ``--a`` against ``--b`` (default level:5, 2,500 nodes, against itself,
 xiangqi, the shipped openings, seed 1) on the local process pool with one game per core,
 into a throw-away database, and reports:
 
@@ -41,8 +41,8 @@ def _cpu() -> float:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--a", default="level:3")
-    ap.add_argument("--b", default="level:3")
+    ap.add_argument("--a", default="level:5")
+    ap.add_argument("--b", default="level:5")
     ap.add_argument("--variant", default="xiangqi")
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--concurrency", "-j", type=int, default=os.cpu_count() or 1)
