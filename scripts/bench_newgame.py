@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-VARIANTS_INI = ROOT / "variants.ini"
+from bench_protocol import ROOT, RawEngine  # (puts the repo on sys.path)
+
+from protocol import Protocol
+
 VARIANT = "mistboard-xiangqi"
 POSITION = "position startpos moves h3e3 b10c8"
 NEWGAME_HASH = (1, 16)
@@ -37,46 +38,14 @@ SEARCH_NODES = (16, 1000, 10_000)
 WARMUP = 5
 
 
-class RawEngine:
-    """One engine process on blocking pipes: write the bytes, read lines to a marker."""
-
-    def __init__(self, exe: Path, hash_mb: int) -> None:
-        self.proc = subprocess.Popen([str(exe)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE)
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.stdin = self.proc.stdin
-        self.stdout = self.proc.stdout
-        self.send("uci\n")
-        self.read_until("uciok")
-        self.send(f"setoption name Threads value 1\nsetoption name Hash value {hash_mb}\n"
-                  f"setoption name VariantPath value {VARIANTS_INI}\n"
-                  f"setoption name UCI_Variant value {VARIANT}\nisready\n")
-        self.read_until("readyok")
-
-    def send(self, text: str) -> None:
-        self.stdin.write(text.encode())
-        self.stdin.flush()
-
-    def read_until(self, prefix: str) -> str:
-        while True:
-            line = self.stdout.readline()
-            if not line:
-                raise SystemExit("an engine died")
-            if line.startswith(prefix.encode()):
-                return line.decode()
+class NewGameEngine(RawEngine):
+    """bench_protocol's raw-pipe engine, plus a bare new game and its memory."""
 
     def new_game(self) -> float:
         start = time.perf_counter()
         self.send("ucinewgame\nisready\n")
         self.read_until("readyok")
         return time.perf_counter() - start
-
-    def search(self, nodes: int) -> tuple[float, str]:
-        start = time.perf_counter()
-        self.send(f"ucinewgame\nisready\n{POSITION}\ngo nodes {nodes}\n")
-        self.read_until("readyok")
-        best = self.read_until("bestmove").split()[1]
-        return time.perf_counter() - start, best
 
     def rss_mb(self) -> float:
         try:
@@ -86,14 +55,6 @@ class RawEngine:
         except OSError:
             pass
         return float("nan")
-
-    def close(self) -> None:
-        self.send("quit\n")
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 def main() -> None:
@@ -110,7 +71,8 @@ def main() -> None:
     for name, exe in builds.items():
         print(f"{name}: {exe}")
     hashes = sorted({*NEWGAME_HASH, SEARCH_HASH})
-    engines = {(b, h): RawEngine(exe, h) for b, exe in builds.items() for h in hashes}
+    engines = {(b, h): NewGameEngine(exe, Protocol.UCI, h)
+               for b, exe in builds.items() for h in hashes}
     try:
         cases: list[tuple[str, int, int]] = (
             [(f"newgame hash {h}", h, 0) for h in NEWGAME_HASH]
@@ -124,7 +86,7 @@ def main() -> None:
                 for b in order:
                     engine = engines[(b, hash_mb)]
                     if nodes:
-                        t, best = engine.search(nodes)
+                        t, best = engine.search(POSITION, nodes)
                         answers.setdefault((label, b), set()).add(best)
                     else:
                         t = engine.new_game()

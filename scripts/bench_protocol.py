@@ -45,7 +45,7 @@ def default_engine() -> Path:
 class RawEngine:
     """The baseline: blocking writes and readline on the engine's pipes, nothing else."""
 
-    def __init__(self, exe: Path, protocol: Protocol) -> None:
+    def __init__(self, exe: Path, protocol: Protocol = Protocol.UCI, hash_mb: int = 16) -> None:
         # Buffered reads (readline on an unbuffered pipe reads byte by byte), writes
         # flushed at once.
         self.proc = subprocess.Popen([str(exe)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -59,7 +59,7 @@ class RawEngine:
         setopt = "setoption {} {}\n" if ucci else "setoption name {} value {}\n"
         self.send(
             setopt.format("Threads", 1)
-            + setopt.format("hashsize" if ucci else "Hash", 16)
+            + setopt.format("hashsize" if ucci else "Hash", hash_mb)
             + setopt.format("VariantPath", VARIANTS_INI)
             + setopt.format("UCI_Variant", "mistboard-xiangqi")
             + "isready\n"
@@ -78,12 +78,13 @@ class RawEngine:
             if line.startswith(prefix.encode()):
                 return line.decode()
 
-    def search(self, position: str, nodes: int) -> float:
+    def search(self, position: str, nodes: int) -> tuple[float, str]:
+        """A new game and ``go nodes``: (seconds, bestmove)."""
         start = time.perf_counter()
         self.send(f"ucinewgame\nisready\n{position}\ngo nodes {nodes}\n")
         self.read_until("readyok")
-        self.read_until("bestmove")
-        return time.perf_counter() - start
+        best = self.read_until("bestmove").split()[1]
+        return time.perf_counter() - start, best
 
     def close(self) -> None:
         self.send("quit\n")
@@ -124,7 +125,7 @@ async def main() -> None:
                 start = time.perf_counter()
                 result = await engine.search(None, MOVES, Limit(nodes=nodes), new_game=True)
                 client = time.perf_counter() - start
-                baseline = raw.search(position, nodes)
+                baseline, _ = raw.search(position, nodes)
                 client_times.append(client)
                 raw_times.append(baseline)
                 added.append(client - baseline)
