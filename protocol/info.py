@@ -192,26 +192,6 @@ _HASHFULL = 9  # group numbers of _STANDARD_INFO_RE
 _MULTIPV = 3
 
 
-def _standard_info(match: re.Match[str], turn: chess.Color) -> InfoDict:
-    """What :func:`parse_info` returns for a line `_STANDARD_INFO_RE` matched (without
-    a move converter), built from the match: same keys, same order, same values."""
-    (depth, seldepth, multipv, kind, score, bound, nodes, nps, hashfull, tbhits, time,
-     pv) = match.groups()
-    info = InfoDict(depth=int(depth), seldepth=int(seldepth), multipv=int(multipv),
-                    score=PovScore(Mate(int(score)) if kind == "mate" else Cp(int(score)),
-                                   turn))
-    if bound is not None:
-        info[bound] = True  # type: ignore[literal-required]
-    info["nodes"] = int(nodes)
-    info["nps"] = int(nps)
-    if hashfull is not None:
-        info["hashfull"] = int(hashfull)
-    info["tbhits"] = int(tbhits)
-    info["time"] = int(time) / 1000.0
-    info["pv"] = pv.split(" ")
-    return info
-
-
 class InfoMerger:
     """The ``info`` lines of one search, merged per MultiPV line (the lines without a
     ``multipv`` count as line 1): each line's keys override the earlier ones'
@@ -259,14 +239,14 @@ class InfoMerger:
         target = self._merged.setdefault(k, InfoDict())
         old = self._pending.pop(k, None)
         if old is not None:
-            merge_info(target, _standard_info(old, self._turn))
+            merge_info(target, parse_info(old.string, self._turn))
         merge_info(target, info)
         return info
 
     def result(self) -> dict[int, InfoDict]:
         """The merged info per MultiPV number."""
         for k, match in self._pending.items():
-            merge_info(self._merged[k], _standard_info(match, self._turn))
+            merge_info(self._merged[k], parse_info(match.string, self._turn))
         self._pending.clear()
         return self._merged
 
