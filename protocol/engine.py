@@ -12,15 +12,19 @@ A session, in UCI (``>`` is what we write, ``<`` what the engine answers)::
     > isready
     < info string variant mistboard-xiangqi files 9 ranks 10 pocket 0 template xiangqi ...
     < readyok
+    > setoption name FinalInfoOnly value true
     > ucinewgame
-    > isready
-    < readyok
     > position startpos moves h3e3 b10c8
     > go nodes 100000
-    < info depth 1 seldepth 1 multipv 1 score cp 29 nodes 78 nps 39000 time 2 pv ...
-    < ...
+    < info depth 13 seldepth 17 multipv 1 score cp 29 nodes 100043 nps 391000 ... pv ...
     < bestmove b1c3 ponder h10g8
     > quit
+
+A search's commands go out in one write. Without ``FinalInfoOnly`` (stock FSF, other
+engines; or when the caller wants every ``info`` line) the engine prints an ``info`` line
+per iteration, and the client wakes up for each; our FSF (engine/patches/0005) holds
+them back and prints only the last one, so a client that reads only the result wakes up
+once. :meth:`Engine.search` sets that option itself, when the engine has it.
 
 The same in UCCI: ``ucci``/``ucciok``; options without ``name`` and with ``_`` for
 spaces (``setoption UCI_Variant mistboard-xiangqi``, ``hashsize`` for ``Hash``); ranks
@@ -165,6 +169,7 @@ class Engine:
         # name as given -> (type, value, option key, wire value) of validated values
         self._checked_values: dict[str, tuple[type, OptionValue, str, str | None]] = {}
         self._confirmed: set[str] = set()  # variants FSF announced since the last switch
+        self._final_info_only: Option | None = None  # the engine's FinalInfoOnly, if any
         self._lock = asyncio.Lock()
         self._closed = False
         self._searching = False
@@ -454,6 +459,8 @@ class Engine:
                     unknown = self._unknown(unknown, line)
         for option in options:
             self.options.add(option)
+        if "FinalInfoOnly" in self.options and self.options["FinalInfoOnly"].type == "check":
+            self._final_info_only = self.options["FinalInfoOnly"]
         if "UCI_Variant" in self.options:
             default = self.options["UCI_Variant"].default
             if isinstance(default, str) and default:
@@ -537,6 +544,19 @@ class Engine:
         if value is not None and not isinstance(value, bool | int | str):
             raise OptionError(f"option {name!r}: unsupported value type {type(value).__name__}")
         return option, option.wire_value(value)
+
+    def _final_info_line(self, wanted: bool) -> str:
+        """The ``setoption`` that turns the engine's ``FinalInfoOnly`` to ``wanted``
+        ("" if the engine has no such option or it is already so)."""
+        option = self._final_info_only
+        if option is None:
+            return ""
+        wire = option.wire_value(wanted)
+        key = normalise_name(option.name)
+        if self._values.get(key) == wire:
+            return ""
+        self._values[key] = wire
+        return self._setoption_line(option, wire)
 
     async def configure(self, options: Mapping[str, OptionValue]) -> None:
         """Set options (``setoption``). All values are validated before any is sent.
@@ -722,7 +742,7 @@ class Engine:
         on_info: Callable[[InfoDict], None] | None = None,
         validate_move: Callable[[str], bool] | None = None,
     ) -> PlayResult:
-        """Search a position: [``ucinewgame``/``isready``], ``position``, ``go``; read
+        """Search a position: [``ucinewgame``], ``position``, ``go`` in one write; read
         ``info`` lines until ``bestmove``.
 
         ``fen`` None means the variant's start position. ``moves`` are canonical.
@@ -733,7 +753,14 @@ class Engine:
         The deadline is the limit's budget plus a margin (:class:`Timeouts`); when it
         passes, or the engine dies or misbehaves, the process tree is killed and an
         :class:`EngineFault` raised. ``new_game=True`` with ``Threads=1`` makes
-        ``go nodes N`` deterministic.
+        ``go nodes N`` deterministic; the new game's own time comes out of
+        ``timeouts.isready`` (added to the search deadline) and is part of
+        :attr:`PlayResult.elapsed`. (No ``isready`` is needed between them: the engine
+        reads its commands in order, and nothing waits for the new game alone.)
+
+        Without ``on_info`` only the merged result is read, and an engine that has the
+        ``FinalInfoOnly`` option (our FSF) is told to print only its last ``info``; with
+        ``on_info`` it is told to print them all.
         """
         limit = limit if limit is not None else Limit()
         if not isinstance(limit, Limit):
@@ -744,21 +771,20 @@ class Engine:
         go = limit.go_command(turn, ucci=self._ucci, millis=self._ucci_millis)
         convert = from_ucci if self._ucci and ucci_uses_zero_based(ranks) else None
         timeout = self.timeouts.search(limit.budget(turn, self.timeouts.worst_case_nps))
+        if new_game:
+            timeout += self.timeouts.isready
 
         async with self._operation():
             self._stop_sent = False
+            head = self._final_info_line(on_info is None)
             if new_game:
-                await self._send(f"{self._new_game}\nisready\n{position}\n{go}\n", "search")
-                # `go` is on its way: a cancellation from here on must stop the search and
-                # drain its bestmove, or the next search would read it as its own.
-                self._searching = True
-                async with self._phase("isready", self.timeouts.isready):
-                    await self._read_until("readyok")
-            else:
-                await self._send(f"{position}\n{go}\n", "search")
-                self._searching = True
-            infos = InfoMerger(turn, convert, eager=on_info is not None)
+                head += f"{self._new_game}\n"
             started = time.perf_counter()
+            await self._send(f"{head}{position}\n{go}\n", "search")
+            # `go` is on its way: a cancellation from here on must stop the search and
+            # drain its bestmove, or the next search would read it as its own.
+            self._searching = True
+            infos = InfoMerger(turn, convert, eager=on_info is not None)
             async with self._phase("search", timeout) as deadline:
                 self._search_timeout = deadline
                 unknown = 0

@@ -93,7 +93,8 @@ class PlayResult:
     draw_offered: bool = False
     resigned: bool = False
     elapsed: float = 0.0
-    """Wall-clock seconds from sending ``go`` to reading ``bestmove``."""
+    """Wall-clock seconds from sending ``go`` to reading ``bestmove`` (with a new game:
+    from sending ``ucinewgame``, which goes out with ``go``)."""
 
 
 _INT_KEYS = frozenset(

@@ -8,8 +8,10 @@ This compares two builds of the engine (e.g. the build before engine/patches/000
 
 * ``newgame hash H``: the round trip ``ucinewgame`` / ``isready`` -> ``readyok``, with
   Hash 1 and 16 (MB);
-* ``search nodes N``: ``ucinewgame`` / ``isready`` / ``position startpos moves h3e3 b10c8``
-  / ``go nodes N`` -> ``bestmove``, Hash 16 (the levels' default), N in 16, 1000, 10000.
+* ``search nodes N``: ``ucinewgame`` / ``position startpos moves h3e3 b10c8`` /
+  ``go nodes N`` -> ``bestmove`` in one write, Hash 16 (the levels' default), N in 16,
+  1000, 10000, with ``FinalInfoOnly`` on in a build that has it (patch 0005), as the
+  protocol client sends it.
 
 Every round runs each case once on each build, old and new alternating which goes first,
 so that machine load hits both alike. Prints the medians in ms and the ratio new/old

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """What does the protocol client add to a search? Client vs a minimal raw-pipe loop.
 
-For each N in (1, 1000, 100000) the same command sequence
+For each N in (1, 1000, 100000) the same command sequence, in one write,
 
-    ucinewgame / isready / position startpos moves h3e3 b10c8 / go nodes N
+    ucinewgame / position startpos moves h3e3 b10c8 / go nodes N
 
+with ``FinalInfoOnly`` on if the engine has it (as the client sets it: our patched FSF
+then prints one ``info`` line, the last, before ``bestmove``)
 is run through :class:`protocol.Engine` (asyncio, merging the info lines, validating
 the bestmove) and through a minimal blocking loop on a raw pipe (write the bytes, read
 lines until ``bestmove``), against two processes of the same engine executable in the
@@ -55,10 +57,11 @@ class RawEngine:
         hello = protocol.value
         ucci = protocol is Protocol.UCCI
         self.send(f"{hello}\n")
-        self.read_until(f"{hello}ok")
+        final_info = "FinalInfoOnly" in self.read_until(f"{hello}ok", keep="option ")
         setopt = "setoption {} {}\n" if ucci else "setoption name {} value {}\n"
         self.send(
-            setopt.format("Threads", 1)
+            (setopt.format("FinalInfoOnly", "true") if final_info else "")
+            + setopt.format("Threads", 1)
             + setopt.format("hashsize" if ucci else "Hash", hash_mb)
             + setopt.format("VariantPath", VARIANTS_INI)
             + setopt.format("UCI_Variant", "mistboard-xiangqi")
@@ -70,19 +73,23 @@ class RawEngine:
         self.stdin.write(text.encode())
         self.stdin.flush()
 
-    def read_until(self, prefix: str) -> str:
+    def read_until(self, prefix: str, keep: str | None = None) -> str:
+        """Lines up to the one starting with ``prefix``: that line, after the lines that
+        start with ``keep`` (if given)."""
+        kept = []
         while True:
             line = self.stdout.readline()
             if not line:
                 raise RuntimeError("raw engine died")
+            if keep is not None and line.startswith(keep.encode()):
+                kept.append(line.decode())
             if line.startswith(prefix.encode()):
-                return line.decode()
+                return "".join(kept) + line.decode()
 
     def search(self, position: str, nodes: int) -> tuple[float, str]:
         """A new game and ``go nodes``: (seconds, bestmove)."""
         start = time.perf_counter()
-        self.send(f"ucinewgame\nisready\n{position}\ngo nodes {nodes}\n")
-        self.read_until("readyok")
+        self.send(f"ucinewgame\n{position}\ngo nodes {nodes}\n")
         best = self.read_until("bestmove").split()[1]
         return time.perf_counter() - start, best
 
@@ -112,7 +119,7 @@ async def main() -> None:
         await engine.set_variant("mistboard-xiangqi")
         position = engine.position_command(None, MOVES)  # same bytes for both
         print(f"engine: {exe} ({engine.id.get('name')}), protocol {protocol.value}")
-        print(f"command: ucinewgame / isready / {position} / go nodes N\n")
+        print(f"command: ucinewgame / {position} / go nodes N\n")
         print(f"{'N':>8} {'runs':>5} {'client ms':>10} {'raw ms':>10} {'added ms':>9} "
               f"{'ratio':>6} {'nodes':>7}")
         for nodes, repeats in REPEATS.items():

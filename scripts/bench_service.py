@@ -5,11 +5,12 @@
    (one engine, loopback, keep-alive; through httpx and through a minimal stdlib
    ``http.client`` connection), against the same search by a raw engine process driven
    over pipes (same commands: MultiPV and Hash when they change, ``ucinewgame``,
-   ``isready``, ``position``, ``go nodes N``). Requests alternate between the four so
-   machine noise hits all of them; also the server process's own CPU time per HTTP
-   request. The ratio and the extra time are the lean client's: the raw engine is driven
-   by a minimal loop too, and httpx alone costs about a millisecond of client CPU per
-   request on a 2-core machine (its column is there for comparison with older runs).
+   ``position``, ``go nodes N``, with ``FinalInfoOnly`` on as the service has it).
+   Requests alternate between the four so machine noise hits all of them; also the
+   server process's own CPU time per HTTP request. The ratio and the extra time are the
+   lean client's: the raw engine is driven by a minimal loop too, and httpx alone costs
+   about a millisecond of client CPU per request on a 2-core machine (its column is there
+   for comparison with older runs).
 2. **Throughput** as engines go 1 → core count, at levels 1 and 3 (closed loop, two
    requests in flight per engine). One server per engine count, all started up front;
    the measurement alternates between them in rounds, so that a change in machine load
@@ -141,7 +142,8 @@ class RawEngine:
         self.p = subprocess.Popen([str(exe)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   text=True, bufsize=1)
         self.send("uci")
-        self.until("uciok")
+        if "FinalInfoOnly" in self.until("uciok", keep="option "):
+            self.send("setoption name FinalInfoOnly value true")
         self.send(f"setoption name VariantPath value {VARIANTS_INI}")
         self.send(f"setoption name UCI_Variant value {FSF_VARIANT[VARIANT]}")
         self.send("isready")
@@ -153,25 +155,26 @@ class RawEngine:
         self.p.stdin.write(line + "\n")
         self.p.stdin.flush()
 
-    def until(self, prefix: str) -> str:
+    def until(self, prefix: str, keep: str | None = None) -> str:
+        """Lines up to the one starting with ``prefix``: that line, after the lines that
+        start with ``keep`` (if given)."""
         assert self.p.stdout is not None
+        kept = []
         while True:
             line = self.p.stdout.readline()
             if not line:
                 raise RuntimeError("engine died")
+            if keep is not None and line.startswith(keep):
+                kept.append(line)
             if line.startswith(prefix):
-                return line
+                return "".join(kept) + line
 
     def search(self, fen: str, moves: list[str], nodes: int, multipv: int, hash_mb: int) -> str:
         for name, value in (("MultiPV", multipv), ("Hash", hash_mb)):
             if self.opts.get(name) != value:
                 self.send(f"setoption name {name} value {value}")
                 self.opts[name] = value
-        self.send("ucinewgame")
-        self.send("isready")
-        self.until("readyok")
-        self.send(f"position fen {fen} moves {' '.join(moves)}")
-        self.send(f"go nodes {nodes}")
+        self.send(f"ucinewgame\nposition fen {fen} moves {' '.join(moves)}\ngo nodes {nodes}")
         return self.until("bestmove").split()[1]
 
     def close(self) -> None:

@@ -18,7 +18,7 @@ Modes (the fault, and when it strikes):
     bad-bestmove      answers go with a malformed `bestmove zz9`
     illegal-bestmove  answers go with `bestmove a1a1` (a move that does not move)
     slow-quit         takes 60 s to exit after quit
-    slow-newgame      the isready after ucinewgame takes 1 s; the n-th go answers a1a(n+1)
+    slow-newgame      ucinewgame takes 1 s; the n-th go answers a1a(n+1)
 
 --child    start a `sleep` child first (to test that the whole tree is killed)
 --once P   fault only if file P does not exist, creating it (a restart is then healthy)
@@ -77,7 +77,6 @@ def main(argv: list[str]) -> int:
         return 3
     ucci = False
     searching_infinite = False
-    new_game = False
     searches = 0
 
     def bestmove() -> str:
@@ -114,11 +113,9 @@ def main(argv: list[str]) -> int:
                 out("option name UCI_Variant type combo default xiangqi var xiangqi")
             out("ucciok" if ucci else "uciok")
         elif word == "ucinewgame":
-            new_game = True
-        elif word == "isready":
-            if mode == "slow-newgame" and new_game:
+            if mode == "slow-newgame":
                 time.sleep(1.0)
-            new_game = False
+        elif word == "isready":
             if mode != "hang-isready":
                 out("readyok")
         elif word == "go":

@@ -285,14 +285,14 @@ def test_backoff_is_capped_and_jittered() -> None:
 async def test_cancel_while_new_game_syncs_drains_the_sent_search(
     fake: Callable[..., list[str]],
 ) -> None:
-    """`ucinewgame`, `isready`, `position` and `go` go out together: a search cancelled
-    while waiting for that `readyok` must still stop and drain the search it started, so
-    the next search reads its own bestmove and not the stale one."""
+    """`ucinewgame`, `position` and `go` go out together: a search cancelled while the
+    engine is still busy with the new game must still stop and drain the search it
+    started, so the next search reads its own bestmove and not the stale one."""
     timeouts = Timeouts(startup=5, handshake=2, isready=3, stop=2, quit=1, search_margin=2)
     engine = await Engine.start(fake("slow-newgame"), timeouts=timeouts)
     try:
         first = asyncio.create_task(engine.search(None, [], Limit(nodes=1), new_game=True))
-        await asyncio.sleep(0.3)  # the fake engine sleeps 1 s before that readyok
+        await asyncio.sleep(0.3)  # the fake engine's ucinewgame takes 1 s
         first.cancel()
         with pytest.raises(asyncio.CancelledError):
             await first
