@@ -7,6 +7,7 @@ from the games), and the GSPRT state when a test is configured.
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -54,8 +55,12 @@ class MatchStats:
         text = f"W-D-L {t.wins}-{t.draws}-{t.losses}"
         e = self.elo
         if e is not None:
-            text += f"  Elo {_fmt(e.elo)} ±{_fmt(e.elo_error, sign=False)}"
-            text += f"  nElo {_fmt(e.nelo)}  LOS {100 * e.los:.1f}%"
+            if math.isinf(e.elo):
+                text += f"  Elo {_fmt(e.elo)}"
+            else:
+                text += f"  Elo {_fmt(e.elo)} ±{_fmt(e.elo_error, sign=False)}"
+            nelo = _fmt(e.nelo) if math.isfinite(e.nelo) else "n/a"
+            text += f"  nElo {nelo}  LOS {100 * e.los:.1f}%"
         if self.sprt is not None:
             s = self.sprt
             text += f"  LLR {s.llr:+.2f} [{s.lower_bound:+.2f},{s.upper_bound:+.2f}]"
@@ -73,10 +78,7 @@ class MatchStats:
         ]
         e = self.elo
         if e is not None:
-            lines.append(
-                f"  Elo {_fmt(e.elo)} ± {_fmt(e.elo_error, sign=False)} (95%, "
-                f"{e.model}; [{_fmt(e.elo_lo)}, {_fmt(e.elo_hi)}])  "
-                f"nElo {_fmt(e.nelo)} ± {e.nelo_error:.1f}  LOS {100 * e.los:.1f}%")
+            lines.append(f"  {_elo_text(e)}  LOS {100 * e.los:.1f}%")
         if self.sprt is not None:
             s = self.sprt
             verdict = {SprtDecision.H0: "H0 accepted", SprtDecision.H1: "H1 accepted",
@@ -94,7 +96,23 @@ def _fmt(x: float, sign: bool = True) -> str:
         return "nan"
     if x in (float("inf"), float("-inf")):
         return "+inf" if x > 0 else "-inf"
+    x += 0.0  # no "-0.0"
     return f"{x:+.1f}" if sign else f"{x:.1f}"
+
+
+def _elo_text(e: EloEstimate) -> str:
+    """Elo with its interval, and nElo; says so when the sample cannot give a figure: a
+    score of 0 or 100 % (no finite Elo) or no spread at all (every game, or every pair,
+    scored the same: no nElo)."""
+    unit = "game" if e.model == "trinomial" else "pair"
+    if math.isinf(e.elo):
+        return (f"Elo {_fmt(e.elo)} (score {100 * e.score:.0f}% over {e.samples} "
+                f"{unit}s: no finite estimate)")
+    text = (f"Elo {_fmt(e.elo)} ± {_fmt(e.elo_error, sign=False)} (95%, {e.model}; "
+            f"[{_fmt(e.elo_lo)}, {_fmt(e.elo_hi)}])  ")
+    if math.isfinite(e.nelo):
+        return text + f"nElo {_fmt(e.nelo)} ± {e.nelo_error:.1f}"
+    return text + f"nElo n/a (every {unit} scored the same)"
 
 
 def match_stats(records: Iterable[GameRecord], player_a: str, player_b: str,
