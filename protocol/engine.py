@@ -545,18 +545,25 @@ class Engine:
             raise OptionError(f"option {name!r}: unsupported value type {type(value).__name__}")
         return option, option.wire_value(value)
 
+    def _setoption_if_changed(self, option: Option, wire: str | None) -> str:
+        """The ``setoption`` line for ``option`` = ``wire``, recorded as the engine's
+        value; "" when that is already the value this client last set (a button is
+        always pressed)."""
+        if option.type == "button":
+            return self._setoption_line(option, wire)
+        key = normalise_name(option.name)
+        if self._values.get(key) == wire:
+            return ""
+        self._values[key] = wire
+        return self._setoption_line(option, wire)
+
     def _final_info_line(self, wanted: bool) -> str:
         """The ``setoption`` that turns the engine's ``FinalInfoOnly`` to ``wanted``
         ("" if the engine has no such option or it is already so)."""
         option = self._final_info_only
         if option is None:
             return ""
-        wire = option.wire_value(wanted)
-        key = normalise_name(option.name)
-        if self._values.get(key) == wire:
-            return ""
-        self._values[key] = wire
-        return self._setoption_line(option, wire)
+        return self._setoption_if_changed(option, option.wire_value(wanted))
 
     async def configure(self, options: Mapping[str, OptionValue]) -> None:
         """Set options (``setoption``). All values are validated before any is sent.
@@ -586,16 +593,10 @@ class Engine:
             await self.load_variants(variant_path)
         if plain:
             async with self._operation():
-                lines = []
-                for option, wire in plain:
-                    key = normalise_name(option.name)
-                    if option.type != "button" and self._values.get(key) == wire:
-                        continue
-                    lines.append(self._setoption_line(option, wire))
-                    if option.type != "button":
-                        self._values[key] = wire
+                lines = "".join(self._setoption_if_changed(option, wire)
+                                for option, wire in plain)
                 if lines:
-                    await self._send("".join(lines), "configure")
+                    await self._send(lines, "configure")
         if variant is not None:
             await self.set_variant(variant)
 
