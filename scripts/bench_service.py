@@ -119,13 +119,14 @@ import httpx  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_protocol import RawEngine as PipeEngine  # noqa: E402  (scripts/, beside this)
+
 from ladder.engine_binary import DEFAULT_ENGINE, UNPATCHED_ENGINE  # noqa: E402
 from ladder.levels import load_levels  # noqa: E402
 from ladder.rules import Game  # noqa: E402
 from ladder.service.config import ServiceConfig  # noqa: E402
 from ladder.service.models import MoveRequest  # noqa: E402
 from ladder.service.mover import MoveService  # noqa: E402
-from ladder.variants import FSF_VARIANT, VARIANTS_INI  # noqa: E402
 
 
 def engine() -> Path:
@@ -135,51 +136,28 @@ def engine() -> Path:
     return (DEFAULT_ENGINE if DEFAULT_ENGINE.exists() else UNPATCHED_ENGINE).resolve()
 
 
-class RawEngine:
-    """The baseline: the engine over pipes, blocking reads, nothing else."""
+class RawEngine(PipeEngine):
+    """The baseline: bench_protocol's raw-pipe engine (blocking reads, nothing else;
+    ``FinalInfoOnly`` on when the engine has it), searching as the service does."""
 
     def __init__(self, exe: Path) -> None:
-        self.p = subprocess.Popen([str(exe)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  text=True, bufsize=1)
-        self.send("uci")
-        if "FinalInfoOnly" in self.until("uciok", keep="option "):
-            self.send("setoption name FinalInfoOnly value true")
-        self.send(f"setoption name VariantPath value {VARIANTS_INI}")
-        self.send(f"setoption name UCI_Variant value {FSF_VARIANT[VARIANT]}")
-        self.send("isready")
-        self.until("readyok")
+        super().__init__(exe)
         self.opts: dict[str, int] = {}
 
-    def send(self, line: str) -> None:
-        assert self.p.stdin is not None
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def until(self, prefix: str, keep: str | None = None) -> str:
-        """Lines up to the one starting with ``prefix``: that line, after the lines that
-        start with ``keep`` (if given)."""
-        assert self.p.stdout is not None
-        kept = []
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError("engine died")
-            if keep is not None and line.startswith(keep):
-                kept.append(line)
-            if line.startswith(prefix):
-                return "".join(kept) + line
-
-    def search(self, fen: str, moves: list[str], nodes: int, multipv: int, hash_mb: int) -> str:
+    def level_search(self, fen: str, moves: list[str], nodes: int, multipv: int,
+                     hash_mb: int) -> str:
+        """MultiPV and Hash when they change, then ``ucinewgame`` / ``position`` /
+        ``go nodes`` in one write; the bestmove."""
+        changed = ""
         for name, value in (("MultiPV", multipv), ("Hash", hash_mb)):
             if self.opts.get(name) != value:
-                self.send(f"setoption name {name} value {value}")
+                changed += f"setoption name {name} value {value}\n"
                 self.opts[name] = value
-        self.send(f"ucinewgame\nposition fen {fen} moves {' '.join(moves)}\ngo nodes {nodes}")
-        return self.until("bestmove").split()[1]
-
-    def close(self) -> None:
-        self.send("quit")
-        self.p.wait(timeout=5)
+        if changed:
+            self.send(changed)
+        self.send(f"ucinewgame\nposition fen {fen} moves {' '.join(moves)}\n"
+                  f"go nodes {nodes}\n")
+        return self.read_until("bestmove").split()[1]
 
 
 def free_port() -> int:
@@ -300,7 +278,7 @@ def overhead(exe: Path, reps: int) -> list[Timings]:
                 encoded = json.dumps(body).encode()
                 req = MoveRequest.model_validate(body)
                 for _ in range(3):  # warm up all four
-                    raw.search(fen, since, lv.nodes, mpv, lv.hash_mb)
+                    raw.level_search(fen, since, lv.nodes, mpv, lv.hash_mb)
                     runner.run(local.move(req))
                     client.post("/v1/move", json=body).raise_for_status()
                     lean.move(encoded)
@@ -308,7 +286,7 @@ def overhead(exe: Path, reps: int) -> list[Timings]:
                 srv_cpu = 0.0
                 for _ in range(reps):
                     t0 = time.perf_counter()
-                    raw.search(fen, since, lv.nodes, mpv, lv.hash_mb)
+                    raw.level_search(fen, since, lv.nodes, mpv, lv.hash_mb)
                     t.raw.append(time.perf_counter() - t0)
                     t0 = time.perf_counter()
                     runner.run(local.move(req))
