@@ -95,7 +95,7 @@ def _fmt(x: float, sign: bool = True) -> str:
     if x != x:
         return "nan"
     if x in (float("inf"), float("-inf")):
-        return "+inf" if x > 0 else "-inf"
+        return "-inf" if x < 0 else "+inf" if sign else "inf"
     x += 0.0  # no "-0.0"
     return f"{x:+.1f}" if sign else f"{x:.1f}"
 

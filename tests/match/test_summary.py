@@ -42,3 +42,12 @@ def test_perfect_and_zero_scores() -> None:
     assert lost.line() == "W-D-L 0-0-5  Elo -inf  nElo n/a  LOS 0.0%"
     assert "Elo -inf (score 0% over 5 games: no finite estimate)" in lost.report()
     assert "nan" not in won.report() + lost.report()
+
+
+def test_an_unbounded_interval_prints_as_inf() -> None:
+    # 4 pairs won outright, one won and drawn: the upper bound of the score is 1.
+    s = stats(Trinomial(9, 1, 0), Pentanomial(0, 0, 0, 1, 4))
+    e = s.elo
+    assert e is not None and e.elo_hi == float("inf")
+    assert s.line().startswith(f"W-D-L 9-1-0  Elo {e.elo:+.1f} ±inf  nElo ")
+    assert f"Elo {e.elo:+.1f} ± inf (95%, pentanomial; [{e.elo_lo:+.1f}, +inf])" in s.report()
