@@ -22,8 +22,8 @@ engine: $(VENV)/.installed
 	ln -sfn "$$($(PY) scripts/build_engine.py | tail -n 1)" $(CACHE)/fairy-stockfish
 	ln -sfn "$$($(PY) scripts/build_engine.py --unpatched --profile plain | tail -n 1)" $(CACHE)/fairy-stockfish-unpatched
 	wheel="$$($(PY) scripts/build_engine.py --pyffish-wheel | tail -n 1)"; \
-	if [ "$$(cat $(CACHE)/pyffish-installed 2>/dev/null)" != "$$wheel" ]; then \
-		$(PY) -m pip install --quiet --force-reinstall --no-deps "$$wheel" && echo "$$wheel" > $(CACHE)/pyffish-installed; \
+	if [ "$$(cat $(VENV)/.pyffish-installed 2>/dev/null)" != "$$wheel" ]; then \
+		$(PY) -m pip install --quiet --force-reinstall --no-deps "$$wheel" && echo "$$wheel" > $(VENV)/.pyffish-installed; \
 	fi
 
 # Engines we did not build (Debian's stockfish and fairy-stockfish), for the protocol tests.

@@ -1,13 +1,14 @@
 """The `ladder` command line: each package registers its own subcommands.
 
-    ladder move | serve | levels     the move service        (ladder/service/cli.py)
-    ladder perft                     the rules checker       (ladder/rules/cli.py)
-    ladder match | calibrate         matches, calibration    (ladder/match/cli.py)
+ladder move | serve | levels     the move service        (ladder/service/cli.py)
+ladder perft                     the rules checker       (ladder/rules/cli.py)
+ladder match | calibrate         matches, calibration    (ladder/match/cli.py)
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 
@@ -17,11 +18,9 @@ from ladder.service.cli import add_levels, add_move, add_serve
 
 
 def main(argv: list[str] | None = None) -> int:
-    if argv is None:  # a real command line (not a call from Python)
-        # `ladder levels | head` should end quietly, as a Unix filter does.
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    parser = argparse.ArgumentParser(prog="ladder", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="ladder", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_move(sub)
     add_serve(sub)
@@ -33,7 +32,16 @@ def main(argv: list[str] | None = None) -> int:
     if not hasattr(args, "func"):
         parser.print_help()
         return 2
-    return int(args.func(args))
+    try:
+        code = int(args.func(args))
+        sys.stdout.flush()  # a closed reader shows here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # `ladder levels | head`: the reader went away; end quietly, as a Unix filter does.
+        # (Not SIG_DFL for SIGPIPE: that would let any closed socket or dead engine pipe
+        # kill the process, `ladder serve` and `ladder match` included.)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":

@@ -51,18 +51,23 @@ def _request(model: type[M], **fields: Any) -> M:
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"]) or "body"
-        raise ServiceError(422, "invalid_request", f"{loc}: {first['msg']}",
-                           field=loc) from None
+        raise ServiceError(422, "invalid_request", f"{loc}: {first['msg']}", field=loc) from None
 
 
 class Ladder:
     """Async client. Give `base_url` to talk to a server, or nothing (optionally
     `engines=K` or a started `service`) to run the service in-process."""
 
-    def __init__(self, base_url: str | None = None, *, timeout: float = 300.0,
-                 engines: int | None = None, service: MoveService | None = None,
-                 config: ServiceConfig | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str | None = None,
+        *,
+        timeout: float = 300.0,
+        engines: int | None = None,
+        service: MoveService | None = None,
+        config: ServiceConfig | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         self.base_url = base_url
         self._timeout = timeout
         self._http: httpx.AsyncClient | None = None
@@ -76,15 +81,20 @@ class Ladder:
 
     async def __aenter__(self) -> Ladder:
         if self.base_url is not None:
-            self._http = httpx.AsyncClient(base_url=self.base_url, timeout=self._timeout,
-                                           transport=self._transport)
+            self._http = httpx.AsyncClient(
+                base_url=self.base_url, timeout=self._timeout, transport=self._transport
+            )
         elif self._owns_service:
             assert self._service is not None
             await self._service.start()
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc: BaseException | None, tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:
@@ -95,12 +105,14 @@ class Ladder:
         if self._owns_service and self._service is not None:
             await self._service.close()
 
-    async def _call(self, method: str, path: str, model: type[M],
-                    body: BaseModel | None = None) -> M:
+    async def _call(
+        self, method: str, path: str, model: type[M], body: BaseModel | None = None
+    ) -> M:
         assert self._http is not None, "use `async with Ladder(...)`"
         content = body.model_dump_json(exclude_none=True) if body is not None else None
-        resp = await self._http.request(method, path, content=content,
-                                        headers={"content-type": "application/json"})
+        resp = await self._http.request(
+            method, path, content=content, headers={"content-type": "application/json"}
+        )
         if resp.status_code >= 400:
             try:
                 data = resp.json()
@@ -113,17 +125,26 @@ class Ladder:
             raise err
         return model.model_validate_json(resp.content)
 
-    async def move(self, *, variant: str, level: int, moves: Sequence[str] = (),
-                   fen: str | None = None, seed: int | None = None) -> MoveResponse:
+    async def move(
+        self,
+        *,
+        variant: str,
+        level: int,
+        moves: Sequence[str] = (),
+        fen: str | None = None,
+        seed: int | None = None,
+    ) -> MoveResponse:
         """The computer's move at `level` after `moves` (from `fen`, or the start)."""
-        req = _request(MoveRequest, variant=variant, fen=fen, moves=list(moves), level=level,
-                       seed=seed)
+        req = _request(
+            MoveRequest, variant=variant, fen=fen, moves=list(moves), level=level, seed=seed
+        )
         if self._service is not None:
             return await self._service.move(req)
         return await self._call("POST", "/v1/move", MoveResponse, req)
 
-    async def position(self, *, variant: str, moves: Sequence[str] = (),
-                       fen: str | None = None) -> PositionResponse:
+    async def position(
+        self, *, variant: str, moves: Sequence[str] = (), fen: str | None = None
+    ) -> PositionResponse:
         """The rules checker's view of a position: FEN, legal moves, check, outcome."""
         req = _request(PositionRequest, variant=variant, fen=fen, moves=list(moves))
         if self._service is not None:
@@ -165,8 +186,12 @@ class LadderSync:
         self._run(self._ladder.__aenter__())
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     def close(self) -> None:
@@ -176,14 +201,23 @@ class LadderSync:
         finally:
             self._runner.close()
 
-    def move(self, *, variant: str, level: int, moves: Sequence[str] = (),
-             fen: str | None = None, seed: int | None = None) -> MoveResponse:
+    def move(
+        self,
+        *,
+        variant: str,
+        level: int,
+        moves: Sequence[str] = (),
+        fen: str | None = None,
+        seed: int | None = None,
+    ) -> MoveResponse:
         """See :meth:`Ladder.move`."""
-        return self._run(self._ladder.move(variant=variant, level=level, moves=moves,
-                                           fen=fen, seed=seed))
+        return self._run(
+            self._ladder.move(variant=variant, level=level, moves=moves, fen=fen, seed=seed)
+        )
 
-    def position(self, *, variant: str, moves: Sequence[str] = (),
-                 fen: str | None = None) -> PositionResponse:
+    def position(
+        self, *, variant: str, moves: Sequence[str] = (), fen: str | None = None
+    ) -> PositionResponse:
         """See :meth:`Ladder.position`."""
         return self._run(self._ladder.position(variant=variant, moves=moves, fen=fen))
 

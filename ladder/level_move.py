@@ -92,21 +92,28 @@ def restarts_engine_position(game: Game) -> bool:
 class SearchJob:
     """One search: everything here has passed the rules checker (canonical strings)."""
 
-    section: str            #: the variants.ini section (UCI_Variant value)
-    fen: str                #: canonical FEN (see :func:`engine_position`)
+    section: str  #: the variants.ini section (UCI_Variant value)
+    fen: str  #: canonical FEN (see :func:`engine_position`)
     moves: tuple[str, ...]  #: canonical moves from ``fen``
-    nodes: int              #: `go nodes` limit
+    nodes: int  #: `go nodes` limit
     multipv: int = 1
     hash_mb: int = 16
 
     @classmethod
-    def for_level(cls, section: str, fen: str, moves: tuple[str, ...] | list[str],
-                  level: Level) -> SearchJob:
+    def for_level(
+        cls, section: str, fen: str, moves: tuple[str, ...] | list[str], level: Level
+    ) -> SearchJob:
         """The search ``level`` makes in this position: its node limit and Hash, and
         MultiPV = the variety rule's line count (1 without one)."""
         variety = level.variety
-        return cls(section=section, fen=fen, moves=tuple(moves), nodes=level.nodes,
-                   multipv=variety.multipv if variety else 1, hash_mb=level.hash_mb)
+        return cls(
+            section=section,
+            fen=fen,
+            moves=tuple(moves),
+            nodes=level.nodes,
+            multipv=variety.multipv if variety else 1,
+            hash_mb=level.hash_mb,
+        )
 
 
 @dataclass(frozen=True)
@@ -137,7 +144,7 @@ class Line:
 class SearchResult:
     """The engine's answer."""
 
-    bestmove: str | None    #: None for `(none)`
+    bestmove: str | None  #: None for `(none)`
     ponder: str | None
     lines: dict[int, Line] = field(default_factory=dict)
     nodes: int = 0
@@ -172,9 +179,14 @@ def line_from_info(info: InfoDict, index: int) -> Line | None:
         return None
     rel = score.relative
     mate = rel.mate()
-    return Line(multipv=int(info.get("multipv", index)), pv=pv,
-                cp=None if mate is not None else rel.score(),
-                mate=mate, depth=int(info.get("depth", 0)), nodes=int(info.get("nodes", 0)))
+    return Line(
+        multipv=int(info.get("multipv", index)),
+        pv=pv,
+        cp=None if mate is not None else rel.score(),
+        mate=mate,
+        depth=int(info.get("depth", 0)),
+        nodes=int(info.get("nodes", 0)),
+    )
 
 
 def search_result(play: PlayResult) -> SearchResult:
@@ -186,17 +198,21 @@ def search_result(play: PlayResult) -> SearchResult:
         if line is not None:
             lines[line.multipv] = line
     main = play.info
-    return SearchResult(bestmove=play.move, ponder=play.ponder, lines=lines,
-                        nodes=int(main.get("nodes", 0)), depth=int(main.get("depth", 0)),
-                        time_s=play.elapsed)
+    return SearchResult(
+        bestmove=play.move,
+        ponder=play.ponder,
+        lines=lines,
+        nodes=int(main.get("nodes", 0)),
+        depth=int(main.get("depth", 0)),
+        time_s=play.elapsed,
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # The search and the choice
 
 
-async def search_level(engine: ManagedEngine, job: SearchJob,
-                       legal: frozenset[str]) -> LevelSearch:
+async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[str]) -> LevelSearch:
     """Run ``job`` on ``engine``: a new game, ``Threads`` 1, the job's MultiPV and Hash,
     ``go nodes``; a bestmove outside ``legal`` counts as an engine fault.
 
@@ -205,14 +221,20 @@ async def search_level(engine: ManagedEngine, job: SearchJob,
     :class:`protocol.errors.EngineError` for a search refused before sending.
     """
     outcome = await engine.search(
-        job.section, job.fen, job.moves, Limit(nodes=job.nodes),
+        job.section,
+        job.fen,
+        job.moves,
+        Limit(nodes=job.nodes),
         options={"Threads": 1, "MultiPV": job.multipv, "Hash": job.hash_mb},
-        new_game=True, validate_move=legal.__contains__)
+        new_game=True,
+        validate_move=legal.__contains__,
+    )
     return LevelSearch(search_result(outcome.result), outcome.incidents)
 
 
-def choose(result: SearchResult, variety: Variety | None, seed: int,
-           legal: frozenset[str]) -> Choice | None:
+def choose(
+    result: SearchResult, variety: Variety | None, seed: int, legal: frozenset[str]
+) -> Choice | None:
     """The move to play: the best move, or under the variety rule: with probability
     ``random_move_pct`` % a uniformly random legal move, else a uniform pick among the
     legal lines within ``window_cp`` of the best line; both drawn with
@@ -224,11 +246,13 @@ def choose(result: SearchResult, variety: Variety | None, seed: int,
         return None
     best_line = result.lines.get(1)
     if best_line is not None and best_line.move != result.bestmove:
-        best_line = next((ln for ln in result.lines.values()
-                          if ln.move == result.bestmove), None)
+        best_line = next((ln for ln in result.lines.values() if ln.move == result.bestmove), None)
     rng = random.Random(seed)
-    if variety is not None and variety.random_move_pct > 0 \
-            and rng.random() * 100 < variety.random_move_pct:
+    if (
+        variety is not None
+        and variety.random_move_pct > 0
+        and rng.random() * 100 < variety.random_move_pct
+    ):
         move = rng.choice(sorted(legal))
         line = next((ln for ln in result.lines.values() if ln.pv and ln.move == move), None)
         return Choice(move, line.pv[1] if line and len(line.pv) > 1 else None, line)
@@ -239,9 +263,13 @@ def choose(result: SearchResult, variety: Variety | None, seed: int,
         return Choice(result.bestmove, ponder, best_line)
     top = best_line.value()
     candidates = sorted(
-        (ln for ln in result.lines.values()
-         if ln.pv and ln.move in legal and top - ln.value() <= variety.window_cp),
-        key=lambda ln: ln.multipv)
+        (
+            ln
+            for ln in result.lines.values()
+            if ln.pv and ln.move in legal and top - ln.value() <= variety.window_cp
+        ),
+        key=lambda ln: ln.multipv,
+    )
     # Deduplicate by move (a line can be reported twice in odd cases); keep pv order.
     seen: set[str] = set()
     unique = [ln for ln in candidates if not (ln.move in seen or seen.add(ln.move))]

@@ -43,22 +43,25 @@ class Variety:
 VARIETY_KEYS = ("multipv", "window_cp", "random_move_pct")
 
 
-def _variety(table: dict[str, Any], level: object,
-             base: Variety | None = None) -> Variety | None:
+def _variety(table: dict[str, Any], level: object, base: Variety | None = None) -> Variety | None:
     """The variety rule that ``table``'s keys give (on top of ``base``), None if none."""
     given = {k: table[k] for k in VARIETY_KEYS if k in table}
     if not given:
         return base
     merged = {**(base.__dict__ if base else {}), **given}
     try:
-        variety = Variety(multipv=int(merged.get("multipv", 1)),
-                          window_cp=int(merged.get("window_cp", 0)),
-                          random_move_pct=float(merged.get("random_move_pct", 0.0)))
+        variety = Variety(
+            multipv=int(merged.get("multipv", 1)),
+            window_cp=int(merged.get("window_cp", 0)),
+            random_move_pct=float(merged.get("random_move_pct", 0.0)),
+        )
     except (TypeError, ValueError) as exc:
         raise LevelsError(f"level {level}: variety: {exc}") from exc
     if variety.multipv < 1 or variety.window_cp < 0 or not 0 <= variety.random_move_pct <= 100:
-        raise LevelsError(f"level {level}: variety needs multipv >= 1, window_cp >= 0 and "
-                          "0 <= random_move_pct <= 100")
+        raise LevelsError(
+            f"level {level}: variety needs multipv >= 1, window_cp >= 0 and "
+            "0 <= random_move_pct <= 100"
+        )
     if variety.multipv == 1 and variety.random_move_pct == 0:
         return None
     return variety
@@ -114,8 +117,9 @@ def load_levels(path: Path = LEVELS_FILE) -> dict[str, dict[int, Level]]:
                 raise LevelsError(f"{path}: variant {variant}: no level {key}")
             fields = {k: v for k, v in table.items() if k not in VARIETY_KEYS}
             try:
-                levels[n] = replace(levels[n], **fields,
-                                    variety=_variety(table, n, levels[n].variety))
+                levels[n] = replace(
+                    levels[n], **fields, variety=_variety(table, n, levels[n].variety)
+                )
             except TypeError as exc:
                 raise LevelsError(f"{path}: variant {variant} level {n}: {exc}") from exc
         out[variant] = levels

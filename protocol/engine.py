@@ -327,18 +327,16 @@ class Engine:
         """The next complete line read from the engine (there must be one), checked."""
         raw = self._lines.popleft()
         if len(raw) > self._max_line:
-            raise EngineProtocolError(
-                f"engine wrote a line over {self._max_line} bytes", phase="?"
-            )
+            raise EngineProtocolError(f"engine wrote a line over {self._max_line} bytes", phase="?")
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise EngineProtocolError(f"engine wrote undecodable bytes: {raw[:80]!r}",
-                                      phase="?") from exc
+            raise EngineProtocolError(
+                f"engine wrote undecodable bytes: {raw[:80]!r}", phase="?"
+            ) from exc
         line = line.rstrip("\r")
         if _GARBAGE_RE.search(line):
-            raise EngineProtocolError(f"engine wrote control characters: {line[:80]!r}",
-                                      phase="?")
+            raise EngineProtocolError(f"engine wrote control characters: {line[:80]!r}", phase="?")
         return line
 
     @contextlib.asynccontextmanager
@@ -588,13 +586,16 @@ class Engine:
                 plain.append((option, wire))
                 if option.type != "button":
                     self._checked_values[name] = (
-                        type(value), value, normalise_name(option.name), wire)
+                        type(value),
+                        value,
+                        normalise_name(option.name),
+                        wire,
+                    )
         if variant_path is not None:
             await self.load_variants(variant_path)
         if plain:
             async with self._operation():
-                lines = "".join(self._setoption_if_changed(option, wire)
-                                for option, wire in plain)
+                lines = "".join(self._setoption_if_changed(option, wire) for option, wire in plain)
                 if lines:
                     await self._send(lines, "configure")
         if variant is not None:
@@ -611,8 +612,12 @@ class Engine:
         values = self._values
         for name, value in options.items():
             seen = checked.get(name)
-            if (seen is None or seen[0] is not type(value) or seen[1] != value
-                    or values.get(seen[2]) != seen[3]):
+            if (
+                seen is None
+                or seen[0] is not type(value)
+                or seen[1] != value
+                or values.get(seen[2]) != seen[3]
+            ):
                 return False
         return True
 
@@ -714,8 +719,9 @@ class Engine:
         :class:`EngineArgumentError` / :class:`UnsafeArgumentError`."""
         return self._position_command(fen, moves, *self._board(fen))
 
-    def _position_command(self, fen: str | None, moves: Sequence[str], files: int | None,
-                          ranks: int | None) -> str:
+    def _position_command(
+        self, fen: str | None, moves: Sequence[str], files: int | None, ranks: int | None
+    ) -> str:
         if fen is not None:
             check_safe(fen, "FEN")
             fen = " ".join(fen.split())

@@ -98,8 +98,18 @@ class PlayResult:
 
 
 _INT_KEYS = frozenset(
-    {"depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "tbhits", "sbhits",
-     "cpuload", "currmovenumber"}
+    {
+        "depth",
+        "seldepth",
+        "multipv",
+        "nodes",
+        "nps",
+        "hashfull",
+        "tbhits",
+        "sbhits",
+        "cpuload",
+        "currmovenumber",
+    }
 )
 _MOVE_LIST_KEYS = frozenset({"pv", "refutation", "currline"})
 _KEYS = _INT_KEYS | _MOVE_LIST_KEYS | {"score", "time", "wdl", "currmove", "string"}
@@ -210,8 +220,9 @@ class InfoMerger:
 
     __slots__ = ("_convert", "_eager", "_merged", "_pending", "_turn")
 
-    def __init__(self, turn: chess.Color, convert: Callable[[str], str] | None = None, *,
-                 eager: bool = False) -> None:
+    def __init__(
+        self, turn: chess.Color, convert: Callable[[str], str] | None = None, *, eager: bool = False
+    ) -> None:
         self._turn = turn
         self._convert = convert
         self._eager = eager or convert is not None
@@ -288,4 +299,3 @@ def parse_bestmove(
     except EngineArgumentError as exc:
         raise EngineProtocolError(f"malformed bestmove: {line[:200]!r}", phase="search") from exc
     return move, ponder, draw, resign
-

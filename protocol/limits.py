@@ -78,9 +78,7 @@ class Limit:
             for f in ("time", "depth", "nodes", "mate", "white_clock", "black_clock")
         )
 
-    def go_command(
-        self, turn: chess.Color, *, ucci: bool = False, millis: bool = True
-    ) -> str:
+    def go_command(self, turn: chess.Color, *, ucci: bool = False, millis: bool = True) -> str:
         """The ``go …`` line for this limit.
 
         ``turn`` is the side to move in the searched position (UCCI's ``time`` is that

@@ -73,8 +73,11 @@ def check_move(move: str, *, files: int | None = None, ranks: int | None = None)
     checked again every time, so it raises the same error).
     """
     key = (move, files, ranks)
-    cacheable = (type(move) is str and (files is None or type(files) is int)
-                 and (ranks is None or type(ranks) is int))
+    cacheable = (
+        type(move) is str
+        and (files is None or type(files) is int)
+        and (ranks is None or type(ranks) is int)
+    )
     if cacheable and key in _CHECKED_MOVES:
         return move
     check_token(move, "move")
@@ -171,4 +174,3 @@ def _board_shape(fen: str) -> tuple[int, int]:
         if ch.isalpha() or ch == "*":
             files += 1
     return files, len(rows)
-

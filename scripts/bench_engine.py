@@ -32,8 +32,9 @@ def run_bench(exe: Path, depth: int) -> tuple[int, int]:
         f"setoption name VariantPath value {ROOT / 'variants.ini'}\n"
         f"bench mistboard-xiangqi 16 1 {depth} {POSITIONS} depth\nquit\n"
     )
-    out = subprocess.run([str(exe)], input=script, capture_output=True, text=True,
-                         check=True, timeout=1800)
+    out = subprocess.run(
+        [str(exe)], input=script, capture_output=True, text=True, check=True, timeout=1800
+    )
     nodes = re.search(r"Nodes searched\s*:\s*(\d+)", out.stderr)
     nps = re.search(r"Nodes/second\s*:\s*(\d+)", out.stderr)
     if not (nodes and nps):
@@ -55,8 +56,10 @@ def main() -> None:
             n, v = run_bench(exes[p], args.depth)
             nodes[p] = n
             nps[p].append(v)
-            print(f"round {r + 1}/{args.rounds} {p:5s} nodes {n:>10,d}  nps {v:>10,d}",
-                  file=sys.stderr)
+            print(
+                f"round {r + 1}/{args.rounds} {p:5s} nodes {n:>10,d}  nps {v:>10,d}",
+                file=sys.stderr,
+            )
     if len(set(nodes.values())) != 1:
         print(f"warning: builds searched different node counts: {nodes}", file=sys.stderr)
     base = statistics.median(nps["plain"])

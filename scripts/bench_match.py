@@ -97,34 +97,51 @@ def main(argv: list[str] | None = None) -> int:
     a, b = PlayerSpec.parse(args.a), PlayerSpec.parse(args.b)
     if a.name == b.name:
         a, b = a.with_name(a.name + "#A"), b.with_name(b.name + "#B")
-    config = MatchConfig(variant=args.variant, player_a=a, player_b=b,
-                         openings=load_openings(args.variant), games=args.games, seed=1,
-                         adjudication=Adjudication(max_plies=args.max_plies))
+    config = MatchConfig(
+        variant=args.variant,
+        player_a=a,
+        player_b=b,
+        openings=load_openings(args.variant),
+        games=args.games,
+        seed=1,
+        adjudication=Adjudication(max_plies=args.max_plies),
+    )
     with tempfile.TemporaryDirectory() as tmp:
         cpu0, t0 = _cpu(), time.perf_counter()
         with EngineCpu() as engines:
-            stats, result = run_match(config, db=Path(tmp) / "bench.sqlite",
-                                      concurrency=args.concurrency)
+            stats, result = run_match(
+                config, db=Path(tmp) / "bench.sqlite", concurrency=args.concurrency
+            )
         wall = time.perf_counter() - t0
         cpu = _cpu() - cpu0
     bound = result.search_seconds / args.concurrency
     cpu_bound = engines.seconds / args.concurrency
     plies = sum(stats.reasons.values())
-    print(f"match: {args.a} vs {args.b}, {args.variant}, {result.played} games, "
-          f"concurrency {args.concurrency} ({plies} games finished)")
+    print(
+        f"match: {args.a} vs {args.b}, {args.variant}, {result.played} games, "
+        f"concurrency {args.concurrency} ({plies} games finished)"
+    )
     print(f"wall time            {wall:8.1f} s  (incl. start-up of workers and engines)")
     print(f"games/hour           {3600 * result.played / wall:8.0f}")
-    print(f"engine-only bound    {bound:8.1f} s  (sum of search time {result.search_seconds:.1f} s"
-          f" / {args.concurrency})")
+    print(
+        f"engine-only bound    {bound:8.1f} s  (sum of search time {result.search_seconds:.1f} s"
+        f" / {args.concurrency})"
+    )
     print(f"wall / bound         {wall / bound:8.3f}" if bound else "wall / bound: n/a")
-    print(f"run loop / bound     {result.wall_seconds / bound:8.3f}  (excluding pool "
-          "start-up)" if bound else "")
-    print(f"CPU busy             {100 * cpu / (wall * args.concurrency):8.1f} %  "
-          f"({cpu:.1f} CPU-s over {wall:.1f} s x {args.concurrency} cores)")
-    print(f"engine CPU bound     {cpu_bound:8.1f} s  (the engines' CPU time "
-          f"{engines.seconds:.1f} s / {args.concurrency}; start-up included)")
-    print(f"wall / CPU bound     {wall / cpu_bound:8.3f}" if cpu_bound else
-          "wall / CPU bound: n/a")
+    print(
+        f"run loop / bound     {result.wall_seconds / bound:8.3f}  (excluding pool start-up)"
+        if bound
+        else ""
+    )
+    print(
+        f"CPU busy             {100 * cpu / (wall * args.concurrency):8.1f} %  "
+        f"({cpu:.1f} CPU-s over {wall:.1f} s x {args.concurrency} cores)"
+    )
+    print(
+        f"engine CPU bound     {cpu_bound:8.1f} s  (the engines' CPU time "
+        f"{engines.seconds:.1f} s / {args.concurrency}; start-up included)"
+    )
+    print(f"wall / CPU bound     {wall / cpu_bound:8.3f}" if cpu_bound else "wall / CPU bound: n/a")
     print(stats.report())
     return 0
 

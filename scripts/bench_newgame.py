@@ -61,24 +61,37 @@ class NewGameEngine(RawEngine):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("old", type=Path, help="the engine before the change (e.g. a build in "
-                    ".cache/engine/; note `readlink -f .cache/fairy-stockfish` before "
-                    "`make engine` replaces it)")
-    ap.add_argument("--new", type=Path, default=ROOT / ".cache" / "fairy-stockfish",
-                    help="the engine after the change (default: %(default)s)")
-    ap.add_argument("--rounds", type=int, default=200,
-                    help="rounds for newgame and nodes 16/1000 (nodes 10000: a quarter)")
+    ap.add_argument(
+        "old",
+        type=Path,
+        help="the engine before the change (e.g. a build in "
+        ".cache/engine/; note `readlink -f .cache/fairy-stockfish` before "
+        "`make engine` replaces it)",
+    )
+    ap.add_argument(
+        "--new",
+        type=Path,
+        default=ROOT / ".cache" / "fairy-stockfish",
+        help="the engine after the change (default: %(default)s)",
+    )
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=200,
+        help="rounds for newgame and nodes 16/1000 (nodes 10000: a quarter)",
+    )
     args = ap.parse_args()
     builds = {"old": args.old.resolve(), "new": args.new.resolve()}
     for name, exe in builds.items():
         print(f"{name}: {exe}")
     hashes = sorted({*NEWGAME_HASH, SEARCH_HASH})
-    engines = {(b, h): NewGameEngine(exe, Protocol.UCI, h)
-               for b, exe in builds.items() for h in hashes}
+    engines = {
+        (b, h): NewGameEngine(exe, Protocol.UCI, h) for b, exe in builds.items() for h in hashes
+    }
     try:
-        cases: list[tuple[str, int, int]] = (
-            [(f"newgame hash {h}", h, 0) for h in NEWGAME_HASH]
-            + [(f"search nodes {n}", SEARCH_HASH, n) for n in SEARCH_NODES])
+        cases: list[tuple[str, int, int]] = [(f"newgame hash {h}", h, 0) for h in NEWGAME_HASH] + [
+            (f"search nodes {n}", SEARCH_HASH, n) for n in SEARCH_NODES
+        ]
         times: dict[tuple[str, str], list[float]] = {}
         answers: dict[tuple[str, str], set[str]] = {}
         for label, hash_mb, nodes in cases:
@@ -95,8 +108,9 @@ def main() -> None:
                     if r >= WARMUP:
                         times.setdefault((label, b), []).append(t)
         print(f"\nThreads 1, {VARIANT}, {POSITION}; medians over interleaved rounds\n")
-        print(f"{'case':<20} {'runs':>5} {'old ms':>8} {'new ms':>8} {'new/old':>8} "
-              f"{'bestmove':>9}")
+        print(
+            f"{'case':<20} {'runs':>5} {'old ms':>8} {'new ms':>8} {'new/old':>8} {'bestmove':>9}"
+        )
         for label, _, nodes in cases:
             old = statistics.median(times[(label, "old")]) * 1000
             new = statistics.median(times[(label, "new")]) * 1000
@@ -104,10 +118,14 @@ def main() -> None:
             if nodes:
                 a, b = answers[(label, "old")], answers[(label, "new")]
                 best = next(iter(a)) if a == b and len(a) == 1 else f"DIFFER {a} {b}"
-            print(f"{label:<20} {len(times[(label, 'old')]):>5} {old:>8.3f} {new:>8.3f} "
-                  f"{new / old:>8.3f} {best:>9}")
-        print("\nresident memory at the end (MB): " + ", ".join(
-            f"{b} hash {h}: {e.rss_mb():.0f}" for (b, h), e in engines.items()))
+            print(
+                f"{label:<20} {len(times[(label, 'old')]):>5} {old:>8.3f} {new:>8.3f} "
+                f"{new / old:>8.3f} {best:>9}"
+            )
+        print(
+            "\nresident memory at the end (MB): "
+            + ", ".join(f"{b} hash {h}: {e.rss_mb():.0f}" for (b, h), e in engines.items())
+        )
     finally:
         for e in engines.values():
             e.close()

@@ -120,8 +120,10 @@ async def main() -> None:
         position = engine.position_command(None, MOVES)  # same bytes for both
         print(f"engine: {exe} ({engine.id.get('name')}), protocol {protocol.value}")
         print(f"command: ucinewgame / {position} / go nodes N\n")
-        print(f"{'N':>8} {'runs':>5} {'client ms':>10} {'raw ms':>10} {'added ms':>9} "
-              f"{'ratio':>6} {'nodes':>7}")
+        print(
+            f"{'N':>8} {'runs':>5} {'client ms':>10} {'raw ms':>10} {'added ms':>9} "
+            f"{'ratio':>6} {'nodes':>7}"
+        )
         for nodes, repeats in REPEATS.items():
             repeats = max(3, int(repeats * args.scale))
             client_times: list[float] = []
@@ -140,8 +142,10 @@ async def main() -> None:
             c = statistics.median(client_times) * 1000
             r = statistics.median(raw_times) * 1000
             d = statistics.median(added) * 1000
-            print(f"{nodes:>8} {repeats:>5} {c:>10.3f} {r:>10.3f} {d:>+9.3f} {c / r:>6.3f} "
-                  f"{searched:>7}")
+            print(
+                f"{nodes:>8} {repeats:>5} {c:>10.3f} {r:>10.3f} {d:>+9.3f} {c / r:>6.3f} "
+                f"{searched:>7}"
+            )
         print("\nadded = median of per-pair differences (client - raw); target <= 1 ms")
     finally:
         await engine.close()

@@ -56,7 +56,7 @@ def positions(variant: str, count: int, seed: int = 2024) -> list[Game]:
 
 
 def _dest(move: str) -> int:
-    point = move.split("@")[1] if "@" in move else move[2 if move[2].isalpha() else 3:]
+    point = move.split("@")[1] if "@" in move else move[2 if move[2].isalpha() else 3 :]
     return (int(point[1:]) - 1) * 9 + ord(point[0]) - ord("a")
 
 
@@ -92,8 +92,10 @@ def time_pyffish(sf: object, variant: str, game: Game, repeat: int) -> float:
 
 def summarize(times: list[float]) -> dict[str, float]:
     ordered = sorted(times)
-    return {"median_us": statistics.median(ordered) * 1e6,
-            "p90_us": ordered[int(0.9 * (len(ordered) - 1))] * 1e6}
+    return {
+        "median_us": statistics.median(ordered) * 1e6,
+        "p90_us": ordered[int(0.9 * (len(ordered) - 1))] * 1e6,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,8 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, dict[str, float]] = {}
     for variant in VARIANTS:
         games = positions(variant, args.positions)
-        row = {"positions": float(len(games)),
-               "legal_moves_mean": statistics.mean(len(g.legal_moves()) for g in games)}
+        row = {
+            "positions": float(len(games)),
+            "legal_moves_mean": statistics.mean(len(g.legal_moves()) for g in games),
+        }
         ours = summarize([time_ours(g, args.repeat) for g in games])
         row.update({f"ours_{k}": v for k, v in ours.items()})
         if sf is not None:
@@ -127,15 +131,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"{'variant':<20} {'moves':>6} {'ours median':>12} {'ours p90':>10} "
-          f"{'pyffish median':>15} {'ratio':>7}")
+    print(
+        f"{'variant':<20} {'moves':>6} {'ours median':>12} {'ours p90':>10} "
+        f"{'pyffish median':>15} {'ratio':>7}"
+    )
     for variant, row in report.items():
-        theirs_text = (f"{row['pyffish_median_us']:>12.0f} us"
-                       if "pyffish_median_us" in row else f"{'-':>15}")
-        ratio = f"{row['ratio_pyffish_over_ours']:>6.1f}x" if "ratio_pyffish_over_ours" in row \
+        theirs_text = (
+            f"{row['pyffish_median_us']:>12.0f} us" if "pyffish_median_us" in row else f"{'-':>15}"
+        )
+        ratio = (
+            f"{row['ratio_pyffish_over_ours']:>6.1f}x"
+            if "ratio_pyffish_over_ours" in row
             else f"{'-':>7}"
-        print(f"{variant:<20} {row['legal_moves_mean']:>6.1f} {row['ours_median_us']:>9.0f} us "
-              f"{row['ours_p90_us']:>7.0f} us {theirs_text} {ratio}")
+        )
+        print(
+            f"{variant:<20} {row['legal_moves_mean']:>6.1f} {row['ours_median_us']:>9.0f} us "
+            f"{row['ours_p90_us']:>7.0f} us {theirs_text} {ratio}"
+        )
     return 0
 
 

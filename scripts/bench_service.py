@@ -52,15 +52,22 @@ MOVES = ["h3e3", "h10g8", "h1g3", "i10h10"]
 
 
 def _request_bytes(level: int, seed: int) -> bytes:
-    body = json.dumps({"variant": VARIANT, "moves": MOVES, "level": level,
-                       "seed": seed}).encode()
-    return (b"POST /v1/move HTTP/1.1\r\nhost: bench\r\ncontent-type: application/json\r\n"
-            b"content-length: %d\r\n\r\n" % len(body)) + body
+    body = json.dumps({"variant": VARIANT, "moves": MOVES, "level": level, "seed": seed}).encode()
+    return (
+        b"POST /v1/move HTTP/1.1\r\nhost: bench\r\ncontent-type: application/json\r\n"
+        b"content-length: %d\r\n\r\n" % len(body)
+    ) + body
 
 
-async def _connection(host: str, port: int, level: int, first_seed: int,
-                      until: list[float], latencies: list[float], measuring: list[bool],
-                      ) -> None:
+async def _connection(
+    host: str,
+    port: int,
+    level: int,
+    first_seed: int,
+    until: list[float],
+    latencies: list[float],
+    measuring: list[bool],
+) -> None:
     """One keep-alive connection sending move requests back to back until ``until[0]``."""
     reader, writer = await asyncio.open_connection(host, port)
     seed = first_seed
@@ -87,15 +94,23 @@ async def _connection(host: str, port: int, level: int, first_seed: int,
         writer.close()
 
 
-async def _load(url: str, level: int, concurrency: int, warmup: float, seconds: float,
-                ) -> dict[str, object]:
+async def _load(
+    url: str,
+    level: int,
+    concurrency: int,
+    warmup: float,
+    seconds: float,
+) -> dict[str, object]:
     host, port = url.removeprefix("http://").rsplit(":", 1)
     latencies: list[float] = []
     measuring = [False]
     until = [time.monotonic() + warmup + seconds]
-    tasks = [asyncio.create_task(_connection(host, int(port), level, i * 1_000_000, until,
-                                             latencies, measuring))
-             for i in range(concurrency)]
+    tasks = [
+        asyncio.create_task(
+            _connection(host, int(port), level, i * 1_000_000, until, latencies, measuring)
+        )
+        for i in range(concurrency)
+    ]
     await asyncio.sleep(warmup)
     print("MEASURING", flush=True)
     measuring[0] = True
@@ -110,8 +125,13 @@ async def _load(url: str, level: int, concurrency: int, warmup: float, seconds: 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--load"]:
     _url, _level, _concurrency, _warmup, _seconds = sys.argv[2:7]
-    print(json.dumps(asyncio.run(_load(_url, int(_level), int(_concurrency),
-                                       float(_warmup), float(_seconds)))))
+    print(
+        json.dumps(
+            asyncio.run(
+                _load(_url, int(_level), int(_concurrency), float(_warmup), float(_seconds))
+            )
+        )
+    )
     sys.exit(0)
 
 import httpx  # noqa: E402
@@ -144,8 +164,9 @@ class RawEngine(PipeEngine):
         super().__init__(exe)
         self.opts: dict[str, int] = {}
 
-    def level_search(self, fen: str, moves: list[str], nodes: int, multipv: int,
-                     hash_mb: int) -> str:
+    def level_search(
+        self, fen: str, moves: list[str], nodes: int, multipv: int, hash_mb: int
+    ) -> str:
         """MultiPV and Hash when they change, then ``ucinewgame`` / ``position`` /
         ``go nodes`` in one write; the bestmove."""
         changed = ""
@@ -155,8 +176,7 @@ class RawEngine(PipeEngine):
                 self.opts[name] = value
         if changed:
             self.send(changed)
-        self.send(f"ucinewgame\nposition fen {fen} moves {' '.join(moves)}\n"
-                  f"go nodes {nodes}\n")
+        self.send(f"ucinewgame\nposition fen {fen} moves {' '.join(moves)}\ngo nodes {nodes}\n")
         return self.read_until("bestmove").split()[1]
 
 
@@ -174,9 +194,23 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "MISTBOARD_ENGINE": str(exe)}
         self.p = subprocess.Popen(
-            [sys.executable, "-m", "ladder.cli", "serve", "--port", str(self.port),
-             "--engines", str(engines), "--max-queue", "256", "--log-level", "warning"],
-            cwd=ROOT, env=env)
+            [
+                sys.executable,
+                "-m",
+                "ladder.cli",
+                "serve",
+                "--port",
+                str(self.port),
+                "--engines",
+                str(engines),
+                "--max-queue",
+                "256",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+        )
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -202,8 +236,7 @@ def process_cpu(pid: int) -> float:
     resolution from /proc/<pid>/task/*/schedstat where there is one."""
     tasks = Path(f"/proc/{pid}/task")
     try:
-        return sum(int((t / "schedstat").read_text().split()[0])
-                   for t in tasks.iterdir()) / 1e9
+        return sum(int((t / "schedstat").read_text().split()[0]) for t in tasks.iterdir()) / 1e9
     except (OSError, ValueError, IndexError):
         import psutil
 
@@ -233,8 +266,9 @@ class LeanClient:
         self.conn = http.client.HTTPConnection(host, int(port), timeout=120)
 
     def move(self, body: bytes) -> None:
-        self.conn.request("POST", "/v1/move", body=body,
-                          headers={"content-type": "application/json"})
+        self.conn.request(
+            "POST", "/v1/move", body=body, headers={"content-type": "application/json"}
+        )
         response = self.conn.getresponse()
         data = response.read()
         if response.status != 200:
@@ -310,15 +344,27 @@ def overhead(exe: Path, reps: int) -> list[Timings]:
     return rows
 
 
-def _run_load_process(url: str, level: int, concurrency: int, warmup: float,
-                      seconds: float, server: Server | None) -> dict[str, object]:
+def _run_load_process(
+    url: str, level: int, concurrency: int, warmup: float, seconds: float, server: Server | None
+) -> dict[str, object]:
     """Run the load generator in a process of its own: `concurrency` connections for
     `warmup` + `seconds`; returns its results (latencies of the measured part, its
     elapsed seconds and CPU seconds) and the server's CPU seconds over the measured
     part ("server_cpu", if `server` is given)."""
     proc = subprocess.Popen(
-        [sys.executable, __file__, "--load", url, str(level), str(concurrency),
-         str(warmup), str(seconds)], stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            __file__,
+            "--load",
+            url,
+            str(level),
+            str(concurrency),
+            str(warmup),
+            str(seconds),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if line.strip() != "MEASURING":
@@ -337,41 +383,61 @@ def _run_load_process(url: str, level: int, concurrency: int, warmup: float,
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=40, help="requests per level (overhead)")
-    ap.add_argument("--seconds", type=float, default=6.0,
-                    help="measured seconds per throughput point and per latency level")
-    ap.add_argument("--rounds", type=int, default=3,
-                    help="throughput: alternate between the engine counts this many times")
+    ap.add_argument(
+        "--seconds",
+        type=float,
+        default=6.0,
+        help="measured seconds per throughput point and per latency level",
+    )
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="throughput: alternate between the engine counts this many times",
+    )
     args = ap.parse_args()
     exe = engine()
     cores = os.cpu_count() or 1
     print(f"engine: {exe}\ncores: {cores}  position: {VARIANT} after {' '.join(MOVES)}")
     print(f"load average at the start: {load_average()}\n")
 
-    print(f"1. Overhead vs the raw engine over pipes (1 engine, {args.reps} requests each, "
-          "interleaved;\n   median and minimum ms; the minimum is the least disturbed by "
-          "other load).\n   in-proc: MoveService in this process; httpx: HTTP through "
-          "httpx.Client; lean: HTTP\n   through a minimal http.client connection (the "
-          "counterpart of the raw engine's\n   minimal pipe loop); ratio and extra: lean vs "
-          "raw; +httpx: httpx vs raw;\n   srv: the server process's CPU ms per HTTP request")
-    head = (f"{'raw':>6} {'in-proc':>7} {'httpx':>6} {'lean':>6} {'ratio':>6} {'extra':>6} "
-            f"{'+httpx':>6}")
+    print(
+        f"1. Overhead vs the raw engine over pipes (1 engine, {args.reps} requests each, "
+        "interleaved;\n   median and minimum ms; the minimum is the least disturbed by "
+        "other load).\n   in-proc: MoveService in this process; httpx: HTTP through "
+        "httpx.Client; lean: HTTP\n   through a minimal http.client connection (the "
+        "counterpart of the raw engine's\n   minimal pipe loop); ratio and extra: lean vs "
+        "raw; +httpx: httpx vs raw;\n   srv: the server process's CPU ms per HTTP request"
+    )
+    head = (
+        f"{'raw':>6} {'in-proc':>7} {'httpx':>6} {'lean':>6} {'ratio':>6} {'extra':>6} "
+        f"{'+httpx':>6}"
+    )
     print(f"{'level':>5} {'nodes':>6} | {head} | {head} | {'srv':>5}")
     levels = load_levels()[VARIANT]
     for t in overhead(exe, args.reps):
         cells = []
         for f in (statistics.median, min):
             r, lo, hx, ln = (f(v) * 1000 for v in (t.raw, t.local, t.httpx, t.lean))
-            cells.append(f"{r:>6.2f} {lo:>7.2f} {hx:>6.2f} {ln:>6.2f} {ln / r:>6.3f} "
-                         f"{ln - r:>6.2f} {hx - r:>6.2f}")
-        print(f"{t.level:>5} {levels[t.level].nodes:>6} | {cells[0]} | {cells[1]} | "
-              f"{t.server_cpu * 1000:>5.2f}")
+            cells.append(
+                f"{r:>6.2f} {lo:>7.2f} {hx:>6.2f} {ln:>6.2f} {ln / r:>6.3f} "
+                f"{ln - r:>6.2f} {hx - r:>6.2f}"
+            )
+        print(
+            f"{t.level:>5} {levels[t.level].nodes:>6} | {cells[0]} | {cells[1]} | "
+            f"{t.server_cpu * 1000:>5.2f}"
+        )
 
-    print("\n2. Throughput (closed loop, 2 requests in flight per engine), moves/s; "
-          f"{args.rounds} rounds\n   alternating between the engine counts; srv: the "
-          "server process's CPU ms per move;\n   load: the load generator's CPU ms per "
-          "move (its own process, same cores)")
-    print(f"{'level':>5} {'engines':>7} {'moves/s':>8} {'per engine':>11} {'scaling':>8} "
-          f"{'srv':>5} {'load':>5}")
+    print(
+        "\n2. Throughput (closed loop, 2 requests in flight per engine), moves/s; "
+        f"{args.rounds} rounds\n   alternating between the engine counts; srv: the "
+        "server process's CPU ms per move;\n   load: the load generator's CPU ms per "
+        "move (its own process, same cores)"
+    )
+    print(
+        f"{'level':>5} {'engines':>7} {'moves/s':>8} {'per engine':>11} {'scaling':>8} "
+        f"{'srv':>5} {'load':>5}"
+    )
     servers = {k: Server(k, exe) for k in range(1, cores + 1)}
     try:
         for level in (1, 3):
@@ -381,8 +447,9 @@ def main() -> None:
             load_cpu = dict.fromkeys(servers, 0.0)
             for _ in range(args.rounds):
                 for k, srv in servers.items():
-                    res = _run_load_process(srv.url, level, 2 * k, 1.0,
-                                            args.seconds / args.rounds, srv)
+                    res = _run_load_process(
+                        srv.url, level, 2 * k, 1.0, args.seconds / args.rounds, srv
+                    )
                     lat = res["latencies"]
                     assert isinstance(lat, list)
                     done[k] += len(lat)
@@ -392,20 +459,22 @@ def main() -> None:
             base = done[1] / elapsed[1]
             for k in servers:
                 rate = done[k] / elapsed[k]
-                print(f"{level:>5} {k:>7} {rate:>8.1f} {rate / k:>11.1f} "
-                      f"{rate / (base * k):>8.2f} {srv_cpu[k] / done[k] * 1000:>5.2f} "
-                      f"{load_cpu[k] / done[k] * 1000:>5.2f}")
+                print(
+                    f"{level:>5} {k:>7} {rate:>8.1f} {rate / k:>11.1f} "
+                    f"{rate / (base * k):>8.2f} {srv_cpu[k] / done[k] * 1000:>5.2f} "
+                    f"{load_cpu[k] / done[k] * 1000:>5.2f}"
+                )
 
         print(f"\n3. Latency at saturation ({cores} engines, {2 * cores} requests in flight)")
         print(f"{'level':>5} {'requests':>8} {'p50 ms':>8} {'p99 ms':>8} {'p99/p50':>8}")
         for level in (1, 3):
-            res = _run_load_process(servers[cores].url, level, 2 * cores, 1.0, args.seconds,
-                                    None)
+            res = _run_load_process(servers[cores].url, level, 2 * cores, 1.0, args.seconds, None)
             lat = res["latencies"]
             assert isinstance(lat, list)
             p50, p99 = pct(lat, 0.5), pct(lat, 0.99)
-            print(f"{level:>5} {len(lat):>8} {p50 * 1000:>8.1f} {p99 * 1000:>8.1f} "
-                  f"{p99 / p50:>8.2f}")
+            print(
+                f"{level:>5} {len(lat):>8} {p50 * 1000:>8.1f} {p99 * 1000:>8.1f} {p99 / p50:>8.2f}"
+            )
     finally:
         for srv in servers.values():
             srv.stop()

@@ -94,10 +94,12 @@ class Mismatch:
     mode: str = "fen"
 
     def __str__(self) -> str:
-        return (f"[{self.variant}, {self.mode}] {self.what} differs after "
-                f"{len(self.moves)} plies\n"
-                f"  fen:    {self.start_fen}\n  moves:  {' '.join(self.moves)}\n"
-                f"  ours:   {self.ours}\n  pyffish: {self.theirs}")
+        return (
+            f"[{self.variant}, {self.mode}] {self.what} differs after "
+            f"{len(self.moves)} plies\n"
+            f"  fen:    {self.start_fen}\n  moves:  {' '.join(self.moves)}\n"
+            f"  ours:   {self.ours}\n  pyffish: {self.theirs}"
+        )
 
 
 @dataclass
@@ -203,10 +205,16 @@ def _as_result(value: int, black_to_move: bool) -> str:
     return "0-1" if mover_wins == black_to_move else "1-0"
 
 
-def fsf_outcome(fsf: Fsf, fen: str, check: bool, legal: list[str],
-                here: tuple[str, list[str]], history: tuple[str, list[str]],
-                ask_immediate: bool = True, ask_optional: bool = True
-                ) -> tuple[str, str] | None:
+def fsf_outcome(
+    fsf: Fsf,
+    fen: str,
+    check: bool,
+    legal: list[str],
+    here: tuple[str, list[str]],
+    history: tuple[str, list[str]],
+    ask_immediate: bool = True,
+    ask_optional: bool = True,
+) -> tuple[str, str] | None:
     """pyffish's verdict at the position ``here`` (= FEN ``fen``): ``(result, reason)``,
     or None (the game goes on). ``history`` is what ``is_optional_game_end`` is given
     (the same position, reached with the moves repetitions need).
@@ -220,20 +228,25 @@ def fsf_outcome(fsf: Fsf, fen: str, check: bool, legal: list[str],
     black = _black_to_move(fen)
     if not legal:
         value = fsf.game_result(*here)
-        reason = ("general-exploded" if _general_missing(fen)
-                  else "checkmate" if check else "stalemate")
+        reason = (
+            "general-exploded" if _general_missing(fen) else "checkmate" if check else "stalemate"
+        )
         return _as_result(value, black), reason
     if ask_immediate:
         ended, value = fsf.is_immediate_game_end(*here)
         if ended:
-            reason = ("general-exploded" if _general_missing(fen)
-                      else f"immediate end ({value})")
+            reason = "general-exploded" if _general_missing(fen) else f"immediate end ({value})"
             return _as_result(value, black), reason
     if ask_optional:
         ended, value = fsf.is_optional_game_end(*history)
         if ended:
-            reason = ("sixty-plies" if _clock(fen) >= SIXTY
-                      else "repetition" if value == _DRAW else "perpetual-check")
+            reason = (
+                "sixty-plies"
+                if _clock(fen) >= SIXTY
+                else "repetition"
+                if value == _DRAW
+                else "perpetual-check"
+            )
             return _as_result(value, black), reason
     return None
 
@@ -281,15 +294,13 @@ class FenTracker:
         last = k == len(self.moves)
         clock = _clock(fen)
         ask_immediate = last or (self.atomic and clock == 0)
-        ask_optional = (last or clock >= OPTIONAL_FROM_CLOCK
-                        or self.seen[_position_key(fen)] >= 2)
+        ask_optional = last or clock >= OPTIONAL_FROM_CLOCK or self.seen[_position_key(fen)] >= 2
         if self.drops:
             history = (self.start, self.moves[:k])
         else:
             base_fen, base_ply = self.base
             history = (base_fen, self.moves[base_ply:k])
-        outcome = fsf_outcome(fsf, fen, check, legal, here, history,
-                              ask_immediate, ask_optional)
+        outcome = fsf_outcome(fsf, fen, check, legal, here, history, ask_immediate, ask_optional)
         return View(legal, fen, check, outcome)
 
     def advance(self) -> None:
@@ -326,8 +337,14 @@ def compare_view(game: Game, view: View) -> list[tuple[str, object, object]]:
     return out
 
 
-def compare_game(sf: ModuleType, variant: str, start_fen: str | None, moves: Sequence[str],
-                 mode: str = "fen", stats: Stats | None = None) -> list[Mismatch]:
+def compare_game(
+    sf: ModuleType,
+    variant: str,
+    start_fen: str | None,
+    moves: Sequence[str],
+    mode: str = "fen",
+    stats: Stats | None = None,
+) -> list[Mismatch]:
     """Compare the checker with pyffish at every position of the game ``start_fen`` +
     ``moves`` (from the start position to the last), asking pyffish as ``mode`` says.
     Stops at the first position with a disagreement and returns its disagreements
@@ -359,8 +376,7 @@ def compare_game(sf: ModuleType, variant: str, start_fen: str | None, moves: Seq
             try:
                 tracker.advance()
             except (ValueError, SystemError) as exc:
-                miss("pyffish accepts the moves", "all legal",
-                     f"{type(exc).__name__}: {exc}")
+                miss("pyffish accepts the moves", "all legal", f"{type(exc).__name__}: {exc}")
                 break
     if stats is not None:
         stats.games += 1
@@ -415,8 +431,9 @@ def _to_index(move: str) -> int:
     return (int(dest[1:]) - 1) * 9 + ord(dest[0]) - ord("a")
 
 
-def random_game(variant: str, rng: random.Random, max_plies: int = 200,
-                late_clock: float = LATE_CLOCK) -> Game:
+def random_game(
+    variant: str, rng: random.Random, max_plies: int = 200, late_clock: float = LATE_CLOCK
+) -> Game:
     """A random game played by the checker alone, to its end or ``max_plies``, from the
     start position; with probability ``late_clock`` its halfmove clock starts at 20..60
     instead of 0, so that sixty-ply endings happen in short games too."""
@@ -424,15 +441,24 @@ def random_game(variant: str, rng: random.Random, max_plies: int = 200,
     if rng.random() < late_clock:
         fen = Game.from_fen(variant).fen().replace(" 0 1", f" {rng.randint(20, SIXTY)} 1")
     game = Game.from_fen(variant, fen)
-    bias = (rng.choice((0.0, 0.0, 0.3, 0.7)), rng.choice((0.0, 0.0, 0.2, 0.6)),
-            rng.choice((0.0, 0.3, 0.6, 0.9)))
+    bias = (
+        rng.choice((0.0, 0.0, 0.3, 0.7)),
+        rng.choice((0.0, 0.0, 0.2, 0.6)),
+        rng.choice((0.0, 0.3, 0.6, 0.9)),
+    )
     while game.outcome() is None and game.ply < max_plies:
         game.push(choose_move(game, rng, bias))
     return game
 
 
-def play_game(sf: ModuleType, variant: str, rng: random.Random, max_plies: int = 200,
-              stats: Stats | None = None, mode: str = "fen") -> list[Mismatch]:
+def play_game(
+    sf: ModuleType,
+    variant: str,
+    rng: random.Random,
+    max_plies: int = 200,
+    stats: Stats | None = None,
+    mode: str = "fen",
+) -> list[Mismatch]:
     """Play one random game and compare with pyffish at every ply (:func:`compare_game`).
     Returns the disagreements at the first ply that has any (empty list: agreement)."""
     game = random_game(variant, rng, max_plies)
@@ -458,8 +484,15 @@ def _worker_games(args: tuple[str, str | int, list[int], int, str, int]) -> Stat
     return _play_games(_WORKER_SF, variant, seed, indexes, max_plies, mode, max_mismatches)
 
 
-def _play_games(sf: ModuleType, variant: str, seed: str | int, indexes: Sequence[int],
-                max_plies: int, mode: str, max_mismatches: int) -> Stats:
+def _play_games(
+    sf: ModuleType,
+    variant: str,
+    seed: str | int,
+    indexes: Sequence[int],
+    max_plies: int,
+    mode: str,
+    max_mismatches: int,
+) -> Stats:
     stats = Stats()
     t0 = time.process_time()
     for i in indexes:
@@ -477,10 +510,19 @@ def worker_pool(jobs: int) -> multiprocessing.pool.Pool:
     return multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_init)
 
 
-def run_games(variant: str, games: int, seed: str | int = 1, max_plies: int = 200,
-              mode: str = "fen", jobs: int = 1, sf: ModuleType | None = None,
-              max_mismatches: int = 20, chunk: int = 10, progress: int = 0,
-              pool: multiprocessing.pool.Pool | None = None) -> Stats:
+def run_games(
+    variant: str,
+    games: int,
+    seed: str | int = 1,
+    max_plies: int = 200,
+    mode: str = "fen",
+    jobs: int = 1,
+    sf: ModuleType | None = None,
+    max_mismatches: int = 20,
+    chunk: int = 10,
+    progress: int = 0,
+    pool: multiprocessing.pool.Pool | None = None,
+) -> Stats:
     """Play and compare ``games`` random games of ``variant`` (game ``i`` from
     :func:`game_rng`, so the games do not depend on the sharding), in this process with
     ``sf`` (loaded if None) when ``jobs`` is 1 and no ``pool`` is given, else in
@@ -494,16 +536,28 @@ def run_games(variant: str, games: int, seed: str | int = 1, max_plies: int = 20
         nonlocal shown
         if progress and stats.games >= shown + progress:
             shown = stats.games - stats.games % progress
-            print(f"  {variant}: {stats.games} games, {stats.plies} positions, "
-                  f"{len(stats.mismatches)} disagreements, "
-                  f"{time.perf_counter() - t0:.0f}s", flush=True)
+            print(
+                f"  {variant}: {stats.games} games, {stats.plies} positions, "
+                f"{len(stats.mismatches)} disagreements, "
+                f"{time.perf_counter() - t0:.0f}s",
+                flush=True,
+            )
 
     batches = [list(range(i, min(i + chunk, games))) for i in range(0, games, chunk)]
     if jobs <= 1 and pool is None:
         sf = sf or load_pyffish()
         for batch in batches:
-            stats.add(_play_games(sf, variant, seed, batch, max_plies, mode,
-                                  max_mismatches - len(stats.mismatches)))
+            stats.add(
+                _play_games(
+                    sf,
+                    variant,
+                    seed,
+                    batch,
+                    max_plies,
+                    mode,
+                    max_mismatches - len(stats.mismatches),
+                )
+            )
             report()
             if len(stats.mismatches) >= max_mismatches:
                 break
@@ -528,31 +582,59 @@ def run_games(variant: str, games: int, seed: str | int = 1, max_plies: int = 20
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1000, help="games per variant")
-    parser.add_argument("--variant", choices=VARIANTS, action="append",
-                        help="variant(s) to test (default: all three)")
+    parser.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        action="append",
+        help="variant(s) to test (default: all three)",
+    )
     parser.add_argument("--seed", default="1")
     parser.add_argument("--max-plies", type=int, default=200)
-    parser.add_argument("--mode", choices=MODES, default="fen",
-                        help="how pyffish is asked (see the module doc); default fen")
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        default="fen",
+        help="how pyffish is asked (see the module doc); default fen",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
-    parser.add_argument("--progress", type=int, default=0, metavar="N",
-                        help="print a progress line about every N games")
-    parser.add_argument("--max-mismatches", type=int, default=20,
-                        help="stop a variant after this many disagreeing games")
+    parser.add_argument(
+        "--progress",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print a progress line about every N games",
+    )
+    parser.add_argument(
+        "--max-mismatches",
+        type=int,
+        default=20,
+        help="stop a variant after this many disagreeing games",
+    )
     args = parser.parse_args(argv)
     sf = load_pyffish() if args.jobs <= 1 else None
     failed = False
     for variant in args.variant or VARIANTS:
         t0 = time.perf_counter()
-        stats = run_games(variant, args.games, args.seed, args.max_plies, args.mode,
-                          args.jobs, sf, args.max_mismatches, progress=args.progress)
+        stats = run_games(
+            variant,
+            args.games,
+            args.seed,
+            args.max_plies,
+            args.mode,
+            args.jobs,
+            sf,
+            args.max_mismatches,
+            progress=args.progress,
+        )
         for m in stats.mismatches:
             print(m, flush=True)
         dt = time.perf_counter() - t0
-        print(f"{variant}: {stats.games} games, {stats.plies} positions compared, "
-              f"{stats.calls} pyffish calls, {len(stats.mismatches)} disagreements, "
-              f"{dt:.1f}s ({stats.cpu:.1f}s CPU); outcomes {dict(stats.outcomes)}",
-              flush=True)
+        print(
+            f"{variant}: {stats.games} games, {stats.plies} positions compared, "
+            f"{stats.calls} pyffish calls, {len(stats.mismatches)} disagreements, "
+            f"{dt:.1f}s ({stats.cpu:.1f}s CPU); outcomes {dict(stats.outcomes)}",
+            flush=True,
+        )
         failed |= bool(stats.mismatches)
     return 1 if failed else 0
 

@@ -34,8 +34,7 @@ _BIG = {"r", "n", "c"}
 _DEST = re.compile(r"([a-i]\d{1,2})$")
 
 
-def random_opening(variant: str, rng: random.Random, min_plies: int,
-                   max_plies: int) -> Game | None:
+def random_opening(variant: str, rng: random.Random, min_plies: int, max_plies: int) -> Game | None:
     """A random line of min..max plies that captures no major piece, or None."""
     game = Game.from_fen(variant)
     for _ in range(rng.randint(min_plies, max_plies)):
@@ -53,14 +52,19 @@ def random_opening(variant: str, rng: random.Random, min_plies: int,
     return game
 
 
-async def make_suite(variant: str, count: int, window: int, nodes: int, seed: int,
-                     min_plies: int, max_plies: int) -> list[Opening]:
+async def make_suite(
+    variant: str, count: int, window: int, nodes: int, seed: int, min_plies: int, max_plies: int
+) -> list[Opening]:
     rng = random.Random(f"{variant}:{seed}")
     seen: set[str] = set()
     kept: list[Opening] = []
     tried = 0
-    async with ManagedEngine(engine_path(), options={"Threads": 1, "Hash": 16},
-                             variant_path=VARIANTS_INI, variant_aliases=FSF_VARIANT) as engine:
+    async with ManagedEngine(
+        engine_path(),
+        options={"Threads": 1, "Hash": 16},
+        variant_path=VARIANTS_INI,
+        variant_aliases=FSF_VARIANT,
+    ) as engine:
         while len(kept) < count and tried < count * 20:
             game = random_opening(variant, rng, min_plies, max_plies)
             if game is None:
@@ -94,12 +98,23 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for variant in args.variant or VARIANT_IDS:
         t0 = time.perf_counter()
-        suite = asyncio.run(make_suite(variant, args.count, args.window, args.nodes,
-                                       args.seed, args.min_plies, args.max_plies))
-        header = (f"# {variant}: {len(suite)} openings, {args.min_plies}-{args.max_plies} "
-                  f"random plies (no major piece captured), kept when the engine's score "
-                  f"at {args.nodes} nodes is within +-{args.window}cp (Red's view).\n"
-                  f"# Made by scripts/make_openings.py --seed {args.seed}.\n")
+        suite = asyncio.run(
+            make_suite(
+                variant,
+                args.count,
+                args.window,
+                args.nodes,
+                args.seed,
+                args.min_plies,
+                args.max_plies,
+            )
+        )
+        header = (
+            f"# {variant}: {len(suite)} openings, {args.min_plies}-{args.max_plies} "
+            f"random plies (no major piece captured), kept when the engine's score "
+            f"at {args.nodes} nodes is within +-{args.window}cp (Red's view).\n"
+            f"# Made by scripts/make_openings.py --seed {args.seed}.\n"
+        )
         path = args.out / f"{variant}.txt"
         path.write_text(header + "".join(o.line() + "\n" for o in suite))
         print(f"{path}: {len(suite)} openings in {time.perf_counter() - t0:.0f}s")

@@ -9,8 +9,10 @@ LEGAL = frozenset({"h3e3", "b3e3", "h1g3", "c4c5", "a4a5", "i4i5"})
 
 
 def _result() -> SearchResult:
-    lines = {1: Line(1, ("h3e3", "h10g8"), 50, None, 5, 1000),
-             2: Line(2, ("b3e3", "b10c8"), 20, None, 5, 1000)}
+    lines = {
+        1: Line(1, ("h3e3", "h10g8"), 50, None, 5, 1000),
+        2: Line(2, ("b3e3", "b10c8"), 20, None, 5, 1000),
+    }
     return SearchResult(bestmove="h3e3", ponder="h10g8", lines=lines)
 
 
@@ -57,5 +59,6 @@ def test_zero_percent_never_plays_a_random_move() -> None:
     # With a window rule, a 0 % random rate leaves the seeded picks exactly as before.
     with_window = Variety(multipv=4, window_cp=60)
     assert _picks(with_window, range(100)) == _picks(
-        Variety(multipv=4, window_cp=60, random_move_pct=0), range(100))
+        Variety(multipv=4, window_cp=60, random_move_pct=0), range(100)
+    )
     assert set(_picks(with_window, range(100))) == {"h3e3", "b3e3"}

@@ -37,7 +37,8 @@ class Adjudication:
         if self.max_plies < 1 or self.resign_moves < 1 or self.draw_moves < 1:
             raise ValueError("max_plies, resign_moves and draw_moves must be >= 1")
         if (self.resign_cp is not None and self.resign_cp <= 0) or (
-                self.draw_cp is not None and self.draw_cp < 0):
+            self.draw_cp is not None and self.draw_cp < 0
+        ):
             raise ValueError("resign_cp must be > 0 and draw_cp >= 0")
 
 

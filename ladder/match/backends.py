@@ -27,8 +27,9 @@ class Backend(Protocol):
 
     def submit(self, task: GameTask) -> Any: ...
 
-    def wait(self, handles: Sequence[Any], timeout: float | None
-             ) -> list[tuple[Any, GameRecord | BaseException]]:
+    def wait(
+        self, handles: Sequence[Any], timeout: float | None
+    ) -> list[tuple[Any, GameRecord | BaseException]]:
         """The handles among ``handles`` that finished (at least one unless the timeout
         passed), each with its record or the exception its task raised."""
         ...
@@ -42,14 +43,17 @@ class LocalBackend:
     def __init__(self, workers: int | None = None) -> None:
         self.slots = workers or os.cpu_count() or 1
         self._pool = cf.ProcessPoolExecutor(
-            max_workers=self.slots, mp_context=multiprocessing.get_context("spawn"),
-            initializer=die_with_parent)
+            max_workers=self.slots,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=die_with_parent,
+        )
 
     def submit(self, task: GameTask) -> cf.Future[GameRecord]:
         return self._pool.submit(run_task, task)
 
-    def wait(self, handles: Sequence[Any], timeout: float | None
-             ) -> list[tuple[Any, GameRecord | BaseException]]:
+    def wait(
+        self, handles: Sequence[Any], timeout: float | None
+    ) -> list[tuple[Any, GameRecord | BaseException]]:
         done, _ = cf.wait(handles, timeout=timeout, return_when=cf.FIRST_COMPLETED)
         out: list[tuple[Any, GameRecord | BaseException]] = []
         for fut in done:

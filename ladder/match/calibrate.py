@@ -136,12 +136,11 @@ def ladder_players(max_level: int, levels_file: Path | None = None) -> list[Play
         raise ValueError(f"--max-level must be 1..8, got {max_level}")
     extra = f",levels={levels_file.resolve()}" if levels_file else ""
     return [PlayerSpec.parse("random"), PlayerSpec.parse("greedy")] + [
-        PlayerSpec.parse(f"level:{n}{extra},name={level_name(n)}")
-        for n in range(1, max_level + 1)]
+        PlayerSpec.parse(f"level:{n}{extra},name={level_name(n)}") for n in range(1, max_level + 1)
+    ]
 
 
-def pairings(players: Sequence[PlayerSpec], games: int) -> list[tuple[PlayerSpec, PlayerSpec,
-                                                                       int]]:
+def pairings(players: Sequence[PlayerSpec], games: int) -> list[tuple[PlayerSpec, PlayerSpec, int]]:
     """Adjacent pairs with ``games`` games, skip-one pairs with half (whole pairs)."""
     out = []
     per_cross = max(2, (games // 2 + 1) // 2 * 2)
@@ -158,9 +157,16 @@ def calibration_matches(variant: str, config: CalibrationConfig) -> list[MatchCo
     players = ladder_players(config.max_level, config.levels_file)
     out = []
     for a, b, n in pairings(players, config.games):
-        m = MatchConfig(variant=variant, player_a=a, player_b=b, openings=openings, games=n,
-                        seed=config.seed, adjudication=config.adjudication,
-                        tag=f"calibrate:{variant}")
+        m = MatchConfig(
+            variant=variant,
+            player_a=a,
+            player_b=b,
+            openings=openings,
+            games=n,
+            seed=config.seed,
+            adjudication=config.adjudication,
+            tag=f"calibrate:{variant}",
+        )
         # Readable, and as specific as a match's own id: a retuned level (or other
         # openings or adjudication) is a new pairing, never mixed with the old games.
         m.name = f"calibrate:{variant}:{a.name}-{b.name}:s{config.seed}:{m.digest()}"
@@ -174,7 +180,7 @@ def interleave(matches: Sequence[MatchConfig]) -> list[GameTask]:
     out: list[GameTask] = []
     for k in range(0, max((len(t) for t in per), default=0), 2):
         for tasks in per:
-            out.extend(tasks[k:k + 2])
+            out.extend(tasks[k : k + 2])
     return out
 
 
@@ -190,14 +196,16 @@ def _bt_games(records: Sequence[GameRecord]) -> list[BTGame]:
     return [BTGame(r.red, r.black, r.red_score, (r.match_id, r.pair_no)) for r in records]
 
 
-def _extrapolate(levels: dict[int, Level], measured: dict[int, tuple[float, float]],
-                 confidence: float) -> dict[int, tuple[float, float, float]]:
+def _extrapolate(
+    levels: dict[int, Level], measured: dict[int, tuple[float, float]], confidence: float
+) -> dict[int, tuple[float, float, float]]:
     """Elo (and an interval) for unmeasured levels from the log-nodes line through the
     strongest measured levels (Elo is not linear in ln(nodes) over decades: the gain per
     doubling grows from a few hundred nodes to tens of thousands, so the line is fitted
     where the extrapolation starts)."""
-    plain = sorted((n for n in measured if levels[n].variety is None),
-                   key=lambda n: levels[n].nodes)[-EXTRAPOLATION_POINTS:]
+    plain = sorted(
+        (n for n in measured if levels[n].variety is None), key=lambda n: levels[n].nodes
+    )[-EXTRAPOLATION_POINTS:]
     use = plain if len({levels[n].nodes for n in plain}) >= 2 else list(measured)
     if len({levels[n].nodes for n in use}) < 2:
         return {}
@@ -214,19 +222,28 @@ def _extrapolate(levels: dict[int, Level], measured: dict[int, tuple[float, floa
         if n in measured:
             continue
         x = math.log(lv.nodes)
-        sd = math.sqrt(1.0 / sw + (x - x_bar) ** 2 / sxx + resid ** 2)
+        sd = math.sqrt(1.0 / sw + (x - x_bar) ** 2 / sxx + resid**2)
         elo = line.predict(lv.nodes)
         out[n] = (elo, elo - z * sd, elo + z * sd)
     return out
 
 
-def fit_variant(records: Sequence[GameRecord], variant: str, levels: dict[int, Level], *,
-                bootstrap: int = 200, seed: int = 1) -> VariantCalibration:
+def fit_variant(
+    records: Sequence[GameRecord],
+    variant: str,
+    levels: dict[int, Level],
+    *,
+    bootstrap: int = 200,
+    seed: int = 1,
+) -> VariantCalibration:
     """Whole-ladder fit of one variant's stored games, plus extrapolation and checks."""
     games = _bt_games(records)
     names = {g.red for g in games} | {g.black for g in games}
-    fit = fit_ladder(games, anchor="random", bootstrap=bootstrap, seed=seed) \
-        if games and "random" in names else None
+    fit = (
+        fit_ladder(games, anchor="random", bootstrap=bootstrap, seed=seed)
+        if games and "random" in names
+        else None
+    )
     measured: dict[int, tuple[float, float]] = {}
     results: list[LevelResult] = []
     if fit is not None:
@@ -251,8 +268,11 @@ def fit_variant(records: Sequence[GameRecord], variant: str, levels: dict[int, L
             if r is not None:
                 baselines[name] = (r.elo, r.lo, r.hi, r.games)
     direct = [r for r in records if {r.red, r.black} == {"L1", "greedy"}]
-    score = (sum(r.red_score if r.red == "L1" else 1 - r.red_score for r in direct)
-             / len(direct)) if direct else None
+    score = (
+        (sum(r.red_score if r.red == "L1" else 1 - r.red_score for r in direct) / len(direct))
+        if direct
+        else None
+    )
     cal = VariantCalibration(variant, fit, results, [], baselines, score, len(direct))
     cal.criteria = check_ladder(cal)
     return cal
@@ -265,11 +285,15 @@ def check_ladder(cal: VariantCalibration) -> list[Criterion]:
     if len(rated) < 2:
         out.append(Criterion("strictly increasing", None, "fewer than two levels rated"))
     else:
-        bad = [f"L{a.level} {a.elo:.0f} >= L{b.level} {b.elo:.0f}"
-               for a, b in itertools.pairwise(rated) if a.elo >= b.elo]  # type: ignore[operator]
+        bad = [
+            f"L{a.level} {a.elo:.0f} >= L{b.level} {b.elo:.0f}"
+            for a, b in itertools.pairwise(rated)
+            if a.elo >= b.elo
+        ]  # type: ignore[operator]
         note = _extrapolated_note(rated)
-        out.append(Criterion("strictly increasing", not bad,
-                             ("; ".join(bad) if bad else "yes") + note))
+        out.append(
+            Criterion("strictly increasing", not bad, ("; ".join(bad) if bad else "yes") + note)
+        )
     gaps = []
     ok_gaps: bool | None = None
     for a, b in itertools.pairwise(cal.levels):
@@ -280,24 +304,40 @@ def check_ladder(cal: VariantCalibration) -> list[Criterion]:
         ext = "*" if a.extrapolated or b.extrapolated else ""
         gaps.append(f"L{a.level}-L{b.level} {gap:+.0f}{ext}{flag}")
         ok_gaps = (ok_gaps is not False) and not flag
-    out.append(Criterion(f"adjacent gaps {GAP_RANGE[0]:.0f}-{GAP_RANGE[1]:.0f} Elo", ok_gaps,
-                         ", ".join(gaps) + (" (* extrapolated)" if "*" in "".join(gaps) else "")
-                         if gaps else "no two adjacent levels rated"))
+    out.append(
+        Criterion(
+            f"adjacent gaps {GAP_RANGE[0]:.0f}-{GAP_RANGE[1]:.0f} Elo",
+            ok_gaps,
+            ", ".join(gaps) + (" (* extrapolated)" if "*" in "".join(gaps) else "")
+            if gaps
+            else "no two adjacent levels rated",
+        )
+    )
     lo, hi = L1_VS_GREEDY
     l1 = cal.levels[0] if cal.levels else None
     greedy = cal.baselines.get("greedy")
     if cal.l1_vs_greedy_score is not None:
         s = cal.l1_vs_greedy_score
-        out.append(Criterion(f"L1 scores {100 * lo:.0f}-{100 * hi:.0f}% vs greedy",
-                             lo <= s <= hi,
-                             f"{100 * s:.1f}% in {cal.l1_vs_greedy_games} direct games"))
+        out.append(
+            Criterion(
+                f"L1 scores {100 * lo:.0f}-{100 * hi:.0f}% vs greedy",
+                lo <= s <= hi,
+                f"{100 * s:.1f}% in {cal.l1_vs_greedy_games} direct games",
+            )
+        )
     elif l1 is not None and l1.elo is not None and greedy is not None:
         s = elo_to_score(l1.elo - greedy[0])
-        out.append(Criterion(f"L1 scores {100 * lo:.0f}-{100 * hi:.0f}% vs greedy",
-                             lo <= s <= hi, f"{100 * s:.1f}% expected from the fit"))
+        out.append(
+            Criterion(
+                f"L1 scores {100 * lo:.0f}-{100 * hi:.0f}% vs greedy",
+                lo <= s <= hi,
+                f"{100 * s:.1f}% expected from the fit",
+            )
+        )
     else:
-        out.append(Criterion(f"L1 scores {100 * lo:.0f}-{100 * hi:.0f}% vs greedy", None,
-                             "not measured"))
+        out.append(
+            Criterion(f"L1 scores {100 * lo:.0f}-{100 * hi:.0f}% vs greedy", None, "not measured")
+        )
     return out
 
 
@@ -329,22 +369,27 @@ def write_levels_file(path: Path, results: dict[str, list[LevelResult]]) -> None
     data = tomllib.loads(text)
     tables: dict[str, dict[str, dict[str, Any]]] = {
         v: {str(k): dict(t) for k, t in levels.items()}
-        for v, levels in data.get("variant", {}).items()}
+        for v, levels in data.get("variant", {}).items()
+    }
     measured_keys = ("elo", "elo_lo", "elo_hi", "games", "extrapolated")
     for variant, levels in results.items():
         vt = tables.setdefault(variant, {})
         for lv in levels:
             t = {k: v for k, v in vt.get(str(lv.level), {}).items() if k not in measured_keys}
             if lv.elo is not None:
-                t.update(elo=round(lv.elo, 1), elo_lo=round(lv.elo_lo or lv.elo, 1),
-                         elo_hi=round(lv.elo_hi or lv.elo, 1), games=lv.games,
-                         extrapolated=lv.extrapolated)
+                t.update(
+                    elo=round(lv.elo, 1),
+                    elo_lo=round(lv.elo_lo or lv.elo, 1),
+                    elo_hi=round(lv.elo_hi or lv.elo, 1),
+                    games=lv.games,
+                    extrapolated=lv.extrapolated,
+                )
             if t:
                 vt[str(lv.level)] = t
             else:
                 vt.pop(str(lv.level), None)
     m = _VARIANT_TABLE.search(text)
-    head = (text[:m.start()] if m else text).rstrip() + "\n"
+    head = (text[: m.start()] if m else text).rstrip() + "\n"
     parts = [head]
     for variant in sorted(tables):
         for key in sorted(tables[variant], key=int):
@@ -361,39 +406,56 @@ def _fmt_ci(lo: float | None, hi: float | None) -> str:
     return "-" if lo is None or hi is None else f"[{lo:.0f}, {hi:.0f}]"
 
 
-def ladder_markdown(cals: Sequence[VariantCalibration], levels: dict[str, dict[int, Level]],
-                    plots: dict[str, str]) -> str:
+def ladder_markdown(
+    cals: Sequence[VariantCalibration], levels: dict[str, dict[int, Level]], plots: dict[str, str]
+) -> str:
     """docs/ladder.md: a table per variant, with the games behind each figure."""
-    out = ["# The ladder's measured strength", "",
-           "Logistic Elo with `random` = 0, from `ladder calibrate` (whole-ladder "
-           "Bradley-Terry fit with a Red advantage; 95% intervals by bootstrap over game "
-           "pairs). Figures marked *extrapolated* were not played: they come from a fit of "
-           f"Elo against ln(nodes) over the {EXTRAPOLATION_POINTS} strongest measured levels "
-           "without a variety rule, with a prediction interval. How the levels were tuned: "
-           "[match.md](match.md#tuning-the-ladder-2026-11-30).",
-           ""]
+    out = [
+        "# The ladder's measured strength",
+        "",
+        "Logistic Elo with `random` = 0, from `ladder calibrate` (whole-ladder "
+        "Bradley-Terry fit with a Red advantage; 95% intervals by bootstrap over game "
+        "pairs). Figures marked *extrapolated* were not played: they come from a fit of "
+        f"Elo against ln(nodes) over the {EXTRAPOLATION_POINTS} strongest measured levels "
+        "without a variety rule, with a prediction interval. How the levels were tuned: "
+        "[match.md](match.md#tuning-the-ladder-2026-11-30).",
+        "",
+    ]
     for cal in cals:
         out += [f"## {cal.variant}", ""]
         fit = cal.fit
         if fit is not None:
-            out.append(f"{fit.games} games; Red advantage {fit.red_advantage:+.0f} Elo "
-                       f"{_fmt_ci(fit.red_advantage_lo, fit.red_advantage_hi)}.")
+            out.append(
+                f"{fit.games} games; Red advantage {fit.red_advantage:+.0f} Elo "
+                f"{_fmt_ci(fit.red_advantage_lo, fit.red_advantage_hi)}."
+            )
             out.append("")
-        out += ["| player | nodes | variety | Elo | 95% CI | games | source |",
-                "| --- | ---: | --- | ---: | --- | ---: | --- |"]
+        out += [
+            "| player | nodes | variety | Elo | 95% CI | games | source |",
+            "| --- | ---: | --- | ---: | --- | ---: | --- |",
+        ]
         for name in ("random", "greedy"):
             if name in cal.baselines:
                 e, lo, hi, g = cal.baselines[name]
-                out.append(f"| {name} | - | - | {e:.0f} | {_fmt_ci(lo, hi)} | {g} | "
-                           f"{'anchor' if name == 'random' else 'measured'} |")
+                out.append(
+                    f"| {name} | - | - | {e:.0f} | {_fmt_ci(lo, hi)} | {g} | "
+                    f"{'anchor' if name == 'random' else 'measured'} |"
+                )
         for lv in cal.levels:
             spec = levels[cal.variant][lv.level]
             variety = spec.variety.describe() if spec.variety else "-"
             elo = "-" if lv.elo is None else f"{lv.elo:.0f}"
-            source = ("not rated" if lv.elo is None else
-                      "**extrapolated**" if lv.extrapolated else "measured")
-            out.append(f"| level {lv.level} | {lv.nodes:,} | {variety} | {elo} | "
-                       f"{_fmt_ci(lv.elo_lo, lv.elo_hi)} | {lv.games} | {source} |")
+            source = (
+                "not rated"
+                if lv.elo is None
+                else "**extrapolated**"
+                if lv.extrapolated
+                else "measured"
+            )
+            out.append(
+                f"| level {lv.level} | {lv.nodes:,} | {variety} | {elo} | "
+                f"{_fmt_ci(lv.elo_lo, lv.elo_hi)} | {lv.games} | {source} |"
+            )
         out += ["", "Tuning criteria:", ""]
         for c in cal.criteria:
             mark = {True: "met", False: "NOT met", None: "unknown"}[c.ok]
@@ -412,20 +474,26 @@ def plot_ladder(cal: VariantCalibration, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
-    for extrapolated, style in ((False, dict(fmt="o", color="tab:blue", label="measured")),
-                                (True, dict(fmt="o", color="tab:orange", mfc="white",
-                                            label="extrapolated (ln nodes fit)"))):
+    for extrapolated, style in (
+        (False, dict(fmt="o", color="tab:blue", label="measured")),
+        (True, dict(fmt="o", color="tab:orange", mfc="white", label="extrapolated (ln nodes fit)")),
+    ):
         pts = [lv for lv in cal.levels if lv.elo is not None and lv.extrapolated == extrapolated]
         if pts:
-            ax.errorbar([lv.level for lv in pts], [lv.elo for lv in pts],
-                        yerr=[[lv.elo - (lv.elo_lo or lv.elo) for lv in pts],
-                              [(lv.elo_hi or lv.elo) - lv.elo for lv in pts]],
-                        capsize=4, **style)  # type: ignore[arg-type]
+            ax.errorbar(
+                [lv.level for lv in pts],
+                [lv.elo for lv in pts],
+                yerr=[
+                    [lv.elo - (lv.elo_lo or lv.elo) for lv in pts],
+                    [(lv.elo_hi or lv.elo) - lv.elo for lv in pts],
+                ],
+                capsize=4,
+                **style,
+            )  # type: ignore[arg-type]
     for x, name in ((-1, "random"), (0, "greedy")):
         if name in cal.baselines:
             e, lo, hi, _ = cal.baselines[name]
-            ax.errorbar([x], [e], yerr=[[e - lo], [hi - e]], fmt="s", color="gray",
-                        capsize=4)
+            ax.errorbar([x], [e], yerr=[[e - lo], [hi - e]], fmt="s", color="gray", capsize=4)
     ax.set_xticks(range(-1, 9), ["random", "greedy", *map(str, range(1, 9))])
     ax.set_xlabel("level")
     ax.set_ylabel("Elo (random = 0)")
@@ -438,8 +506,9 @@ def plot_ladder(cal: VariantCalibration, path: Path) -> None:
     plt.close(fig)
 
 
-def write_docs(cals: Sequence[VariantCalibration], levels: dict[str, dict[int, Level]],
-               docs: Path) -> Path:
+def write_docs(
+    cals: Sequence[VariantCalibration], levels: dict[str, dict[int, Level]], docs: Path
+) -> Path:
     """docs/ladder.md and docs/ladder-<variant>.png; returns the markdown's path."""
     docs.mkdir(parents=True, exist_ok=True)
     plots = {}
@@ -455,9 +524,14 @@ def write_docs(cals: Sequence[VariantCalibration], levels: dict[str, dict[int, L
 # --- the command ------------------------------------------------------------------------
 
 
-def run_calibration(config: CalibrationConfig, *, db: Path | str,
-                    concurrency: int | None = None, ray_address: str | None = None,
-                    console: Console | None = None) -> list[VariantCalibration]:
+def run_calibration(
+    config: CalibrationConfig,
+    *,
+    db: Path | str,
+    concurrency: int | None = None,
+    ray_address: str | None = None,
+    console: Console | None = None,
+) -> list[VariantCalibration]:
     """Play (or resume) the calibration games, fit, report, and write the outputs."""
     console = console or Console()
     levels = load_levels(config.levels_path)
@@ -474,24 +548,35 @@ def run_calibration(config: CalibrationConfig, *, db: Path | str,
                     tasks = interleave(matches)
                     done = [0]
 
-                    def progress(rec: GameRecord | None, n: int = len(tasks),
-                                 done: list[int] = done, v: str = variant) -> None:
+                    def progress(
+                        rec: GameRecord | None,
+                        n: int = len(tasks),
+                        done: list[int] = done,
+                        v: str = variant,
+                    ) -> None:
                         if rec is not None:
                             done[0] += 1
                             if done[0] % 10 == 0:
-                                console.print(f"{v}: {done[0]} games this run "
-                                              f"({n} scheduled)")
+                                console.print(f"{v}: {done[0]} games this run ({n} scheduled)")
 
-                    res = execute(tasks, store, backend, budget_seconds=config.budget_seconds,
-                                  progress=progress)
-                    console.print(f"{variant}: played {res.played}, already stored "
-                                  f"{res.skipped}, of {len(tasks)} scheduled"
-                                  + (" (budget reached)" if res.stopped_early else ""))
+                    res = execute(
+                        tasks,
+                        store,
+                        backend,
+                        budget_seconds=config.budget_seconds,
+                        progress=progress,
+                    )
+                    console.print(
+                        f"{variant}: played {res.played}, already stored "
+                        f"{res.skipped}, of {len(tasks)} scheduled"
+                        + (" (budget reached)" if res.stopped_early else "")
+                    )
                 # Only this ladder's pairings: a level's settings are part of its match
                 # ids, so games of a level as it was before a retune are left out.
                 records = list(store.records([m.match_id for m in matches]))
-                cal = fit_variant(records, variant, levels[variant],
-                                  bootstrap=config.bootstrap, seed=config.seed)
+                cal = fit_variant(
+                    records, variant, levels[variant], bootstrap=config.bootstrap, seed=config.seed
+                )
                 cals.append(cal)
                 _print_calibration(console, cal)
         finally:
@@ -511,8 +596,10 @@ def _print_calibration(console: Console, cal: VariantCalibration) -> None:
     for lv in cal.levels:
         elo = "-" if lv.elo is None else f"{lv.elo:7.0f}"
         tag = " extrapolated" if lv.extrapolated and lv.elo is not None else ""
-        console.print(f"  level {lv.level}: {elo:>7} {_fmt_ci(lv.elo_lo, lv.elo_hi):>14}  "
-                      f"{lv.games} games{tag}")
+        console.print(
+            f"  level {lv.level}: {elo:>7} {_fmt_ci(lv.elo_lo, lv.elo_hi):>14}  "
+            f"{lv.games} games{tag}"
+        )
     for c in cal.criteria:
         mark = {True: "ok", False: "FAIL", None: "?"}[c.ok]
         console.print(escape(f"  [{mark}] {c.name}: {c.detail}"))

@@ -51,17 +51,21 @@ def wxf_moves(variant: str, start_fen: str, moves: Sequence[str]) -> list[str]:
         return list(moves)
     section = FSF_VARIANT[variant]
     try:
-        return list(sf.get_san_moves(section, start_fen, list(moves), False,
-                                     sf.NOTATION_XIANGQI_WXF))
+        return list(
+            sf.get_san_moves(section, start_fen, list(moves), False, sf.NOTATION_XIANGQI_WXF)
+        )
     except ValueError:
         pass
     out: list[str] = []
     for i, move in enumerate(moves):
         try:
-            out.append(sf.get_san(section, start_fen, move, False, sf.NOTATION_XIANGQI_WXF)
-                       if i == 0 else
-                       sf.get_san_moves(section, start_fen, list(moves[:i + 1]), False,
-                                        sf.NOTATION_XIANGQI_WXF)[-1])
+            out.append(
+                sf.get_san(section, start_fen, move, False, sf.NOTATION_XIANGQI_WXF)
+                if i == 0
+                else sf.get_san_moves(
+                    section, start_fen, list(moves[: i + 1]), False, sf.NOTATION_XIANGQI_WXF
+                )[-1]
+            )
         except ValueError:
             return out + list(moves[i:])
     return out
@@ -199,8 +203,17 @@ def read_pgn(text: str) -> Iterator[PgnGame]:
 
 
 #: WXF piece letters -> FEN letters (lower case).
-_WXF_PIECES = {"K": "k", "A": "a", "E": "b", "B": "b", "H": "n", "N": "n", "R": "r",
-               "C": "c", "P": "p"}
+_WXF_PIECES = {
+    "K": "k",
+    "A": "a",
+    "E": "b",
+    "B": "b",
+    "H": "n",
+    "N": "n",
+    "R": "r",
+    "C": "c",
+    "P": "p",
+}
 _FROM_RE = re.compile(r"^([a-i]\d{1,2})[a-i]\d{1,2}$")
 
 

@@ -44,7 +44,7 @@ class GameTask:
     opening: Opening
     red: PlayerSpec
     black: PlayerSpec
-    red_slot: str          #: "A" or "B": which match player has Red (engine reuse key)
+    red_slot: str  #: "A" or "B": which match player has Red (engine reuse key)
     seed: int
     adjudication: Adjudication = field(default_factory=Adjudication)
     event: str = "ladder match"
@@ -65,8 +65,8 @@ class GameRecord:
     start_fen: str
     book_plies: int
     moves: list[str]
-    infos: list[dict[str, Any]]     #: per non-book move: cp, mate, depth, nodes, seconds
-    result: str                     #: "1-0", "0-1", "1/2-1/2"
+    infos: list[dict[str, Any]]  #: per non-book move: cp, mate, depth, nodes, seconds
+    result: str  #: "1-0", "0-1", "1/2-1/2"
     winner: str | None
     reason: str
     search_seconds: dict[str, float]
@@ -148,10 +148,23 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
             result, winner, reason = verdict.result, verdict.winner, verdict.reason
             break
     return GameRecord(
-        match_id=task.match_id, game_no=task.game_no, pair_no=task.pair_no,
-        opening_no=task.opening_no, variant=task.variant, red=task.red.name,
-        black=task.black.name, red_slot=task.red_slot, start_fen=start_fen,
-        book_plies=len(opening.moves), moves=game.moves, infos=infos, result=result,
-        winner=winner, reason=reason, search_seconds=seconds,
+        match_id=task.match_id,
+        game_no=task.game_no,
+        pair_no=task.pair_no,
+        opening_no=task.opening_no,
+        variant=task.variant,
+        red=task.red.name,
+        black=task.black.name,
+        red_slot=task.red_slot,
+        start_fen=start_fen,
+        book_plies=len(opening.moves),
+        moves=game.moves,
+        infos=infos,
+        result=result,
+        winner=winner,
+        reason=reason,
+        search_seconds=seconds,
         wall_seconds=time.perf_counter() - t0,
-        worker=f"{socket.gethostname()}:{os.getpid()}", finished_at=time.time())
+        worker=f"{socket.gethostname()}:{os.getpid()}",
+        finished_at=time.time(),
+    )

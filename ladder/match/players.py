@@ -52,8 +52,7 @@ __all__ = [
 ]
 
 #: Material values for the greedy baseline (centipawns), by FEN letter.
-PIECE_VALUES: dict[str, int] = {"r": 900, "c": 450, "n": 400, "a": 200, "b": 200, "p": 100,
-                                "k": 0}
+PIECE_VALUES: dict[str, int] = {"r": 900, "c": 450, "n": 400, "a": 200, "b": 200, "p": 100, "k": 0}
 
 _DEST_RE = re.compile(r"([a-i])(\d{1,2})$")
 
@@ -66,10 +65,10 @@ class PlayerSpecError(ValueError):
 class PlayerSpec:
     """A parsed player spec (hashable, picklable: it travels to worker processes)."""
 
-    kind: str                       #: "level", "engine", "random" or "greedy"
-    text: str                       #: the spec as given (the default display name)
+    kind: str  #: "level", "engine", "random" or "greedy"
+    text: str  #: the spec as given (the default display name)
     level: int | None = None
-    path: str | None = None         #: engine executable (None: the patched engine)
+    path: str | None = None  #: engine executable (None: the patched engine)
     protocol: str = "uci"
     nodes: int | None = None
     depth: int | None = None
@@ -111,9 +110,15 @@ class PlayerSpec:
             if not 1 <= level <= 8:
                 raise PlayerSpecError(f"levels are 1..8, got {level}")
             opts = _parse_kv(more) if more else {}
-            spec = cls(kind="level", text=text, level=level,
-                       path=opts.pop("engine", None), levels_file=opts.pop("levels", None),
-                       display=opts.pop("name", None), newgame_every_move=True)
+            spec = cls(
+                kind="level",
+                text=text,
+                level=level,
+                path=opts.pop("engine", None),
+                levels_file=opts.pop("levels", None),
+                display=opts.pop("name", None),
+                newgame_every_move=True,
+            )
             if opts:
                 raise PlayerSpecError(f"level: unknown option(s) {sorted(opts)}")
             return spec
@@ -147,15 +152,23 @@ class PlayerSpec:
                 raise PlayerSpecError(f"nodes/depth/movetime must be integers: {text!r}") from None
             if all(v is None for v in limits):
                 raise PlayerSpecError(f"engine spec needs nodes=, depth= or movetime=: {text!r}")
-            return cls(kind="engine", text=text, path=path, protocol=protocol,
-                       nodes=limits[0], depth=limits[1], movetime_ms=limits[2],
-                       options=tuple(sorted(opts.items())),
-                       variants=None if (variants or "").lower() == "none"
-                       else (variants or "default"),
-                       uci_variant=uci_variant, newgame_every_move=newgame == "move",
-                       display=display)
+            return cls(
+                kind="engine",
+                text=text,
+                path=path,
+                protocol=protocol,
+                nodes=limits[0],
+                depth=limits[1],
+                movetime_ms=limits[2],
+                options=tuple(sorted(opts.items())),
+                variants=None if (variants or "").lower() == "none" else (variants or "default"),
+                uci_variant=uci_variant,
+                newgame_every_move=newgame == "move",
+                display=display,
+            )
         raise PlayerSpecError(
-            f"unknown player {text!r}: expected level:N, engine:PATH,..., random or greedy")
+            f"unknown player {text!r}: expected level:N, engine:PATH,..., random or greedy"
+        )
 
     def with_name(self, name: str) -> PlayerSpec:
         """The same player under another display name."""
@@ -168,8 +181,11 @@ class PlayerSpec:
         if self.kind != "level":
             return {}
         lv = self.level_settings(variant)
-        return {"nodes": lv.nodes, "hash_mb": lv.hash_mb,
-                "variety": asdict(lv.variety) if lv.variety else None}
+        return {
+            "nodes": lv.nodes,
+            "hash_mb": lv.hash_mb,
+            "variety": asdict(lv.variety) if lv.variety else None,
+        }
 
     def level_settings(self, variant: str) -> Level:
         """The :class:`Level` a ``level:N`` spec plays in ``variant``."""
@@ -221,8 +237,8 @@ class MoveInfo:
     mate: int | None = None
     depth: int | None = None
     nodes: int | None = None
-    seconds: float = 0.0          #: search time (go .. bestmove); 0 for baselines
-    restarts: int = 0             #: engine restarts this move needed
+    seconds: float = 0.0  #: search time (go .. bestmove); 0 for baselines
+    restarts: int = 0  #: engine restarts this move needed
 
 
 class Player(TypingProtocol):
@@ -268,8 +284,9 @@ class RandomPlayer(BaselinePlayer):
 
 def _material(board_fen: str, red: bool) -> int:
     board = board_fen.split("[")[0]
-    return sum(PIECE_VALUES.get(ch.lower(), 0) for ch in board
-               if ch.isalpha() and ch.isupper() == red)
+    return sum(
+        PIECE_VALUES.get(ch.lower(), 0) for ch in board if ch.isalpha() and ch.isupper() == red
+    )
 
 
 def greedy_move(game: Game, rng: random.Random) -> str:
@@ -279,8 +296,10 @@ def greedy_move(game: Game, rng: random.Random) -> str:
     what it removes on both sides. Ties are broken by ``rng``.
     """
     red = game.turn == "red"
-    before_us, before_them = (_material(game.board_fen(), red),
-                              _material(game.board_fen(), not red))
+    before_us, before_them = (
+        _material(game.board_fen(), red),
+        _material(game.board_fen(), not red),
+    )
     best: list[str] = []
     best_gain = 0
     for move in sorted(game.legal_moves()):
@@ -330,13 +349,19 @@ class EnginePlayer:
 
     def _limit(self, variant: str) -> Limit:
         s = self.spec
-        return Limit(nodes=s.nodes, depth=s.depth,
-                     time=None if s.movetime_ms is None else s.movetime_ms / 1000)
+        return Limit(
+            nodes=s.nodes,
+            depth=s.depth,
+            time=None if s.movetime_ms is None else s.movetime_ms / 1000,
+        )
 
     async def start(self) -> None:
         variants = self.spec.variants
-        path = None if variants is None else (VARIANTS_INI if variants == "default"
-                                              else Path(variants).resolve())
+        path = (
+            None
+            if variants is None
+            else (VARIANTS_INI if variants == "default" else Path(variants).resolve())
+        )
         self.engine = ManagedEngine(
             self._executable(),
             protocol=Protocol.UCCI if self.spec.protocol == "ucci" else Protocol.UCI,
@@ -349,25 +374,38 @@ class EnginePlayer:
     async def new_game(self, variant: str, seed: int) -> None:
         self._first_search = True
 
-    async def _search(self, pos: Position, limit: Limit,
-                      extra: dict[str, OptionValue] | None = None) -> tuple[PlayResult, int]:
+    async def _search(
+        self, pos: Position, limit: Limit, extra: dict[str, OptionValue] | None = None
+    ) -> tuple[PlayResult, int]:
         if self.engine is None:
             raise RuntimeError("EnginePlayer.start() was not called")
         new_game = self._first_search or self.spec.newgame_every_move
         self._first_search = False
         outcome = await self.engine.search(
-            pos.variant if self.spec.uci_variant else None, pos.base_fen, pos.since,
-            limit, extra, new_game=new_game, validate_move=pos.game.is_legal)
+            pos.variant if self.spec.uci_variant else None,
+            pos.base_fen,
+            pos.since,
+            limit,
+            extra,
+            new_game=new_game,
+            validate_move=pos.game.is_legal,
+        )
         return outcome.result, len(outcome.incidents)
 
     async def choose(self, pos: Position, seed: int) -> MoveInfo:
         result, incidents = await self._search(pos, self._limit(pos.variant))
         if result.move is None:
-            raise RuntimeError(f"{self.spec.name} answered no move in a position with "
-                               "legal moves")
+            raise RuntimeError(f"{self.spec.name} answered no move in a position with legal moves")
         cp, mate = _score(result.info)
-        return MoveInfo(result.move, cp, mate, result.info.get("depth"),
-                        result.info.get("nodes"), result.elapsed, incidents)
+        return MoveInfo(
+            result.move,
+            cp,
+            mate,
+            result.info.get("depth"),
+            result.info.get("nodes"),
+            result.elapsed,
+            incidents,
+        )
 
     async def close(self) -> None:
         if self.engine is not None:
@@ -415,9 +453,15 @@ class LevelPlayer(EnginePlayer):
         if choice is None:
             raise RuntimeError(f"{self.spec.name} gave no legal move ({result.bestmove!r})")
         line = choice.line
-        return MoveInfo(choice.move, line.cp if line else None, line.mate if line else None,
-                        line.depth if line else result.depth, result.nodes,
-                        result.time_s, len(searched.incidents))
+        return MoveInfo(
+            choice.move,
+            line.cp if line else None,
+            line.mate if line else None,
+            line.depth if line else result.depth,
+            result.nodes,
+            result.time_s,
+            len(searched.incidents),
+        )
 
 
 def make_player(spec: PlayerSpec) -> Player:

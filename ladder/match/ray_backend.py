@@ -27,16 +27,20 @@ class RayBackend:
         try:
             import ray
         except ImportError as exc:  # pragma: no cover - depends on the install
-            raise RuntimeError("the Ray backend needs `pip install ray` "
-                               "(the `ray` extra of this project)") from exc
+            raise RuntimeError(
+                "the Ray backend needs `pip install ray` (the `ray` extra of this project)"
+            ) from exc
         self._ray = ray
         self._owns = not ray.is_initialized()
         if self._owns:
-            env = {"env_vars": {k: v for k, v in os.environ.items()
-                                if k.startswith("MISTBOARD_")}}
+            env = {"env_vars": {k: v for k, v in os.environ.items() if k.startswith("MISTBOARD_")}}
             if address == "local":
-                ray.init(num_cpus=slots or os.cpu_count(), include_dashboard=False,
-                         runtime_env=env, log_to_driver=False)
+                ray.init(
+                    num_cpus=slots or os.cpu_count(),
+                    include_dashboard=False,
+                    runtime_env=env,
+                    log_to_driver=False,
+                )
             else:
                 ray.init(address=address, runtime_env=env, log_to_driver=False)
         cpus = int(ray.cluster_resources().get("CPU", 1))
@@ -46,8 +50,9 @@ class RayBackend:
     def submit(self, task: GameTask) -> Any:
         return self._remote.remote(task)
 
-    def wait(self, handles: Sequence[Any], timeout: float | None
-             ) -> list[tuple[Any, GameRecord | BaseException]]:
+    def wait(
+        self, handles: Sequence[Any], timeout: float | None
+    ) -> list[tuple[Any, GameRecord | BaseException]]:
         ready, _ = self._ray.wait(list(handles), num_returns=1, timeout=timeout)
         out: list[tuple[Any, GameRecord | BaseException]] = []
         for ref in ready:

@@ -42,18 +42,23 @@ class MatchError(RuntimeError):
 class ExecuteResult:
     """What one :func:`execute` call did."""
 
-    played: int = 0              #: games played and stored by this call
-    skipped: int = 0             #: games found already stored (resumed)
+    played: int = 0  #: games played and stored by this call
+    skipped: int = 0  #: games found already stored (resumed)
     stopped_early: bool = False  #: the stop callback or the budget ended it
     wall_seconds: float = 0.0
     search_seconds: float = 0.0  #: engine search time of the games played by this call
     slots: int = 1
 
 
-def execute(tasks: Sequence[GameTask], store: ResultStore, backend: Backend, *,
-            on_record: Callable[[GameRecord], bool] | None = None,
-            budget_seconds: float | None = None,
-            progress: Callable[[GameRecord | None], None] | None = None) -> ExecuteResult:
+def execute(
+    tasks: Sequence[GameTask],
+    store: ResultStore,
+    backend: Backend,
+    *,
+    on_record: Callable[[GameRecord], bool] | None = None,
+    budget_seconds: float | None = None,
+    progress: Callable[[GameRecord | None], None] | None = None,
+) -> ExecuteResult:
     """Play the tasks not yet stored; ``on_record`` returning True stops the run (the
     games in flight are finished and stored; none is started after)."""
     res = ExecuteResult(slots=backend.slots)
@@ -123,10 +128,15 @@ class MatchConfig:
         """What decides the games (the match id is its digest; ``games`` is not part of
         it, so a bigger ``--games`` extends a match)."""
         ident: dict[str, Any] = {
-            "variant": self.variant, "a": self.player_a.text, "b": self.player_b.text,
-            "a_name": self.player_a.name, "b_name": self.player_b.name,
-            "openings": suite_digest(self.openings), "seed": self.seed,
-            "adjudication": asdict(self.adjudication)}
+            "variant": self.variant,
+            "a": self.player_a.text,
+            "b": self.player_b.text,
+            "a_name": self.player_a.name,
+            "b_name": self.player_b.name,
+            "openings": suite_digest(self.openings),
+            "seed": self.seed,
+            "adjudication": asdict(self.adjudication),
+        }
         # Only when set, so that the ids of matches without levels stay as they were.
         for key, spec in (("a_settings", self.player_a), ("b_settings", self.player_b)):
             if settings := spec.settings(self.variant):
@@ -135,8 +145,7 @@ class MatchConfig:
 
     def digest(self) -> str:
         """Short digest of :meth:`identity`."""
-        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()
-                              ).hexdigest()[:10]
+        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:10]
 
     @property
     def match_id(self) -> str:
@@ -151,32 +160,59 @@ class MatchConfig:
         for slot in schedule(len(self.openings), self.games, self.seed):
             a, b = self.player_a, self.player_b
             red, black = (a, b) if slot.a_is_red else (b, a)
-            out.append(GameTask(
-                match_id=mid, game_no=slot.game_no, pair_no=slot.pair_no,
-                opening_no=slot.opening_no, variant=self.variant,
-                opening=self.openings[slot.opening_no], red=red, black=black,
-                red_slot="A" if slot.a_is_red else "B",
-                seed=derive_seed(self.seed, mid, slot.game_no),
-                adjudication=self.adjudication, event=f"ladder {self.tag}"))
+            out.append(
+                GameTask(
+                    match_id=mid,
+                    game_no=slot.game_no,
+                    pair_no=slot.pair_no,
+                    opening_no=slot.opening_no,
+                    variant=self.variant,
+                    opening=self.openings[slot.opening_no],
+                    red=red,
+                    black=black,
+                    red_slot="A" if slot.a_is_red else "B",
+                    seed=derive_seed(self.seed, mid, slot.game_no),
+                    adjudication=self.adjudication,
+                    event=f"ladder {self.tag}",
+                )
+            )
         return out
 
     def register(self, store: ResultStore) -> None:
-        store.ensure_match(self.match_id, tag=self.tag, variant=self.variant,
-                           player_a=self.player_a.name, player_b=self.player_b.name,
-                           config={**self.identity(), "games": self.games})
+        store.ensure_match(
+            self.match_id,
+            tag=self.tag,
+            variant=self.variant,
+            player_a=self.player_a.name,
+            player_b=self.player_b.name,
+            config={**self.identity(), "games": self.games},
+        )
 
 
 def _progress_bar(console: Console) -> Progress:
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                    MofNCompleteColumn(), TimeElapsedColumn(),
-                    TextColumn("{task.fields[figures]}"), console=console,
-                    disable=not console.is_terminal, refresh_per_second=4)
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[figures]}"),
+        console=console,
+        disable=not console.is_terminal,
+        refresh_per_second=4,
+    )
 
 
-def run_match(config: MatchConfig, *, db: Path | str, pgn: Path | str | None = None,
-              concurrency: int | None = None, ray_address: str | None = None,
-              backend: Backend | None = None, console: Console | None = None,
-              out: TextIO | None = None) -> tuple[MatchStats, ExecuteResult]:
+def run_match(
+    config: MatchConfig,
+    *,
+    db: Path | str,
+    pgn: Path | str | None = None,
+    concurrency: int | None = None,
+    ray_address: str | None = None,
+    backend: Backend | None = None,
+    console: Console | None = None,
+    out: TextIO | None = None,
+) -> tuple[MatchStats, ExecuteResult]:
     """Run (or resume) a match; returns its figures over all stored games and what
     this run did. The PGN file is rewritten from the database, appended to as games
     finish, and rewritten in game order at the end."""
@@ -202,8 +238,9 @@ def run_match(config: MatchConfig, *, db: Path | str, pgn: Path | str | None = N
             console.print(f"SPRT already decided for {mid}: nothing to play")
         tasks = config.tasks()
         bar = _progress_bar(console)
-        tid = bar.add_task(f"{a} vs {b}", total=len(tasks), completed=len(records),
-                           figures=stats.line())
+        tid = bar.add_task(
+            f"{a} vs {b}", total=len(tasks), completed=len(records), figures=stats.line()
+        )
         last_print = [time.monotonic()]
 
         def on_record(rec: GameRecord) -> bool:

@@ -79,22 +79,49 @@ class ResultStore:
 
     # -- matches -------------------------------------------------------------------------
 
-    def ensure_match(self, match_id: str, *, tag: str, variant: str, player_a: str,
-                     player_b: str, config: dict[str, Any]) -> None:
+    def ensure_match(
+        self,
+        match_id: str,
+        *,
+        tag: str,
+        variant: str,
+        player_a: str,
+        player_b: str,
+        config: dict[str, Any],
+    ) -> None:
         """Register a match (no-op when it exists: that is a resume)."""
         with self._db:
             self._db.execute(
                 "INSERT OR IGNORE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (match_id, tag, variant, player_a, player_b,
-                 json.dumps(config, sort_keys=True), time.time()))
+                (
+                    match_id,
+                    tag,
+                    variant,
+                    player_a,
+                    player_b,
+                    json.dumps(config, sort_keys=True),
+                    time.time(),
+                ),
+            )
 
     def matches(self, tag: str | None = None) -> list[dict[str, Any]]:
         """Registered matches (optionally with one tag)."""
         sql = "SELECT match_id, tag, variant, player_a, player_b, config FROM matches"
-        rows = (self._db.execute(sql + " WHERE tag = ?", (tag,)) if tag is not None
-                else self._db.execute(sql))
-        return [dict(zip(("match_id", "tag", "variant", "player_a", "player_b", "config"),
-                         row, strict=True)) for row in rows]
+        rows = (
+            self._db.execute(sql + " WHERE tag = ?", (tag,))
+            if tag is not None
+            else self._db.execute(sql)
+        )
+        return [
+            dict(
+                zip(
+                    ("match_id", "tag", "variant", "player_a", "player_b", "config"),
+                    row,
+                    strict=True,
+                )
+            )
+            for row in rows
+        ]
 
     # -- games ---------------------------------------------------------------------------
 
@@ -104,17 +131,34 @@ class ResultStore:
             cur = self._db.execute(
                 "INSERT OR IGNORE INTO games VALUES "
                 "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (record.match_id, record.game_no, record.pair_no, record.opening_no,
-                 record.variant, record.red, record.black, record.red_slot, record.result,
-                 record.reason, len(record.moves),
-                 sum(record.search_seconds.values()), record.wall_seconds, record.worker,
-                 record.finished_at, json.dumps(record.to_dict()), record.pgn))
+                (
+                    record.match_id,
+                    record.game_no,
+                    record.pair_no,
+                    record.opening_no,
+                    record.variant,
+                    record.red,
+                    record.black,
+                    record.red_slot,
+                    record.result,
+                    record.reason,
+                    len(record.moves),
+                    sum(record.search_seconds.values()),
+                    record.wall_seconds,
+                    record.worker,
+                    record.finished_at,
+                    json.dumps(record.to_dict()),
+                    record.pgn,
+                ),
+            )
         return cur.rowcount == 1
 
     def done_games(self, match_id: str) -> set[int]:
         """Numbers of the stored games of a match."""
-        return {row[0] for row in self._db.execute(
-            "SELECT game_no FROM games WHERE match_id = ?", (match_id,))}
+        return {
+            row[0]
+            for row in self._db.execute("SELECT game_no FROM games WHERE match_id = ?", (match_id,))
+        }
 
     def records(self, match_ids: Iterable[str] | None = None) -> Iterator[GameRecord]:
         """Stored games (of some matches), by match and game number."""
@@ -124,8 +168,9 @@ class ResultStore:
             ids = list(match_ids)
             marks = ",".join("?" * len(ids))
             rows = self._db.execute(
-                f"SELECT record FROM games WHERE match_id IN ({marks}) "
-                "ORDER BY match_id, game_no", ids)
+                f"SELECT record FROM games WHERE match_id IN ({marks}) ORDER BY match_id, game_no",
+                ids,
+            )
         for (text,) in rows:
             yield GameRecord(**json.loads(text))
 
@@ -134,6 +179,6 @@ class ResultStore:
         ids = list(match_ids)
         marks = ",".join("?" * len(ids))
         for (text,) in self._db.execute(
-                f"SELECT pgn FROM games WHERE match_id IN ({marks}) "
-                "ORDER BY match_id, game_no", ids):
+            f"SELECT pgn FROM games WHERE match_id IN ({marks}) ORDER BY match_id, game_no", ids
+        ):
             yield text

@@ -36,7 +36,7 @@ class MatchStats:
     elo: EloEstimate | None = None
     sprt: SprtResult | None = None
     reasons: Counter[str] = field(default_factory=Counter)
-    red_score: float = 0.0        #: Red's mean score (colour bias)
+    red_score: float = 0.0  #: Red's mean score (colour bias)
     search_seconds: float = 0.0
     wall_seconds: float = 0.0
 
@@ -70,8 +70,7 @@ class MatchStats:
         """A multi-line summary."""
         t, p = self.trinomial, self.pentanomial
         lines = [
-            f"{self.player_a} vs {self.player_b}: {t.games} games, "
-            f"{p.pairs} complete pairs",
+            f"{self.player_a} vs {self.player_b}: {t.games} games, {p.pairs} complete pairs",
             f"  score of {self.player_a}: W {t.wins}  D {t.draws}  L {t.losses}"
             + (f"  ({100 * t.score:.1f}%)" if t.games else ""),
             f"  pentanomial [LL, LD, DD+WL, WD, WW]: {p.as_list()}",
@@ -81,13 +80,19 @@ class MatchStats:
             lines.append(f"  {_elo_text(e)}  LOS {100 * e.los:.1f}%")
         if self.sprt is not None:
             s = self.sprt
-            verdict = {SprtDecision.H0: "H0 accepted", SprtDecision.H1: "H1 accepted",
-                       SprtDecision.CONTINUE: "undecided"}[s.decision]
-            lines.append(f"  SPRT: LLR {s.llr:.3f} in [{s.lower_bound:.3f}, "
-                         f"{s.upper_bound:.3f}]: {verdict}")
+            verdict = {
+                SprtDecision.H0: "H0 accepted",
+                SprtDecision.H1: "H1 accepted",
+                SprtDecision.CONTINUE: "undecided",
+            }[s.decision]
+            lines.append(
+                f"  SPRT: LLR {s.llr:.3f} in [{s.lower_bound:.3f}, {s.upper_bound:.3f}]: {verdict}"
+            )
         if t.games:
-            lines.append(f"  Red scored {100 * self.red_score:.1f}%; endings: "
-                         + ", ".join(f"{k} {v}" for k, v in self.reasons.most_common()))
+            lines.append(
+                f"  Red scored {100 * self.red_score:.1f}%; endings: "
+                + ", ".join(f"{k} {v}" for k, v in self.reasons.most_common())
+            )
         return "\n".join(lines)
 
 
@@ -106,17 +111,22 @@ def _elo_text(e: EloEstimate) -> str:
     scored the same: no nElo)."""
     unit = "game" if e.model == "trinomial" else "pair"
     if math.isinf(e.elo):
-        return (f"Elo {_fmt(e.elo)} (score {100 * e.score:.0f}% over {e.samples} "
-                f"{unit}s: no finite estimate)")
-    text = (f"Elo {_fmt(e.elo)} ± {_fmt(e.elo_error, sign=False)} (95%, {e.model}; "
-            f"[{_fmt(e.elo_lo)}, {_fmt(e.elo_hi)}])  ")
+        return (
+            f"Elo {_fmt(e.elo)} (score {100 * e.score:.0f}% over {e.samples} "
+            f"{unit}s: no finite estimate)"
+        )
+    text = (
+        f"Elo {_fmt(e.elo)} ± {_fmt(e.elo_error, sign=False)} (95%, {e.model}; "
+        f"[{_fmt(e.elo_lo)}, {_fmt(e.elo_hi)}])  "
+    )
     if math.isfinite(e.nelo):
         return text + f"nElo {_fmt(e.nelo)} ± {e.nelo_error:.1f}"
     return text + f"nElo n/a (every {unit} scored the same)"
 
 
-def match_stats(records: Iterable[GameRecord], player_a: str, player_b: str,
-                sprt: Sprt | None = None) -> MatchStats:
+def match_stats(
+    records: Iterable[GameRecord], player_a: str, player_b: str, sprt: Sprt | None = None
+) -> MatchStats:
     """Figures for player A from the records of one match."""
     recs = list(records)
     stats = MatchStats(player_a, player_b)
@@ -129,7 +139,8 @@ def match_stats(records: Iterable[GameRecord], player_a: str, player_b: str,
     for r in recs:
         pairs[r.pair_no].append(r)
     stats.pentanomial = pentanomial_from_pair_scores(
-        g[0].a_score + g[1].a_score for g in pairs.values() if len(g) == 2)
+        g[0].a_score + g[1].a_score for g in pairs.values() if len(g) == 2
+    )
     if stats.pentanomial.pairs:
         stats.elo = pentanomial_elo(stats.pentanomial)
     else:

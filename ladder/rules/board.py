@@ -30,15 +30,21 @@ CHARIOT: Final = 5
 CANNON: Final = 6
 SOLDIER: Final = 7
 PIECE_TYPES: Final = (GENERAL, ADVISOR, ELEPHANT, HORSE, CHARIOT, CANNON, SOLDIER)
-TYPE_NAMES: Final = ("", "general", "advisor", "elephant", "horse", "chariot", "cannon",
-                     "soldier")
+TYPE_NAMES: Final = ("", "general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier")
 
 #: Canonical (Fairy-Stockfish) letter of each piece type, upper case = Red.
 TYPE_LETTERS: Final = ".KABNRCP"
 #: Input letters, including the synonyms ``e`` (elephant) and ``h`` (horse).
 LETTER_TYPES: Final[dict[str, int]] = {
-    "k": GENERAL, "a": ADVISOR, "b": ELEPHANT, "e": ELEPHANT, "n": HORSE, "h": HORSE,
-    "r": CHARIOT, "c": CANNON, "p": SOLDIER,
+    "k": GENERAL,
+    "a": ADVISOR,
+    "b": ELEPHANT,
+    "e": ELEPHANT,
+    "n": HORSE,
+    "h": HORSE,
+    "r": CHARIOT,
+    "c": CANNON,
+    "p": SOLDIER,
 }
 
 FILES: Final = "abcdefghi"
@@ -109,8 +115,7 @@ ELEPHANT_POINTS: Final = tuple(
 )
 #: The ten soldier home points: files a, c, e, g, i on ranks 4-5 (Red) / 6-7 (Black).
 SOLDIER_HOME: Final = tuple(
-    frozenset(square(f, r) for f in (0, 2, 4, 6, 8) for r in ranks)
-    for ranks in ((3, 4), (5, 6))
+    frozenset(square(f, r) for f in (0, 2, 4, 6, 8) for r in ranks) for ranks in ((3, 4), (5, 6))
 )
 HALF: Final = tuple(frozenset(s for s in range(90) if own_half(c, s)) for c in (RED, BLACK))
 #: Points a soldier can ever stand on: its home points or anywhere across the river.
@@ -209,9 +214,7 @@ ADVISOR_MOVES_HALF: Final = tuple(
 )
 #: (eye, destination) pairs; the same table serves both rule sets, because a two-point
 #: diagonal step that stays on its own half from an elephant point lands on another one.
-ELEPHANT_MOVES: Final = tuple(
-    tuple(_elephant_moves(c, s) for s in range(90)) for c in (RED, BLACK)
-)
+ELEPHANT_MOVES: Final = tuple(tuple(_elephant_moves(c, s) for s in range(90)) for c in (RED, BLACK))
 SOLDIER_MOVES: Final = tuple(tuple(_soldier_moves(c, s) for s in range(90)) for c in (RED, BLACK))
 #: ``SOLDIER_ATTACKERS[c][sq]``: points from which a soldier of colour c reaches sq.
 SOLDIER_ATTACKERS: Final = tuple(

@@ -9,14 +9,19 @@ __all__ = ["add_perft"]
 
 
 def add_perft(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("perft", help="count legal move sequences (rules checker self-test)",
-                       description="Perft with the local rules checker (ladder/rules).")
-    p.add_argument("--variant", required=True,
-                   help="xiangqi, atomic-xiangqi or crazyhouse-xiangqi")
+    p = sub.add_parser(
+        "perft",
+        help="count legal move sequences (rules checker self-test)",
+        description="Perft with the local rules checker (ladder/rules).",
+    )
+    p.add_argument("--variant", required=True, help="xiangqi, atomic-xiangqi or crazyhouse-xiangqi")
     p.add_argument("--fen", default=None, help="start position (default: the variant's)")
     p.add_argument("--depth", required=True, type=int, help="plies, 0..10")
-    p.add_argument("--divide", action="store_true",
-                   help="print the count after each first move, then the total")
+    p.add_argument(
+        "--divide",
+        action="store_true",
+        help="print the count after each first move, then the total",
+    )
     p.set_defaults(func=_cmd_perft)
 
 

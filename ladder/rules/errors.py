@@ -36,8 +36,9 @@ class RulesError(ValueError):
         super().__init__(f"{where}: {reason}")
 
 
-def check_text(value: object, field: str, max_length: int, what: str,
-               ply: int | None = None) -> str:
+def check_text(
+    value: object, field: str, max_length: int, what: str, ply: int | None = None
+) -> str:
     """Return ``value`` if it is a short, printable ASCII string, else raise RulesError."""
     if not isinstance(value, str):
         raise RulesError(field, f"{what} must be a string, not {type(value).__name__}", ply)

@@ -49,8 +49,15 @@ from ladder.rules.variants import VariantSpec
 #: Hand printing order, FSF's (its internal piece-type order, highest first).
 HAND_ORDER: Final = (ELEPHANT, HORSE, SOLDIER, CANNON, ADVISOR, CHARIOT)
 #: Most pieces of a type one side can have (xiangqi, atomic-xiangqi: no promotions).
-MAX_PER_SIDE: Final = {GENERAL: 1, ADVISOR: 2, ELEPHANT: 2, HORSE: 2, CHARIOT: 2, CANNON: 2,
-                       SOLDIER: 5}
+MAX_PER_SIDE: Final = {
+    GENERAL: 1,
+    ADVISOR: 2,
+    ELEPHANT: 2,
+    HORSE: 2,
+    CHARIOT: 2,
+    CANNON: 2,
+    SOLDIER: 5,
+}
 
 
 def _plural(ptype: int, n: int) -> str:
@@ -79,8 +86,10 @@ def _parse_board(text: str) -> list[int]:
                     k += 1
                 n = int(row[j:k])
                 if row[j] == "0":
-                    raise _err(f"{name}: empty-point count {row[j:k]!r} (count 0 or a leading "
-                               "zero) is not allowed")
+                    raise _err(
+                        f"{name}: empty-point count {row[j:k]!r} (count 0 or a leading "
+                        "zero) is not allowed"
+                    )
                 f += n
                 j = k
             else:
@@ -123,8 +132,9 @@ def _parse_counter(text: str, what: str, minimum: int) -> int:
     return value
 
 
-def _validate_placement(variant: VariantSpec, board: list[int],
-                        hands: list[list[int]] | None) -> None:
+def _validate_placement(
+    variant: VariantSpec, board: list[int], hands: list[list[int]] | None
+) -> None:
     counts = [[0] * 8, [0] * 8]
     for sq, p in enumerate(board):
         if not p:
@@ -184,11 +194,16 @@ def parse_fen(variant: VariantSpec, fen: object) -> Position:
     hands: list[list[int]] | None = None
     if "[" in board_text or "]" in board_text:
         lb = board_text.find("[")
-        if lb < 0 or not board_text.endswith("]") or board_text.count("[") != 1 \
-                or board_text.count("]") != 1:
-            raise _err("a hand must be written once, in brackets right after the board: "
-                       "'board[hand]'")
-        hand_text = board_text[lb + 1:-1]
+        if (
+            lb < 0
+            or not board_text.endswith("]")
+            or board_text.count("[") != 1
+            or board_text.count("]") != 1
+        ):
+            raise _err(
+                "a hand must be written once, in brackets right after the board: 'board[hand]'"
+            )
+        hand_text = board_text[lb + 1 : -1]
         board_text = board_text[:lb]
         hands = _parse_hands(hand_text)
         if not variant.drops and hand_text:
@@ -245,7 +260,8 @@ def board_fen(pos: Position) -> str:
     if pos.hands is not None:
         hand = "".join(
             (TYPE_LETTERS[t] if c == RED else TYPE_LETTERS[t].lower()) * pos.hands[c][t]
-            for c in (RED, BLACK) for t in HAND_ORDER
+            for c in (RED, BLACK)
+            for t in HAND_ORDER
         )
         text += f"[{hand}]"
     return text

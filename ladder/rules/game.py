@@ -202,8 +202,9 @@ class Game:
         if self._pos.hands is None:
             return None
         return {
-            COLOUR_NAMES[c]: {"KABNRCP"[t - 1]: n for t, n in enumerate(self._pos.hands[c])
-                              if t and n}
+            COLOUR_NAMES[c]: {
+                "KABNRCP"[t - 1]: n for t, n in enumerate(self._pos.hands[c]) if t and n
+            }
             for c in (RED, BLACK)
         }
 
@@ -247,8 +248,7 @@ class Game:
         if pos.kings[us ^ 1] < 0:  # only from a hand-made history; kept for completeness
             return Outcome.win(us, Reason.GENERAL_EXPLODED)
         if not self._legal_ints():
-            return Outcome.win(us ^ 1, Reason.CHECKMATE if self._checks[-1] else
-                               Reason.STALEMATE)
+            return Outcome.win(us ^ 1, Reason.CHECKMATE if self._checks[-1] else Reason.STALEMATE)
         if pos.halfmove >= SIXTY_PLIES:
             return Outcome.draw(Reason.SIXTY_PLIES)
         key = self._keys[-1]
@@ -367,8 +367,7 @@ class Game:
             if pt in (ADVISOR, ELEPHANT) and to not in HALF[us]:
                 return f"an {name} may only be dropped on its own half"
             if pt == SOLDIER and to not in SOLDIER_POINTS[us]:
-                return ("a soldier may only be dropped on its ten home points or across "
-                        "the river")
+                return "a soldier may only be dropped on its ten home points or across the river"
             return f"it would leave {side}'s general in check"
         p = board[frm]
         if not p:
@@ -380,14 +379,18 @@ class Game:
         if target and target >> 3 == us:
             return f"{SQUARE_NAMES[to]} holds {side}'s own piece"
         if not self._follows_movement(frm, to, t):
-            return (f"a {name} on {SQUARE_NAMES[frm]} cannot move to {SQUARE_NAMES[to]} "
-                    "(not its movement, or blocked)")
+            return (
+                f"a {name} on {SQUARE_NAMES[frm]} cannot move to {SQUARE_NAMES[to]} "
+                "(not its movement, or blocked)"
+            )
         if self.variant.atomic and target:
             if t == GENERAL:
                 return "in atomic-xiangqi a general never captures (the blast would take it)"
             if t != CANNON and ORTHO_MASK[pos.kings[us]][to]:
-                return (f"a capture on {SQUARE_NAMES[to]}, next to {side}'s own general, "
-                        "would blow it up")
+                return (
+                    f"a capture on {SQUARE_NAMES[to]}, next to {side}'s own general, "
+                    "would blow it up"
+                )
         return f"it would leave {side}'s general in check (or the generals facing)"
 
     def _follows_movement(self, frm: int, to: int, t: int) -> bool:

@@ -369,9 +369,7 @@ class Position:
                         add(base + to)
         return out
 
-    def _atomic_captures(
-        self, caps: list[int], out: list[int], ksq: int, ek: int, us: int
-    ) -> None:
+    def _atomic_captures(self, caps: list[int], out: list[int], ksq: int, ek: int, us: int) -> None:
         """Judge atomic captures (RULES.md "atomic-xiangqi") and append the legal ones.
 
         A cannon capture is a trade (cannon and target go, nothing else); a capture
@@ -492,4 +490,3 @@ class Position:
     def is_capture(self, m: int) -> bool:
         frm, to = divmod(m, 90)
         return frm < DROP_BASE and self.board[to] != 0
-

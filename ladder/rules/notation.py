@@ -19,21 +19,23 @@ _MOVE_RE: Final = re.compile(r"([a-z])(\d{1,2})([a-z])(\d{1,2})")
 _DROP_RE: Final = re.compile(r"([A-Za-z])@([a-z])(\d{1,2})")
 
 
-def _point(file_ch: str, rank_text: str, low: int, move: str, field: str,
-           ply: int | None) -> int:
+def _point(file_ch: str, rank_text: str, low: int, move: str, field: str, ply: int | None) -> int:
     """Index of a point given its file letter and rank number (ranks low..low+9)."""
     f = ord(file_ch) - ord("a")
     r = int(rank_text) - low
     if not (0 <= f < 9 and 0 <= r < 10) or (len(rank_text) > 1 and rank_text[0] == "0"):
         raise RulesError(
-            field, f"move {move!r}: point {file_ch}{rank_text} is off the board "
-            f"(files a-i, ranks {low}-{low + 9})", ply,
+            field,
+            f"move {move!r}: point {file_ch}{rank_text} is off the board "
+            f"(files a-i, ranks {low}-{low + 9})",
+            ply,
         )
     return r * 9 + f
 
 
-def parse_move(move: object, field: str = "move", ply: int | None = None,
-               rank_base: int = 1) -> int:
+def parse_move(
+    move: object, field: str = "move", ply: int | None = None, rank_base: int = 1
+) -> int:
     """Parse a move string into a move int (syntax only; legality is the position's).
 
     ``rank_base`` is 1 for canonical notation and 0 for UCCI.

@@ -43,9 +43,13 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorResponse, "description": desc} for code, desc in {
-        400: "Malformed JSON", 409: "The game is already over", 413: "Body too large",
-        422: "Invalid field, FEN or move", 502: "The engine gave no usable answer",
+    code: {"model": ErrorResponse, "description": desc}
+    for code, desc in {
+        400: "Malformed JSON",
+        409: "The game is already over",
+        413: "Body too large",
+        422: "Invalid field, FEN or move",
+        502: "The engine gave no usable answer",
         503: "Busy (queue full) or deadline passed; see Retry-After",
     }.items()
 }
@@ -113,11 +117,9 @@ class BodyLimit:
                 return
 
     async def _too_large(self, scope: Scope, send: Send) -> None:
-        err = ServiceError(413, "body_too_large",
-                           f"request body exceeds {self.limit} bytes")
+        err = ServiceError(413, "body_too_large", f"request body exceeds {self.limit} bytes")
         self.metrics.requests.inc(scope.get("path", ""), "413")
-        response = JSONResponse(err.to_dict(), status_code=413,
-                                headers={"Connection": "close"})
+        response = JSONResponse(err.to_dict(), status_code=413, headers={"Connection": "close"})
         await response({"type": "http"}, _no_receive, send)
 
 
@@ -233,8 +235,12 @@ class MoveFastPath:
         self.app, self.service, self.route = app, service, route
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (scope["type"] != "http" or scope["path"] != "/v1/move"
-                or scope["method"] != "POST" or scope.get("root_path")):
+        if (
+            scope["type"] != "http"
+            or scope["path"] != "/v1/move"
+            or scope["method"] != "POST"
+            or scope.get("root_path")
+        ):
             await self.app(scope, receive, send)
             return
         messages: list[Message] = []
@@ -262,8 +268,10 @@ class MoveFastPath:
         except ServiceError as err:
             response: Response = _error_response(err)
         else:
-            response = Response(content=_MOVE_RESPONSE.dump_json(reply, by_alias=True),
-                                media_type="application/json")
+            response = Response(
+                content=_MOVE_RESPONSE.dump_json(reply, by_alias=True),
+                media_type="application/json",
+            )
         await response(scope, receive, send)
 
 
@@ -291,8 +299,9 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
     return replay
 
 
-def create_app(config: ServiceConfig | None = None, *,
-               service: MoveService | None = None) -> FastAPI:
+def create_app(
+    config: ServiceConfig | None = None, *, service: MoveService | None = None
+) -> FastAPI:
     """The FastAPI application; its lifespan starts and stops the engine pool.
 
     With ``config.move_fast_path`` (the default) valid ``POST /v1/move`` requests are
@@ -313,7 +322,7 @@ def create_app(config: ServiceConfig | None = None, *,
         title="Mistboard ladder",
         version="1.0",
         summary="The computer opponent: an engine move at a strength level, and the "
-                "rules checker, for xiangqi, atomic-xiangqi and crazyhouse-xiangqi.",
+        "rules checker, for xiangqi, atomic-xiangqi and crazyhouse-xiangqi.",
         lifespan=lifespan,
     )
     app.state.service = svc
@@ -327,9 +336,14 @@ def create_app(config: ServiceConfig | None = None, *,
         errors = exc.errors()
         first = errors[0] if errors else {"loc": ("body",), "msg": "invalid request"}
         if first.get("type") == "json_invalid":
-            return _error_response(ServiceError(
-                400, "malformed_json", f"body is not valid JSON: {first.get('msg')}",
-                field="body"))
+            return _error_response(
+                ServiceError(
+                    400,
+                    "malformed_json",
+                    f"body is not valid JSON: {first.get('msg')}",
+                    field="body",
+                )
+            )
         field = _field_name(tuple(first.get("loc", ("body",))))
         message = f"{field}: {first.get('msg', 'invalid')}"
         if len(errors) > 1:
@@ -338,21 +352,22 @@ def create_app(config: ServiceConfig | None = None, *,
         loc = tuple(first.get("loc", ()))
         if len(loc) >= 3 and loc[-2] == "moves" and isinstance(loc[-1], int):
             ply = loc[-1] + 1
-        return _error_response(ServiceError(422, "invalid_request", message, field=field,
-                                            ply=ply))
+        return _error_response(ServiceError(422, "invalid_request", message, field=field, ply=ply))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         codes = {404: "not_found", 405: "method_not_allowed"}
-        err = ServiceError(exc.status_code, codes.get(exc.status_code, "http_error"),
-                           str(exc.detail))
+        err = ServiceError(
+            exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail)
+        )
         return _error_response(err)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error on %s", request.url.path)
-        return _error_response(ServiceError(500, "internal_error",
-                                            f"internal error: {type(exc).__name__}"))
+        return _error_response(
+            ServiceError(500, "internal_error", f"internal error: {type(exc).__name__}")
+        )
 
     @app.post("/v1/move", response_model=MoveResponse, responses=ERRORS, tags=["play"])
     async def move(req: MoveRequest, request: Request) -> MoveResponse:
@@ -363,8 +378,7 @@ def create_app(config: ServiceConfig | None = None, *,
         """
         return await cancel_on_disconnect(request.receive, svc.move(req))
 
-    @app.post("/v1/position", response_model=PositionResponse, responses=ERRORS,
-              tags=["rules"])
+    @app.post("/v1/position", response_model=PositionResponse, responses=ERRORS, tags=["rules"])
     async def position(req: PositionRequest) -> PositionResponse:
         """The rules checker: FEN, legal moves, check and outcome of a position."""
         return await svc.position(req)
@@ -387,8 +401,9 @@ def create_app(config: ServiceConfig | None = None, *,
     @app.get("/metrics", response_class=PlainTextResponse, tags=["ops"])
     async def prometheus() -> PlainTextResponse:
         """Prometheus metrics (text format 0.0.4)."""
-        return PlainTextResponse(metrics.render(),
-                                 media_type="text/plain; version=0.0.4; charset=utf-8")
+        return PlainTextResponse(
+            metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8"
+        )
 
     # Outermost last: BodyLimit, CountRequests, then (innermost, so that the body limit
     # and the request count apply to it too) the /v1/move fast path.
@@ -401,5 +416,8 @@ def create_app(config: ServiceConfig | None = None, *,
 
 def _route(app: FastAPI, path: str, method: str) -> Any:
     """The app's route object for `method path`."""
-    return next(r for r in app.routes
-                if getattr(r, "path", None) == path and method in getattr(r, "methods", ()))
+    return next(
+        r
+        for r in app.routes
+        if getattr(r, "path", None) == path and method in getattr(r, "methods", ())
+    )

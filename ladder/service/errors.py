@@ -63,8 +63,9 @@ class ServiceError(Exception):
         return f"ServiceError({self.status}, {self.code!r}, {self.message!r})"
 
 
-def invalid(message: str, *, field: str, ply: int | None = None,
-            code: str = "invalid_request") -> ServiceError:
+def invalid(
+    message: str, *, field: str, ply: int | None = None, code: str = "invalid_request"
+) -> ServiceError:
     """A 422: the request is well-formed JSON but names something that cannot be."""
     return ServiceError(422, code, message, field=field, ply=ply)
 

@@ -14,7 +14,19 @@ LabelValues = tuple[str, ...]
 
 #: Search time buckets, seconds: level 1 takes milliseconds, level 8 tens of seconds.
 SEARCH_BUCKETS: tuple[float, ...] = (
-    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 25.0, 60.0,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    25.0,
+    60.0,
 )
 
 
@@ -61,8 +73,13 @@ class Counter:
 class Histogram:
     """Observations in cumulative buckets, per label set."""
 
-    def __init__(self, name: str, help_: str, labels: tuple[str, ...] = (),
-                 buckets: tuple[float, ...] = SEARCH_BUCKETS) -> None:
+    def __init__(
+        self,
+        name: str,
+        help_: str,
+        labels: tuple[str, ...] = (),
+        buckets: tuple[float, ...] = SEARCH_BUCKETS,
+    ) -> None:
         self.name, self.help, self.label_names = name, help_, labels
         self.buckets = tuple(sorted(buckets))
         self._series: dict[LabelValues, tuple[list[int], list[float]]] = {}
@@ -100,27 +117,36 @@ class Gauge:
         self.name, self.help, self.read = name, help_, read
 
     def render(self) -> list[str]:
-        return [f"# HELP {self.name} {self.help}", f"# TYPE {self.name} gauge",
-                f"{self.name} {_num(self.read())}"]
+        return [
+            f"# HELP {self.name} {self.help}",
+            f"# TYPE {self.name} gauge",
+            f"{self.name} {_num(self.read())}",
+        ]
 
 
 class Metrics:
     """The service's metrics registry."""
 
     def __init__(self) -> None:
-        self.requests = Counter("ladder_http_requests_total",
-                                "HTTP requests answered, by route and status code.",
-                                ("route", "status"))
-        self.moves = Counter("ladder_moves_total", "Moves answered, by variant and level.",
-                             ("variant", "level"))
+        self.requests = Counter(
+            "ladder_http_requests_total",
+            "HTTP requests answered, by route and status code.",
+            ("route", "status"),
+        )
+        self.moves = Counter(
+            "ladder_moves_total", "Moves answered, by variant and level.", ("variant", "level")
+        )
         self.engine_failures = Counter(
             "ladder_engine_failures_total",
             "Failed engine attempts, by kind (crash, timeout, illegal, none, protocol).",
-            ("kind",))
+            ("kind",),
+        )
         self.busy = Counter("ladder_busy_total", "Requests refused because the queue was full.")
-        self.search_seconds = Histogram("ladder_search_seconds",
-                                        "Engine search wall time, by variant and level.",
-                                        ("variant", "level"))
+        self.search_seconds = Histogram(
+            "ladder_search_seconds",
+            "Engine search wall time, by variant and level.",
+            ("variant", "level"),
+        )
         self.gauges: list[Gauge] = []
         self.restart_counter: Callable[[], float] = lambda: 0.0
 
@@ -131,12 +157,19 @@ class Metrics:
     def render(self) -> str:
         """The whole registry in the Prometheus text format (version 0.0.4)."""
         lines: list[str] = []
-        for metric in (self.requests, self.moves, self.engine_failures, self.busy,
-                       self.search_seconds):
+        for metric in (
+            self.requests,
+            self.moves,
+            self.engine_failures,
+            self.busy,
+            self.search_seconds,
+        ):
             lines += metric.render()
-        lines += ["# HELP ladder_engine_restarts_total Engine processes restarted.",
-                  "# TYPE ladder_engine_restarts_total counter",
-                  f"ladder_engine_restarts_total {_num(self.restart_counter())}"]
+        lines += [
+            "# HELP ladder_engine_restarts_total Engine processes restarted.",
+            "# TYPE ladder_engine_restarts_total counter",
+            f"ladder_engine_restarts_total {_num(self.restart_counter())}",
+        ]
         for gauge in self.gauges:
             lines += gauge.render()
         return "\n".join(lines) + "\n"

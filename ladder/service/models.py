@@ -15,14 +15,25 @@ from ladder.service.config import MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_MOVES, MAX_
 VariantId = Literal["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi"]
 Color = Literal["red", "black"]
 
-MoveStr = Annotated[str, Field(min_length=1, max_length=MAX_MOVE_CHARS,
-                               examples=["h3e3", "b10c8", "A@e3"])]
-Fen = Annotated[str, Field(min_length=1, max_length=MAX_FEN_CHARS, examples=[
-    "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"])]
-Moves = Annotated[list[MoveStr], Field(
-    max_length=MAX_MOVES,
-    description="Moves played from the start position, in Fairy-Stockfish UCI notation "
-                "(`h3e3`, `b10c8`, drops `A@e3`).")]
+MoveStr = Annotated[
+    str, Field(min_length=1, max_length=MAX_MOVE_CHARS, examples=["h3e3", "b10c8", "A@e3"])
+]
+Fen = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_FEN_CHARS,
+        examples=["rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"],
+    ),
+]
+Moves = Annotated[
+    list[MoveStr],
+    Field(
+        max_length=MAX_MOVES,
+        description="Moves played from the start position, in Fairy-Stockfish UCI notation "
+        "(`h3e3`, `b10c8`, drops `A@e3`).",
+    ),
+]
 
 
 class _Strict(BaseModel):
@@ -34,8 +45,10 @@ class Outcome(BaseModel):
 
     result: Literal["1-0", "0-1", "1/2-1/2"]
     winner: Color | None = Field(description="`red`, `black`, or null for a draw")
-    reason: str = Field(description="e.g. `checkmate`, `stalemate`, `repetition`, "
-                                    "`perpetual-check`, `sixty-plies`, `general-exploded`")
+    reason: str = Field(
+        description="e.g. `checkmate`, `stalemate`, `repetition`, "
+        "`perpetual-check`, `sixty-plies`, `general-exploded`"
+    )
 
 
 class Score(BaseModel):
@@ -55,9 +68,17 @@ class MoveRequest(_Strict):
     fen: Fen | None = Field(None, description="Start position; the variant's own if omitted.")
     moves: Moves = Field(default_factory=list)
     level: Annotated[int, Field(ge=1, le=8, strict=True, description="Strength, 1 to 8.")]
-    seed: Annotated[int | None, Field(ge=0, le=MAX_SEED, strict=True, description=(
-        "Makes the answer reproducible; a random one is chosen (and returned) if omitted."
-    ))] = None
+    seed: Annotated[
+        int | None,
+        Field(
+            ge=0,
+            le=MAX_SEED,
+            strict=True,
+            description=(
+                "Makes the answer reproducible; a random one is chosen (and returned) if omitted."
+            ),
+        ),
+    ] = None
 
 
 class MoveResponse(BaseModel):
@@ -104,7 +125,8 @@ class LevelInfo(BaseModel):
     multipv: int | None = Field(None, description="Variety rule: lines searched.")
     window_cp: int | None = Field(None, description="Variety rule: window around the best.")
     random_move_pct: float | None = Field(
-        None, description="Variety rule: chance (percent) of a uniformly random legal move.")
+        None, description="Variety rule: chance (percent) of a uniformly random legal move."
+    )
     elo: float | None = None
     elo_lo: float | None = None
     elo_hi: float | None = None
@@ -145,8 +167,10 @@ class Health(BaseModel):
 class ErrorDetail(BaseModel):
     """Why a request failed."""
 
-    code: str = Field(description="Stable name: `invalid_request`, `illegal_move`, "
-                                  "`bad_fen`, `game_over`, `busy`, `engine_failed`, ...")
+    code: str = Field(
+        description="Stable name: `invalid_request`, `illegal_move`, "
+        "`bad_fen`, `game_over`, `busy`, `engine_failed`, ..."
+    )
     message: str
     field: str | None = Field(None, description="The offending field, e.g. `moves[3]`.")
     ply: int | None = Field(None, description="The offending ply, 1 = first of `moves`.")

@@ -46,27 +46,39 @@ class MoveService:
     Raises :class:`ladder.service.errors.ServiceError` for anything it cannot answer.
     """
 
-    def __init__(self, config: ServiceConfig | None = None, *,
-                 levels: dict[str, dict[int, Level]] | None = None,
-                 metrics: Metrics | None = None,
-                 worker_factory: WorkerFactory | None = None) -> None:
+    def __init__(
+        self,
+        config: ServiceConfig | None = None,
+        *,
+        levels: dict[str, dict[int, Level]] | None = None,
+        metrics: Metrics | None = None,
+        worker_factory: WorkerFactory | None = None,
+    ) -> None:
         self.config = config or ServiceConfig()
         self.levels = levels if levels is not None else load_levels()
         self.metrics = metrics or Metrics()
         self.positions = Positions()
         factory = worker_factory or default_factory(
-            self.config, lambda kind: self.metrics.engine_failures.inc(kind))
+            self.config, lambda kind: self.metrics.engine_failures.inc(kind)
+        )
         self.pool: EnginePool[EngineWorker] = EnginePool(
-            factory, self.config.engines, self.config.max_queue, self.config.retry_after_s,
-            on_busy=self.metrics.busy.inc)
+            factory,
+            self.config.engines,
+            self.config.max_queue,
+            self.config.retry_after_s,
+            on_busy=self.metrics.busy.inc,
+        )
         m = self.metrics
         m.restart_counter = lambda: float(self.pool.restarts)
-        m.add_gauge("ladder_queue_depth", "Requests waiting for an engine.",
-                    lambda: self.pool.queue_depth)
-        m.add_gauge("ladder_engines_busy", "Engines searching or recovering.",
-                    lambda: self.pool.busy_count)
-        m.add_gauge("ladder_engines_alive", "Engine processes running.",
-                    lambda: self.pool.alive_count)
+        m.add_gauge(
+            "ladder_queue_depth", "Requests waiting for an engine.", lambda: self.pool.queue_depth
+        )
+        m.add_gauge(
+            "ladder_engines_busy", "Engines searching or recovering.", lambda: self.pool.busy_count
+        )
+        m.add_gauge(
+            "ladder_engines_alive", "Engine processes running.", lambda: self.pool.alive_count
+        )
         m.add_gauge("ladder_engines", "Engines in the pool.", lambda: self.pool.size)
 
     # -- life cycle -------------------------------------------------------------------
@@ -83,8 +95,12 @@ class MoveService:
         await self.start()
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc: BaseException | None, tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         await self.close()
 
     # -- the API ----------------------------------------------------------------------
@@ -96,12 +112,14 @@ class MoveService:
         checked = await self.positions.judge(req.variant, req.fen, req.moves)
         if checked.outcome is not None:
             o = checked.outcome
-            raise ServiceError(409, "game_over",
-                               f"the game is already over: {o.reason} ({o.result})",
-                               outcome=o.model_dump())
+            raise ServiceError(
+                409,
+                "game_over",
+                f"the game is already over: {o.reason} ({o.result})",
+                outcome=o.model_dump(),
+            )
         variety = level.variety
-        job = SearchJob.for_level(FSF_VARIANT[req.variant], checked.base_fen, checked.since,
-                                  level)
+        job = SearchJob.for_level(FSF_VARIANT[req.variant], checked.base_fen, checked.since, level)
         cfg = self.config
         loop = asyncio.get_running_loop()
         budget = cfg.request_deadline(level)
@@ -129,70 +147,104 @@ class MoveService:
                         # `(none)` or nonsense: replace the process and try again.
                         kind = "none" if result.bestmove is None else "illegal"
                         self.metrics.engine_failures.inc(kind)
-                        failures.append(f"engine {worker.index} answered "
-                                        f"{result.bestmove or '(none)'}")
+                        failures.append(
+                            f"engine {worker.index} answered {result.bestmove or '(none)'}"
+                        )
                         await worker.kill()
             except TimeoutError:
                 lease.dirty = True
                 raise deadline_exceeded(
                     f"no engine answer within the request's deadline ({budget:.1f} s)"
                     + (f": {'; '.join(failures)}" if failures else ""),
-                    cfg.retry_after_s) from None
+                    cfg.retry_after_s,
+                ) from None
         if choice is None or result is None:
-            raise engine_failed("the engine gave no usable answer: "
-                                + ("; ".join(failures) or "unknown failure"),
-                                cfg.retry_after_s)
+            raise engine_failed(
+                "the engine gave no usable answer: " + ("; ".join(failures) or "unknown failure"),
+                cfg.retry_after_s,
+            )
         self.metrics.search_seconds.observe(elapsed, req.variant, str(req.level))
         self.metrics.moves.inc(req.variant, str(req.level))
-        after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked,
-                                     choice.move)
+        after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, choice.move)
         return self._answer(req, seed, after, choice, result, elapsed)
 
-    def _answer(self, req: MoveRequest, seed: int, after: Checked, choice: Choice,
-                result: SearchResult, elapsed: float) -> MoveResponse:
+    def _answer(
+        self,
+        req: MoveRequest,
+        seed: int,
+        after: Checked,
+        choice: Choice,
+        result: SearchResult,
+        elapsed: float,
+    ) -> MoveResponse:
         ponder = choice.ponder if choice.ponder in after.legal else None
         line = choice.line
         score = Score(cp=line.cp, mate=line.mate) if line is not None else Score()
         return MoveResponse(
-            variant=req.variant, level=req.level, move=choice.move, ponder=ponder,
-            score=score, depth=line.depth if line is not None else result.depth,
-            nodes=result.nodes, time_ms=round(elapsed * 1000), seed=seed, fen=after.fen,
-            gives_check=after.check, outcome=after.outcome)
+            variant=req.variant,
+            level=req.level,
+            move=choice.move,
+            ponder=ponder,
+            score=score,
+            depth=line.depth if line is not None else result.depth,
+            nodes=result.nodes,
+            time_ms=round(elapsed * 1000),
+            seed=seed,
+            fen=after.fen,
+            gives_check=after.check,
+            outcome=after.outcome,
+        )
 
     async def position(self, req: PositionRequest) -> PositionResponse:
         """The rules checker's verdict on a position."""
         checked = await self.positions.judge(req.variant, req.fen, req.moves)
-        return PositionResponse(variant=req.variant, fen=checked.fen,
-                                turn=checked.game.turn,  # type: ignore[arg-type]
-                                legal_moves=sorted(checked.legal), check=checked.check,
-                                outcome=checked.outcome)
+        return PositionResponse(
+            variant=req.variant,
+            fen=checked.fen,
+            turn=checked.game.turn,  # type: ignore[arg-type]
+            legal_moves=sorted(checked.legal),
+            check=checked.check,
+            outcome=checked.outcome,
+        )
 
     def level_table(self) -> LevelsResponse:
         """Every level of every variant."""
         out: dict[str, list[LevelInfo]] = {}
         for variant, table in self.levels.items():
             out[variant] = [
-                LevelInfo(level=lv.level, nodes=lv.nodes,
-                          multipv=lv.variety.multipv if lv.variety else None,
-                          window_cp=lv.variety.window_cp if lv.variety else None,
-                          random_move_pct=lv.variety.random_move_pct if lv.variety else None,
-                          elo=lv.elo, elo_lo=lv.elo_lo, elo_hi=lv.elo_hi, games=lv.games,
-                          extrapolated=lv.extrapolated)
-                for _, lv in sorted(table.items())]
+                LevelInfo(
+                    level=lv.level,
+                    nodes=lv.nodes,
+                    multipv=lv.variety.multipv if lv.variety else None,
+                    window_cp=lv.variety.window_cp if lv.variety else None,
+                    random_move_pct=lv.variety.random_move_pct if lv.variety else None,
+                    elo=lv.elo,
+                    elo_lo=lv.elo_lo,
+                    elo_hi=lv.elo_hi,
+                    games=lv.games,
+                    extrapolated=lv.extrapolated,
+                )
+                for _, lv in sorted(table.items())
+            ]
         return LevelsResponse(levels=out)
 
     def variants(self) -> VariantsResponse:
         """The rule sets served."""
-        return VariantsResponse(variants=[VariantInfo(id=v, start_fen=start_fen(v))
-                                          for v in VARIANT_IDS])  # type: ignore[arg-type]
+        return VariantsResponse(
+            variants=[VariantInfo(id=v, start_fen=start_fen(v)) for v in VARIANT_IDS]
+        )  # type: ignore[arg-type]
 
     def health(self) -> Health:
         """Liveness and load."""
         pool = self.pool
-        return Health(status="ok" if pool.alive_count == pool.size else "degraded",
-                      engines=pool.size, engines_alive=pool.alive_count,
-                      engines_busy=pool.busy_count, queue_depth=pool.queue_depth,
-                      max_queue=pool.max_queue)
+        return Health(
+            status="ok" if pool.alive_count == pool.size else "degraded",
+            engines=pool.size,
+            engines_alive=pool.alive_count,
+            engines_busy=pool.busy_count,
+            queue_depth=pool.queue_depth,
+            max_queue=pool.max_queue,
+        )
 
 
 __all__ = ["MoveService"]

@@ -60,8 +60,14 @@ class QueueTimeout(Exception):
 class EnginePool(Generic[W]):
     """K workers, a bounded queue of waiting requests, and background recovery."""
 
-    def __init__(self, factory: Callable[[int], W], size: int, max_queue: int,
-                 retry_after: int = 1, on_busy: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        factory: Callable[[int], W],
+        size: int,
+        max_queue: int,
+        retry_after: int = 1,
+        on_busy: Callable[[], None] | None = None,
+    ) -> None:
         self._workers = [factory(i) for i in range(size)]
         self._idle: deque[W] = deque()
         self._waiters: deque[asyncio.Future[W]] = deque()
@@ -76,8 +82,7 @@ class EnginePool(Generic[W]):
 
     async def start(self) -> None:
         """Start every worker (concurrently); fails if any cannot start."""
-        results = await asyncio.gather(*(w.start() for w in self._workers),
-                                       return_exceptions=True)
+        results = await asyncio.gather(*(w.start() for w in self._workers), return_exceptions=True)
         errors = [r for r in results if isinstance(r, BaseException)]
         if errors:
             await self.close()
@@ -90,8 +95,14 @@ class EnginePool(Generic[W]):
         while self._waiters:
             fut = self._waiters.popleft()
             if not fut.done():
-                fut.set_exception(ServiceError(503, "shutting_down", "the service is stopping",
-                                               retry_after=self._retry_after))
+                fut.set_exception(
+                    ServiceError(
+                        503,
+                        "shutting_down",
+                        "the service is stopping",
+                        retry_after=self._retry_after,
+                    )
+                )
         for task in list(self._recovering):
             task.cancel()
         await asyncio.gather(*self._recovering, return_exceptions=True)
@@ -139,16 +150,20 @@ class EnginePool(Generic[W]):
     async def acquire(self, timeout: float) -> W:
         """A free worker, waiting at most `timeout` seconds in the bounded queue."""
         if self._closed:
-            raise ServiceError(503, "shutting_down", "the service is stopping",
-                               retry_after=self._retry_after)
+            raise ServiceError(
+                503, "shutting_down", "the service is stopping", retry_after=self._retry_after
+            )
         if self._idle and not self.queue_depth:
             self._leased += 1
             return self._idle.popleft()
         if self.queue_depth >= self._max_queue:
             if self._on_busy is not None:
                 self._on_busy()
-            raise busy(f"all {self.size} engines are busy and {self.queue_depth} requests "
-                       "are queued; try again shortly", self._retry_after)
+            raise busy(
+                f"all {self.size} engines are busy and {self.queue_depth} requests "
+                "are queued; try again shortly",
+                self._retry_after,
+            )
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[W] = loop.create_future()
         self._waiters.append(fut)
@@ -163,8 +178,10 @@ class EnginePool(Generic[W]):
         except QueueTimeout:
             if self._on_busy is not None:
                 self._on_busy()
-            raise busy(f"no engine became free within {timeout:.1f} s; try again shortly",
-                       self._retry_after) from None
+            raise busy(
+                f"no engine became free within {timeout:.1f} s; try again shortly",
+                self._retry_after,
+            ) from None
         except BaseException:
             # Cancelled after a worker was handed over: give it to the next in line.
             if fut.done() and not fut.cancelled() and fut.exception() is None:

@@ -35,11 +35,11 @@ class Checked:
     """A judged position: the game after all moves, and what to send an engine."""
 
     variant: str
-    game: Game                 #: the game after every move (never mutated: copy first)
-    base_fen: str              #: canonical FEN the engine starts from
-    since: tuple[str, ...]     #: canonical moves from base_fen to the position
-    legal: frozenset[str]      #: legal moves in the final position
-    outcome: Outcome | None    #: set if the game is over in the final position
+    game: Game  #: the game after every move (never mutated: copy first)
+    base_fen: str  #: canonical FEN the engine starts from
+    since: tuple[str, ...]  #: canonical moves from base_fen to the position
+    legal: frozenset[str]  #: legal moves in the final position
+    outcome: Outcome | None  #: set if the game is over in the final position
 
     @cached_property
     def fen(self) -> str:
@@ -56,8 +56,11 @@ def outcome_model(outcome: rules.Outcome | None) -> Outcome | None:
     """The checker's outcome as the API's model."""
     if outcome is None:
         return None
-    return Outcome(result=outcome.result, winner=outcome.winner,  # type: ignore[arg-type]
-                   reason=str(outcome.reason))
+    return Outcome(
+        result=outcome.result,
+        winner=outcome.winner,  # type: ignore[arg-type]
+        reason=str(outcome.reason),
+    )
 
 
 def start_fen(variant: str) -> str:
@@ -72,8 +75,14 @@ def _fen_error(exc: RulesError) -> ServiceError:
 
 
 def _judge(variant: str, game: Game, base_fen: str, since: list[str]) -> Checked:
-    return Checked(variant=variant, game=game, base_fen=base_fen, since=tuple(since),
-                   legal=frozenset(game.legal_moves()), outcome=outcome_model(game.outcome()))
+    return Checked(
+        variant=variant,
+        game=game,
+        base_fen=base_fen,
+        since=tuple(since),
+        legal=frozenset(game.legal_moves()),
+        outcome=outcome_model(game.outcome()),
+    )
 
 
 def _extend(start: Checked, extra: tuple[str, ...], first_ply: int) -> Checked:
@@ -90,14 +99,21 @@ def _extend(start: Checked, extra: tuple[str, ...], first_ply: int) -> Checked:
             canonical = normalize_move(move)
         except RulesError as exc:
             code = "game_over" if "already over" in exc.reason else "illegal_move"
-            raise invalid(f"{field} (ply {ply}): {exc.reason}", field=field, ply=ply,
-                          code=code) from None
+            raise invalid(
+                f"{field} (ply {ply}): {exc.reason}", field=field, ply=ply, code=code
+            ) from None
         if restarts_engine_position(game):
             base_fen, since = game.fen(), []
         else:
             since.append(canonical)
-    return Checked(variant=start.variant, game=game, base_fen=base_fen, since=tuple(since),
-                   legal=frozenset(game.legal_moves()), outcome=outcome_model(game.outcome()))
+    return Checked(
+        variant=start.variant,
+        game=game,
+        base_fen=base_fen,
+        since=tuple(since),
+        legal=frozenset(game.legal_moves()),
+        outcome=outcome_model(game.outcome()),
+    )
 
 
 class PositionCache:
@@ -132,8 +148,9 @@ class Positions:
     def __init__(self, cache_size: int = 256) -> None:
         self.cache = PositionCache(cache_size)
 
-    def _nearest(self, variant: str, fen: str | None,
-                 moves: tuple[str, ...]) -> tuple[Checked | None, int]:
+    def _nearest(
+        self, variant: str, fen: str | None, moves: tuple[str, ...]
+    ) -> tuple[Checked | None, int]:
         """The cached position covering the longest prefix of `moves` (up to 2 short)."""
         n = len(moves)
         for k in range(min(2, n) + 1):
@@ -158,16 +175,21 @@ class Positions:
         self.cache.put((variant, fen, moves), checked)
         return checked
 
-    async def judge(self, variant: str, fen: str | None, moves: list[str] | tuple[str, ...],
-                    ) -> Checked:
+    async def judge(
+        self,
+        variant: str,
+        fen: str | None,
+        moves: list[str] | tuple[str, ...],
+    ) -> Checked:
         """Judge a position; long replays run in a thread, off the event loop."""
         mv = tuple(moves)
         if len(mv) > INLINE_PLIES and self._nearest(variant, fen, mv)[0] is None:
             return await asyncio.to_thread(self.judge_sync, variant, fen, mv)
         return self.judge_sync(variant, fen, mv)
 
-    def after(self, variant: str, fen: str | None, moves: tuple[str, ...], checked: Checked,
-              move: str) -> Checked:
+    def after(
+        self, variant: str, fen: str | None, moves: tuple[str, ...], checked: Checked, move: str
+    ) -> Checked:
         """The position after the engine's `move` (legal by construction); cached under
         the move list the client will send next (and taken from the cache when the same
         move was played in the same game before)."""

@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 #: `hash_mb`), and the guard's psutil reads cost ~0.15 ms per search.
 MAX_RSS: int | None = None
 
+
 class EngineFailure(Exception):
     """The engine gave no usable answer (after the manager's restarts and retries)."""
 
@@ -43,8 +44,9 @@ class EngineFailure(Exception):
 class EngineWorker:
     """A pool slot holding one supervised engine process."""
 
-    def __init__(self, index: int, config: ServiceConfig,
-                 on_incident: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, index: int, config: ServiceConfig, on_incident: Callable[[str], None] | None = None
+    ) -> None:
         self.index = index
         self.config = config
         self._on_incident = on_incident
@@ -55,10 +57,14 @@ class EngineWorker:
             variant_path=str(Path(config.variants_ini).resolve()),
             variant_aliases=FSF_VARIANT,
             timeouts=Timeouts(
-                handshake=config.startup_timeout_s, startup=config.startup_timeout_s,
-                isready=config.isready_timeout_s, stop=config.stop_timeout_s,
-                quit=config.stop_timeout_s, search_margin=config.search_timeout_base_s,
-                worst_case_nps=config.min_nps),
+                handshake=config.startup_timeout_s,
+                startup=config.startup_timeout_s,
+                isready=config.isready_timeout_s,
+                stop=config.stop_timeout_s,
+                quit=config.stop_timeout_s,
+                search_margin=config.search_timeout_base_s,
+                worst_case_nps=config.min_nps,
+            ),
             retries=config.max_attempts - 1,
             max_rss=MAX_RSS,
         )
@@ -135,7 +141,8 @@ class EngineWorker:
 WorkerFactory = Callable[[int], EngineWorker]
 
 
-def default_factory(config: ServiceConfig,
-                    on_incident: Callable[[str], None] | None = None) -> WorkerFactory:
+def default_factory(
+    config: ServiceConfig, on_incident: Callable[[str], None] | None = None
+) -> WorkerFactory:
     """Workers on the configured (or built) engine."""
     return lambda i: EngineWorker(i, config, on_incident)

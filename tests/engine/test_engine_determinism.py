@@ -27,8 +27,7 @@ from .fsf_uci import UciEngine
 POSITIONS: dict[str, list[tuple[str, ...]]] = {
     "mistboard-xiangqi": [(), ("h1g3", "c10a8", "g1i3", "b8e8", "h3h1", "e8g8", "e4e5")],
     "atomic-xiangqi": [(), ("b3d3", "h8h6", "h1i3", "b8f8", "d3g3", "h6c6", "g3c3", "f8i8")],
-    "crazyhouse-xiangqi": [(), ("b3b4", "B@b9", "B@g3", "A@d7", "B@c3", "h8e8", "h1f2",
-                                "A@e9")],
+    "crazyhouse-xiangqi": [(), ("b3b4", "B@b9", "B@g3", "A@d7", "B@c3", "h8e8", "h1f2", "A@e9")],
 }
 #: (nodes, MultiPV) of each probe.
 SEARCHES = [(1000, 1), (5000, 1), (1000, 3)]
@@ -66,9 +65,12 @@ Probe = tuple[str, tuple[str, ...], int, int]
 
 
 def probes() -> list[Probe]:
-    return [(section, moves, nodes, multipv)
-            for section, positions in POSITIONS.items() for moves in positions
-            for nodes, multipv in SEARCHES]
+    return [
+        (section, moves, nodes, multipv)
+        for section, positions in POSITIONS.items()
+        for moves in positions
+        for nodes, multipv in SEARCHES
+    ]
 
 
 def probe_id(probe: Probe) -> str:
@@ -76,8 +78,9 @@ def probe_id(probe: Probe) -> str:
     return f"{section}-{len(moves)}plies-n{nodes}-mpv{multipv}"
 
 
-def search(engine: UciEngine, section: str, moves: tuple[str, ...], nodes: int,
-           multipv: int) -> Answer:
+def search(
+    engine: UciEngine, section: str, moves: tuple[str, ...], nodes: int, multipv: int
+) -> Answer:
     """``ucinewgame`` + ``go nodes`` as the ladder sends them (Threads 1, Hash 16)."""
     engine.variant(section)
     engine.send(f"setoption name MultiPV value {multipv}")
@@ -95,8 +98,9 @@ def search(engine: UciEngine, section: str, moves: tuple[str, ...], nodes: int,
         if score is None or score.group(3):
             continue
         k = int(fields.get("multipv", "1"))
-        last[k] = Line(k, f"{score.group(1)} {score.group(2)}", int(fields["nodes"]),
-                       text.split(" pv ", 1)[1])
+        last[k] = Line(
+            k, f"{score.group(1)} {score.group(2)}", int(fields["nodes"]), text.split(" pv ", 1)[1]
+        )
     return Answer(out[-1].split()[1], tuple(last[k] for k in sorted(last)))
 
 
@@ -129,8 +133,9 @@ def test_probes_search_something(fresh_answers: dict[Probe, Answer]) -> None:
 
 
 @pytest.mark.parametrize("probe", probes(), ids=probe_id)
-def test_same_answer_after_other_searches(probe: Probe, used_engine: UciEngine,
-                                          fresh_answers: dict[Probe, Answer]) -> None:
+def test_same_answer_after_other_searches(
+    probe: Probe, used_engine: UciEngine, fresh_answers: dict[Probe, Answer]
+) -> None:
     """Each probe on the reused engine after searches of every variant (crazyhouse
     first): bestmove, scores, node counts and PVs as on a fresh engine."""
     for other in DISTURB:
@@ -138,8 +143,9 @@ def test_same_answer_after_other_searches(probe: Probe, used_engine: UciEngine,
     assert search(used_engine, *probe) == fresh_answers[probe]
 
 
-def test_same_answer_in_reverse_order(used_engine: UciEngine,
-                                      fresh_answers: dict[Probe, Answer]) -> None:
+def test_same_answer_in_reverse_order(
+    used_engine: UciEngine, fresh_answers: dict[Probe, Answer]
+) -> None:
     """All probes back to back, in reverse order, with no disturbance in between."""
     got = {probe: search(used_engine, *probe) for probe in reversed(probes())}
     mismatched = [probe_id(p) for p in got if got[p] != fresh_answers[p]]

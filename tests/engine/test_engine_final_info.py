@@ -46,8 +46,15 @@ def unclocked(line: str) -> str:
     return _CLOCK.sub("", line)
 
 
-def search(engine: UciEngine, section: str, fen: str, moves: list[str], multipv: int,
-           go: str, final_only: bool) -> tuple[list[str], str]:
+def search(
+    engine: UciEngine,
+    section: str,
+    fen: str,
+    moves: list[str],
+    multipv: int,
+    go: str,
+    final_only: bool,
+) -> tuple[list[str], str]:
     """(info lines without ``info string``, bestmove line) of one search."""
     engine.send(f"setoption name FinalInfoOnly value {'true' if final_only else 'false'}")
     engine.send(f"setoption name MultiPV value {multipv}")
@@ -86,8 +93,9 @@ def test_option_is_advertised_and_off_by_default(engine_exe: Path) -> None:
     assert "option name FinalInfoOnly type check default false" in lines
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-{len(c[2])}plies-mpv{c[3]}-{c[4]}"
-                                            for c in CASES])
+@pytest.mark.parametrize(
+    "case", CASES, ids=[f"{c[0]}-{len(c[2])}plies-mpv{c[3]}-{c[4]}" for c in CASES]
+)
 def test_final_info_is_the_last_stock_info(engine: UciEngine, case: tuple) -> None:
     section, fen, moves, multipv, go = case
     stock_infos, stock_best = search(engine, section, fen, moves, multipv, go, False)

@@ -52,8 +52,12 @@ class Answer:
 def final_info(lines: list[str]) -> str:
     """The last info line with a PV and an exact score, without time/nps/hashfull."""
     for text in reversed(lines):
-        if (not text.startswith("info ") or " pv " not in text
-                or " lowerbound" in text or " upperbound" in text):
+        if (
+            not text.startswith("info ")
+            or " pv " not in text
+            or " lowerbound" in text
+            or " upperbound" in text
+        ):
             continue
         tokens = text.split()[1:]
         kept: list[str] = []
@@ -123,8 +127,7 @@ def reference_exe(engine_exe: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def reference(reference_exe: Path, variants_ini: Path,
-              pairs: list[Pair]) -> dict[Pair, Answer]:
+def reference(reference_exe: Path, variants_ini: Path, pairs: list[Pair]) -> dict[Pair, Answer]:
     """Each variant's searches in a fixed order, on an engine of their own."""
     answers = {}
     for section in SECTIONS:
@@ -137,8 +140,9 @@ def reference(reference_exe: Path, variants_ini: Path,
 
 
 @pytest.fixture(scope="module")
-def shuffled(engine_exe: Path, variants_ini: Path,
-             pairs: list[Pair]) -> Iterator[dict[Pair, Answer]]:
+def shuffled(
+    engine_exe: Path, variants_ini: Path, pairs: list[Pair]
+) -> Iterator[dict[Pair, Answer]]:
     """All searches in a shuffled order on one engine, switching variants as needed."""
     order = list(pairs)
     random.Random(SHUFFLE_SEED).shuffle(order)
@@ -153,8 +157,7 @@ def shuffled(engine_exe: Path, variants_ini: Path,
         yield answers
 
 
-def test_pairs_are_many_and_searched(pairs: list[Pair],
-                                     reference: dict[Pair, Answer]) -> None:
+def test_pairs_are_many_and_searched(pairs: list[Pair], reference: dict[Pair, Answer]) -> None:
     assert len(set(pairs)) == len(pairs) >= 250
     assert len({(s, m) for s, m, _ in pairs}) == len(SECTIONS) * PLAYOUTS
     assert all(a.bestmove != "(none)" for a in reference.values())
@@ -162,9 +165,12 @@ def test_pairs_are_many_and_searched(pairs: list[Pair],
     assert sum(bool(a.info) for a in reference.values()) >= 0.9 * len(pairs)
 
 
-def test_same_answers_in_any_order(pairs: list[Pair], reference: dict[Pair, Answer],
-                                   shuffled: dict[Pair, Answer]) -> None:
-    mismatched = [f"{s} {len(m)} plies nodes {n}: {reference[(s, m, n)]} "
-                  f"vs {shuffled[(s, m, n)]}"
-                  for s, m, n in pairs if reference[(s, m, n)] != shuffled[(s, m, n)]]
+def test_same_answers_in_any_order(
+    pairs: list[Pair], reference: dict[Pair, Answer], shuffled: dict[Pair, Answer]
+) -> None:
+    mismatched = [
+        f"{s} {len(m)} plies nodes {n}: {reference[(s, m, n)]} vs {shuffled[(s, m, n)]}"
+        for s, m, n in pairs
+        if reference[(s, m, n)] != shuffled[(s, m, n)]
+    ]
     assert not mismatched, f"{len(mismatched)} of {len(pairs)} differ: {mismatched[:5]}"

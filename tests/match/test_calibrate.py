@@ -24,15 +24,30 @@ from ladder.match.play import GameRecord
 
 
 def _record(red: str, black: str, result: str, pair: int, game: int, mid: str) -> GameRecord:
-    return GameRecord(match_id=mid, game_no=game, pair_no=pair, opening_no=0,
-                      variant="xiangqi", red=red, black=black, red_slot="A",
-                      start_fen="", book_plies=0, moves=[], infos=[], result=result,
-                      winner=None, reason="checkmate", search_seconds={"red": 0, "black": 0},
-                      wall_seconds=0, worker="x:1", finished_at=0)
+    return GameRecord(
+        match_id=mid,
+        game_no=game,
+        pair_no=pair,
+        opening_no=0,
+        variant="xiangqi",
+        red=red,
+        black=black,
+        red_slot="A",
+        start_fen="",
+        book_plies=0,
+        moves=[],
+        infos=[],
+        result=result,
+        winner=None,
+        reason="checkmate",
+        search_seconds={"red": 0, "black": 0},
+        wall_seconds=0,
+        worker="x:1",
+        finished_at=0,
+    )
 
 
-def _synthetic(truth: dict[str, float], pairs_per_match: int, seed: int = 1
-               ) -> list[GameRecord]:
+def _synthetic(truth: dict[str, float], pairs_per_match: int, seed: int = 1) -> list[GameRecord]:
     rng = random.Random(seed)
     names = list(truth)
     out = []
@@ -83,23 +98,34 @@ def test_extrapolation_follows_the_strongest_levels(tmp_path: Path) -> None:
     # Elo gained per doubling grows with nodes here (as measured in the node scans):
     # the line through the top levels, not through all, predicts the next level.
     path = tmp_path / "levels.toml"
-    path.write_text("".join(f"[[level]]\nlevel = {n}\nnodes = {100 * 2 ** n}\n\n"
-                            for n in range(1, 9)))
+    path.write_text(
+        "".join(f"[[level]]\nlevel = {n}\nnodes = {100 * 2**n}\n\n" for n in range(1, 9))
+    )
     levels = load_levels(path)["xiangqi"]
-    truth = {"random": 0, "greedy": 150, "L1": 300, "L2": 350, "L3": 450, "L4": 650,
-             "L5": 850, "L6": 1050}
+    truth = {
+        "random": 0,
+        "greedy": 150,
+        "L1": 300,
+        "L2": 350,
+        "L3": 450,
+        "L4": 650,
+        "L5": 850,
+        "L6": 1050,
+    }
     cal = fit_variant(_synthetic(truth, 200), "xiangqi", levels, bootstrap=10, seed=2)
     by_level = {lv.level: lv for lv in cal.levels}
     step = by_level[7].elo - by_level[6].elo  # type: ignore[operator]
-    assert 150 < step < 250     # all six measured levels would give ~150 a doubling
+    assert 150 < step < 250  # all six measured levels would give ~150 a doubling
 
 
 def test_criteria_report_pass_and_fail() -> None:
     levels = load_levels()["xiangqi"]
     good = {"random": 0, "greedy": 300, "L1": 480, "L2": 730, "L3": 980, "L4": 1230}
     cal = fit_variant(_synthetic(good, 1), "xiangqi", levels, bootstrap=0)
-    cal.levels = [LevelResult(n, lv.nodes, 480 + 250 * (n - 1), 0, 0, 10, n > 4)
-                  for n, lv in sorted(levels.items())]
+    cal.levels = [
+        LevelResult(n, lv.nodes, 480 + 250 * (n - 1), 0, 0, 10, n > 4)
+        for n, lv in sorted(levels.items())
+    ]
     cal.baselines["greedy"] = (300.0, 250.0, 350.0, 10)
     cal.l1_vs_greedy_score = None
     crit = {c.name.split()[0]: c for c in check_ladder(cal)}
@@ -119,13 +145,23 @@ def test_levels_file_round_trip(tmp_path: Path) -> None:
     # plus one per-variant setting that writing must keep.
     base = LEVELS_FILE.read_text().split("\n[variant.")[0]
     path.write_text(base + "\n\n[variant.atomic-xiangqi.1]\nnodes = 800\n")
-    results = [LevelResult(n, 1000 * n, 100.0 * n, 100.0 * n - 50, 100.0 * n + 50,
-                           n * 10 if n <= 3 else 0, n > 3) for n in range(1, 9)]
+    results = [
+        LevelResult(
+            n, 1000 * n, 100.0 * n, 100.0 * n - 50, 100.0 * n + 50, n * 10 if n <= 3 else 0, n > 3
+        )
+        for n in range(1, 9)
+    ]
     write_levels_file(path, {"atomic-xiangqi": results, "xiangqi": results[:2]})
     table = load_levels(path)
     one = table["atomic-xiangqi"][1]
     assert (one.nodes, one.elo, one.elo_lo, one.elo_hi, one.games, one.extrapolated) == (
-        800, 100.0, 50.0, 150.0, 10, False)
+        800,
+        100.0,
+        50.0,
+        150.0,
+        10,
+        False,
+    )
     assert table["atomic-xiangqi"][8].extrapolated and table["atomic-xiangqi"][8].games == 0
     assert table["xiangqi"][2].elo == 200.0 and table["xiangqi"][3].elo is None
     assert table["crazyhouse-xiangqi"][1].elo is None
@@ -140,9 +176,15 @@ def test_tiny_calibration_run(tmp_path: Path, engine_exe: Path) -> None:
     shutil.copy(LEVELS_FILE, levels_file)
     # Levels 1-3 share a node count (they differ by their random-move rates), so the
     # log-nodes line for levels 5-8 needs level 4 too.
-    config = CalibrationConfig(variants=("xiangqi",), max_level=4, games=2, bootstrap=20,
-                               adjudication=Adjudication(max_plies=120),
-                               levels_file=levels_file, docs=tmp_path / "docs")
+    config = CalibrationConfig(
+        variants=("xiangqi",),
+        max_level=4,
+        games=2,
+        bootstrap=20,
+        adjudication=Adjudication(max_plies=120),
+        levels_file=levels_file,
+        docs=tmp_path / "docs",
+    )
     (cal,) = run_calibration(config, db=tmp_path / "c.sqlite", concurrency=2)
     assert cal.fit is not None and cal.fit.ratings["random"].elo == 0
     assert {"greedy", "L1", "L2", "L4"} <= set(cal.fit.ratings)
@@ -163,12 +205,14 @@ def test_a_retuned_level_is_a_new_pairing(tmp_path: Path) -> None:
 
     def ids(variant: str = "xiangqi") -> dict[tuple[str, str], str]:
         cfg = CalibrationConfig(variants=(variant,), max_level=3, levels_file=path)
-        return {(m.player_a.name, m.player_b.name): m.match_id
-                for m in calibration_matches(variant, cfg)}
+        return {
+            (m.player_a.name, m.player_b.name): m.match_id
+            for m in calibration_matches(variant, cfg)
+        }
 
     path.write_text(base)
     before, atomic_before = ids(), ids("atomic-xiangqi")
-    assert ids() == before               # stable for the same settings
+    assert ids() == before  # stable for the same settings
     path.write_text(base + "\n\n[variant.xiangqi.2]\nnodes = 77\n")
     after = ids()
     changed = {pair for pair in before if before[pair] != after[pair]}

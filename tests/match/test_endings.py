@@ -45,12 +45,25 @@ class Scripted:
         return None
 
 
-def _task(variant: str, fen: str | None, moves: tuple[str, ...] = (),
-          adjudication: Adjudication | None = None) -> GameTask:
-    return GameTask(match_id="t", game_no=0, pair_no=0, opening_no=0, variant=variant,
-                    opening=Opening(fen, moves), red=PlayerSpec.parse("random"),
-                    black=PlayerSpec.parse("greedy"), red_slot="A", seed=1,
-                    adjudication=adjudication or Adjudication())
+def _task(
+    variant: str,
+    fen: str | None,
+    moves: tuple[str, ...] = (),
+    adjudication: Adjudication | None = None,
+) -> GameTask:
+    return GameTask(
+        match_id="t",
+        game_no=0,
+        pair_no=0,
+        opening_no=0,
+        variant=variant,
+        opening=Opening(fen, moves),
+        red=PlayerSpec.parse("random"),
+        black=PlayerSpec.parse("greedy"),
+        red_slot="A",
+        seed=1,
+        adjudication=adjudication or Adjudication(),
+    )
 
 
 async def _play(task: GameTask, red: Scripted, black: Scripted) -> GameRecord:
@@ -130,8 +143,9 @@ async def test_draw_adjudication() -> None:
 async def test_max_plies() -> None:
     fen = "3k5/9/9/9/9/9/9/9/9/R4K3 w - - 0 1"
     adj = Adjudication(max_plies=3)
-    rec = await _play(_task("xiangqi", fen, adjudication=adj),
-                      Scripted(["a1a2", "a2a3"]), Scripted(["d10d9"]))
+    rec = await _play(
+        _task("xiangqi", fen, adjudication=adj), Scripted(["a1a2", "a2a3"]), Scripted(["d10d9"])
+    )
     assert (rec.result, rec.reason, len(rec.moves)) == ("1/2-1/2", "max-plies", 3)
 
 
@@ -145,7 +159,7 @@ def test_adjudicator_resets_streaks() -> None:
     adj = Adjudicator(Adjudication(resign_cp=300, resign_moves=2))
     assert adj.update("red", 1, -400, None) is None
     assert adj.update("red", 3, -100, None) is None  # streak broken
-    assert adj.update("red", 5, None, -3) is None    # mate against counts
+    assert adj.update("red", 5, None, -3) is None  # mate against counts
     assert adj.update("red", 7, -400, None) is not None
 
 
@@ -165,8 +179,9 @@ async def test_real_engines_play_to_a_rules_ending(engine_exe: Path) -> None:
     """level:5 (a plain node limit) with two chariots against greedy's bare general."""
     fen = "4k4/9/9/9/9/9/9/9/9/RR3K3 w - - 0 1"
     task = _task("xiangqi", fen)
-    task = GameTask(**{**task.__dict__, "red": PlayerSpec.parse("level:5"),
-                       "black": PlayerSpec.parse("greedy")})
+    task = GameTask(
+        **{**task.__dict__, "red": PlayerSpec.parse("level:5"), "black": PlayerSpec.parse("greedy")}
+    )
     rec = await _play_real(task)
     assert rec.result == "1-0" and rec.reason in ("checkmate", "stalemate")
     assert rec.infos[0]["nodes"] >= 0.9 * load_levels()["xiangqi"][5].nodes
@@ -174,12 +189,20 @@ async def test_real_engines_play_to_a_rules_ending(engine_exe: Path) -> None:
 
 
 @pytest.mark.parametrize("variant", ["crazyhouse-xiangqi"])
-async def test_real_engine_game_in_crazyhouse_pgn_roundtrip(engine_exe: Path,
-                                                            variant: str) -> None:
-    task = GameTask(match_id="c", game_no=0, pair_no=0, opening_no=0, variant=variant,
-                    opening=Opening(None, ()), red=PlayerSpec.parse("level:1"),
-                    black=PlayerSpec.parse("level:1"), red_slot="A", seed=7,
-                    adjudication=Adjudication(max_plies=30))
+async def test_real_engine_game_in_crazyhouse_pgn_roundtrip(engine_exe: Path, variant: str) -> None:
+    task = GameTask(
+        match_id="c",
+        game_no=0,
+        pair_no=0,
+        opening_no=0,
+        variant=variant,
+        opening=Opening(None, ()),
+        red=PlayerSpec.parse("level:1"),
+        black=PlayerSpec.parse("level:1"),
+        red_slot="A",
+        seed=7,
+        adjudication=Adjudication(max_plies=30),
+    )
     rec = await _play_real(task)
     rec.pgn = format_pgn(rec)
     (parsed,) = list(read_pgn(rec.pgn))

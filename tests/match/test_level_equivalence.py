@@ -68,16 +68,26 @@ class Recording:
         await self.inner.close()
 
 
-async def _play(variant: str, red: str, black: str, plies: int, seed: int,
-                opening: Opening) -> tuple[GameRecord, list[Seen]]:
+async def _play(
+    variant: str, red: str, black: str, plies: int, seed: int, opening: Opening
+) -> tuple[GameRecord, list[Seen]]:
     players = [Recording(make_player(PlayerSpec.parse(s))) for s in (red, black)]
     for p in players:
         await p.start()
     try:
-        task = GameTask(match_id="equivalence", game_no=0, pair_no=0, opening_no=0,
-                        variant=variant, opening=opening, red=players[0].spec,
-                        black=players[1].spec, red_slot="A", seed=seed,
-                        adjudication=Adjudication(max_plies=len(opening.moves) + plies))
+        task = GameTask(
+            match_id="equivalence",
+            game_no=0,
+            pair_no=0,
+            opening_no=0,
+            variant=variant,
+            opening=opening,
+            red=players[0].spec,
+            black=players[1].spec,
+            red_slot="A",
+            seed=seed,
+            adjudication=Adjudication(max_plies=len(opening.moves) + plies),
+        )
         record = await play_game(task, players[0], players[1])
     finally:
         for p in players:
@@ -108,16 +118,22 @@ async def test_level_player_moves_as_the_service(variant: str, engine_exe: Path)
                 # the service's (its judged Checked) agree.
                 assert (s.base_fen, s.since) == engine_position(game)
                 checked = ladder._service.positions.judge_sync(  # type: ignore[union-attr]
-                    variant, opening.fen, tuple(moves))
+                    variant, opening.fen, tuple(moves)
+                )
                 assert (checked.base_fen, checked.since) == (s.base_fen, s.since)
                 rebased += s.base_fen != game.start_fen
                 # The move, and the search behind it.
-                reply = await ladder.move(variant=variant, fen=opening.fen, moves=moves,
-                                          level=level, seed=s.seed)
+                reply = await ladder.move(
+                    variant=variant, fen=opening.fen, moves=moves, level=level, seed=s.seed
+                )
                 assert reply.move == record.moves[s.ply], (s.ply, level)
                 assert (reply.score.cp, reply.score.mate, reply.depth, reply.nodes) == (
-                    s.info.cp, s.info.mate, s.info.depth, s.info.nodes), (s.ply, level)
+                    s.info.cp,
+                    s.info.mate,
+                    s.info.depth,
+                    s.info.nodes,
+                ), (s.ply, level)
     if variant == "crazyhouse-xiangqi":
         assert rebased == 0  # always the whole game
     else:
-        assert rebased > 0   # a capture happened: the FEN after it was sent
+        assert rebased > 0  # a capture happened: the FEN after it was sent

@@ -28,8 +28,14 @@ def test_parse_player_specs() -> None:
     assert eng.name == "fsf20k"
     assert PlayerSpec.parse("random").kind == "random"
     assert PlayerSpec.parse("greedy").name == "greedy"
-    for bad in ("level:9", "level:x", "engine:/x", "engine:/x,nodes=1,Threads=4",
-                "engine:/x,nodes=1,protocol=xboard", "alphazero"):
+    for bad in (
+        "level:9",
+        "level:x",
+        "engine:/x",
+        "engine:/x,nodes=1,Threads=4",
+        "engine:/x,nodes=1,protocol=xboard",
+        "alphazero",
+    ):
         with pytest.raises(PlayerSpecError):
             PlayerSpec.parse(bad)
 
@@ -64,9 +70,11 @@ def test_shipped_suites_load() -> None:
 
 
 def test_parse_openings_with_fen_and_errors() -> None:
-    text = ("# a comment\n"
-            "h3e3 h10g8  # +10cp\n"
-            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 | b3e3\n")
+    text = (
+        "# a comment\n"
+        "h3e3 h10g8  # +10cp\n"
+        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 | b3e3\n"
+    )
     suite = parse_openings("xiangqi", text)
     assert suite[0].moves == ("h3e3", "h10g8") and suite[0].comment == "+10cp"
     assert suite[1].fen is not None and suite[1].moves == ("b3e3",)

@@ -16,10 +16,15 @@ from ladder.match.store import ResultStore
 def test_match_on_local_ray(tmp_path: Path, engine_exe: Path) -> None:
     from ladder.match.ray_backend import RayBackend
 
-    config = MatchConfig(variant="atomic-xiangqi", player_a=PlayerSpec.parse("level:1"),
-                         player_b=PlayerSpec.parse("greedy"),
-                         openings=load_openings("atomic-xiangqi"), games=4, seed=2,
-                         adjudication=Adjudication(max_plies=150))
+    config = MatchConfig(
+        variant="atomic-xiangqi",
+        player_a=PlayerSpec.parse("level:1"),
+        player_b=PlayerSpec.parse("greedy"),
+        openings=load_openings("atomic-xiangqi"),
+        games=4,
+        seed=2,
+        adjudication=Adjudication(max_plies=150),
+    )
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         backend = RayBackend("local", 2)

@@ -29,9 +29,28 @@ def _stored(db: Path) -> int:
 
 def test_sigkill_then_resume(tmp_path: Path, engine_exe: Path) -> None:
     db, pgn = tmp_path / "k.sqlite", tmp_path / "k.pgn"
-    cmd = [sys.executable, "-m", "ladder.cli", "match", "level:1", "greedy",
-           "--variant", "xiangqi", "--games", str(GAMES), "-j", "2", "--seed", "9",
-           "--max-plies", "200", "--db", str(db), "--pgn", str(pgn)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ladder.cli",
+        "match",
+        "level:1",
+        "greedy",
+        "--variant",
+        "xiangqi",
+        "--games",
+        str(GAMES),
+        "-j",
+        "2",
+        "--seed",
+        "9",
+        "--max-plies",
+        "200",
+        "--db",
+        str(db),
+        "--pgn",
+        str(pgn),
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60

@@ -14,10 +14,16 @@ from ladder.match.store import ResultStore
 
 
 def _config(a: str, b: str, games: int, variant: str = "xiangqi", **kw: object) -> MatchConfig:
-    return MatchConfig(variant=variant, player_a=PlayerSpec.parse(a),
-                       player_b=PlayerSpec.parse(b), openings=load_openings(variant),
-                       games=games, seed=5, adjudication=Adjudication(max_plies=150),
-                       **kw)  # type: ignore[arg-type]
+    return MatchConfig(
+        variant=variant,
+        player_a=PlayerSpec.parse(a),
+        player_b=PlayerSpec.parse(b),
+        openings=load_openings(variant),
+        games=games,
+        seed=5,
+        adjudication=Adjudication(max_plies=150),
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def test_match_pairs_pgn_and_resume(tmp_path: Path, engine_exe: Path) -> None:
@@ -50,12 +56,11 @@ def test_match_pairs_pgn_and_resume(tmp_path: Path, engine_exe: Path) -> None:
         if rec.reason not in ("max-plies", "engine-failure"):
             assert outcome is not None and outcome.reason.value == rec.reason
             assert outcome.result == rec.result
-        engine_moves = [c for c in parsed.comments[rec.book_plies:] if c]
+        engine_moves = [c for c in parsed.comments[rec.book_plies :] if c]
         assert engine_moves and all("N " in c for c in engine_moves)
 
     # the same command again resumes: nothing left to play; a larger --games extends it
-    _, again = run_match(_config("level:1", "greedy", games=4), db=db, pgn=pgn,
-                         concurrency=2)
+    _, again = run_match(_config("level:1", "greedy", games=4), db=db, pgn=pgn, concurrency=2)
     assert (again.played, again.skipped) == (0, 4)
     _, more = run_match(_config("level:1", "greedy", games=6), db=db, pgn=pgn, concurrency=2)
     assert (more.played, more.skipped) == (2, 4)

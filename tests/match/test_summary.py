@@ -18,8 +18,10 @@ def test_ordinary_sample() -> None:
     s = stats(Trinomial(8, 6, 6), Pentanomial(1, 1, 4, 3, 1))
     e = s.elo
     assert e is not None
-    assert s.line() == (f"W-D-L 8-6-6  Elo {e.elo:+.1f} ±{e.elo_error:.1f}  "
-                        f"nElo {e.nelo:+.1f}  LOS {100 * e.los:.1f}%")
+    assert s.line() == (
+        f"W-D-L 8-6-6  Elo {e.elo:+.1f} ±{e.elo_error:.1f}  "
+        f"nElo {e.nelo:+.1f}  LOS {100 * e.los:.1f}%"
+    )
     report = s.report()
     assert f"Elo {e.elo:+.1f} ± {e.elo_error:.1f} (95%, pentanomial; " in report
     assert f"nElo {e.nelo:+.1f} ± {e.nelo_error:.1f}" in report
@@ -30,8 +32,10 @@ def test_every_pair_scored_the_same() -> None:
     # A deterministic level against itself: every pair is one win and one loss.
     s = stats(Trinomial(10, 0, 10), Pentanomial(0, 0, 10, 0, 0))
     assert s.line() == "W-D-L 10-0-10  Elo +0.0 ±0.0  nElo n/a  LOS 50.0%"
-    assert ("Elo +0.0 ± 0.0 (95%, pentanomial; [+0.0, +0.0])  "
-            "nElo n/a (every pair scored the same)  LOS 50.0%") in s.report()
+    assert (
+        "Elo +0.0 ± 0.0 (95%, pentanomial; [+0.0, +0.0])  "
+        "nElo n/a (every pair scored the same)  LOS 50.0%"
+    ) in s.report()
 
 
 def test_perfect_and_zero_scores() -> None:

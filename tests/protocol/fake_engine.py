@@ -34,9 +34,20 @@ import sys
 import time
 
 MODES = {
-    "normal", "crash-at-start", "crash-mid-search", "hang-handshake", "hang-isready",
-    "hang-search", "ignore-stop", "garbage", "long-line", "flood", "bad-bestmove",
-    "illegal-bestmove", "slow-quit", "slow-newgame",
+    "normal",
+    "crash-at-start",
+    "crash-mid-search",
+    "hang-handshake",
+    "hang-isready",
+    "hang-search",
+    "ignore-stop",
+    "garbage",
+    "long-line",
+    "flood",
+    "bad-bestmove",
+    "illegal-bestmove",
+    "slow-quit",
+    "slow-newgame",
 }
 
 
@@ -142,8 +153,12 @@ def main(argv: list[str]) -> int:
                 searching_infinite = True
                 out("info depth 1 score cp 10 nodes 1 pv " + ("a0a1" if ucci else "a1a2"))
                 continue
-            out("info depth 1 seldepth 1 multipv 1 score " + ("12" if ucci else "cp 12")
-                + " nodes 10 nps 1000 time 1 pv " + ("a0a1 a9a8" if ucci else "a1a2 a10a9"))
+            out(
+                "info depth 1 seldepth 1 multipv 1 score "
+                + ("12" if ucci else "cp 12")
+                + " nodes 10 nps 1000 time 1 pv "
+                + ("a0a1 a9a8" if ucci else "a1a2 a10a9")
+            )
             out(bestmove())
         elif word == "stop":
             if searching_infinite and mode not in ("ignore-stop", "hang-search"):

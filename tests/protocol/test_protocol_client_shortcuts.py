@@ -78,11 +78,11 @@ async def test_reader_eof_after_a_partial_line() -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (b"x" * 65 + b"\n", "line over 64 bytes"),   # a complete line over the limit
-        (b"x" * 200, "line over 64 bytes"),           # no line end in sight
+        (b"x" * 65 + b"\n", "line over 64 bytes"),  # a complete line over the limit
+        (b"x" * 200, "line over 64 bytes"),  # no line end in sight
         (b"\xff\xfe\n", "undecodable"),
         (b"info \x07 bell\n", "control characters"),
-        (b"info a\rb\n", "control characters"),       # a carriage return inside a line
+        (b"info a\rb\n", "control characters"),  # a carriage return inside a line
     ],
 )
 async def test_reader_refuses_bad_lines(data: bytes, message: str) -> None:
@@ -117,8 +117,7 @@ def test_check_move_memo_is_bounded() -> None:
     notation._CHECKED_MOVES.clear()
     for rank in range(1, 11):
         for file in "abcdefghi":
-            check_move(f"{file}{rank}e5" if f"{file}{rank}" != "e5" else "e5e6",
-                       files=9, ranks=10)
+            check_move(f"{file}{rank}e5" if f"{file}{rank}" != "e5" else "e5e6", files=9, ranks=10)
     assert len(notation._CHECKED_MOVES) <= notation._CHECKED_MOVES_MAX
 
 

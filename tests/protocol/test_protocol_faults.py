@@ -30,8 +30,14 @@ from protocol import (
 pytestmark = pytest.mark.timeout(30)
 
 FAST = Timeouts(
-    startup=5, handshake=1.0, isready=1.0, stop=0.5, quit=0.5, search_margin=0.5,
-    worst_case_nps=1_000_000, unbounded_search=1.0,
+    startup=5,
+    handshake=1.0,
+    isready=1.0,
+    stop=0.5,
+    quit=0.5,
+    search_margin=0.5,
+    worst_case_nps=1_000_000,
+    unbounded_search=1.0,
 )
 NO_WAIT = Backoff(base=0.01, cap=0.05)
 
@@ -109,8 +115,16 @@ async def test_missing_executable(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "mode", ["crash-at-start", "hang-handshake", "garbage", "crash-mid-search", "hang-search",
-             "bad-bestmove", "flood"]
+    "mode",
+    [
+        "crash-at-start",
+        "hang-handshake",
+        "garbage",
+        "crash-mid-search",
+        "hang-search",
+        "bad-bestmove",
+        "flood",
+    ],
 )
 async def test_managed_engine_restarts_after_fault(
     mode: str, fake: Callable[..., list[str]], tmp_path: Path, no_leaked_processes: set[int]
@@ -193,8 +207,9 @@ class KillBeforeWrite:
       closed (the case seen in production).
     """
 
-    def __init__(self, real: asyncio.StreamWriter, pid: int, flavour: str,
-                 trigger: bytes = b"go ") -> None:
+    def __init__(
+        self, real: asyncio.StreamWriter, pid: int, flavour: str, trigger: bytes = b"go "
+    ) -> None:
         self.real, self.pid, self.flavour, self.trigger = real, pid, flavour, trigger
         self.fired = False
 
@@ -219,8 +234,10 @@ class KillBeforeWrite:
         elif self.flavour == "pipe":
             os.write(self.real.transport.get_extra_info("pipe").fileno(), data)
         else:
-            raise RuntimeError("unable to perform operation on <WriteUnixTransport "
-                               "closed=True reading=False>; the handler is closed")
+            raise RuntimeError(
+                "unable to perform operation on <WriteUnixTransport "
+                "closed=True reading=False>; the handler is closed"
+            )
 
 
 WRITE_FLAVOURS = ["asyncio", "pipe", "closed-handle"]
@@ -255,8 +272,7 @@ async def test_write_to_killed_engine_restarts_under_manager(
 ) -> None:
     """The same under ManagedEngine: a crash incident, a fresh process, the search
     answered."""
-    async with ManagedEngine(fake("normal"), timeouts=FAST, backoff=NO_WAIT,
-                             retries=1) as managed:
+    async with ManagedEngine(fake("normal"), timeouts=FAST, backoff=NO_WAIT, retries=1) as managed:
         first = await managed.search(None, None, [], Limit(nodes=10))
         no_leaked_processes.add(first.pid)
         engine = managed.engine
@@ -267,8 +283,10 @@ async def test_write_to_killed_engine_restarts_under_manager(
         if flavour != "asyncio":  # asyncio drops the write: the EOF after it tells
             assert second.incidents[0].phase == "search"
         assert second.pid != first.pid and second.result.move == "a1a2"
-        assert not psutil.pid_exists(first.pid) or \
-            psutil.Process(first.pid).status() == psutil.STATUS_ZOMBIE
+        assert (
+            not psutil.pid_exists(first.pid)
+            or psutil.Process(first.pid).status() == psutil.STATUS_ZOMBIE
+        )
 
 
 def test_backoff_is_capped_and_jittered() -> None:

@@ -47,8 +47,9 @@ async def test_lazy_search_turns_it_on_and_eager_off(fsf_exe: Path, tmp_path: Pa
         seen: list[InfoDict] = []
         lazy = await engine.search(None, ["h3e3"], Limit(nodes=3000), new_game=True)
         lazy_again = await engine.search(None, ["h3e3"], Limit(nodes=3000), new_game=True)
-        eager = await engine.search(None, ["h3e3"], Limit(nodes=3000), new_game=True,
-                                    on_info=seen.append)
+        eager = await engine.search(
+            None, ["h3e3"], Limit(nodes=3000), new_game=True, on_info=seen.append
+        )
         await engine.ping()
     finally:
         await engine.close()
@@ -57,8 +58,10 @@ async def test_lazy_search_turns_it_on_and_eager_off(fsf_exe: Path, tmp_path: Pa
     assert len(searches) == 3
     switches = [(i, line) for i, line in enumerate(sent) if "FinalInfoOnly" in line]
     # On before the first search, not re-sent for the second, off before the third.
-    assert [line for _, line in switches] == ["setoption name FinalInfoOnly value true",
-                                              "setoption name FinalInfoOnly value false"]
+    assert [line for _, line in switches] == [
+        "setoption name FinalInfoOnly value true",
+        "setoption name FinalInfoOnly value false",
+    ]
     assert switches[0][0] < searches[0] and searches[1] < switches[1][0] < searches[2]
     # A search is [setoption] / ucinewgame / position / go: no isready in between.
     for go in searches:
@@ -77,8 +80,9 @@ async def test_lazy_result_equals_eager_result(fsf_exe: Path, case: tuple) -> No
         await engine.configure({"Threads": 1, "Hash": 16, "MultiPV": multipv})
         await engine.load_variants(VARIANTS_INI)
         await engine.set_variant(variant)
-        eager = await engine.search(None, moves, Limit(nodes=nodes), new_game=True,
-                                    on_info=lambda info: None)
+        eager = await engine.search(
+            None, moves, Limit(nodes=nodes), new_game=True, on_info=lambda info: None
+        )
         lazy = await engine.search(None, moves, Limit(nodes=nodes), new_game=True)
     finally:
         await engine.close()

@@ -36,8 +36,7 @@ CHECKMATED = "1R2k4/R8/9/9/9/9/9/9/9/3K5 b - - 1 1"
 pytestmark = pytest.mark.timeout(120)
 
 
-def eager_merge(lines: list[str], turn: chess.Color,
-                convert: Any = None) -> dict[int, InfoDict]:
+def eager_merge(lines: list[str], turn: chess.Color, convert: Any = None) -> dict[int, InfoDict]:
     """The former merge, verbatim: parse every line, update per MultiPV number."""
     infos: dict[int, InfoDict] = {}
     for line in lines:
@@ -50,8 +49,10 @@ def eager_merge(lines: list[str], turn: chess.Color,
     return infos
 
 
-def strict(infos: dict[int, InfoDict], drop: tuple[str, ...] = (),
-           ) -> dict[int, dict[str, Any]]:
+def strict(
+    infos: dict[int, InfoDict],
+    drop: tuple[str, ...] = (),
+) -> dict[int, dict[str, Any]]:
     """A form whose == is exact: scores by (relative, turn), not only white's view;
     without the keys in `drop`."""
     out: dict[int, dict[str, Any]] = {}
@@ -77,16 +78,18 @@ def lazy_merge(lines: list[str], turn: chess.Color, convert: Any = None) -> dict
 # --- real engine output ---------------------------------------------------------------
 
 
-def engine_lines(exe: Path, section: str, fen: str, moves: list[str], multipv: int,
-                 go: str) -> list[str]:
+def engine_lines(
+    exe: Path, section: str, fen: str, moves: list[str], multipv: int, go: str
+) -> list[str]:
     """The info lines of one search by a raw engine process (no client in between)."""
     position = f"position fen {fen}" + (f" moves {' '.join(moves)}" if moves else "")
-    script = (f"uci\nsetoption name VariantPath value {VARIANTS_INI}\n"
-              f"setoption name UCI_Variant value {section}\nsetoption name Threads value 1\n"
-              f"setoption name MultiPV value {multipv}\nucinewgame\nisready\n{position}\n"
-              f"{go}\n")
-    proc = subprocess.Popen([str(exe)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
+    script = (
+        f"uci\nsetoption name VariantPath value {VARIANTS_INI}\n"
+        f"setoption name UCI_Variant value {section}\nsetoption name Threads value 1\n"
+        f"setoption name MultiPV value {multipv}\nucinewgame\nisready\n{position}\n"
+        f"{go}\n"
+    )
+    proc = subprocess.Popen([str(exe)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(script)
     proc.stdin.flush()
@@ -162,8 +165,9 @@ def assert_match_agrees(match: re.Match[str], parsed: InfoDict) -> None:
     """The lazy merge keys a matched line by the regex's multipv group and carries its
     hashfull group over: the full parse of the line must say the same."""
     assert parsed["multipv"] == int(match.group(_MULTIPV)), match.string
-    assert parsed.get("hashfull") == (None if match.group(_HASHFULL) is None
-                                      else int(match.group(_HASHFULL))), match.string
+    assert parsed.get("hashfull") == (
+        None if match.group(_HASHFULL) is None else int(match.group(_HASHFULL))
+    ), match.string
     assert "score" in parsed and parsed["pv"], match.string
 
 
@@ -190,14 +194,16 @@ async def test_search_lazy_equals_search_eager(
         moves = ["h3e3", "h10g8", "h1g3", "i10h10"]
         lazy = await engine.search(None, moves, Limit(nodes=nodes), new_game=True)
         seen: list[InfoDict] = []
-        eager = await engine.search(None, moves, Limit(nodes=nodes), new_game=True,
-                                    on_info=seen.append)
+        eager = await engine.search(
+            None, moves, Limit(nodes=nodes), new_game=True, on_info=seen.append
+        )
         assert seen
         assert (lazy.move, lazy.ponder) == (eager.move, eager.ponder)
         clock = ("time", "nps", "hashfull")
         assert strict({0: lazy.info}, clock) == strict({0: eager.info}, clock)
-        assert (strict(dict(enumerate(lazy.multipv)), clock)
-                == strict(dict(enumerate(eager.multipv)), clock))
+        assert strict(dict(enumerate(lazy.multipv)), clock) == strict(
+            dict(enumerate(eager.multipv)), clock
+        )
         assert 1 <= len(lazy.multipv) <= multipv  # a tiny search may finish fewer lines
     finally:
         await engine.close()
@@ -217,34 +223,40 @@ def standard_line(draw: st.DrawFn) -> str:
     hashfull = draw(st.sampled_from(["", f" hashfull {draw(st.integers(0, 1000))}"]))
     pv = " ".join(draw(st.lists(moves_st, min_size=1, max_size=4)))
     kind = f"{score} " if score else ""
-    return (f"info depth {depth} seldepth {depth + draw(st.integers(0, 5))} "
-            f"multipv {draw(st.integers(1, 4))} score {kind}{value}{bound} "
-            f"nodes {draw(st.integers(0, 10**7))} nps {draw(st.integers(0, 10**6))}"
-            f"{hashfull} tbhits 0 time {draw(st.integers(0, 99999))} pv {pv}")
+    return (
+        f"info depth {depth} seldepth {depth + draw(st.integers(0, 5))} "
+        f"multipv {draw(st.integers(1, 4))} score {kind}{value}{bound} "
+        f"nodes {draw(st.integers(0, 10**7))} nps {draw(st.integers(0, 10**6))}"
+        f"{hashfull} tbhits 0 time {draw(st.integers(0, 99999))} pv {pv}"
+    )
 
 
-other_line = st.sampled_from([
-    "info string classical evaluation enabled",
-    "info string multipv 3 nodes 5",          # free text: no keys in it
-    "info depth 5 currmove b1c3 currmovenumber 2",
-    "info depth 9 currmove A@e3 currmovenumber 7 multipv 2",
-    "info nodes 1234 time 56",
-    "info depth 0 score mate 0",
-    "info depth 3 multipv 2 score cp 5 wdl 500 400 100 hashfull 7 nodes 9 pv b1c3",
-    "info depth 2 seldepth 2 multipv 3 score cp 7 nodes 9 nps 9 tbhits 0 time 1 pv",
-    "info depth 2 seldepth 2 multipv 1 score cp 7  nodes 9 nps 9 tbhits 0 time 1 pv b1c3",
-    "info depth 4 seldepth 4 multipv 2 score cp 1 upperbound lowerbound nodes 9 nps 9 "
-    "tbhits 0 time 1 pv b1c3",
-    "info depth 4 seldepth 4 multipv 1 score cp 1 nodes 9 nps 9 hashfull 3 tbhits 0 "
-    "time 1 pv b1c3 h10g8",
-    "info hashfull 12 sbhits 3 cpuload 500",
-    "info refutation b1c3 h10g8 currline b1c3",
-])
+other_line = st.sampled_from(
+    [
+        "info string classical evaluation enabled",
+        "info string multipv 3 nodes 5",  # free text: no keys in it
+        "info depth 5 currmove b1c3 currmovenumber 2",
+        "info depth 9 currmove A@e3 currmovenumber 7 multipv 2",
+        "info nodes 1234 time 56",
+        "info depth 0 score mate 0",
+        "info depth 3 multipv 2 score cp 5 wdl 500 400 100 hashfull 7 nodes 9 pv b1c3",
+        "info depth 2 seldepth 2 multipv 3 score cp 7 nodes 9 nps 9 tbhits 0 time 1 pv",
+        "info depth 2 seldepth 2 multipv 1 score cp 7  nodes 9 nps 9 tbhits 0 time 1 pv b1c3",
+        "info depth 4 seldepth 4 multipv 2 score cp 1 upperbound lowerbound nodes 9 nps 9 "
+        "tbhits 0 time 1 pv b1c3",
+        "info depth 4 seldepth 4 multipv 1 score cp 1 nodes 9 nps 9 hashfull 3 tbhits 0 "
+        "time 1 pv b1c3 h10g8",
+        "info hashfull 12 sbhits 3 cpuload 500",
+        "info refutation b1c3 h10g8 currline b1c3",
+    ]
+)
 
 
 @settings(max_examples=300, derandomize=True, deadline=None)
-@given(st.lists(st.one_of(standard_line(), other_line), max_size=40),
-       st.sampled_from([chess.WHITE, chess.BLACK]))
+@given(
+    st.lists(st.one_of(standard_line(), other_line), max_size=40),
+    st.sampled_from([chess.WHITE, chess.BLACK]),
+)
 def test_lazy_equals_eager_generated(lines: list[str], turn: chess.Color) -> None:
     assert strict(lazy_merge(lines, turn)) == strict(eager_merge(lines, turn))
 
@@ -258,10 +270,10 @@ def test_standard_build_equals_parse(line: str, turn: chess.Color) -> None:
 
 
 def test_ucci_conversion_is_parsed_eagerly() -> None:
-    lines = ["info depth 1 seldepth 1 multipv 1 score 29 nodes 78 nps 7 tbhits 0 time 1 "
-             "pv b9c7 a0a1",
-             "info depth 2 seldepth 2 multipv 1 score 31 nodes 99 nps 7 tbhits 0 time 1 "
-             "pv b0c2"]
+    lines = [
+        "info depth 1 seldepth 1 multipv 1 score 29 nodes 78 nps 7 tbhits 0 time 1 pv b9c7 a0a1",
+        "info depth 2 seldepth 2 multipv 1 score 31 nodes 99 nps 7 tbhits 0 time 1 pv b0c2",
+    ]
     merged = lazy_merge(lines, chess.BLACK, from_ucci)
     assert merged == eager_merge(lines, chess.BLACK, from_ucci)
     assert merged[1]["pv"] == ["b1c3"]
@@ -269,8 +281,8 @@ def test_ucci_conversion_is_parsed_eagerly() -> None:
 
 def test_malformed_line_still_raises_when_it_comes() -> None:
     merger = InfoMerger(chess.WHITE)
-    merger.add("info depth 1 seldepth 1 multipv 1 score cp 5 nodes 9 nps 9 tbhits 0 time 1 "
-               "pv b1c3")
+    merger.add("info depth 1 seldepth 1 multipv 1 score cp 5 nodes 9 nps 9 tbhits 0 time 1 pv b1c3")
     with pytest.raises(EngineProtocolError):
-        merger.add("info depth 2 seldepth 2 multipv 1 score cp x nodes 9 nps 9 tbhits 0 "
-                   "time 1 pv b1c3")
+        merger.add(
+            "info depth 2 seldepth 2 multipv 1 score cp x nodes 9 nps 9 tbhits 0 time 1 pv b1c3"
+        )

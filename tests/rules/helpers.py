@@ -5,8 +5,13 @@ from __future__ import annotations
 FILES = "abcdefghi"
 
 
-def make_fen(pieces: dict[str, str], turn: str = "w", hand: str | None = None,
-             halfmove: int = 0, fullmove: int = 1) -> str:
+def make_fen(
+    pieces: dict[str, str],
+    turn: str = "w",
+    hand: str | None = None,
+    halfmove: int = 0,
+    fullmove: int = 1,
+) -> str:
     """FEN with ``pieces`` (e.g. ``{"e1": "K", "d10": "k"}``) on an otherwise empty board.
 
     ``hand`` (crazyhouse) is written in brackets after the board when not None.
@@ -31,4 +36,4 @@ def make_fen(pieces: dict[str, str], turn: str = "w", hand: str | None = None,
 
 def moves_from(legal: list[str], point: str) -> set[str]:
     """Destinations of the legal moves starting on ``point``."""
-    return {m[len(point):] for m in legal if m.startswith(point) and not m[len(point)].isdigit()}
+    return {m[len(point) :] for m in legal if m.startswith(point) and not m[len(point)].isdigit()}

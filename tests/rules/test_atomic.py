@@ -28,15 +28,17 @@ def test_worked_example_chariot_takes_cannon_next_to_general() -> None:
     outcome = g.outcome()
     assert outcome is not None
     assert (outcome.result, outcome.winner, outcome.reason) == (
-        "1-0", "red", Reason.GENERAL_EXPLODED)
+        "1-0",
+        "red",
+        Reason.GENERAL_EXPLODED,
+    )
     assert g.legal_moves() == []
     with pytest.raises(RulesError, match="already over"):
         g.push("e1e2")
 
 
 def test_blast_spares_soldiers_but_not_other_pieces() -> None:
-    g = game({"e1": "K", "f10": "k", "a5": "R", "c5": "n", "c6": "p", "c4": "P",
-              "d5": "r"})
+    g = game({"e1": "K", "f10": "k", "a5": "R", "c5": "n", "c6": "p", "c4": "P", "d5": "r"})
     g.push("a5c5")
     assert g.fen().startswith("5k3/9/9/9/2p6/9/2P6/9/9/4K4 b")
     assert g.halfmove_clock == 0
@@ -58,11 +60,9 @@ def test_captured_and_capturing_soldiers_are_removed() -> None:
 
 
 def test_cannon_shot_is_a_trade() -> None:
-    g = game({"e1": "K", "f10": "k", "a3": "C", "a4": "P", "a7": "n", "b7": "r",
-              "a8": "c"})
+    g = game({"e1": "K", "f10": "k", "a3": "C", "a4": "P", "a7": "n", "b7": "r", "a8": "c"})
     g.push("a3a7")
-    assert [g.piece_at(p) for p in ("a3", "a4", "a7", "b7", "a8")] == [
-        None, "P", None, "r", "c"]
+    assert [g.piece_at(p) for p in ("a3", "a4", "a7", "b7", "a8")] == [None, "P", None, "r", "c"]
     assert g.halfmove_clock == 0
 
 
@@ -161,7 +161,10 @@ def test_perpetual_wide_check_loses() -> None:
     outcome = g.outcome()
     assert outcome is not None
     assert (outcome.result, outcome.winner, outcome.reason) == (
-        "0-1", "black", Reason.PERPETUAL_CHECK)
+        "0-1",
+        "black",
+        Reason.PERPETUAL_CHECK,
+    )
 
 
 def test_checkmate_in_atomic() -> None:

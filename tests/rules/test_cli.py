@@ -14,8 +14,10 @@ def test_perft_cli(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_perft_cli_with_fen_and_divide(capsys: pytest.CaptureFixture[str]) -> None:
     fen = "4k4/9/9/9/9/9/9/9/9/3K5[R] w - - 0 1"
-    assert main(["perft", "--variant", "crazyhouse-xiangqi", "--fen", fen, "--depth", "1",
-                 "--divide"]) == 0
+    assert (
+        main(["perft", "--variant", "crazyhouse-xiangqi", "--fen", fen, "--depth", "1", "--divide"])
+        == 0
+    )
     lines = capsys.readouterr().out.split()
     # 88 chariot drops (90 points less the generals') and the general's step to d2
     assert lines[-1] == "89"

@@ -138,11 +138,14 @@ def test_drops_count_for_sixty_plies_and_do_not_reset() -> None:
     assert outcome is not None and outcome.reason == Reason.SIXTY_PLIES
 
 
-@pytest.mark.parametrize(("move", "words"), [
-    ("R@e5", "no chariot in hand"),
-    ("A@e1", "occupied"),
-    ("P@a3", "ten home points"),
-])
+@pytest.mark.parametrize(
+    ("move", "words"),
+    [
+        ("R@e5", "no chariot in hand"),
+        ("A@e1", "occupied"),
+        ("P@a3", "ten home points"),
+    ],
+)
 def test_illegal_drops_say_why(move: str, words: str) -> None:
     g = game({"e1": "K", "d10": "k"}, hand="AP")
     with pytest.raises(RulesError, match=words):

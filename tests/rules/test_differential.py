@@ -38,14 +38,16 @@ JOBS = min(2, os.cpu_count() or 1)
 MODES = ("fen", "replay")
 
 # Scripted games (start FEN, moves) and how each ends.
-PERPETUAL = ("xiangqi", "3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1",
-             "a1a10 d10d9 a10a9 d9d10 a9a10 d10d9 a10a9 d9d10 a9a10")  # 0-1 perpetual
+PERPETUAL = (
+    "xiangqi",
+    "3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1",
+    "a1a10 d10d9 a10a9 d9d10 a9a10 d10d9 a10a9 d9d10 a9a10",
+)  # 0-1 perpetual
 SIXTY = ("xiangqi", "3k5/9/9/9/9/9/9/9/9/R3K4 w - - 56 1", "a1a2 d10d9 a2a1 d9d10")
 # Crazyhouse: a chariot exchange whose chariots are dropped back, twice over: the start
 # position occurs a third time at ply 20, with captures in between (clock 8 there).
 EXCHANGE = "a1a10 b8a10 R@a1 a10b8 a1a3 r@a10 a3a2 d10d9 a2a1 d9d10"
-REDROP = ("crazyhouse-xiangqi", "r2k5/9/1n7/9/9/9/9/9/9/R3K4[] w - - 0 1",
-          f"{EXCHANGE} {EXCHANGE}")
+REDROP = ("crazyhouse-xiangqi", "r2k5/9/1n7/9/9/9/9/9/9/R3K4[] w - - 0 1", f"{EXCHANGE} {EXCHANGE}")
 # Atomic: after a1a10 the chariot can take the horse on c10, next to the general on d10:
 # check in the wide sense only.
 WIDE_CHECK = ("atomic-xiangqi", "2nk5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1", "a1a10 d10d9")
@@ -81,23 +83,35 @@ def pool(harness: ModuleType) -> Iterator[Pool | None]:
         p.join()
 
 
-def _run(harness: ModuleType, sf: ModuleType, pool: Pool | None, variant: str, games: int,
-         seed: str, max_plies: int, mode: str) -> object:
+def _run(
+    harness: ModuleType,
+    sf: ModuleType,
+    pool: Pool | None,
+    variant: str,
+    games: int,
+    seed: str,
+    max_plies: int,
+    mode: str,
+) -> object:
     t0 = time.perf_counter()
-    stats = harness.run_games(variant, games, seed, max_plies, mode, sf=sf, pool=pool,
-                              max_mismatches=3)
-    print(f"{variant} ({mode}): {stats.games} games, {stats.plies} positions, "
-          f"{stats.calls} pyffish calls, {time.perf_counter() - t0:.1f}s "
-          f"({stats.cpu:.1f}s CPU in {JOBS} processes), "
-          f"{dict(stats.outcomes)}")
+    stats = harness.run_games(
+        variant, games, seed, max_plies, mode, sf=sf, pool=pool, max_mismatches=3
+    )
+    print(
+        f"{variant} ({mode}): {stats.games} games, {stats.plies} positions, "
+        f"{stats.calls} pyffish calls, {time.perf_counter() - t0:.1f}s "
+        f"({stats.cpu:.1f}s CPU in {JOBS} processes), "
+        f"{dict(stats.outcomes)}"
+    )
     assert not stats.mismatches, "\n\n".join(str(m) for m in stats.mismatches)
     assert stats.games == games
     return stats
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_random_games_agree_with_pyffish_every_ply(harness: ModuleType, sf: ModuleType,
-                                                   pool: Pool | None, variant: str) -> None:
+def test_random_games_agree_with_pyffish_every_ply(
+    harness: ModuleType, sf: ModuleType, pool: Pool | None, variant: str
+) -> None:
     stats = _run(harness, sf, pool, variant, GAMES, "pytest", MAX_PLIES, "fen")
     # Every kind of ending is reached (the seeds are fixed, so this is deterministic).
     expected = {"repetition", "sixty-plies", "checkmate", "unfinished"}
@@ -109,16 +123,18 @@ def test_random_games_agree_with_pyffish_every_ply(harness: ModuleType, sf: Modu
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_long_random_games_agree_with_pyffish(harness: ModuleType, sf: ModuleType,
-                                              pool: Pool | None, variant: str) -> None:
+def test_long_random_games_agree_with_pyffish(
+    harness: ModuleType, sf: ModuleType, pool: Pool | None, variant: str
+) -> None:
     _run(harness, sf, pool, variant, 600, "pytest-slow", 200, "fen")
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_random_games_agree_with_pyffish_replaying(harness: ModuleType, sf: ModuleType,
-                                                   pool: Pool | None, variant: str) -> None:
+def test_random_games_agree_with_pyffish_replaying(
+    harness: ModuleType, sf: ModuleType, pool: Pool | None, variant: str
+) -> None:
     # Every question asked with the whole game, every outcome call at every ply: checks
     # what the fen mode takes from FSF's source (FEN round trips, when an end can occur).
     _run(harness, sf, pool, variant, 150, "pytest-replay", 200, "replay")
@@ -128,10 +144,14 @@ def test_random_games_agree_with_pyffish_replaying(harness: ModuleType, sf: Modu
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("case", [PERPETUAL, SIXTY, REDROP, WIDE_CHECK],
-                         ids=["perpetual", "sixty", "redrop", "wide-check"])
-def test_scripted_games_agree(harness: ModuleType, sf: ModuleType, case: tuple[str, str, str],
-                              mode: str) -> None:
+@pytest.mark.parametrize(
+    "case",
+    [PERPETUAL, SIXTY, REDROP, WIDE_CHECK],
+    ids=["perpetual", "sixty", "redrop", "wide-check"],
+)
+def test_scripted_games_agree(
+    harness: ModuleType, sf: ModuleType, case: tuple[str, str, str], mode: str
+) -> None:
     variant, fen, moves = case
     assert harness.compare_game(sf, variant, fen, moves.split(), mode) == []
 
@@ -171,7 +191,7 @@ def _repetition_since_capture_only(self: Game) -> Outcome | None:
     o = _ORIGINAL_OUTCOME(self)
     if o is not None and o.reason is Reason.REPETITION:
         key = self._keys[-1]
-        if self._keys[self.last_capture_index():].count(key) < 3:
+        if self._keys[self.last_capture_index() :].count(key) < 3:
             return None
     return o
 
@@ -198,8 +218,7 @@ BREAKAGES = {
     "no-repetition": (PERPETUAL, "Game.outcome", _no_repetition, "outcome"),
     "sixty-too-late": (SIXTY, "SIXTY_PLIES", 61, "outcome"),
     "sixty-too-early": (SIXTY, "SIXTY_PLIES", 59, "outcome"),
-    "redrop-repetition-missed": (REDROP, "Game.outcome", _repetition_since_capture_only,
-                                 "outcome"),
+    "redrop-repetition-missed": (REDROP, "Game.outcome", _repetition_since_capture_only, "outcome"),
     "a-legal-move-missing": (REDROP, "Game.legal_moves", _drop_a_move, "legal moves"),
     "wrong-fen": (REDROP, "Game.fen", _fen_without_move_number, "fen"),
     "check-never": (PERPETUAL, "Game.is_check", lambda self: False, "check"),
@@ -209,15 +228,14 @@ BREAKAGES = {
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("breakage", BREAKAGES)
-def test_comparison_catches_a_broken_checker(harness: ModuleType, sf: ModuleType,
-                                             monkeypatch: pytest.MonkeyPatch, breakage: str,
-                                             mode: str) -> None:
+def test_comparison_catches_a_broken_checker(
+    harness: ModuleType, sf: ModuleType, monkeypatch: pytest.MonkeyPatch, breakage: str, mode: str
+) -> None:
     (variant, fen, moves), target, replacement, what = BREAKAGES[breakage]
     owner, _, name = target.rpartition(".")
     import ladder.rules.game as game_module
 
-    monkeypatch.setattr(getattr(game_module, owner) if owner else game_module, name,
-                        replacement)
+    monkeypatch.setattr(getattr(game_module, owner) if owner else game_module, name, replacement)
     found = harness.compare_game(sf, variant, fen, moves.split(), mode)
     assert found, f"{breakage}: the {mode} comparison did not notice"
     assert {m.what for m in found} == {what}, [str(m) for m in found]
@@ -232,4 +250,5 @@ def test_start_perft_agrees_with_pyffish(sf: ModuleType, variant: str) -> None:
     for first in g.legal_moves():
         child = Game.from_fen(variant, None, [first])
         assert sorted(child.legal_moves()) == sorted(
-            sf.legal_moves(section, g.start_fen, [first])), first
+            sf.legal_moves(section, g.start_fen, [first])
+        ), first

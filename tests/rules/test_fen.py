@@ -53,16 +53,24 @@ def test_counters_are_kept() -> None:
 
 BAD_FENS = [
     # (variant, fen, words in the reason)
-    ("xiangqi", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/RNBAKABNR w - - 0 1",
-     "9 ranks"),
+    ("xiangqi", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/RNBAKABNR w - - 0 1", "9 ranks"),
     ("xiangqi", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/9/RNBAKABNR w", "11 ranks"),
     ("xiangqi", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABN w", "8 files"),
-    ("xiangqi", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNRR w",
-     "more than 9 files"),
-    ("xiangqi", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C2/9/RNBAKABNR w",
-     "rank 3 (the 8th rank field) has more than 9 files"),
-    ("xiangqi", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNX w",
-     "unknown piece letter 'X'"),
+    (
+        "xiangqi",
+        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNRR w",
+        "more than 9 files",
+    ),
+    (
+        "xiangqi",
+        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C2/9/RNBAKABNR w",
+        "rank 3 (the 8th rank field) has more than 9 files",
+    ),
+    (
+        "xiangqi",
+        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNX w",
+        "unknown piece letter 'X'",
+    ),
     ("xiangqi", "rnbakabnr/9/1c5c1/p1p1p1p1p/09/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w", "count 0"),
     ("xiangqi", make_fen({"e1": "K"}), "Black has no general"),
     ("xiangqi", make_fen({"d10": "k"}), "Red has no general"),
@@ -80,10 +88,16 @@ BAD_FENS = [
     ("xiangqi", make_fen({**K2, "d7": "p"}), "soldier can never reach"),
     ("crazyhouse-xiangqi", make_fen({**K2, "b5": "P"}), "soldier can never reach"),
     ("xiangqi", make_fen({**K2, "a1": "R", "b1": "R", "c1": "R"}), "Red has 3 chariots"),
-    ("xiangqi", make_fen({**K2, "a6": "P", "b6": "P", "c6": "P", "d6": "P", "e6": "P",
-                          "f6": "P"}), "6 soldiers"),
-    ("crazyhouse-xiangqi", make_fen({**K2, "a1": "R", "b1": "R", "c1": "R"}, hand="Rr"),
-     "5 chariots on the board and in hands"),
+    (
+        "xiangqi",
+        make_fen({**K2, "a6": "P", "b6": "P", "c6": "P", "d6": "P", "e6": "P", "f6": "P"}),
+        "6 soldiers",
+    ),
+    (
+        "crazyhouse-xiangqi",
+        make_fen({**K2, "a1": "R", "b1": "R", "c1": "R"}, hand="Rr"),
+        "5 chariots on the board and in hands",
+    ),
     ("xiangqi", make_fen(K2, hand="R"), "xiangqi has no hands"),
     ("atomic-xiangqi", make_fen(K2, hand="p"), "no hands"),
     ("crazyhouse-xiangqi", make_fen(K2, hand="K"), "general can never be in hand"),
@@ -136,11 +150,30 @@ def test_unknown_variant(variant: object) -> None:
 
 def test_reachable_placements_are_accepted() -> None:
     # Advisors on all five palace points and elephants on the seven points are fine ...
-    Game.from_fen("xiangqi", make_fen({"e1": "K", "d1": "A", "e2": "A", "a3": "B",
-                                       "g5": "B", "d10": "k", "f8": "a", "c6": "b"}))
+    Game.from_fen(
+        "xiangqi",
+        make_fen(
+            {
+                "e1": "K",
+                "d1": "A",
+                "e2": "A",
+                "a3": "B",
+                "g5": "B",
+                "d10": "k",
+                "f8": "a",
+                "c6": "b",
+            }
+        ),
+    )
     # ... soldiers on home points and across the river, any file there ...
-    Game.from_fen("xiangqi", make_fen({**K2, "a4": "P", "e5": "P", "b6": "P", "i10": "P",
-                                       "c7": "p", "b5": "p", "i1": "p"}))
+    Game.from_fen(
+        "xiangqi",
+        make_fen(
+            {**K2, "a4": "P", "e5": "P", "b6": "P", "i10": "P", "c7": "p", "b5": "p", "i1": "p"}
+        ),
+    )
     # ... and in crazyhouse advisors/elephants anywhere on their own half.
-    Game.from_fen("crazyhouse-xiangqi", make_fen({**K2, "a1": "A", "i5": "B", "c6": "a",
-                                                  "b10": "b"}, hand="AABB"))
+    Game.from_fen(
+        "crazyhouse-xiangqi",
+        make_fen({**K2, "a1": "A", "i5": "B", "c6": "a", "b10": "b"}, hand="AABB"),
+    )

@@ -10,8 +10,9 @@ from ladder.rules.variants import XIANGQI_START
 from .helpers import make_fen
 
 
-def game(pieces: dict[str, str], turn: str = "w", halfmove: int = 0,
-         variant: str = "xiangqi") -> Game:
+def game(
+    pieces: dict[str, str], turn: str = "w", halfmove: int = 0, variant: str = "xiangqi"
+) -> Game:
     return Game.from_fen(variant, make_fen(pieces, turn, halfmove=halfmove))
 
 
@@ -76,8 +77,7 @@ def test_stalemate_on_the_sixtieth_ply_wins() -> None:
 
 
 def test_only_captures_reset_the_count() -> None:
-    g = game({"d1": "K", "e10": "k", "a4": "P", "a1": "R", "i1": "N", "i10": "r"},
-             halfmove=10)
+    g = game({"d1": "K", "e10": "k", "a4": "P", "a1": "R", "i1": "N", "i10": "r"}, halfmove=10)
     g.push("a4a5")  # a soldier move does not reset
     assert g.halfmove_clock == 11
     g.push("i10i9")
@@ -184,17 +184,20 @@ def test_moves_may_be_a_string() -> None:
     assert Game.from_fen("xiangqi", None, "h3e3 h8e8").moves == ["h3e3", "h8e8"]
 
 
-@pytest.mark.parametrize(("moves", "ply", "words"), [
-    (["h3e3", "h8e8", "e3e3x"], 3, "malformed"),
-    (["h3e3", "h3e3"], 2, "there is no piece on h3"),
-    (["h3e3", "e3e7"], 2, "not Black's"),
-    (["a1a5"], 1, "cannot move to a5"),
-    (["e1e3"], 1, "cannot move to e3"),
-    (["a4a3"], 1, "cannot move to a3"),
-    (["a1a4"], 1, "holds Red's own piece"),
-    (["e5e6"], 1, "there is no piece on e5"),
-    (["h3e3", None], 2, "must be a string"),
-])
+@pytest.mark.parametrize(
+    ("moves", "ply", "words"),
+    [
+        (["h3e3", "h8e8", "e3e3x"], 3, "malformed"),
+        (["h3e3", "h3e3"], 2, "there is no piece on h3"),
+        (["h3e3", "e3e7"], 2, "not Black's"),
+        (["a1a5"], 1, "cannot move to a5"),
+        (["e1e3"], 1, "cannot move to e3"),
+        (["a4a3"], 1, "cannot move to a3"),
+        (["a1a4"], 1, "holds Red's own piece"),
+        (["e5e6"], 1, "there is no piece on e5"),
+        (["h3e3", None], 2, "must be a string"),
+    ],
+)
 def test_bad_move_in_list_names_its_ply(moves: list[object], ply: int, words: str) -> None:
     with pytest.raises(RulesError) as err:
         Game.from_fen("xiangqi", None, moves)  # type: ignore[arg-type]

@@ -31,6 +31,7 @@ def test_divide_sums_to_perft() -> None:
 
 def test_perft_depth_zero_and_bad_depth() -> None:
     from ladder.rules import RulesError
+
     g = Game.from_fen("xiangqi")
     assert perft(g, 0) == 1
     for bad in (-1, 11, 1.5, "2", True):
@@ -46,8 +47,7 @@ def test_general_steps_orthogonally_inside_palace() -> None:
     assert moves_from(legal({"d1": "K", "f10": "k"}), "d1") == {"d2", "e1"}
     # d2 would face the black general on the open d-file
     assert moves_from(legal({"e2": "K", "d10": "k"}), "e2") == {"e1", "e3", "f2"}
-    assert moves_from(legal({"e2": "K", "d10": "k", "d5": "p"}), "e2") == {
-        "e1", "e3", "d2", "f2"}
+    assert moves_from(legal({"e2": "K", "d10": "k", "d5": "p"}), "e2") == {"e1", "e3", "d2", "f2"}
 
 
 def test_advisor_diagonal_inside_palace() -> None:
@@ -65,10 +65,24 @@ def test_elephant_two_diagonal_eye_and_river() -> None:
 
 def test_horse_and_its_leg() -> None:
     assert moves_from(legal({**K2, "e5": "N"}), "e5") == {
-        "d7", "f7", "d3", "f3", "c6", "c4", "g6", "g4"}
+        "d7",
+        "f7",
+        "d3",
+        "f3",
+        "c6",
+        "c4",
+        "g6",
+        "g4",
+    }
     # a piece on the upper leg point hobbles both upward moves
     assert moves_from(legal({**K2, "e5": "N", "e6": "p"}), "e5") == {
-        "d3", "f3", "c6", "c4", "g6", "g4"}
+        "d3",
+        "f3",
+        "c6",
+        "c4",
+        "g6",
+        "g4",
+    }
 
 
 def test_chariot_slides_and_captures_first_piece() -> None:
@@ -79,8 +93,7 @@ def test_chariot_slides_and_captures_first_piece() -> None:
 def test_cannon_boundary_cases() -> None:
     # clear path, no screen: no capture, only quiet moves
     base = {"e1": "K", "d10": "k", "a1": "C"}
-    assert moves_from(legal(base), "a1") == {f"a{r}" for r in range(2, 11)} | {
-        "b1", "c1", "d1"}
+    assert moves_from(legal(base), "a1") == {f"a{r}" for r in range(2, 11)} | {"b1", "c1", "d1"}
     # exactly one screen: exactly the capture beyond it (not the screen itself)
     one = {**base, "a4": "P", "a8": "r"}
     assert moves_from(legal(one), "a1") >= {"a2", "a3", "a8"}

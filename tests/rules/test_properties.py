@@ -14,10 +14,12 @@ from ladder.rules import VARIANTS, Game, RulesError, from_ucci, normalize_move, 
 FILES = "abcdefghi"
 
 
-def naive_attacked(board: dict[tuple[int, int], str], target: tuple[int, int],
-                   by_red: bool) -> bool:
+def naive_attacked(
+    board: dict[tuple[int, int], str], target: tuple[int, int], by_red: bool
+) -> bool:
     """Can a piece of the given side capture on ``target``? Written from the page's
     movement rules on (file, rank) pairs, independently of the checker's tables."""
+
     def piece(f: int, r: int) -> str | None:
         return board.get((f, r))
 
@@ -34,13 +36,13 @@ def naive_attacked(board: dict[tuple[int, int], str], target: tuple[int, int],
                 while 0 <= x < 9 and 0 <= y < 10:
                     if piece(x, y):
                         if (x, y) == target and (
-                                (kind in "rk" and seen == 0) or (kind == "c" and seen == 1)):
+                            (kind in "rk" and seen == 0) or (kind == "c" and seen == 1)
+                        ):
                             return True
                         seen += 1
                     x, y = x + df, y + dr
         elif kind == "n":
-            for dx, dy in ((1, 2), (-1, 2), (1, -2), (-1, -2), (2, 1), (2, -1), (-2, 1),
-                           (-2, -1)):
+            for dx, dy in ((1, 2), (-1, 2), (1, -2), (-1, -2), (2, 1), (2, -1), (-2, 1), (-2, -1)):
                 leg = (f + (dx // 2 if abs(dx) == 2 else 0), r + (dy // 2 if abs(dy) == 2 else 0))
                 if (f + dx, r + dy) == target and not piece(*leg):
                     return True
@@ -75,8 +77,9 @@ def random_game(variant: str, seed: int, plies: int) -> Game:
     return g
 
 
-games = st.builds(random_game, st.sampled_from(VARIANTS), st.integers(0, 10**9),
-                  st.integers(0, 150))
+games = st.builds(
+    random_game, st.sampled_from(VARIANTS), st.integers(0, 10**9), st.integers(0, 150)
+)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -119,10 +122,16 @@ def test_no_legal_move_leaves_own_general_attacked(g: Game) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(st.none(), st.text(max_size=300), st.integers(), st.binary()),
-       st.one_of(st.text(max_size=40), st.sampled_from(VARIANTS), st.none()),
-       st.one_of(st.lists(st.text(max_size=8), max_size=5), st.text(max_size=30),
-                 st.integers(), st.lists(st.integers(), max_size=2)))
+@given(
+    st.one_of(st.none(), st.text(max_size=300), st.integers(), st.binary()),
+    st.one_of(st.text(max_size=40), st.sampled_from(VARIANTS), st.none()),
+    st.one_of(
+        st.lists(st.text(max_size=8), max_size=5),
+        st.text(max_size=30),
+        st.integers(),
+        st.lists(st.integers(), max_size=2),
+    ),
+)
 def test_garbage_raises_only_rules_error(fen: object, variant: object, moves: object) -> None:
     with contextlib.suppress(RulesError):
         Game.from_fen(variant, fen, moves)  # type: ignore[arg-type]
@@ -132,14 +141,18 @@ FEN_ALPHABET = "rnbakcpRNBAKCPeEhH0123456789/[] wb-@"
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(VARIANTS), st.integers(0, 10**9),
-       st.lists(st.tuples(st.integers(0, 200), st.sampled_from(FEN_ALPHABET)), max_size=4))
-def test_mutated_fens_raise_only_rules_error(variant: str, seed: int,
-                                              edits: list[tuple[int, str]]) -> None:
+@given(
+    st.sampled_from(VARIANTS),
+    st.integers(0, 10**9),
+    st.lists(st.tuples(st.integers(0, 200), st.sampled_from(FEN_ALPHABET)), max_size=4),
+)
+def test_mutated_fens_raise_only_rules_error(
+    variant: str, seed: int, edits: list[tuple[int, str]]
+) -> None:
     fen = random_game(variant, seed, seed % 40).fen()
     for pos, ch in edits:
         pos %= len(fen) + 1
-        fen = fen[:pos] + ch + fen[pos + 1:]
+        fen = fen[:pos] + ch + fen[pos + 1 :]
     try:
         g = Game.from_fen(variant, fen)
     except RulesError:

@@ -98,7 +98,11 @@ def start_server(**config: Any) -> Server:
     config.setdefault("engine_path", str(service_engine()))
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.service.server_main", json.dumps(config)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True, env={**os.environ})
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if not line.startswith("PORT "):
@@ -121,8 +125,9 @@ def start_server(**config: Any) -> Server:
     return server
 
 
-def check_move_reply(variant: str, moves: list[str], reply: dict[str, Any],
-                     fen: str | None = None) -> None:
+def check_move_reply(
+    variant: str, moves: list[str], reply: dict[str, Any], fen: str | None = None
+) -> None:
     """Check an answer against the rules checker: legal, and fen/check/outcome right."""
     game = Game.from_fen(variant, fen, moves)
     assert reply["move"] in game.legal_moves(), reply

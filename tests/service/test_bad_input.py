@@ -35,17 +35,19 @@ CASES: list[tuple[Any, int, str | None, int | None]] = [
     ({"variant": "xiangqi", "level": 3, "fen": ""}, 422, "fen", None),
     ({"variant": "xiangqi", "level": 3, "fen": "startpos\nquit"}, 422, "fen", None),
     ({"variant": "xiangqi", "level": 3, "fen": START + "\ngo infinite"}, 422, "fen", None),
-    ({"variant": "xiangqi", "level": 3, "fen": "9/9/9/9/9/9/9/9/9/9 w - - 0 1"}, 422, "fen",
-     None),
+    ({"variant": "xiangqi", "level": 3, "fen": "9/9/9/9/9/9/9/9/9/9 w - - 0 1"}, 422, "fen", None),
     ({"variant": "xiangqi", "level": 3, "fen": "x" * 300}, 422, "fen", None),
     ({"variant": "xiangqi", "level": 3, "moves": ["h3e3\ngo"]}, 422, "moves[0]", 1),
     ({"variant": "xiangqi", "level": 3, "moves": ["h3e3", "quit"]}, 422, "moves[1]", 2),
     ({"variant": "xiangqi", "level": 3, "moves": ["h3e3 h10g8"]}, 422, "moves[0]", 1),
     ({"variant": "xiangqi", "level": 3, "moves": ["e1e3"]}, 422, "moves[0]", 1),
-    ({"variant": "xiangqi", "level": 3, "moves": ["h3e3", "h10g8", "h3e3"]}, 422,
-     "moves[2]", 3),
-    ({"variant": "xiangqi", "level": 3, "moves": ["h3e3", "h10g8", "e3e7", "a10a9",
-                                                   "e7e11"]}, 422, "moves[4]", 5),
+    ({"variant": "xiangqi", "level": 3, "moves": ["h3e3", "h10g8", "h3e3"]}, 422, "moves[2]", 3),
+    (
+        {"variant": "xiangqi", "level": 3, "moves": ["h3e3", "h10g8", "e3e7", "a10a9", "e7e11"]},
+        422,
+        "moves[4]",
+        5,
+    ),
     ({"variant": "xiangqi", "level": 3, "moves": ["A@e3"]}, 422, "moves[0]", 1),
     ({"variant": "crazyhouse-xiangqi", "level": 3, "moves": ["A@e7"]}, 422, "moves[0]", 1),
     ({"variant": "xiangqi", "level": 3, "moves": ["h3e3"] * 1001}, 422, "moves", None),
@@ -56,21 +58,20 @@ CASES: list[tuple[Any, int, str | None, int | None]] = [
 
 
 def _post(client: httpx.Client, path: str, body: Any) -> httpx.Response:
-    return client.post(path, content=json.dumps(body),
-                       headers={"content-type": "application/json"})
+    return client.post(path, content=json.dumps(body), headers={"content-type": "application/json"})
 
 
 def _valid_move_still_works(client: httpx.Client) -> None:
     moves = ["h3e3", "h10g8"]
-    r = client.post("/v1/move", json={"variant": "xiangqi", "moves": moves, "level": 1,
-                                      "seed": 3})
+    r = client.post("/v1/move", json={"variant": "xiangqi", "moves": moves, "level": 1, "seed": 3})
     assert r.status_code == 200, r.text
     check_move_reply("xiangqi", moves, r.json())
 
 
 @pytest.mark.parametrize(("body", "status", "field", "ply"), CASES)
-def test_bad_move_request(server: Server, body: Any, status: int, field: str | None,
-                          ply: int | None) -> None:
+def test_bad_move_request(
+    server: Server, body: Any, status: int, field: str | None, ply: int | None
+) -> None:
     with server.client() as client:
         r = _post(client, "/v1/move", body)
         assert r.status_code == status, r.text
@@ -85,10 +86,13 @@ def test_bad_move_request(server: Server, body: Any, status: int, field: str | N
 
 def test_raw_garbage(server: Server) -> None:
     with server.client() as client:
-        for raw, status in [(b"{", 400), (b"not json", 400), (b'{"variant": "xiangqi",', 400),
-                            (b"\xff\xfe", 400)]:
-            r = client.post("/v1/move", content=raw,
-                            headers={"content-type": "application/json"})
+        for raw, status in [
+            (b"{", 400),
+            (b"not json", 400),
+            (b'{"variant": "xiangqi",', 400),
+            (b"\xff\xfe", 400),
+        ]:
+            r = client.post("/v1/move", content=raw, headers={"content-type": "application/json"})
             assert r.status_code == status, (raw, r.text)
             assert r.json()["error"]["code"] == "malformed_json"
         # Huge bodies: declared, and streamed without a length.
@@ -100,8 +104,7 @@ def test_raw_garbage(server: Server) -> None:
             for _ in range(100):
                 yield b" " * 1024
 
-        r = client.post("/v1/move", content=chunks(),
-                        headers={"content-type": "application/json"})
+        r = client.post("/v1/move", content=chunks(), headers={"content-type": "application/json"})
         assert r.status_code == 413
         r = client.get("/v1/move")
         assert r.status_code == 405
@@ -119,26 +122,47 @@ def test_bad_position_request(server: Server) -> None:
         assert r.status_code == 422 and r.json()["error"]["field"] == "level"
 
 
-_json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
-    st.text(max_size=30)
+_json_scalars = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30)
+)
 _move_text = st.text(alphabet="abcdefghijk0123456789@ABNRCPKh\n \t;", max_size=9)
-_bodies = st.fixed_dictionaries(
-    {},
-    optional={
-        "variant": st.sampled_from(["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi",
-                                    "chess", ""]) | _json_scalars,
-        "level": st.integers(-2, 10) | _json_scalars,
-        "seed": st.integers(-5, 2**64) | _json_scalars,
-        "fen": st.sampled_from([START, START.replace("w", "b"), "startpos", START + "\nquit",
-                                "9/9/9/9/9/9/9/9/9/9 w - - 0 1"]) | st.text(max_size=80),
-        "moves": st.lists(st.sampled_from(["h3e3", "h10g8", "b1c3", "A@e3", "e1e2"])
-                          | _move_text, max_size=8) | _json_scalars,
-    },
-) | st.lists(_json_scalars, max_size=3) | _json_scalars
+_bodies = (
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "variant": st.sampled_from(
+                ["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi", "chess", ""]
+            )
+            | _json_scalars,
+            "level": st.integers(-2, 10) | _json_scalars,
+            "seed": st.integers(-5, 2**64) | _json_scalars,
+            "fen": st.sampled_from(
+                [
+                    START,
+                    START.replace("w", "b"),
+                    "startpos",
+                    START + "\nquit",
+                    "9/9/9/9/9/9/9/9/9/9 w - - 0 1",
+                ]
+            )
+            | st.text(max_size=80),
+            "moves": st.lists(
+                st.sampled_from(["h3e3", "h10g8", "b1c3", "A@e3", "e1e2"]) | _move_text, max_size=8
+            )
+            | _json_scalars,
+        },
+    )
+    | st.lists(_json_scalars, max_size=3)
+    | _json_scalars
+)
 
 
-@settings(max_examples=150, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(body=_bodies)
 def test_fuzz_never_5xx(server: Server, body: Any) -> None:
     """Random bodies: a 200 with a legal move, or a 4xx with a message; never a 5xx."""
@@ -149,8 +173,9 @@ def test_fuzz_never_5xx(server: Server, body: Any) -> None:
             r = _post(client, path, body)
             assert r.status_code < 500, (body, r.text)
             if r.status_code == 200 and path == "/v1/move":
-                check_move_reply(body["variant"], body.get("moves", []), r.json(),
-                                 fen=body.get("fen"))
+                check_move_reply(
+                    body["variant"], body.get("moves", []), r.json(), fen=body.get("fen")
+                )
             elif r.status_code >= 400:
                 assert r.json()["error"]["message"]
 

@@ -34,11 +34,15 @@ def _deadline(level: int) -> float:
     return ServiceConfig(engines=2).request_deadline(LEVELS[level])
 
 
-async def _timed_move(client: httpx.AsyncClient, level: int, seed: int,
-                      ) -> tuple[httpx.Response, float]:
+async def _timed_move(
+    client: httpx.AsyncClient,
+    level: int,
+    seed: int,
+) -> tuple[httpx.Response, float]:
     t0 = time.monotonic()
-    r = await client.post("/v1/move", json={"variant": "xiangqi", "moves": MOVES,
-                                            "level": level, "seed": seed})
+    r = await client.post(
+        "/v1/move", json={"variant": "xiangqi", "moves": MOVES, "level": level, "seed": seed}
+    )
     return r, time.monotonic() - t0
 
 
@@ -81,8 +85,11 @@ async def test_sigkill_during_burst() -> None:
             assert r.status_code == 200
             check_move_reply("xiangqi", MOVES, r.json())
             metrics = (await client.get("/metrics")).text
-            restarts = next(line for line in metrics.splitlines()
-                            if line.startswith("ladder_engine_restarts_total "))
+            restarts = next(
+                line
+                for line in metrics.splitlines()
+                if line.startswith("ladder_engine_restarts_total ")
+            )
             assert float(restarts.split()[1]) >= 1
         assert killed
         assert all(_gone(pid) for pid in killed)
@@ -100,8 +107,9 @@ async def test_sigstop_hang() -> None:
         try:
             async with httpx.AsyncClient(base_url=srv.url, timeout=120) as client:
                 levels = [2, 3, 2, 3, 2, 3]
-                results = await asyncio.gather(*(_timed_move(client, lv, i)
-                                                 for i, lv in enumerate(levels)))
+                results = await asyncio.gather(
+                    *(_timed_move(client, lv, i) for i, lv in enumerate(levels))
+                )
                 assert _check(results, levels) == len(levels)
                 health = (await client.get("/healthz")).json()
                 assert health["engines_alive"] == 2

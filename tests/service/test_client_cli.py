@@ -59,22 +59,50 @@ async def test_in_process_same_as_http(server: Server) -> None:
 
 def _ladder(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MISTBOARD_ENGINE": str(service_engine())}
-    return subprocess.run([sys.executable, "-m", "ladder.cli", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "ladder.cli", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_cli_move_in_process_and_url(server: Server) -> None:
-    local = _ladder("move", "--variant", "xiangqi", "--moves", "h3e3 h10g8", "--level", "2",
-                    "--seed", "3", "--json")
+    local = _ladder(
+        "move",
+        "--variant",
+        "xiangqi",
+        "--moves",
+        "h3e3 h10g8",
+        "--level",
+        "2",
+        "--seed",
+        "3",
+        "--json",
+    )
     assert local.returncode == 0, local.stderr
     reply = json.loads(local.stdout)
     check_move_reply("xiangqi", ["h3e3", "h10g8"], reply)
-    remote = _ladder("move", "--variant", "xiangqi", "--moves", "h3e3 h10g8", "--level", "2",
-                     "--seed", "3", "--url", server.url)
+    remote = _ladder(
+        "move",
+        "--variant",
+        "xiangqi",
+        "--moves",
+        "h3e3 h10g8",
+        "--level",
+        "2",
+        "--seed",
+        "3",
+        "--url",
+        server.url,
+    )
     assert remote.returncode == 0, remote.stderr
     assert remote.stdout.split()[0] == reply["move"]
-    bad = _ladder("move", "--variant", "xiangqi", "--moves", "h3e3 h3e3", "--level", "2",
-                  "--url", server.url)
+    bad = _ladder(
+        "move", "--variant", "xiangqi", "--moves", "h3e3 h3e3", "--level", "2", "--url", server.url
+    )
     assert bad.returncode == 2 and "ply 2" in bad.stderr
 
 
@@ -93,8 +121,22 @@ def test_cli_serve() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {**os.environ, "MISTBOARD_ENGINE": str(service_engine())}
-    proc = subprocess.Popen([sys.executable, "-m", "ladder.cli", "serve", "--port", str(port),
-                             "--engines", "1", "--log-level", "warning"], cwd=ROOT, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ladder.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--engines",
+            "1",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:

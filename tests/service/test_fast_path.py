@@ -30,18 +30,33 @@ JSON = {"content-type": "application/json"}
 
 #: (body bytes, headers): requests either path may take or refuse.
 REQUESTS: list[tuple[bytes, dict[str, str]]] = [
-    *[(json.dumps({"variant": v, "moves": m, "level": lv, "seed": 7}).encode(), JSON)
-      for v, m in (("xiangqi", MOVES), ("atomic-xiangqi", ["h3e3"]),
-                   ("crazyhouse-xiangqi", ["h3e3", "h8h1"]))
-      for lv in (1, 2, 3)],
-    (json.dumps({"variant": "xiangqi", "fen": START, "moves": [], "level": 2,
-                 "seed": 1}).encode(), JSON),
+    *[
+        (json.dumps({"variant": v, "moves": m, "level": lv, "seed": 7}).encode(), JSON)
+        for v, m in (
+            ("xiangqi", MOVES),
+            ("atomic-xiangqi", ["h3e3"]),
+            ("crazyhouse-xiangqi", ["h3e3", "h8h1"]),
+        )
+        for lv in (1, 2, 3)
+    ],
+    (
+        json.dumps(
+            {"variant": "xiangqi", "fen": START, "moves": [], "level": 2, "seed": 1}
+        ).encode(),
+        JSON,
+    ),
     # the rules checker's refusals and a finished game: answered by the fast path too
-    (json.dumps({"variant": "xiangqi", "level": 1, "moves": ["h3e3", "h10g8", "h3e3"]})
-     .encode(), JSON),
+    (
+        json.dumps({"variant": "xiangqi", "level": 1, "moves": ["h3e3", "h10g8", "h3e3"]}).encode(),
+        JSON,
+    ),
     (json.dumps({"variant": "xiangqi", "level": 1, "fen": "garbage"}).encode(), JSON),
-    (json.dumps({"variant": "xiangqi", "level": 1,
-                 "fen": "1R2k4/R8/9/9/9/9/9/9/9/3K5 b - - 1 1"}).encode(), JSON),
+    (
+        json.dumps(
+            {"variant": "xiangqi", "level": 1, "fen": "1R2k4/R8/9/9/9/9/9/9/9/3K5 b - - 1 1"}
+        ).encode(),
+        JSON,
+    ),
     # what only FastAPI answers
     (b'{"variant": "xiangqi", "level": "3"}', JSON),
     (b'{"variant": "xiangqi", "level": 3, "levle": 3}', JSON),
@@ -52,10 +67,14 @@ REQUESTS: list[tuple[bytes, dict[str, str]]] = [
     (b'{"variant": "xiangqi", "level": 1, "level": 9}', JSON),
     (b'{"variant": "xiangqi", "level": 1, "seed": 5}', {"content-type": "text/plain"}),
     (b'{"variant": "xiangqi", "level": 1, "seed": 5}', {}),
-    (b'{"variant": "xiangqi", "level": 1, "seed": 5}',
-     {"content-type": "application/json; charset=utf-8"}),
-    (b'{"variant": "xiangqi", "level": 1, "seed": 5}',
-     {"content-type": "application/merge-patch+json"}),
+    (
+        b'{"variant": "xiangqi", "level": 1, "seed": 5}',
+        {"content-type": "application/json; charset=utf-8"},
+    ),
+    (
+        b'{"variant": "xiangqi", "level": 1, "seed": 5}',
+        {"content-type": "application/merge-patch+json"},
+    ),
     (b'{"variant": "xiangqi", "level": 1, "seed": 5}', {"content-type": "Application/JSON"}),
     (b'\xff{"variant": "xiangqi", "level": 1}', JSON),
 ]
@@ -64,14 +83,22 @@ REQUESTS: list[tuple[bytes, dict[str, str]]] = [
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def clients() -> AsyncIterator[dict[bool, httpx.AsyncClient]]:
     """Two apps over real engines: with the fast path and without it."""
-    services = {fast: MoveService(ServiceConfig(engines=1, engine_path=service_engine(),
-                                                move_fast_path=fast))
-                for fast in (True, False)}
+    services = {
+        fast: MoveService(
+            ServiceConfig(engines=1, engine_path=service_engine(), move_fast_path=fast)
+        )
+        for fast in (True, False)
+    }
     for svc in services.values():
         await svc.start()
-    out = {fast: httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(service=svc)),
-                                   base_url="http://test", timeout=60)
-           for fast, svc in services.items()}
+    out = {
+        fast: httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=create_app(service=svc)),
+            base_url="http://test",
+            timeout=60,
+        )
+        for fast, svc in services.items()
+    }
     try:
         yield out
     finally:
@@ -111,8 +138,12 @@ async def test_valid_requests_take_the_fast_path(
     original = MoveService.move
 
     async def move(self: MoveService, req: Any) -> Any:
-        seen.append(any(type(f.frame.f_locals.get("self")).__name__ == "MoveFastPath"
-                        for f in inspect.stack(0)))
+        seen.append(
+            any(
+                type(f.frame.f_locals.get("self")).__name__ == "MoveFastPath"
+                for f in inspect.stack(0)
+            )
+        )
         return await original(self, req)
 
     monkeypatch.setattr(MoveService, "move", move)
@@ -128,8 +159,9 @@ async def test_fast_path_counts_requests(clients: dict[bool, httpx.AsyncClient])
         before = await client.get("/metrics")
         r = await client.post("/v1/move", json={"variant": "xiangqi", "level": 1, "seed": 2})
         assert r.status_code == 200
-        r = await client.post("/v1/move", json={"variant": "xiangqi", "level": 1,
-                                                 "moves": ["e1e3"]})
+        r = await client.post(
+            "/v1/move", json={"variant": "xiangqi", "level": 1, "moves": ["e1e3"]}
+        )
         assert r.status_code == 422
         after = await client.get("/metrics")
         for status in ("200", "422"):

@@ -13,10 +13,12 @@ from .helpers import Server, check_move_reply, start_server
 MOVES = ["h3e3", "h10g8"]
 
 
-async def _move(client: httpx.AsyncClient, level: int, seed: int,
-                moves: list[str] = MOVES) -> httpx.Response:
-    return await client.post("/v1/move", json={"variant": "xiangqi", "moves": moves,
-                                               "level": level, "seed": seed})
+async def _move(
+    client: httpx.AsyncClient, level: int, seed: int, moves: list[str] = MOVES
+) -> httpx.Response:
+    return await client.post(
+        "/v1/move", json={"variant": "xiangqi", "moves": moves, "level": level, "seed": seed}
+    )
 
 
 async def test_more_requests_than_engines(server: Server) -> None:

@@ -16,7 +16,7 @@ OPENINGS: dict[str, list[str]] = {
     "atomic-xiangqi": ["h3e3", "h10g8", "b1c3"],
     "crazyhouse-xiangqi": ["h3e3", "h10g8", "A@e2"],
 }
-MATED = "3k5/3R5/3R5/9/9/9/9/9/9/4K4 b - - 0 1"        # Black is checkmated
+MATED = "3k5/3R5/3R5/9/9/9/9/9/9/4K4 b - - 0 1"  # Black is checkmated
 MATE_IN_ONE = "3k5/R8/8R/9/9/9/9/9/9/4K4 w - - 0 1"  # i8i10 mates
 
 
@@ -57,15 +57,21 @@ def test_same_answer_whatever_the_engine_searched_before(server: Server) -> None
     answer: `ucinewgame` alone would not guarantee that on Fairy-Stockfish."""
     # Level 5 (2,500 nodes): a search long enough to depend on every table it uses.
     body = {"variant": "xiangqi", "moves": ["h3e3", "h10g8"], "level": 5, "seed": 77}
-    others = [{"variant": v, "moves": ["h3e3"], "level": lv, "seed": 1}
-              for v in ("crazyhouse-xiangqi", "atomic-xiangqi", "xiangqi") for lv in (2, 4)]
+    others = [
+        {"variant": v, "moves": ["h3e3"], "level": lv, "seed": 1}
+        for v in ("crazyhouse-xiangqi", "atomic-xiangqi", "xiangqi")
+        for lv in (2, 4)
+    ]
     with server.client() as client:
         first = _move(client, **body).json()
         for other in others:
             assert _move(client, **other).status_code == 200
             again = _move(client, **body).json()
-            assert (again["move"], again["score"], again["nodes"]) == \
-                (first["move"], first["score"], first["nodes"]), other
+            assert (again["move"], again["score"], again["nodes"]) == (
+                first["move"],
+                first["score"],
+                first["nodes"],
+            ), other
 
 
 def test_seed_returned_and_replayable(server: Server) -> None:
@@ -81,10 +87,14 @@ def test_variety_level_varies_with_seed(server: Server) -> None:
     """Level 1 picks among near-best moves by the seed: different seeds, different moves
     (deterministic: the engine's lines are the same each time)."""
     with server.client() as client:
-        picks = {_move(client, variant="xiangqi", moves=[], level=1, seed=s).json()["move"]
-                 for s in range(8)}
-        best = {_move(client, variant="xiangqi", moves=[], level=4, seed=s).json()["move"]
-                for s in range(3)}
+        picks = {
+            _move(client, variant="xiangqi", moves=[], level=1, seed=s).json()["move"]
+            for s in range(8)
+        }
+        best = {
+            _move(client, variant="xiangqi", moves=[], level=4, seed=s).json()["move"]
+            for s in range(3)
+        }
     assert len(picks) > 1
     assert len(best) == 1
 
@@ -98,8 +108,7 @@ def test_finished_game_is_refused(server: Server) -> None:
         assert err["outcome"] == {"result": "1-0", "winner": "red", "reason": "checkmate"}
         assert "checkmate" in err["message"]
         # A move after the end names the ply.
-        r = _move(client, variant="xiangqi", fen=MATE_IN_ONE, moves=["i8i10", "d10e10"],
-                  level=1)
+        r = _move(client, variant="xiangqi", fen=MATE_IN_ONE, moves=["i8i10", "d10e10"], level=1)
         assert r.status_code == 422, r.text
         err = r.json()["error"]
         assert err["ply"] == 2 and err["field"] == "moves[1]"
@@ -147,7 +156,11 @@ def test_info_endpoints(server: Server) -> None:
         assert _move(client, variant="xiangqi", level=1).status_code == 200
         metrics = client.get("/metrics")
         assert metrics.headers["content-type"].startswith("text/plain")
-        for name in ("ladder_http_requests_total", "ladder_queue_depth",
-                     "ladder_engine_restarts_total", "ladder_search_seconds_bucket"):
+        for name in (
+            "ladder_http_requests_total",
+            "ladder_queue_depth",
+            "ladder_engine_restarts_total",
+            "ladder_search_seconds_bucket",
+        ):
             assert name in metrics.text
         assert 'ladder_http_requests_total{route="/v1/move",status="200"}' in metrics.text

@@ -21,15 +21,20 @@ from .helpers import Server, check_move_reply, service_engine
 
 # The schema is read from the app object (no engine is started for that).
 schema = schemathesis.openapi.from_dict(
-    create_app(ServiceConfig(engines=1, engine_path=service_engine())).openapi())
+    create_app(ServiceConfig(engines=1, engine_path=service_engine())).openapi()
+)
 
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
-          response_schema_conformance, negative_data_rejection]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    negative_data_rejection,
+]
 
 
 @schema.parametrize()
-@settings(max_examples=30, derandomize=True, deadline=None,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=30, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 def test_openapi(case: schemathesis.Case, server: Server) -> None:
     body = case.body if isinstance(case.body, dict) else None
     if case.path == "/v1/move" and body is not None and body.get("level") in (5, 6, 7, 8):
@@ -39,7 +44,9 @@ def test_openapi(case: schemathesis.Case, server: Server) -> None:
 
 def test_still_in_sync_after_schemathesis(server: Server) -> None:
     with server.client() as client:
-        r = client.post("/v1/move", json={"variant": "crazyhouse-xiangqi",
-                                          "moves": ["h3e3"], "level": 2, "seed": 9})
+        r = client.post(
+            "/v1/move",
+            json={"variant": "crazyhouse-xiangqi", "moves": ["h3e3"], "level": 2, "seed": 9},
+        )
         assert r.status_code == 200, r.text
         check_move_reply("crazyhouse-xiangqi", ["h3e3"], r.json())

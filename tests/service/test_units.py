@@ -84,11 +84,11 @@ async def test_cancelled_waiter_does_not_lose_a_worker() -> None:
     w = await pool.acquire(1)
     task = asyncio.create_task(pool.acquire(5))
     await asyncio.sleep(0.01)
-    pool.release(w)          # handed to the waiter...
-    task.cancel()            # ...which is cancelled before it runs
+    pool.release(w)  # handed to the waiter...
+    task.cancel()  # ...which is cancelled before it runs
     with pytest.raises(asyncio.CancelledError):
         await task
-    again = await pool.acquire(0.1)   # the worker came back to the pool
+    again = await pool.acquire(0.1)  # the worker came back to the pool
     assert again is w
     pool.release(again)
     await pool.close()
@@ -99,7 +99,7 @@ async def test_dirty_worker_is_recovered_before_reuse() -> None:
     with pytest.raises(RuntimeError):
         async with pool.lease(1):
             raise RuntimeError("search blew up")
-    assert pool.busy_count == 1           # recovering
+    assert pool.busy_count == 1  # recovering
     async with pool.lease(1) as lease:
         assert lease.worker.recovered == 1
     assert pool.busy_count == 0
@@ -111,12 +111,16 @@ def _line(i: int, move: str, cp: int | None = None, mate: int | None = None) -> 
 
 
 def test_variety_rule() -> None:
-    lines = {1: _line(1, "h3e3", 50), 2: _line(2, "b3e3", 20), 3: _line(3, "h1g3", -200),
-             4: _line(4, "c4c5", 0)}
+    lines = {
+        1: _line(1, "h3e3", 50),
+        2: _line(2, "b3e3", 20),
+        3: _line(3, "h1g3", -200),
+        4: _line(4, "c4c5", 0),
+    }
     result = SearchResult(bestmove="h3e3", ponder="h10g8", lines=lines)
     legal = frozenset({"h3e3", "b3e3", "h1g3", "c4c5"})
     picks = {choose(result, Variety(4, 60), seed, legal).move for seed in range(50)}
-    assert picks == {"h3e3", "b3e3", "c4c5"}           # within 60 cp of +50
+    assert picks == {"h3e3", "b3e3", "c4c5"}  # within 60 cp of +50
     assert choose(result, Variety(4, 60), 7, legal) == choose(result, Variety(4, 60), 7, legal)
     best = choose(result, None, 1, legal)
     assert best is not None and best.move == "h3e3" and best.ponder == "h10g8"
@@ -132,7 +136,7 @@ def test_variety_mates() -> None:
     result = SearchResult(bestmove="h3e3", ponder=None, lines=lines)
     legal = frozenset({"h3e3", "b3e3", "h1g3"})
     picks = {choose(result, Variety(3, 150), s, legal).move for s in range(30)}
-    assert picks == {"h3e3", "b3e3"}        # a mate is never traded for a mere +9
+    assert picks == {"h3e3", "b3e3"}  # a mate is never traded for a mere +9
 
 
 def test_metrics_text() -> None:
@@ -163,8 +167,14 @@ def test_position_after_a_move_is_judged_once() -> None:
     assert positions.after("xiangqi", None, ("h3e3",), checked, "h10g8") is after
     assert positions.judge_sync("xiangqi", None, ("h3e3", "h10g8")) is after
     fresh = Positions().judge_sync("xiangqi", None, ("h3e3", "h10g8"))
-    assert (after.fen, after.base_fen, after.since, after.legal, after.outcome, after.check) \
-        == (fresh.fen, fresh.base_fen, fresh.since, fresh.legal, fresh.outcome, fresh.check)
+    assert (after.fen, after.base_fen, after.since, after.legal, after.outcome, after.check) == (
+        fresh.fen,
+        fresh.base_fen,
+        fresh.since,
+        fresh.legal,
+        fresh.outcome,
+        fresh.check,
+    )
     # a capture restarts what the engine is sent
     moves = ("h3e3", "h10g8", "e3e7")
     capture = positions.judge_sync("xiangqi", None, moves)
