@@ -12,7 +12,8 @@ import os
 import signal
 import sys
 
-from ladder.match.cli import add_calibrate, add_match
+from ladder.calibration.cli import add_calibrate
+from ladder.match.cli import add_match
 from ladder.rules.cli import add_perft
 from ladder.service.cli import add_levels, add_move, add_serve
 
