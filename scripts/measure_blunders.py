@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import math
 import random
@@ -55,10 +56,17 @@ class Spot:
         return Game.from_fen(self.variant, self.start_fen, list(self.moves))
 
 
-def sample_spots(db: Path, variant: str, count: int, seed: int) -> list[Spot]:
-    """One random post-book ply from each of ``count`` random games of ``variant``."""
+def sample_spots(
+    db: Path, variant: str, count: int, seed: int, players: set[str] | None = None
+) -> list[Spot]:
+    """One random post-book ply from each of ``count`` random games of ``variant`` (games
+    with one of ``players`` in them, when given)."""
     with ResultStore(db) as store:
-        records = [r for r in store.records() if r.variant == variant]
+        records = [
+            r
+            for r in store.records()
+            if r.variant == variant and (players is None or {r.red, r.black} & players)
+        ]
     rng = random.Random(seed)
     rng.shuffle(records)
     spots: list[Spot] = []
@@ -142,7 +150,8 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    spots = sample_spots(args.games_db, args.variant, args.positions, args.seed)
+    players = set(args.from_players.split(",")) if args.from_players else None
+    spots = sample_spots(args.games_db, args.variant, args.positions, args.seed, players)
     if not spots:
         raise SystemExit(f"no {args.variant} games in {args.games_db}")
     specs = []
@@ -201,6 +210,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games-db", type=Path, required=True)
     p.add_argument("--player", action="append", required=True, help="NAME=SPEC")
     p.add_argument("--positions", type=int, default=300)
+    p.add_argument(
+        "--from-players",
+        default=None,
+        help="comma-separated names: positions only from games with one of them in it",
+    )
+    p.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        metavar="NEW=OLD1,OLD2,...",
+        help="rate NEW against the old rule at NEW's Elo: the OLD players' gross-blunder "
+        "shares interpolated at NEW's Elo (ratings from --ratings-db)",
+    )
+    p.add_argument(
+        "--ratings-db",
+        type=Path,
+        default=None,
+        help="calibration database whose pool fit gives the players' Elo (players are "
+        "named as in it)",
+    )
     p.add_argument("--reference-nodes", type=int, default=200_000)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--cache", type=Path, default=None)
@@ -218,9 +247,53 @@ def main(argv: list[str] | None = None) -> int:
             f"  mean loss {row['mean_loss_capped']:.0f} cp"
             f"  best move {100 * row['best_move_share']:.0f}%"
         )
+    if args.compare:
+        out["comparison"] = compare(out, args)
+        for row in out["comparison"]:
+            print(
+                f"  {row['new']} at Elo {row['elo']:.0f}: {100 * row['new_share']:.1f}% gross "
+                f"blunders; the old rule at that Elo {100 * row['old_share']:.1f}% "
+                f"(ratio {row['ratio']:.2f})"
+            )
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=2))
     return 0
+
+
+def compare(out: dict[str, Any], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Each NEW player's gross-blunder share against the old rule's at the same Elo: the
+    old players' (Elo, share) points, linearly interpolated (clamped at the ends)."""
+    from ladder.calibration.fit import fit_pool
+
+    if args.ratings_db is None:
+        raise SystemExit("--compare needs --ratings-db")
+    with ResultStore(args.ratings_db) as store:
+        ids = [m["match_id"] for m in store.matches(f"calibrate:{args.variant}")]
+        fit = fit_pool(list(store.records(ids)))
+    if fit is None:
+        raise SystemExit(f"no {args.variant} calibration games in {args.ratings_db}")
+    table = out["players"]
+    rows = []
+    for text in args.compare:
+        new, _, olds = text.partition("=")
+        points = sorted((fit.ratings[o].elo, table[o]["gross_share"]) for o in olds.split(","))
+        elo = fit.ratings[new].elo
+        old_share = points[0][1] if elo <= points[0][0] else points[-1][1]
+        for (e0, s0), (e1, s1) in itertools.pairwise(points):
+            if e0 <= elo <= e1:
+                old_share = s0 + (s1 - s0) * (elo - e0) / (e1 - e0)
+        new_share = table[new]["gross_share"]
+        rows.append(
+            {
+                "new": new,
+                "elo": elo,
+                "new_share": new_share,
+                "old_share": old_share,
+                "ratio": new_share / old_share if old_share else float("inf"),
+                "old_points": points,
+            }
+        )
+    return rows
 
 
 if __name__ == "__main__":

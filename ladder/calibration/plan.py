@@ -199,6 +199,10 @@ def pairings(variant: str, plan: Plan, levels_file: Path | None) -> list[Pairing
             continue
         try:
             spec = PlayerSpec.parse(extra.spec).with_name(extra.name)
+            if spec.kind == "level" and spec.levels_file is None and levels_file is not None:
+                # a level of the ladder being calibrated, as the chain plays it
+                spec = replace(spec, levels_file=str(levels_file.resolve()))
+            spec.settings(variant)  # an unusable spec (e.g. an Elo off the curve) fails here
         except PlayerSpecError as exc:
             raise PlanError(f"extra {extra.name}: {exc}") from exc
         if extra.name in by_name:
