@@ -8,13 +8,13 @@ bootstrap intervals that resample game pairs. A level without games of its own g
 search (weighted by 1/stderr²), marked ``extrapolated`` (Elo per doubling grows with the
 node count, so the line is fitted where an extrapolation starts).
 
-The criteria (:func:`check_ladder`): strictly increasing; adjacent gaps within
-:data:`GAP_RANGE`; level 1 scoring :data:`L1_VS_GREEDY` against ``greedy`` in direct
-games. A criterion is only called met or not met on at least :data:`MIN_GAMES` games of
-each pairing it rests on (the gap's interval is printed beside it); with fewer it is
-"not decided". Why 40: at a 300-Elo gap a pairing scores about 85 %; over 40 games the
-score's standard error is about 0.056, which is ±100 Elo at 95 % for that pairing alone,
-about the width of the range's margins. Fewer games cannot tell a 300 gap from a 450 one.
+The criteria (:func:`check_ladder`): every level measured; strictly increasing;
+adjacent gaps within :data:`GAP_RANGE`; level 1 scoring :data:`L1_VS_GREEDY` against
+``greedy`` in direct games. A gap or score is called met only when its whole 95 %
+interval lies inside the range, not met when the whole interval lies outside it, and
+"not decided" otherwise: then the report says about how many games would decide it (an
+interval's width shrinks as one over the square root of the games). Nothing is decided
+on fewer than :data:`MIN_GAMES` games (a bootstrap over fewer game pairs is no interval).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ __all__ = [
     "LogNodesLine",
     "VariantCalibration",
     "check_ladder",
+    "decide",
     "fit_pool",
     "fit_variant",
     "seconds_per_move",
@@ -47,8 +48,8 @@ __all__ = [
 
 GAP_RANGE = (150.0, 450.0)
 L1_VS_GREEDY = (0.55, 0.80)
-#: Games a pairing needs before a criterion resting on it is called met or not met.
-MIN_GAMES = 40
+#: Games a pairing needs before a criterion resting on it can be decided at all.
+MIN_GAMES = 20
 #: How many of the strongest measured searching levels the extrapolation line goes through.
 EXTRAPOLATION_POINTS = 3
 
@@ -262,24 +263,60 @@ def check_ladder(cal: VariantCalibration) -> list[Criterion]:
             verdicts.append(None)
             continue
         gap, games = cal.gaps[n]
-        inside = lo <= gap.elo <= hi
-        enough = games >= MIN_GAMES
-        mark = "" if inside else " (out of range)"
-        if not enough:
-            mark += f" ({games} games: not decided)"
-        parts.append(f"L{n - 1}-L{n} {gap.elo:+.0f} [{gap.lo:+.0f}, {gap.hi:+.0f}]{mark}")
-        verdicts.append(inside if enough else None)
-    ok = False if False in verdicts else None if None in verdicts or not verdicts else True
-    out.append(Criterion(f"adjacent gaps {lo:.0f}-{hi:.0f} Elo", ok, ", ".join(parts)))
+        verdict, more = decide(gap.elo, gap.lo, gap.hi, GAP_RANGE, games)
+        text = f"L{n - 1}-L{n} {gap.elo:+.0f} [{gap.lo:+.0f}, {gap.hi:+.0f}] ({games} games"
+        text += "" if verdict is not None else f"; not decided: about {more} more"
+        parts.append(text + ")")
+        verdicts.append(verdict)
+    out.append(Criterion(f"adjacent gaps {lo:.0f}-{hi:.0f} Elo", _all(verdicts), ", ".join(parts)))
     lo_s, hi_s = L1_VS_GREEDY
     name = f"L1 scores {100 * lo_s:.0f}-{100 * hi_s:.0f}% vs greedy"
     if cal.l1_vs_greedy is None:
         out.append(Criterion(name, None, "no direct games"))
     else:
         score, games = cal.l1_vs_greedy
-        detail = f"{100 * score:.1f}% in {games} direct games"
-        if games < MIN_GAMES:
-            out.append(Criterion(name, None, detail + ": not decided"))
-        else:
-            out.append(Criterion(name, lo_s <= score <= hi_s, detail))
+        s_lo, s_hi = wilson(score, games)
+        verdict, more = decide(score, s_lo, s_hi, L1_VS_GREEDY, games)
+        detail = f"{100 * score:.1f}% [{100 * s_lo:.1f}, {100 * s_hi:.1f}] in {games} direct games"
+        if verdict is None:
+            detail += f"; not decided: about {more} more"
+        out.append(Criterion(name, verdict, detail))
     return out
+
+
+def _all(verdicts: Sequence[bool | None]) -> bool | None:
+    if False in verdicts:
+        return False
+    return None if None in verdicts or not verdicts else True
+
+
+def decide(
+    value: float, lo: float, hi: float, bounds: tuple[float, float], games: int
+) -> tuple[bool | None, int]:
+    """Whether an estimate with interval [lo, hi] is inside ``bounds`` (True), outside
+    them (False) or not decided (None), and for the last about how many more games
+    would decide it at the same spread."""
+    low, high = bounds
+    if games >= MIN_GAMES:
+        if low <= lo and hi <= high:
+            return True, 0
+        if hi < low or lo > high:
+            return False, 0
+    bound = low if abs(value - low) <= abs(value - high) else high
+    margin = abs(value - bound)
+    half = value - lo if bound < value else hi - value  # the interval's side facing it
+    needed = games * (half / margin) ** 2 if margin > 0 else float("inf")
+    if not math.isfinite(needed):
+        return None, 10**6
+    return None, max(2, max(MIN_GAMES, math.ceil(needed)) - games)
+
+
+def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson 95 % interval of a score over ``games`` games (draws as half points:
+    conservative, a draw has less variance than a win or a loss)."""
+    if games == 0:
+        return 0.0, 1.0
+    d = 1 + z * z / games
+    c = score + z * z / (2 * games)
+    h = z * math.sqrt(score * (1 - score) / games + z * z / (4 * games * games))
+    return (c - h) / d, (c + h) / d

@@ -44,7 +44,7 @@ __all__ = [
 
 #: Default adjudication of games between two searching levels.
 SEARCHERS_ADJUDICATION = Adjudication(
-    resign_cp=400, resign_moves=3, draw_cp=15, draw_moves=6, draw_after_ply=40
+    resign_cp=400, resign_moves=3, draw_cp=10, draw_moves=8, draw_after_ply=80
 )
 
 

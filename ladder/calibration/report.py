@@ -134,9 +134,7 @@ def ladder_markdown(
             "| --- | ---: | --- | ---: | --- | ---: | ---: |",
         ]
         for name, other in sorted(cal.others.items(), key=lambda kv: kv[1].elo):
-            out.append(
-                f"| {name} | - | - | {other.elo:.0f} | {_ci(other)} | {other.games} | - |"
-            )
+            out.append(f"| {name} | - | - | {other.elo:.0f} | {_ci(other)} | {other.games} | - |")
         for n, r in sorted(cal.ratings.items()):
             lv = cal.levels[n]
             choice = lv.variety.describe() if lv.variety else "best move"

@@ -4,9 +4,10 @@ First every pairing plays its first games (:attr:`Plan.games` for the ladder's g
 fewer for the others), game pair ``k`` of every pairing before pair ``k + 1`` of any, so
 that a run cut short has measured every pairing a little. Then the games go where the
 intervals are widest: after each round the pool is refitted, and each adjacent pairing
-whose gap is known to worse than ± :attr:`Plan.target_half_width` Elo (95 %) gets one
-more game pair, widest first, up to :attr:`Plan.max_games`; a round has as many pairs as
-there are game slots. The run ends when every gap is known well enough, every unsure
+whose gap is known to worse than ± :attr:`Plan.target_half_width` Elo (95 %), or whose
+interval still straddles a bound of the gap criterion, gets one more game pair, widest
+first, up to :attr:`Plan.max_games`; a round has as many pairs as there are game
+slots. The run ends when every gap is known well enough, every unsure
 pairing has its maximum, or the time budget is spent.
 """
 
@@ -15,13 +16,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ladder.calibration.fit import GAP_RANGE, L1_VS_GREEDY
 from ladder.calibration.plan import Pairing, Plan, match_for
 from ladder.match.bradley_terry import LadderFit
+from ladder.match.elo import score_to_elo
 from ladder.match.openings import Opening
 from ladder.match.play import GameTask
 from ladder.match.runner import MatchConfig
 
 __all__ = ["PairingState", "Widest", "first_round", "next_round", "widest_gaps"]
+
+#: Level 1's criterion against greedy, as an Elo difference.
+L1_OVER_GREEDY = (score_to_elo(L1_VS_GREEDY[0]), score_to_elo(L1_VS_GREEDY[1]))
 
 
 @dataclass
@@ -76,7 +82,9 @@ def widest_gaps(states: Sequence[PairingState], fits: dict[str, LadderFit]) -> l
             continue
         gap = fit.difference(a, b)
         half = (gap.hi - gap.lo) / 2
-        if half > s.plan.target_half_width:
+        low, high = L1_OVER_GREEDY if (a, b) == ("L1", "greedy") else GAP_RANGE
+        straddles = gap.lo < low <= gap.hi or gap.lo <= high < gap.hi
+        if half > s.plan.target_half_width or straddles:
             out.append(Widest(s, half))
     return sorted(out, key=lambda w: -w.half_width)
 

@@ -62,26 +62,30 @@ def _calibration(elos: list[float], games_per_gap: int) -> VariantCalibration:
         levels,
         {n: Rating(e, e - 50, e + 50, 100) for n, e in enumerate(elos, start=1)},
     )
-    cal.gaps = {
-        n: (Difference(elos[n - 1] - elos[n - 2], 0, 0, 30), games_per_gap) for n in range(2, 9)
-    }
+    gaps = {n: elos[n - 1] - elos[n - 2] for n in range(2, 9)}
+    cal.gaps = {n: (Difference(g, g - 60, g + 60, 30), games_per_gap) for n, g in gaps.items()}
     cal.l1_vs_greedy = (0.7, games_per_gap)
     return cal
 
 
-def test_criteria_are_decided_only_on_enough_games() -> None:
+def test_criteria_are_decided_only_by_conclusive_intervals() -> None:
     good = [450.0 + 300 * k for k in range(8)]
-    crit = {c.name.split()[0]: c for c in check_ladder(_calibration(good, MIN_GAMES))}
+    crit = {c.name.split()[0]: c for c in check_ladder(_calibration(good, 200))}
     assert all(c.ok is True for c in crit.values()), crit
     few = {c.name.split()[0]: c for c in check_ladder(_calibration(good, MIN_GAMES - 2))}
-    assert few["adjacent"].ok is None and "not decided" in few["adjacent"].detail
-    assert few["L1"].ok is None
+    assert few["adjacent"].ok is None and "not decided: about" in few["adjacent"].detail
+    assert few["L1"].ok is None and "not decided" in few["L1"].detail
+    near = list(good)
+    near[1] = near[0] + 170  # 170 +- 60 straddles the 150 bound: more games needed
+    crit = {c.name.split()[0]: c for c in check_ladder(_calibration(near, 200))}
+    assert crit["adjacent"].ok is None and "L1-L2 +170" in crit["adjacent"].detail
+    assert "about 1600 more" in crit["adjacent"].detail  # 200 * (60 / 20)^2 - 200
     bad = list(good)
-    bad[3] = bad[2] + 100  # L3-L4 too close, L4-L5 too far
-    crit = {c.name.split()[0]: c for c in check_ladder(_calibration(bad, MIN_GAMES))}
-    assert crit["adjacent"].ok is False and "L3-L4 +100" in crit["adjacent"].detail
-    cal = _calibration(good, MIN_GAMES)
-    cal.l1_vs_greedy = (0.9, 60)
+    bad[3] = bad[2] + 60  # L3-L4 surely too close (its interval ends at 120)
+    crit = {c.name.split()[0]: c for c in check_ladder(_calibration(bad, 200))}
+    assert crit["adjacent"].ok is False and "L3-L4 +60" in crit["adjacent"].detail
+    cal = _calibration(good, 200)
+    cal.l1_vs_greedy = (0.9, 100)
     assert {c.name.split()[0]: c for c in check_ladder(cal)}["L1"].ok is False
     cal.ratings[4] = replace(cal.ratings[4], elo=cal.ratings[3].elo - 1)  # type: ignore[arg-type]
     assert {c.name.split()[0]: c for c in check_ladder(cal)}["strictly"].ok is False
