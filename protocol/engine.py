@@ -94,7 +94,7 @@ from protocol.notation import (
 from protocol.options import Option, OptionMap, OptionValue, normalise_name, parse_option
 from protocol.process import DEFAULT_MAX_LINE, EngineProcess, Timeouts
 
-__all__ = ["Engine", "Protocol", "VariantInfo"]
+__all__ = ["Dialect", "Engine", "EngineVariant"]
 
 # Control characters other than tab in an engine's line: garbage.
 _EXIT_GRACE = 0.2  # seconds to drain buffered output after the engine exits
@@ -111,7 +111,7 @@ _VARIANT_INFO_RE = re.compile(
 _WRITE_ERRORS = (RuntimeError, OSError)
 
 
-class Protocol(enum.Enum):
+class Dialect(enum.Enum):
     """Which protocol to speak. Chosen by the caller: engines do not announce it."""
 
     UCI = "uci"
@@ -119,7 +119,7 @@ class Protocol(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class VariantInfo:
+class EngineVariant:
     """The variant the engine plays, as FSF announced it (fields None when it did not:
     FSF stays silent for its standard variants such as ``xiangqi`` and ``chess``)."""
 
@@ -146,7 +146,7 @@ class Engine:
     def __init__(
         self,
         process: EngineProcess,
-        protocol: Protocol,
+        protocol: Dialect,
         *,
         timeouts: Timeouts,
         max_unknown_lines: int = 10_000,
@@ -156,12 +156,12 @@ class Engine:
         self.protocol = protocol
         self.timeouts = timeouts
         self.id: dict[str, str] = {}
-        self.options = OptionMap(ucci=protocol is Protocol.UCCI)
-        self.variant: VariantInfo | None = None
+        self.options = OptionMap(ucci=protocol is Dialect.UCCI)
+        self.variant: EngineVariant | None = None
         self.variant_path: str | None = None
         #: The fault that closed this engine, if one did.
         self.error: EngineFault | None = None
-        self._ucci = protocol is Protocol.UCCI
+        self._ucci = protocol is Dialect.UCCI
         self._ucci_millis = True
         self._new_game = check_token(new_game_command, "new game command")
         self._max_unknown = max_unknown_lines
@@ -190,7 +190,7 @@ class Engine:
         cls,
         command: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
         *,
-        protocol: Protocol = Protocol.UCI,
+        protocol: Dialect = Dialect.UCI,
         timeouts: Timeouts | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | Path | None = None,
@@ -462,7 +462,7 @@ class Engine:
         if "UCI_Variant" in self.options:
             default = self.options["UCI_Variant"].default
             if isinstance(default, str) and default:
-                self.variant = VariantInfo(default)
+                self.variant = EngineVariant(default)
         if self._ucci:
             if "usemillisec" in self.options:
                 if self.options["usemillisec"].default is not True:
@@ -644,7 +644,7 @@ class Engine:
         self.variant_path = text
         self._values[normalise_name(option.name)] = wire
 
-    async def set_variant(self, name: str) -> VariantInfo:
+    async def set_variant(self, name: str) -> EngineVariant:
         """Switch variant (``setoption name UCI_Variant value <name>``) and confirm it.
 
         FSF announces a successful switch to a non-standard variant with
@@ -664,11 +664,11 @@ class Engine:
             await self._send(self._setoption_line(option, name) + "isready\n", "configure")
             async with self._phase("isready", self.timeouts.isready):
                 lines = await self._read_until("readyok")
-        info: VariantInfo | None = None
+        info: EngineVariant | None = None
         for line in lines:
             match = _VARIANT_INFO_RE.match(line)
             if match and match["name"] == name:
-                info = VariantInfo(
+                info = EngineVariant(
                     name=name,
                     files=int(match["files"]),
                     ranks=int(match["ranks"]),
@@ -683,7 +683,7 @@ class Engine:
                     f"the engine did not confirm variant {name!r} "
                     f"(not a section of {self.variant_path}?)"
                 )
-            info = VariantInfo(name)
+            info = EngineVariant(name)
         self.variant = info
         self._values["uci_variant"] = name
         self._confirmed = {name}

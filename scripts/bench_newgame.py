@@ -30,7 +30,7 @@ from pathlib import Path
 
 from bench_protocol import ROOT, RawEngine  # (puts the repo on sys.path)
 
-from protocol import Protocol
+from protocol import Dialect
 
 VARIANT = "mistboard-xiangqi"
 POSITION = "position startpos moves h3e3 b10c8"
@@ -86,7 +86,7 @@ def main() -> None:
         print(f"{name}: {exe}")
     hashes = sorted({*NEWGAME_HASH, SEARCH_HASH})
     engines = {
-        (b, h): NewGameEngine(exe, Protocol.UCI, h) for b, exe in builds.items() for h in hashes
+        (b, h): NewGameEngine(exe, Dialect.UCI, h) for b, exe in builds.items() for h in hashes
     }
     try:
         cases: list[tuple[str, int, int]] = [(f"newgame hash {h}", h, 0) for h in NEWGAME_HASH] + [

@@ -139,7 +139,7 @@ import httpx  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench_protocol import RawEngine as PipeEngine  # noqa: E402  (scripts/, beside this)
+from bench_protocol import RawEngine  # noqa: E402  (scripts/, beside this)
 
 from ladder.engine_binary import DEFAULT_ENGINE, UNPATCHED_ENGINE  # noqa: E402
 from ladder.levels import load_levels  # noqa: E402
@@ -156,7 +156,7 @@ def engine() -> Path:
     return (DEFAULT_ENGINE if DEFAULT_ENGINE.exists() else UNPATCHED_ENGINE).resolve()
 
 
-class RawEngine(PipeEngine):
+class LevelRawEngine(RawEngine):
     """The baseline: bench_protocol's raw-pipe engine (blocking reads, nothing else;
     ``FinalInfoOnly`` on when the engine has it), searching as the service does."""
 
@@ -259,7 +259,7 @@ def pct(values: list[float], q: float) -> float:
 
 class LeanClient:
     """A minimal blocking HTTP/1.1 client (stdlib http.client, one keep-alive
-    connection): the HTTP counterpart of RawEngine's minimal pipe loop."""
+    connection): the HTTP counterpart of LevelRawEngine's minimal pipe loop."""
 
     def __init__(self, url: str) -> None:
         host, port = url.removeprefix("http://").rsplit(":", 1)
@@ -296,7 +296,7 @@ def overhead(exe: Path, reps: int) -> list[Timings]:
     levels = load_levels()[VARIANT]
     game = Game.from_fen(VARIANT, None, MOVES)
     fen, since = game.position_at_last_capture()
-    raw = RawEngine(exe)
+    raw = LevelRawEngine(exe)
     srv = Server(1, exe)
     runner = asyncio.Runner()
     local = MoveService(ServiceConfig(engines=1, engine_path=exe))

@@ -38,8 +38,7 @@ from rich.markup import escape
 from ladder.levels import LEVELS_FILE, Level, load_levels
 from ladder.match.adjudication import Adjudication
 from ladder.match.backends import make_backend
-from ladder.match.bradley_terry import Game as BTGame
-from ladder.match.bradley_terry import LadderFit, fit_ladder
+from ladder.match.bradley_terry import GameResult, LadderFit, fit_ladder
 from ladder.match.calibration import fit_elo_vs_log_nodes
 from ladder.match.elo import elo_to_score, normal_quantile
 from ladder.match.openings import load_openings
@@ -192,8 +191,8 @@ def interleave(matches: Sequence[MatchConfig]) -> list[GameTask]:
 EXTRAPOLATION_POINTS = 3
 
 
-def _bt_games(records: Sequence[GameRecord]) -> list[BTGame]:
-    return [BTGame(r.red, r.black, r.red_score, (r.match_id, r.pair_no)) for r in records]
+def _bt_games(records: Sequence[GameRecord]) -> list[GameResult]:
+    return [GameResult(r.red, r.black, r.red_score, (r.match_id, r.pair_no)) for r in records]
 
 
 def _extrapolate(

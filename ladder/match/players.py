@@ -27,14 +27,14 @@ import random
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Protocol as TypingProtocol
+from typing import Protocol
 
 from ladder.engine_binary import engine_path
 from ladder.level_move import SearchJob, choose, search_level
 from ladder.levels import LEVELS_FILE, Level, load_levels
 from ladder.rules import Game
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
-from protocol import InfoDict, Limit, ManagedEngine, PlayResult, Protocol
+from protocol import Dialect, InfoDict, Limit, ManagedEngine, PlayResult
 from protocol.options import OptionValue
 
 __all__ = [
@@ -241,7 +241,7 @@ class MoveInfo:
     restarts: int = 0  #: engine restarts this move needed
 
 
-class Player(TypingProtocol):
+class Player(Protocol):
     """A player in a worker process."""
 
     spec: PlayerSpec
@@ -364,7 +364,7 @@ class EnginePlayer:
         )
         self.engine = ManagedEngine(
             self._executable(),
-            protocol=Protocol.UCCI if self.spec.protocol == "ucci" else Protocol.UCI,
+            protocol=Dialect.UCCI if self.spec.protocol == "ucci" else Dialect.UCI,
             options=self._options(),
             variant_path=path,
             variant_aliases=FSF_VARIANT,

@@ -31,7 +31,7 @@ from ladder.service.models import (
 )
 from ladder.service.pool import EnginePool
 from ladder.service.positions import Checked, Positions, start_fen
-from ladder.service.worker import EngineFailure, EngineWorker, WorkerFactory, default_factory
+from ladder.service.worker import EngineWorker, WorkerFactory, WorkerFailure, default_factory
 from ladder.variants import FSF_VARIANT, VARIANT_IDS
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ class MoveService:
                         t0 = time.perf_counter()
                         try:
                             result = await worker.search(job, checked.legal)
-                        except EngineFailure as exc:
+                        except WorkerFailure as exc:
                             lease.dirty = True
                             failures.append(f"engine {worker.index}: {exc}")
                             break  # the manager has already restarted and retried

@@ -17,11 +17,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 
-from ladder import rules
 from ladder.level_move import restarts_engine_position
-from ladder.rules import Game, RulesError, normalize_move
+from ladder.rules import Game, Outcome, RulesError, normalize_move
 from ladder.service.errors import ServiceError, invalid
-from ladder.service.models import Outcome
+from ladder.service.models import OutcomeInfo
 
 #: Requests needing more plies of checking than this are checked in a worker thread,
 #: so that replaying a long game does not stall the event loop and every other request.
@@ -39,7 +38,7 @@ class Checked:
     base_fen: str  #: canonical FEN the engine starts from
     since: tuple[str, ...]  #: canonical moves from base_fen to the position
     legal: frozenset[str]  #: legal moves in the final position
-    outcome: Outcome | None  #: set if the game is over in the final position
+    outcome: OutcomeInfo | None  #: set if the game is over in the final position
 
     @cached_property
     def fen(self) -> str:
@@ -52,11 +51,11 @@ class Checked:
         return self.game.is_check()
 
 
-def outcome_model(outcome: rules.Outcome | None) -> Outcome | None:
+def outcome_model(outcome: Outcome | None) -> OutcomeInfo | None:
     """The checker's outcome as the API's model."""
     if outcome is None:
         return None
-    return Outcome(
+    return OutcomeInfo(
         result=outcome.result,
         winner=outcome.winner,  # type: ignore[arg-type]
         reason=str(outcome.reason),

@@ -17,8 +17,7 @@ import math
 from collections.abc import Callable
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies
 
 from ladder.match.elo import NELO_PER_T, elo_to_score
 from ladder.match.results import Pentanomial, Trinomial
@@ -240,8 +239,10 @@ def test_rejects_wrong_length() -> None:
         llr_logistic([1, 2, 3, 4], 0, 5)
 
 
-small_counts = st.lists(st.integers(min_value=0, max_value=300), min_size=5, max_size=5)
-elos = st.floats(min_value=-20, max_value=20)
+small_counts = strategies.lists(
+    strategies.integers(min_value=0, max_value=300), min_size=5, max_size=5
+)
+elos = strategies.floats(min_value=-20, max_value=20)
 
 
 @settings(max_examples=60, deadline=None)

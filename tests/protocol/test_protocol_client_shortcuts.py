@@ -15,12 +15,12 @@ import psutil
 import pytest
 
 from protocol import (
+    Dialect,
     Engine,
     EngineArgumentError,
     EngineProtocolError,
     EngineTerminatedError,
     OptionError,
-    Protocol,
     Timeouts,
     notation,
 )
@@ -38,7 +38,7 @@ def reader_engine(limit: int = 64) -> tuple[Engine, asyncio.StreamReader]:
     """An Engine reading from a StreamReader the test feeds (no process behind it)."""
     stream = asyncio.StreamReader(limit=limit)
     fake_process: Any = SimpleNamespace(stdin=None, stdout=stream)
-    return Engine(fake_process, Protocol.UCI, timeouts=Timeouts()), stream
+    return Engine(fake_process, Dialect.UCI, timeouts=Timeouts()), stream
 
 
 async def test_reader_splits_chunks_into_lines() -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from protocol import (
     Backoff,
+    Dialect,
     Engine,
     EngineFailure,
     EngineProtocolError,
@@ -23,7 +24,6 @@ from protocol import (
     EngineTimeoutError,
     Limit,
     ManagedEngine,
-    Protocol,
     Timeouts,
 )
 
@@ -73,10 +73,10 @@ async def _meet(engine: Engine, action: str) -> None:
         await engine.quit()
 
 
-@pytest.mark.parametrize("protocol", [Protocol.UCI, Protocol.UCCI], ids=["uci", "ucci"])
+@pytest.mark.parametrize("protocol", [Dialect.UCI, Dialect.UCCI], ids=["uci", "ucci"])
 @pytest.mark.parametrize("mode", sorted(MATRIX))
 async def test_fault_matrix(
-    mode: str, protocol: Protocol, fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    mode: str, protocol: Dialect, fake: Callable[..., list[str]], no_leaked_processes: set[int]
 ) -> None:
     error, phase, action = MATRIX[mode]
     pids: list[int] = []

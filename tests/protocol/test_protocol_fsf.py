@@ -10,11 +10,11 @@ import pytest
 from chess.engine import Cp, Mate
 
 from protocol import (
+    Dialect,
     Engine,
     EngineArgumentError,
     Limit,
     OptionError,
-    Protocol,
     UnsafeArgumentError,
     VariantError,
 )
@@ -29,7 +29,7 @@ CHECKMATED = "1R2k4/R8/9/9/9/9/9/9/9/3K5 b - - 1 1"
 pytestmark = pytest.mark.timeout(60)
 
 
-@pytest.fixture(params=[Protocol.UCI, Protocol.UCCI], ids=["uci", "ucci"])
+@pytest.fixture(params=[Dialect.UCI, Dialect.UCCI], ids=["uci", "ucci"])
 async def fsf(
     request: pytest.FixtureRequest, fsf_exe: Path, no_leaked_processes: set[int]
 ) -> AsyncIterator[Engine]:
@@ -46,10 +46,10 @@ async def test_handshake_and_option_discovery(fsf: Engine) -> None:
     hash_option = fsf.options["Hash"]
     assert hash_option.type == "spin" and hash_option.min == 1 and hash_option.default == 16
     # UCCI: FSF calls Hash `hashsize` and writes `_` for spaces.
-    expected = "hashsize" if fsf.protocol is Protocol.UCCI else "Hash"
+    expected = "hashsize" if fsf.protocol is Dialect.UCCI else "Hash"
     assert hash_option.name == expected
     overhead = fsf.options["Move Overhead"]
-    assert overhead.name == ("Move_Overhead" if fsf.protocol is Protocol.UCCI else "Move Overhead")
+    assert overhead.name == ("Move_Overhead" if fsf.protocol is Dialect.UCCI else "Move Overhead")
     assert fsf.options["Clear Hash"].type == "button"
     assert fsf.options["Ponder"].type == "check" and fsf.options["Ponder"].default is False
     variant = fsf.options["UCI_Variant"]
@@ -127,13 +127,13 @@ async def test_rank_conversion_matches_across_protocols(
     """
     moves = ["h3e3", "b10c8", "h1g3", "h10g8"]
     results = []
-    for protocol in (Protocol.UCI, Protocol.UCCI):
+    for protocol in (Dialect.UCI, Dialect.UCCI):
         async with await Engine.start(fsf_exe, protocol=protocol) as engine:
             no_leaked_processes.add(engine.pid)
             await engine.configure({"Threads": 1, "Hash": 16})
             await engine.load_variants(VARIANTS_INI)
             await engine.set_variant("mistboard-xiangqi")
-            if protocol is Protocol.UCCI:
+            if protocol is Dialect.UCCI:
                 assert engine.position_command(None, moves).endswith("moves h2e2 b9c7 h0g2 h9g7")
             results.append(await engine.search(None, moves, Limit(nodes=10_000), new_game=True))
     uci, ucci = results

@@ -5,8 +5,7 @@ from __future__ import annotations
 import chess
 import pytest
 from chess.engine import Cp, Mate, PovScore
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies
 
 from protocol import EngineArgumentError, EngineProtocolError, Limit, OptionError
 from protocol.info import parse_bestmove, parse_info
@@ -32,7 +31,7 @@ def test_rank_conversion_both_ways(canonical: str, ucci: str) -> None:
     assert from_ucci(ucci) == canonical
 
 
-squares = st.tuples(st.sampled_from("abcdefghi"), st.integers(1, 10))
+squares = strategies.tuples(strategies.sampled_from("abcdefghi"), strategies.integers(1, 10))
 
 
 @given(squares, squares)

@@ -9,7 +9,7 @@ import chess
 import pytest
 from chess.engine import Mate
 
-from protocol import Engine, Limit, ManagedEngine, OptionError, Protocol
+from protocol import Dialect, Engine, Limit, ManagedEngine, OptionError
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -44,9 +44,9 @@ async def test_debian_stockfish_chess(
         assert clock.move is not None
 
 
-@pytest.mark.parametrize("protocol", [Protocol.UCI, Protocol.UCCI], ids=["uci", "ucci"])
+@pytest.mark.parametrize("protocol", [Dialect.UCI, Dialect.UCCI], ids=["uci", "ucci"])
 async def test_debian_fairy_stockfish_xiangqi(
-    debian_fairy_stockfish: Path, protocol: Protocol, no_leaked_processes: set[int]
+    debian_fairy_stockfish: Path, protocol: Dialect, no_leaked_processes: set[int]
 ) -> None:
     """FSF 11.1 keeps `Hash` in UCCI mode and writes `score cp N` there: both handled."""
     managed = ManagedEngine(debian_fairy_stockfish, protocol=protocol, options={"Threads": 1})

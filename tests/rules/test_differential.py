@@ -232,10 +232,7 @@ def test_comparison_catches_a_broken_checker(
     harness: ModuleType, sf: ModuleType, monkeypatch: pytest.MonkeyPatch, breakage: str, mode: str
 ) -> None:
     (variant, fen, moves), target, replacement, what = BREAKAGES[breakage]
-    owner, _, name = target.rpartition(".")
-    import ladder.rules.game as game_module
-
-    monkeypatch.setattr(getattr(game_module, owner) if owner else game_module, name, replacement)
+    monkeypatch.setattr(f"ladder.rules.game.{target}", replacement)
     found = harness.compare_game(sf, variant, fen, moves.split(), mode)
     assert found, f"{breakage}: the {mode} comparison did not notice"
     assert {m.what for m in found} == {what}, [str(m) for m in found]

@@ -214,9 +214,7 @@ def test_move_that_leaves_general_attacked() -> None:
 
 
 def test_move_list_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ladder.rules.game as game_module
-
-    monkeypatch.setattr(game_module, "MAX_MOVES", 3)
+    monkeypatch.setattr("ladder.rules.game.MAX_MOVES", 3)
     with pytest.raises(RulesError, match="more than 3 moves") as err:
         Game.from_fen("xiangqi", None, ["h3e3", "h8e8", "b3b4", "b8b7"])
     assert err.value.ply == 4
