@@ -46,6 +46,7 @@ __all__ = [
     "SearchJob",
     "SearchResult",
     "choose",
+    "comparable_cp",
     "engine_position",
     "line_from_info",
     "restarts_engine_position",
@@ -53,8 +54,16 @@ __all__ = [
     "search_result",
 ]
 
-#: A mate counts as this many centipawns (minus the distance) when comparing lines.
+#: A mate counts as this many centipawns (minus the distance) when comparing scores.
 MATE_CP = 100_000
+
+
+def comparable_cp(cp: int | None, mate: int | None) -> int | None:
+    """A score as one comparable number of centipawns, mates far above any cp (the
+    nearer the mate, the higher); None when there is neither."""
+    if mate is not None:
+        return MATE_CP - abs(mate) if mate > 0 else -MATE_CP + abs(mate)
+    return cp
 
 
 # ---------------------------------------------------------------------------------------
@@ -134,10 +143,10 @@ class Line:
         return self.pv[0]
 
     def value(self) -> int:
-        """The score as one comparable number of centipawns (mates far above any cp)."""
-        if self.mate is not None:
-            return MATE_CP - abs(self.mate) if self.mate > 0 else -MATE_CP + abs(self.mate)
-        return self.cp if self.cp is not None else 0
+        """The score as one comparable number of centipawns (:func:`comparable_cp`; 0
+        without a score)."""
+        value = comparable_cp(self.cp, self.mate)
+        return 0 if value is None else value
 
 
 @dataclass(frozen=True)

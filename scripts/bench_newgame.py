@@ -28,7 +28,7 @@ import statistics
 import time
 from pathlib import Path
 
-from bench_protocol import ROOT, RawEngine  # (puts the repo on sys.path)
+from bench_protocol import ROOT, RawEngine  # scripts/, beside this
 
 from protocol import Dialect
 

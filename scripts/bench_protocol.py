@@ -22,14 +22,12 @@ import argparse
 import asyncio
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from protocol import Dialect, Engine, Limit
 
-from protocol import Dialect, Engine, Limit  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 VARIANTS_INI = ROOT / "variants.ini"
 MOVES = ["h3e3", "b10c8"]

@@ -29,12 +29,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from ladder.rules import Game
+from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI
 
-from ladder.rules import VARIANTS, Game  # noqa: E402
-from ladder.variants import FSF_VARIANT, VARIANTS_INI  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def positions(variant: str, count: int, seed: int = 2024) -> list[Game]:
@@ -115,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             print("pyffish not installed: timing the checker only", file=sys.stderr)
     report: dict[str, dict[str, float]] = {}
-    for variant in VARIANTS:
+    for variant in VARIANT_IDS:
         games = positions(variant, args.positions)
         row = {
             "positions": float(len(games)),

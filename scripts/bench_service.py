@@ -137,10 +137,10 @@ if __name__ == "__main__" and sys.argv[1:2] == ["--load"]:
 import httpx  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from bench_protocol import RawEngine  # noqa: E402  (scripts/, beside this)
 
+from ladder.client import wait_until_healthy  # noqa: E402
 from ladder.engine_binary import DEFAULT_ENGINE, UNPATCHED_ENGINE  # noqa: E402
 from ladder.levels import load_levels  # noqa: E402
 from ladder.rules import Game  # noqa: E402
@@ -211,16 +211,8 @@ class Server:
             cwd=ROOT,
             env=env,
         )
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline or self.p.poll() is not None:
-                raise SystemExit("server did not start")
-            time.sleep(0.1)
+        if not wait_until_healthy(self.url, 60, alive=lambda: self.p.poll() is None):
+            raise SystemExit("server did not start")
 
     def cpu(self) -> float:
         """CPU seconds the server process (not its engines) has used so far."""

@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ladder.rules import MAX_MOVES
 from ladder.service.config import MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_SEED
+from ladder.variants import VariantId
 
-VariantId = Literal["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi"]
 Color = Literal["red", "black"]
 
 MoveStr = Annotated[

@@ -23,6 +23,7 @@ from protocol.options import OptionMap, parse_option
         ("A@e3", "A@e2"),
         ("a1a10", "a0a9"),
         ("i10i1", "i9i0"),
+        ("P@i10", "P@i9"),
         ("(none)", "(none)"),
     ],
 )

@@ -3,7 +3,7 @@ loaded with variants.ini).
 
 Random games, biased toward captures, drops, checks and repetitions, are played by the
 checker, and at EVERY ply of every game the two are compared: legal-move sets, FEN,
-check, and outcome (result and reason). The harness is scripts/fuzz_rules_vs_pyffish.py
+check, and outcome (result and reason). The harness is tests/rules/fuzz_vs_pyffish.py
 (see its doc for the two ways of asking pyffish, ``fen`` and ``replay``). pyffish costs
 about 1.4 ms a call whatever it is asked, so the normal suite uses the ``fen`` mode
 (about 2 calls a ply), games of at most 60 plies, and two worker processes; the slow
@@ -15,23 +15,21 @@ and require the comparison to notice, on scripted games that reach each kind of 
 
 from __future__ import annotations
 
-import importlib
 import os
-import sys
 import time
 from collections.abc import Iterator
 from multiprocessing.pool import Pool
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from ladder.rules import VARIANTS, Game
+from ladder.rules import Game
 from ladder.rules.game import Outcome, Reason
+from ladder.variants import FSF_VARIANT, VARIANT_IDS
+from tests.rules import fuzz_vs_pyffish
 
 pyffish = pytest.importorskip("pyffish")
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 GAMES = 200
 MAX_PLIES = 60
 JOBS = min(2, os.cpu_count() or 1)
@@ -53,29 +51,17 @@ REDROP = ("crazyhouse-xiangqi", "r2k5/9/1n7/9/9/9/9/9/9/R3K4[] w - - 0 1", f"{EX
 WIDE_CHECK = ("atomic-xiangqi", "2nk5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1", "a1a10 d10d9")
 
 
-def _harness() -> ModuleType:
-    # Imported by name (not from a file spec): the worker processes import it too.
-    if str(SCRIPTS) not in sys.path:
-        sys.path.insert(0, str(SCRIPTS))
-    return importlib.import_module("fuzz_rules_vs_pyffish")
+@pytest.fixture(scope="module")
+def sf() -> ModuleType:
+    return fuzz_vs_pyffish.load_pyffish()
 
 
 @pytest.fixture(scope="module")
-def harness() -> ModuleType:
-    return _harness()
-
-
-@pytest.fixture(scope="module")
-def sf(harness: ModuleType) -> ModuleType:
-    return harness.load_pyffish()
-
-
-@pytest.fixture(scope="module")
-def pool(harness: ModuleType) -> Iterator[Pool | None]:
+def pool() -> Iterator[Pool | None]:
     if JOBS < 2:
         yield None
         return
-    p = harness.worker_pool(JOBS)
+    p = fuzz_vs_pyffish.worker_pool(JOBS)
     try:
         yield p
     finally:
@@ -84,7 +70,6 @@ def pool(harness: ModuleType) -> Iterator[Pool | None]:
 
 
 def _run(
-    harness: ModuleType,
     sf: ModuleType,
     pool: Pool | None,
     variant: str,
@@ -94,7 +79,7 @@ def _run(
     mode: str,
 ) -> object:
     t0 = time.perf_counter()
-    stats = harness.run_games(
+    stats = fuzz_vs_pyffish.run_games(
         variant, games, seed, max_plies, mode, sf=sf, pool=pool, max_mismatches=3
     )
     print(
@@ -108,11 +93,11 @@ def _run(
     return stats
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", VARIANT_IDS)
 def test_random_games_agree_with_pyffish_every_ply(
-    harness: ModuleType, sf: ModuleType, pool: Pool | None, variant: str
+    sf: ModuleType, pool: Pool | None, variant: str
 ) -> None:
-    stats = _run(harness, sf, pool, variant, GAMES, "pytest", MAX_PLIES, "fen")
+    stats = _run(sf, pool, variant, GAMES, "pytest", MAX_PLIES, "fen")
     # Every kind of ending is reached (the seeds are fixed, so this is deterministic).
     expected = {"repetition", "sixty-plies", "checkmate", "unfinished"}
     if variant == "atomic-xiangqi":
@@ -122,22 +107,22 @@ def test_random_games_agree_with_pyffish_every_ply(
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", VARIANT_IDS)
 def test_long_random_games_agree_with_pyffish(
-    harness: ModuleType, sf: ModuleType, pool: Pool | None, variant: str
+    sf: ModuleType, pool: Pool | None, variant: str
 ) -> None:
-    _run(harness, sf, pool, variant, 600, "pytest-slow", 200, "fen")
+    _run(sf, pool, variant, 600, "pytest-slow", 200, "fen")
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", VARIANT_IDS)
 def test_random_games_agree_with_pyffish_replaying(
-    harness: ModuleType, sf: ModuleType, pool: Pool | None, variant: str
+    sf: ModuleType, pool: Pool | None, variant: str
 ) -> None:
     # Every question asked with the whole game, every outcome call at every ply: checks
     # what the fen mode takes from FSF's source (FEN round trips, when an end can occur).
-    _run(harness, sf, pool, variant, 150, "pytest-replay", 200, "replay")
+    _run(sf, pool, variant, 150, "pytest-replay", 200, "replay")
 
 
 # ------------------------------------------------------------------ scripted games
@@ -149,11 +134,9 @@ def test_random_games_agree_with_pyffish_replaying(
     [PERPETUAL, SIXTY, REDROP, WIDE_CHECK],
     ids=["perpetual", "sixty", "redrop", "wide-check"],
 )
-def test_scripted_games_agree(
-    harness: ModuleType, sf: ModuleType, case: tuple[str, str, str], mode: str
-) -> None:
+def test_scripted_games_agree(sf: ModuleType, case: tuple[str, str, str], mode: str) -> None:
     variant, fen, moves = case
-    assert harness.compare_game(sf, variant, fen, moves.split(), mode) == []
+    assert fuzz_vs_pyffish.compare_game(sf, variant, fen, moves.split(), mode) == []
 
 
 def test_scripted_endings_are_what_they_claim() -> None:
@@ -229,19 +212,17 @@ BREAKAGES = {
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("breakage", BREAKAGES)
 def test_comparison_catches_a_broken_checker(
-    harness: ModuleType, sf: ModuleType, monkeypatch: pytest.MonkeyPatch, breakage: str, mode: str
+    sf: ModuleType, monkeypatch: pytest.MonkeyPatch, breakage: str, mode: str
 ) -> None:
     (variant, fen, moves), target, replacement, what = BREAKAGES[breakage]
     monkeypatch.setattr(f"ladder.rules.game.{target}", replacement)
-    found = harness.compare_game(sf, variant, fen, moves.split(), mode)
+    found = fuzz_vs_pyffish.compare_game(sf, variant, fen, moves.split(), mode)
     assert found, f"{breakage}: the {mode} comparison did not notice"
     assert {m.what for m in found} == {what}, [str(m) for m in found]
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", VARIANT_IDS)
 def test_start_perft_agrees_with_pyffish(sf: ModuleType, variant: str) -> None:
-    from ladder.variants import FSF_VARIANT
-
     g = Game.from_fen(variant)
     section = FSF_VARIANT[variant]
     for first in g.legal_moves():

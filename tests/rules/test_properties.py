@@ -8,7 +8,8 @@ import random
 
 from hypothesis import HealthCheck, given, settings, strategies
 
-from ladder.rules import VARIANTS, Game, RulesError, from_ucci, normalize_move, to_ucci
+from ladder.rules import Game, RulesError, normalize_move
+from ladder.variants import VARIANT_IDS
 
 FILES = "abcdefghi"
 
@@ -78,7 +79,7 @@ def random_game(variant: str, seed: int, plies: int) -> Game:
 
 games = strategies.builds(
     random_game,
-    strategies.sampled_from(VARIANTS),
+    strategies.sampled_from(VARIANT_IDS),
     strategies.integers(0, 10**9),
     strategies.integers(0, 150),
 )
@@ -129,7 +130,7 @@ def test_no_legal_move_leaves_own_general_attacked(g: Game) -> None:
         strategies.none(), strategies.text(max_size=300), strategies.integers(), strategies.binary()
     ),
     strategies.one_of(
-        strategies.text(max_size=40), strategies.sampled_from(VARIANTS), strategies.none()
+        strategies.text(max_size=40), strategies.sampled_from(VARIANT_IDS), strategies.none()
     ),
     strategies.one_of(
         strategies.lists(strategies.text(max_size=8), max_size=5),
@@ -148,7 +149,7 @@ FEN_ALPHABET = "rnbakcpRNBAKCPeEhH0123456789/[] wb-@"
 
 @settings(max_examples=300, deadline=None)
 @given(
-    strategies.sampled_from(VARIANTS),
+    strategies.sampled_from(VARIANT_IDS),
     strategies.integers(0, 10**9),
     strategies.lists(
         strategies.tuples(strategies.integers(0, 200), strategies.sampled_from(FEN_ALPHABET)),
@@ -179,7 +180,7 @@ def test_mutated_fens_raise_only_rules_error(
 )
 def test_garbage_moves_raise_only_rules_error(move: str) -> None:
     g = Game.from_fen("crazyhouse-xiangqi")
-    for call in (g.push, g.gives_check, normalize_move, to_ucci, from_ucci):
+    for call in (g.push, g.gives_check, normalize_move):
         with contextlib.suppress(RulesError):
             call(move)
     assert isinstance(g.is_legal(move), bool)

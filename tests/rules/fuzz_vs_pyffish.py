@@ -8,9 +8,11 @@ or that the game goes on). Games are random but biased toward captures and drops
 the rules are intricate), toward checks (perpetual checks) and, now and then, toward
 undoing the mover's previous move (repetitions).
 
-    .venv/bin/python scripts/fuzz_rules_vs_pyffish.py --games 10000 --jobs 2
-    .venv/bin/python scripts/fuzz_rules_vs_pyffish.py --variant atomic-xiangqi --games 500 --seed 7
-    .venv/bin/python scripts/fuzz_rules_vs_pyffish.py --mode replay --games 200
+    .venv/bin/python -m tests.rules.fuzz_vs_pyffish --games 10000 --jobs 2
+    .venv/bin/python -m tests.rules.fuzz_vs_pyffish --variant atomic-xiangqi --games 500 --seed 7
+    .venv/bin/python -m tests.rules.fuzz_vs_pyffish --mode replay --games 200
+
+(from the repository's root; it needs pyffish, which ``make engine`` installs).
 
 Two ways of asking pyffish (``--mode``), the same comparisons:
 
@@ -52,21 +54,15 @@ import argparse
 import multiprocessing
 import multiprocessing.pool
 import random
-import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from ladder.rules import VARIANTS, Game, normalize_move  # noqa: E402
-from ladder.variants import FSF_VARIANT, VARIANTS_INI  # noqa: E402
+from ladder.rules import Game, normalize_move
+from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI
 
 MODES = ("fen", "replay")
 #: RULES.md "Sixty plies without a capture" (the harness's own copy: tests break the
@@ -506,7 +502,7 @@ def _play_games(
 def worker_pool(jobs: int) -> multiprocessing.pool.Pool:
     """``jobs`` worker processes, each with its own pyffish, for :func:`run_games`.
     (Spawned, not forked: pyffish has a thread. The children import this module by
-    name, so it must be importable from ``sys.path``.)"""
+    name, ``tests.rules.fuzz_vs_pyffish``, from the repository's root.)"""
     return multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_init)
 
 
@@ -584,7 +580,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1000, help="games per variant")
     parser.add_argument(
         "--variant",
-        choices=VARIANTS,
+        choices=VARIANT_IDS,
         action="append",
         help="variant(s) to test (default: all three)",
     )
@@ -613,7 +609,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sf = load_pyffish() if args.jobs <= 1 else None
     failed = False
-    for variant in args.variant or VARIANTS:
+    for variant in args.variant or VARIANT_IDS:
         t0 = time.perf_counter()
         stats = run_games(
             variant,
