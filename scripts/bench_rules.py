@@ -71,10 +71,7 @@ def time_ours(game: Game, repeat: int) -> float:
 
 def time_pyffish(sf: object, variant: str, game: Game, repeat: int) -> float:
     section = FSF_VARIANT[variant]
-    if variant == "crazyhouse-xiangqi":  # captured material returns: the whole game
-        fen, moves = game.start_fen, game.moves
-    else:
-        fen, moves = game.position_at_last_capture()
+    fen, moves = game.engine_position()  # the history an engine gets
     best = float("inf")
     for _ in range(repeat):
         t0 = time.perf_counter()

@@ -287,7 +287,7 @@ def overhead(exe: Path, reps: int) -> list[Timings]:
     through a lean client, interleaved request by request."""
     levels = load_levels()[VARIANT]
     game = Game.from_fen(VARIANT, None, MOVES)
-    fen, since = game.position_at_last_capture()
+    fen, since = game.engine_position()
     raw = LevelRawEngine(exe)
     srv = Server(1, exe)
     runner = asyncio.Runner()

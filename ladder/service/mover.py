@@ -119,7 +119,8 @@ class MoveService:
                 outcome=o.model_dump(),
             )
         variety = level.variety
-        job = SearchJob.for_level(FSF_VARIANT[req.variant], checked.base_fen, checked.since, level)
+        fen, moves = checked.game.engine_position()
+        job = SearchJob.for_level(FSF_VARIANT[req.variant], fen, moves, level)
         cfg = self.config
         loop = asyncio.get_running_loop()
         budget = cfg.request_deadline(level)

@@ -25,6 +25,7 @@ import pytest
 
 from ladder.rules import Game
 from ladder.rules.game import Outcome, Reason
+from ladder.rules.variants import XIANGQI_START
 from ladder.variants import FSF_VARIANT, VARIANT_IDS
 from tests.rules import fuzz_vs_pyffish
 
@@ -49,6 +50,8 @@ REDROP = ("crazyhouse-xiangqi", "r2k5/9/1n7/9/9/9/9/9/9/R3K4[] w - - 0 1", f"{EX
 # Atomic: after a1a10 the chariot can take the horse on c10, next to the general on d10:
 # check in the wide sense only.
 WIDE_CHECK = ("atomic-xiangqi", "2nk5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1", "a1a10 d10d9")
+# A cannon takes a soldier at ply 3: what an engine is sent starts over there.
+CAPTURE = ("xiangqi", XIANGQI_START, "h3e3 h8e8 e3e7 d10e9 b3b4")
 
 
 @pytest.fixture(scope="module")
@@ -131,8 +134,8 @@ def test_random_games_agree_with_pyffish_replaying(
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
     "case",
-    [PERPETUAL, SIXTY, REDROP, WIDE_CHECK],
-    ids=["perpetual", "sixty", "redrop", "wide-check"],
+    [PERPETUAL, SIXTY, REDROP, WIDE_CHECK, CAPTURE],
+    ids=["perpetual", "sixty", "redrop", "wide-check", "capture"],
 )
 def test_scripted_games_agree(sf: ModuleType, case: tuple[str, str, str], mode: str) -> None:
     variant, fen, moves = case
@@ -191,6 +194,18 @@ def _direct_check_only(self: Game) -> bool:
     return self.position.in_direct_check()
 
 
+def _whole_game_sent(self: Game) -> tuple[str, tuple[str, ...]]:
+    return self.start_fen, tuple(self.moves)
+
+
+def _sent_from_the_capture(self: Game) -> tuple[str, tuple[str, ...]]:
+    """The FEN before the last capture, with the capture among the moves sent."""
+    i = max(self.last_capture_index() - 1, 0)
+    return Game.from_fen(self.variant.name, self.start_fen, self.moves[:i]).fen(), tuple(
+        self.moves[i:]
+    )
+
+
 _ORIGINAL_OUTCOME = Game.outcome
 _ORIGINAL_LEGAL = Game.legal_moves
 _ORIGINAL_FEN = Game.fen
@@ -206,6 +221,13 @@ BREAKAGES = {
     "wrong-fen": (REDROP, "Game.fen", _fen_without_move_number, "fen"),
     "check-never": (PERPETUAL, "Game.is_check", lambda self: False, "check"),
     "atomic-direct-check-only": (WIDE_CHECK, "Game.is_check", _direct_check_only, "check"),
+    "whole-game-sent": (CAPTURE, "Game.engine_position", _whole_game_sent, "engine position"),
+    "sent-from-before-the-capture": (
+        CAPTURE,
+        "Game.engine_position",
+        _sent_from_the_capture,
+        "engine position",
+    ),
 }
 
 
