@@ -75,7 +75,7 @@ class Ladder:
         self._service = service
         self._owns_service = False
         if base_url is None and service is None:
-            cfg = config or ServiceConfig(**({"engines": engines} if engines else {}))
+            cfg = config or (ServiceConfig(engines=engines) if engines else ServiceConfig())
             self._service = MoveService(cfg)
             self._owns_service = True
         self._transport = transport

@@ -249,8 +249,10 @@ def choose(
         key=lambda ln: ln.multipv,
     )
     # Deduplicate by move (a line can be reported twice in odd cases); keep pv order.
-    seen: set[str] = set()
-    unique = [ln for ln in candidates if not (ln.move in seen or seen.add(ln.move))]
+    first: dict[str, Line] = {}
+    for ln in candidates:
+        first.setdefault(ln.move, ln)
+    unique = list(first.values())
     if not unique:
         unique = [best_line]
     pick = rng.choice(unique)

@@ -101,8 +101,8 @@ def main() -> None:
                 for b in order:
                     engine = engines[(b, hash_mb)]
                     if nodes:
-                        t, best = engine.search(POSITION, nodes)
-                        answers.setdefault((label, b), set()).add(best)
+                        t, bestmove = engine.search(POSITION, nodes)
+                        answers.setdefault((label, b), set()).add(bestmove)
                     else:
                         t = engine.new_game()
                     if r >= WARMUP:
@@ -116,8 +116,9 @@ def main() -> None:
             new = statistics.median(times[(label, "new")]) * 1000
             best = ""
             if nodes:
-                a, b = answers[(label, "old")], answers[(label, "new")]
-                best = next(iter(a)) if a == b and len(a) == 1 else f"DIFFER {a} {b}"
+                before, after = answers[(label, "old")], answers[(label, "new")]
+                same = before == after and len(before) == 1
+                best = next(iter(before)) if same else f"DIFFER {before} {after}"
             print(
                 f"{label:<20} {len(times[(label, 'old')]):>5} {old:>8.3f} {new:>8.3f} "
                 f"{new / old:>8.3f} {best:>9}"

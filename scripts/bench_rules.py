@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{'variant':<20} {'moves':>6} {'ours median':>12} {'ours p90':>10} "
         f"{'pyffish median':>15} {'ratio':>7}"
     )
-    for variant, row in report.items():
+    for name, row in report.items():
         theirs_text = (
             f"{row['pyffish_median_us']:>12.0f} us" if "pyffish_median_us" in row else f"{'-':>15}"
         )
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             else f"{'-':>7}"
         )
         print(
-            f"{variant:<20} {row['legal_moves_mean']:>6.1f} {row['ours_median_us']:>9.0f} us "
+            f"{name:<20} {row['legal_moves_mean']:>6.1f} {row['ours_median_us']:>9.0f} us "
             f"{row['ours_p90_us']:>7.0f} us {theirs_text} {ratio}"
         )
     return 0

@@ -40,6 +40,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 VARIANT = "xiangqi"
@@ -165,7 +166,7 @@ class LevelRawEngine(RawEngine):
         self.opts: dict[str, int] = {}
 
     def level_search(
-        self, fen: str, moves: list[str], nodes: int, multipv: int, hash_mb: int
+        self, fen: str, moves: Sequence[str], nodes: int, multipv: int, hash_mb: int
     ) -> str:
         """MultiPV and Hash when they change, then ``ucinewgame`` / ``position`` /
         ``go nodes`` in one write; the bestmove."""

@@ -110,7 +110,9 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
     adjudicator = Adjudicator(task.adjudication)
     infos: list[dict[str, Any]] = []
     seconds = {"red": 0.0, "black": 0.0}
-    result = winner = reason = None
+    result: str | None = None
+    winner: str | None = None
+    reason: str | None = None
     while True:
         outcome = game.outcome()
         if outcome is not None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Literal
 
 from ladder.rules.board import (
     ADVISOR,
@@ -77,13 +78,13 @@ class Outcome:
         reason: why it ended.
     """
 
-    result: str
-    winner: str | None
+    result: Literal["1-0", "0-1", "1/2-1/2"]
+    winner: Literal["red", "black"] | None
     reason: Reason
 
     @staticmethod
     def win(colour: int, reason: Reason) -> Outcome:
-        return Outcome("1-0" if colour == RED else "0-1", COLOUR_NAMES[colour], reason)
+        return Outcome("1-0", "red", reason) if colour == RED else Outcome("0-1", "black", reason)
 
     @staticmethod
     def draw(reason: Reason) -> Outcome:

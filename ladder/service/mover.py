@@ -233,7 +233,7 @@ class MoveService:
         """The rule sets served."""
         return VariantsResponse(
             variants=[VariantInfo(id=v, start_fen=start_fen(v)) for v in VARIANT_IDS]
-        )  # type: ignore[arg-type]
+        )
 
     def health(self) -> Health:
         """Liveness and load."""

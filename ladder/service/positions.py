@@ -55,7 +55,7 @@ def outcome_model(outcome: Outcome | None) -> OutcomeInfo | None:
         return None
     return OutcomeInfo(
         result=outcome.result,
-        winner=outcome.winner,  # type: ignore[arg-type]
+        winner=outcome.winner,
         reason=str(outcome.reason),
     )
 

@@ -47,11 +47,8 @@ class Recording:
     """A match player that remembers every position and seed it was given."""
 
     inner: Player
+    spec: PlayerSpec
     seen: list[Seen] = field(default_factory=list)
-
-    @property
-    def spec(self) -> PlayerSpec:
-        return self.inner.spec
 
     async def start(self) -> None:
         await self.inner.start()
@@ -72,7 +69,8 @@ class Recording:
 async def _play(
     variant: str, red: str, black: str, plies: int, seed: int, opening: Opening
 ) -> tuple[GameRecord, list[Seen]]:
-    players = [Recording(make_player(PlayerSpec.parse(s))) for s in (red, black)]
+    inner = [make_player(PlayerSpec.parse(s)) for s in (red, black)]
+    players = [Recording(p, p.spec) for p in inner]
     for p in players:
         await p.start()
     try:

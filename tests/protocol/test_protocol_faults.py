@@ -18,6 +18,7 @@ from protocol import (
     Dialect,
     Engine,
     EngineFailure,
+    EngineFault,
     EngineProtocolError,
     EngineStartError,
     EngineTerminatedError,
@@ -42,7 +43,7 @@ FAST = Timeouts(
 NO_WAIT = Backoff(base=0.01, cap=0.05)
 
 # mode -> (error type, phase, what the client does to meet the fault)
-MATRIX = {
+MATRIX: dict[str, tuple[type[EngineFault], str, str]] = {
     "crash-at-start": (EngineTerminatedError, "handshake", "start"),
     "hang-handshake": (EngineTimeoutError, "handshake", "start"),
     "garbage": (EngineProtocolError, "handshake", "start"),
@@ -95,6 +96,7 @@ async def test_fault_matrix(
         assert engine.closed and not engine.process.alive()
         assert not psutil.pid_exists(engine.pid)
     if mode == "crash-at-start":
+        assert isinstance(caught.value, EngineTerminatedError)
         assert caught.value.returncode == 3
         assert "crashing at start" in caught.value.stderr
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import chess
 import pytest
@@ -61,14 +62,15 @@ async def test_handshake_and_option_discovery(fsf: Engine) -> None:
 
 async def test_invalid_option_values_are_rejected_before_sending(fsf: Engine) -> None:
     # FSF would drop these silently; `Hash abc` would even abort it (stof).
-    for name, value in [
+    bad_values: list[tuple[str, Any]] = [
         ("Hash", "abc"),
         ("Hash", 0),
         ("Threads", 10**6),
         ("Ponder", "maybe"),
         ("UCI_Variant", "no-such-variant"),
         ("No Such Option", 1),
-    ]:
+    ]
+    for name, value in bad_values:
         with pytest.raises(OptionError):
             await fsf.set_option(name, value)
     await fsf.ping()

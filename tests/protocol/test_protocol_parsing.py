@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import chess
 import pytest
 from chess.engine import Cp, Mate, PovScore
@@ -130,7 +132,7 @@ def test_option_validation() -> None:
     assert options["Ponder"].wire_value(True) == "true"
     assert options["UCI_Variant"].wire_value("XiangQi") == "xiangqi"
     assert options["Clear Hash"].wire_value(None) is None
-    for name, bad in [
+    bad_values: list[tuple[str, Any]] = [
         ("Hash", 0),
         ("Hash", "abc"),
         ("Hash", 1.5),
@@ -141,7 +143,8 @@ def test_option_validation() -> None:
         ("SyzygyPath", "a  b"),
         ("Clear Hash", 3),
         ("Hash", None),
-    ]:
+    ]
+    for name, bad in bad_values:
         with pytest.raises(OptionError):
             options[name].wire_value(bad)
     with pytest.raises(OptionError):
@@ -234,6 +237,12 @@ def test_limit_budget_and_validation() -> None:
     assert Limit(time=0.5, nodes=10**9).budget(chess.WHITE, 50_000) == 0.5
     assert Limit(white_clock=10, black_clock=3, black_inc=1).budget(chess.BLACK, 1e5) == 4
     assert Limit(depth=20).budget(chess.WHITE, 1e5) is None
-    for bad in [{"nodes": -1}, {"depth": 1.5}, {"time": float("nan")}, {"nodes": True}]:
+    bad_limits: list[dict[str, Any]] = [
+        {"nodes": -1},
+        {"depth": 1.5},
+        {"time": float("nan")},
+        {"nodes": True},
+    ]
+    for bad in bad_limits:
         with pytest.raises(EngineArgumentError):
             Limit(**bad)

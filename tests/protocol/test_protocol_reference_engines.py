@@ -33,6 +33,7 @@ async def test_debian_stockfish_chess(
         board = chess.Board()
         board.push_uci("e2e4")
         board.push_uci("e7e5")
+        assert runs[0].move is not None
         assert chess.Move.from_uci(runs[0].move) in board.legal_moves
         # Scholar's mate: White to move mates in one; then Black is mated.
         fen = "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 0 1"

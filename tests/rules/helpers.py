@@ -26,9 +26,9 @@ def make_fen(
     for rank in range(10, 0, -1):
         row, empty = "", 0
         for f in range(9):
-            letter = grid.get((f, rank))
-            if letter:
-                row += (str(empty) if empty else "") + letter
+            piece = grid.get((f, rank))
+            if piece:
+                row += (str(empty) if empty else "") + piece
                 empty = 0
             else:
                 empty += 1

@@ -80,7 +80,7 @@ def _run(
     seed: str,
     max_plies: int,
     mode: str,
-) -> object:
+) -> fuzz_vs_pyffish.Stats:
     t0 = time.perf_counter()
     stats = fuzz_vs_pyffish.run_games(
         variant, games, seed, max_plies, mode, sf=sf, pool=pool, max_mismatches=3

@@ -110,6 +110,14 @@ def _line(i: int, move: str, cp: int | None = None, mate: int | None = None) -> 
     return Line(multipv=i, pv=(move, "a10a9"), cp=cp, mate=mate, depth=5, nodes=1000)
 
 
+def _chosen_move(
+    result: SearchResult, variety: Variety | None, seed: int, legal: frozenset[str]
+) -> str:
+    choice = choose(result, variety, seed, legal)
+    assert choice is not None
+    return choice.move
+
+
 def test_variety_rule() -> None:
     lines = {
         1: _line(1, "h3e3", 50),
@@ -119,7 +127,7 @@ def test_variety_rule() -> None:
     }
     result = SearchResult(bestmove="h3e3", ponder="h10g8", lines=lines)
     legal = frozenset({"h3e3", "b3e3", "h1g3", "c4c5"})
-    picks = {choose(result, Variety(4, 60), seed, legal).move for seed in range(50)}
+    picks = {_chosen_move(result, Variety(4, 60), seed, legal) for seed in range(50)}
     assert picks == {"h3e3", "b3e3", "c4c5"}  # within 60 cp of +50
     assert choose(result, Variety(4, 60), 7, legal) == choose(result, Variety(4, 60), 7, legal)
     best = choose(result, None, 1, legal)
@@ -128,14 +136,14 @@ def test_variety_rule() -> None:
     assert choose(SearchResult("e1e9", None, lines), None, 1, legal) is None
     assert choose(SearchResult(None, None, {}), None, 1, legal) is None
     only = frozenset({"h3e3"})
-    assert {choose(result, Variety(4, 500), s, only).move for s in range(20)} == {"h3e3"}
+    assert {_chosen_move(result, Variety(4, 500), s, only) for s in range(20)} == {"h3e3"}
 
 
 def test_variety_mates() -> None:
     lines = {1: _line(1, "h3e3", mate=2), 2: _line(2, "b3e3", mate=4), 3: _line(3, "h1g3", 900)}
     result = SearchResult(bestmove="h3e3", ponder=None, lines=lines)
     legal = frozenset({"h3e3", "b3e3", "h1g3"})
-    picks = {choose(result, Variety(3, 150), s, legal).move for s in range(30)}
+    picks = {_chosen_move(result, Variety(3, 150), s, legal) for s in range(30)}
     assert picks == {"h3e3", "b3e3"}  # a mate is never traded for a mere +9
 
 
