@@ -51,6 +51,11 @@ dies or writes garbage, the client kills its whole process tree, reaps it, and r
 fails because the engine died under us (uvloop raises ``RuntimeError``,
 ``BrokenPipeError`` or ``ConnectionResetError`` there) is the same fault:
 :class:`~protocol.errors.EngineTerminatedError`.
+
+Every line to and from each engine is logged at DEBUG on the ``protocol.engine`` logger
+(as python-chess does on ``chess.engine``), with the engine's name and pid, in the
+notation above: ``Fairy-Stockfish 301126 LB (pid 4242) > go nodes 100000``. Off by
+default; ``ladder --log-level debug …`` turns it on.
 """
 
 from __future__ import annotations
@@ -59,10 +64,11 @@ import asyncio
 import collections
 import contextlib
 import enum
+import logging
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -95,6 +101,9 @@ from protocol.options import Option, OptionMap, OptionValue, normalise_name, par
 from protocol.process import DEFAULT_MAX_LINE, EngineProcess, Timeouts
 
 __all__ = ["Dialect", "Engine", "EngineVariant"]
+
+#: The wire log: every line to (``>``) and from (``<``) each engine, at DEBUG.
+log = logging.getLogger(__name__)
 
 # Control characters other than tab in an engine's line: garbage.
 _EXIT_GRACE = 0.2  # seconds to drain buffered output after the engine exits
@@ -287,6 +296,8 @@ class Engine:
     async def _send(self, text: str, phase: str) -> None:
         """Write ``text`` to the engine. When the write fails (the engine died under us),
         kill and reap the tree and raise :class:`EngineTerminatedError` for ``phase``."""
+        if log.isEnabledFor(logging.DEBUG):
+            self._log_wire(">", text.rstrip("\n").split("\n"))
         try:
             self._stdin.write(text.encode())
         except _WRITE_ERRORS as exc:
@@ -296,8 +307,17 @@ class Engine:
         """Write ``text`` where no fault may be raised (``stop``, ``quit``, a cancelled
         operation): a failed write is ignored, since whatever reads from the engine next
         finds it gone (or ``quit`` finds it exited)."""
+        if log.isEnabledFor(logging.DEBUG):
+            self._log_wire(">", text.rstrip("\n").split("\n"))
         with contextlib.suppress(*_WRITE_ERRORS):
             self._stdin.write(text.encode())
+
+    def _log_wire(self, arrow: str, lines: Iterable[str]) -> None:
+        """Log lines sent (``>``) to or received (``<``) from the engine, at DEBUG."""
+        name = self.id.get("name") or os.path.basename(self.process.command[0])
+        for line in lines:
+            shown = line if line.isprintable() else repr(line)
+            log.debug("%s (pid %d) %s %s", name, self.pid, arrow, shown)
 
     async def _readline(self) -> str:
         """The engine's next line (without the line end). Reads whatever the pipe has
@@ -326,6 +346,8 @@ class Engine:
     def _next_line(self) -> str:
         """The next complete line read from the engine (there must be one), checked."""
         raw = self._lines.popleft()
+        if log.isEnabledFor(logging.DEBUG):
+            self._log_wire("<", [raw.decode("utf-8", "backslashreplace").rstrip("\r")])
         if len(raw) > self._max_line:
             raise EngineProtocolError(f"engine wrote a line over {self._max_line} bytes", phase="?")
         try:

@@ -12,6 +12,7 @@ whole game in crazyhouse-xiangqi), which is also the one the slow replay rule gi
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,6 +67,12 @@ class Recording:
         await self.inner.close()
 
 
+def _positions_sent(records: list[logging.LogRecord]) -> list[str]:
+    """The `position` commands in these wire-log records (``NAME (pid N) > position …``)."""
+    sent = (r.getMessage().partition(") > ")[2] for r in records if r.name == "protocol.engine")
+    return [line for line in sent if line.startswith("position ")]
+
+
 async def _play(
     variant: str, red: str, black: str, plies: int, seed: int, opening: Opening
 ) -> tuple[GameRecord, list[Seen]]:
@@ -97,12 +104,17 @@ async def _play(
 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("variant", VARIANT_IDS)
-async def test_level_player_moves_as_the_service(variant: str, engine_exe: Path) -> None:
+async def test_level_player_moves_as_the_service(
+    variant: str, engine_exe: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="protocol.engine")  # the wire log
     opening = load_openings(variant)[3]
     rebased = 0
     async with Ladder(engines=1) as ladder:
         for red, black, plies, game_seed in GAMES:
+            before_game = len(caplog.records)
             record, seen = await _play(variant, red, black, plies, game_seed, opening)
+            after_game = len(caplog.records)
             assert record.reason != "engine-failure", record.infos
             book = len(opening.moves)
             assert [s.ply for s in seen] == list(range(book, len(record.moves)))
@@ -134,6 +146,11 @@ async def test_level_player_moves_as_the_service(variant: str, engine_exe: Path)
                     s.info.depth,
                     s.info.nodes,
                 ), (s.ply, level)
+            # On the wire: the same `position` commands reached the match's engines and
+            # the service's, ply by ply.
+            match_sent = _positions_sent(caplog.records[before_game:after_game])
+            assert len(match_sent) == len(seen)
+            assert _positions_sent(caplog.records[after_game:]) == match_sent
     if variant == "crazyhouse-xiangqi":
         assert rebased == 0  # always the whole game
     else:
