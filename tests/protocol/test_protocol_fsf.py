@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from protocol import (
     EngineArgumentError,
     Limit,
     OptionError,
+    PlayResult,
     UnsafeArgumentError,
     VariantError,
 )
@@ -145,12 +147,19 @@ async def test_rank_conversion_matches_across_protocols(
     assert any(m[-2:] == "10" or m[1:3] == "10" for m in uci.info["pv"][1::2])  # Black's moves
 
 
-async def test_stop_an_infinite_search(fsf: Engine) -> None:
-    import asyncio
+async def _infinite_search(engine: Engine) -> asyncio.Task[PlayResult]:
+    """An infinite xiangqi search from the start, once it runs (its first info came)."""
+    await engine.set_variant("xiangqi")
+    searching = asyncio.Event()
+    task = asyncio.create_task(
+        engine.search(START, [], Limit(), new_game=True, on_info=lambda _: searching.set())
+    )
+    await searching.wait()
+    return task
 
-    await fsf.set_variant("xiangqi")
-    task = asyncio.create_task(fsf.search(START, [], Limit(), new_game=True))
-    await asyncio.sleep(0.3)
+
+async def test_stop_an_infinite_search(fsf: Engine) -> None:
+    task = await _infinite_search(fsf)
     await fsf.stop()
     result = await task
     assert result.move is not None and result.info["depth"] >= 1
@@ -158,11 +167,7 @@ async def test_stop_an_infinite_search(fsf: Engine) -> None:
 
 
 async def test_cancelled_search_resynchronises(fsf: Engine) -> None:
-    import asyncio
-
-    await fsf.set_variant("xiangqi")
-    task = asyncio.create_task(fsf.search(START, [], Limit(), new_game=True))
-    await asyncio.sleep(0.2)
+    task = await _infinite_search(fsf)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -33,11 +33,20 @@ class FakeWorker:
         pass
 
     async def recover(self) -> None:
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0)  # recovering gives the loop a turn, as a real one does
         self.recovered += 1
 
     async def close(self) -> None:
         self.closed = True
+
+
+async def _queued(pool: EnginePool[FakeWorker], depth: int) -> None:
+    """Let the waiting tasks run until ``depth`` of them wait in the pool's queue."""
+    for _ in range(100):
+        if pool.queue_depth == depth:
+            return
+        await asyncio.sleep(0)  # one turn of the event loop
+    raise AssertionError(f"queue depth {pool.queue_depth}, not {depth}")
 
 
 async def _pool(size: int, max_queue: int) -> EnginePool[FakeWorker]:
@@ -57,8 +66,7 @@ async def test_queue_bound_and_fifo() -> None:
         pool.release(w)
 
     tasks = [asyncio.create_task(waiter(i)) for i in range(2)]
-    await asyncio.sleep(0.01)
-    assert pool.queue_depth == 2
+    await _queued(pool, 2)
     with pytest.raises(ServiceError) as err:
         await pool.acquire(5)
     assert err.value.status == 503 and err.value.code == "busy" and err.value.retry_after
@@ -83,7 +91,7 @@ async def test_cancelled_waiter_does_not_lose_a_worker() -> None:
     pool = await _pool(1, 4)
     w = await pool.acquire(1)
     task = asyncio.create_task(pool.acquire(5))
-    await asyncio.sleep(0.01)
+    await _queued(pool, 1)
     pool.release(w)  # handed to the waiter...
     task.cancel()  # ...which is cancelled before it runs
     with pytest.raises(asyncio.CancelledError):
