@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import itertools
 import json
-import math
 import random
 import sys
 from dataclasses import dataclass
@@ -32,9 +31,10 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from ladder.calibration.fit import wilson
 from ladder.engine_binary import engine_path
-from ladder.level_move import MATE_CP, engine_position
-from ladder.match.players import Player, PlayerSpec, Position, make_player
+from ladder.level_move import MATE_CP, comparable_cp
+from ladder.match.players import Player, PlayerSpec, make_player
 from ladder.match.store import ResultStore
 from ladder.rules import Game
 
@@ -83,19 +83,6 @@ def sample_spots(
     return spots
 
 
-def value_cp(cp: int | None, mate: int | None) -> int:
-    """A score as one number of centipawns (mates far above any cp)."""
-    if mate is not None:
-        return MATE_CP - abs(mate) if mate > 0 else -MATE_CP + abs(mate)
-    return cp or 0
-
-
-def position_of(spot: Spot) -> Position:
-    game = spot.game()
-    fen, since = engine_position(game)
-    return Position(spot.variant, game, fen, list(since))
-
-
 class Reference:
     """The judging engine, with a cache of its verdicts."""
 
@@ -125,8 +112,8 @@ class Reference:
             if outcome is not None:  # the side to move has lost, or it is drawn
                 self.cache[key] = ["", 0 if outcome.winner is None else -MATE_CP]
             else:
-                info = await self.player.choose(position_of(spot), 0)
-                self.cache[key] = [info.move, value_cp(info.cp, info.mate)]
+                info = await self.player.choose(spot.game(), 0)
+                self.cache[key] = [info.move, comparable_cp(info.cp, info.mate) or 0]
         move, value = self.cache[key]
         return str(move), int(value)
 
@@ -139,19 +126,9 @@ class Reference:
         return max(0, value + reply_value)
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    d = 1 + z * z / n
-    c = p + z * z / (2 * n)
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (c - h) / d, (c + h) / d
-
-
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    players = set(args.from_players.split(",")) if args.from_players else None
-    spots = sample_spots(args.games_db, args.variant, args.positions, args.seed, players)
+    among = set(args.from_players.split(",")) if args.from_players else None
+    spots = sample_spots(args.games_db, args.variant, args.positions, args.seed, among)
     if not spots:
         raise SystemExit(f"no {args.variant} games in {args.games_db}")
     specs = []
@@ -174,7 +151,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             task = bar.add_task(f"{args.variant} positions", total=len(spots))
             for i, spot in enumerate(spots):
                 for spec, player in zip(specs, players, strict=True):
-                    info = await player.choose(position_of(spot), args.seed * 1_000_003 + i)
+                    info = await player.choose(spot.game(), args.seed * 1_000_003 + i)
                     losses[spec.name].append(await reference.loss(spot, info.move))
                 bar.advance(task)
                 if i % 10 == 9:
@@ -186,7 +163,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     table: dict[str, Any] = {}
     for name, ls in losses.items():
         gross = sum(1 for x in ls if x >= GROSS_CP)
-        lo, hi = wilson(gross, len(ls))
+        lo, hi = wilson(gross / len(ls), len(ls))
         table[name] = {
             "positions": len(ls),
             "gross": gross,

@@ -19,10 +19,9 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ladder.level_move import engine_position
 from ladder.levels import LEVEL_NUMBERS
 from ladder.match.play import derive_seed
-from ladder.match.players import Player, PlayerSpec, Position, make_player
+from ladder.match.players import Player, PlayerSpec, make_player
 from ladder.rules import Game
 
 
@@ -31,10 +30,7 @@ async def play_opening(player: Player, variant: str, seed: int, plies: int) -> t
     for _ in range(plies):
         if game.outcome() is not None:
             break
-        fen, since = engine_position(game)
-        info = await player.choose(
-            Position(variant, game, fen, list(since)), derive_seed(seed, game.ply)
-        )
+        info = await player.choose(game, derive_seed(seed, game.ply))
         game.push(info.move)
     return tuple(game.moves)
 

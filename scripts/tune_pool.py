@@ -22,9 +22,10 @@ from pathlib import Path
 
 from rich.console import Console
 
+from ladder.calibration.fit import bt_games
 from ladder.match.adjudication import Adjudication
 from ladder.match.backends import make_backend
-from ladder.match.bradley_terry import Game, fit_ladder
+from ladder.match.bradley_terry import fit_ladder
 from ladder.match.openings import load_openings
 from ladder.match.players import PlayerSpec
 from ladder.match.runner import MatchConfig, execute
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             res = execute(tasks, store, make_backend(args.concurrency), progress=progress)
             console.print(f"played {res.played}, resumed {res.skipped}")
         records = list(store.records([m.match_id for m in matches]))
-    games = [Game(r.red, r.black, r.red_score, (r.match_id, r.pair_no)) for r in records]
+    games = bt_games(records)
     names = {g.red for g in games} | {g.black for g in games}
     anchor = "random" if "random" in names else players[0].name
     fit = fit_ladder(games, anchor=anchor)

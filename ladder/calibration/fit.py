@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 
 from ladder.calibration.plan import level_name
 from ladder.levels import Level, Rating
-from ladder.match.bradley_terry import Difference, Game, LadderFit, fit_ladder
+from ladder.match.bradley_terry import Difference, GameResult, LadderFit, fit_ladder
 from ladder.match.elo import normal_quantile
 from ladder.match.play import GameRecord
-from ladder.rules import Game as RulesGame
+from ladder.rules import Game
 
 __all__ = [
     "GAP_RANGE",
@@ -78,8 +78,8 @@ class VariantCalibration:
     criteria: list[Criterion] = field(default_factory=list)
 
 
-def bt_games(records: Sequence[GameRecord]) -> list[Game]:
-    return [Game(r.red, r.black, r.red_score, (r.match_id, r.pair_no)) for r in records]
+def bt_games(records: Sequence[GameRecord]) -> list[GameResult]:
+    return [GameResult(r.red, r.black, r.red_score, (r.match_id, r.pair_no)) for r in records]
 
 
 def fit_pool(records: Sequence[GameRecord], bootstrap: int = 0, seed: int = 1) -> LadderFit | None:
@@ -172,7 +172,7 @@ def seconds_per_move(records: Sequence[GameRecord]) -> dict[str, float]:
         if played <= 0:
             continue
         if r.start_fen not in first_turn:
-            first_turn[r.start_fen] = RulesGame.from_fen(r.variant, r.start_fen).turn
+            first_turn[r.start_fen] = Game.from_fen(r.variant, r.start_fen).turn
         red_first = (first_turn[r.start_fen] == "red") == (r.book_plies % 2 == 0)
         red_moves = (played + 1) // 2 if red_first else played // 2
         for side, name, moves in (

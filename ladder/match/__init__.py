@@ -6,7 +6,7 @@
 * :mod:`ladder.match.bradley_terry` -- whole-ladder ratings with a Red advantage.
 """
 
-from ladder.match.bradley_terry import Game, LadderFit, PlayerRating, fit_ladder
+from ladder.match.bradley_terry import GameResult, LadderFit, PlayerRating, fit_ladder
 from ladder.match.elo import (
     EloEstimate,
     elo_to_score,
@@ -36,7 +36,7 @@ from ladder.match.sprt import (
 
 __all__ = [
     "EloEstimate",
-    "Game",
+    "GameResult",
     "LadderFit",
     "Pentanomial",
     "PlayerRating",

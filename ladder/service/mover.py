@@ -31,7 +31,7 @@ from ladder.service.models import (
 )
 from ladder.service.pool import EnginePool
 from ladder.service.positions import Checked, Positions, start_fen
-from ladder.service.worker import EngineFailure, EngineWorker, WorkerFactory, default_factory
+from ladder.service.worker import EngineWorker, WorkerFactory, WorkerFailure, default_factory
 from ladder.variants import FSF_VARIANT, VARIANT_IDS
 
 log = logging.getLogger(__name__)
@@ -120,9 +120,8 @@ class MoveService:
             )
         ply = checked.game.game_ply
         variety = level.variety_at(ply)
-        job = SearchJob.for_level(
-            FSF_VARIANT[req.variant], checked.base_fen, checked.since, level, ply
-        )
+        fen, moves = checked.game.engine_position()
+        job = SearchJob.for_level(FSF_VARIANT[req.variant], fen, moves, level, ply)
         cfg = self.config
         loop = asyncio.get_running_loop()
         budget = cfg.request_deadline(level)
@@ -139,7 +138,7 @@ class MoveService:
                         t0 = time.perf_counter()
                         try:
                             result = await worker.search(job, checked.legal)
-                        except EngineFailure as exc:
+                        except WorkerFailure as exc:
                             lease.dirty = True
                             failures.append(f"engine {worker.index}: {exc}")
                             break  # the manager has already restarted and retried
@@ -231,7 +230,7 @@ class MoveService:
         """The rule sets served."""
         return VariantsResponse(
             variants=[VariantInfo(id=v, start_fen=start_fen(v)) for v in VARIANT_IDS]
-        )  # type: ignore[arg-type]
+        )
 
     def health(self) -> Health:
         """Liveness and load."""

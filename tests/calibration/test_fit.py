@@ -46,8 +46,8 @@ def test_extrapolation_follows_the_strongest_searching_levels(tmp_path: Path) ->
     # Elo gained per doubling grows with nodes here (as the node scans measured): the
     # line through the top levels, not through all, predicts the next level.
     levels = _levels(tmp_path)
-    truth = {"random": 0, "greedy": 150, "L1": 300, "L2": 350, "L3": 450, "L4": 650}
-    truth |= {"L5": 850, "L6": 1050}
+    truth = {"random": 0.0, "greedy": 150.0, "L1": 300.0, "L2": 350.0, "L3": 450.0}
+    truth |= {"L4": 650.0, "L5": 850.0, "L6": 1050.0}
     cal = fit_variant(games(truth, 200), "xiangqi", levels, bootstrap=10, seed=2)
     r6, r7 = cal.ratings[6], cal.ratings[7]
     assert r6 is not None and r7 is not None and r7.extrapolated
@@ -87,7 +87,9 @@ def test_criteria_are_decided_only_by_conclusive_intervals() -> None:
     cal = _calibration(good, 200)
     cal.l1_vs_greedy = (0.9, 100)
     assert {c.name.split()[0]: c for c in check_ladder(cal)}["L1"].ok is False
-    cal.ratings[4] = replace(cal.ratings[4], elo=cal.ratings[3].elo - 1)  # type: ignore[arg-type]
+    three, four = cal.ratings[3], cal.ratings[4]
+    assert three is not None and four is not None
+    cal.ratings[4] = replace(four, elo=three.elo - 1)
     assert {c.name.split()[0]: c for c in check_ladder(cal)}["strictly"].ok is False
 
 

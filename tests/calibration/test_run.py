@@ -61,7 +61,7 @@ def test_a_tiny_calibration_plays_resumes_and_writes_only_its_output(tmp_path: P
     levels, plan = tmp_path / "levels.toml", tmp_path / "plan.toml"
     levels.write_text(TINY_LEVELS)
     plan.write_text(TINY_PLAN)
-    common = [
+    common: list[str | Path] = [
         "calibrate",
         "--variant",
         "xiangqi",
