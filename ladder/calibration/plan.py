@@ -69,6 +69,9 @@ class Plan:
 
     games: int = 20  #: first games of every adjacent pairing
     skip_one_games: int = 10  #: games of every skip-one pairing
+    #: Skip-one pairings up to this level as the stronger side (the strongest levels'
+    #: skip-one games cost the most and, a gap of two levels being one-sided, tell little).
+    skip_one_top: int = 8
     max_games: int = 120  #: an adjacent pairing gets at most this many games
     #: More games go to the adjacent pairings whose gap's 95 % interval is wider than
     #: ± this (Elo), widest first.
@@ -82,6 +85,8 @@ class Plan:
             raise PlanError("a plan needs games >= 2, skip_one_games >= 0, max_games >= games")
         if self.target_half_width <= 0:
             raise PlanError("target_half_width must be > 0")
+        if not 2 <= self.skip_one_top <= 8:
+            raise PlanError("skip_one_top must be a level from 2 to 8")
 
     @classmethod
     def load(cls, path: Path) -> Plan:
@@ -154,6 +159,11 @@ def level_name(level: int) -> str:
     return f"L{level}"
 
 
+def chain_index(level: int) -> int:
+    """Where level ``level`` stands in the chain (after random and greedy)."""
+    return level + 1
+
+
 def chain(levels_file: Path | None) -> list[PlayerSpec]:
     """The chain random < greedy < L1 < ... < L8."""
     extra = f",levels={levels_file.resolve()}" if levels_file else ""
@@ -189,9 +199,10 @@ def pairings(variant: str, plan: Plan, levels_file: Path | None) -> list[Pairing
 
     out = [pair(players[i + 1], players[i], plan.games, True) for i in range(len(players) - 1)]
     if plan.skip_one_games:
+        top = chain_index(plan.skip_one_top)
         out += [
             pair(players[i + 2], players[i], plan.skip_one_games, False)
-            for i in range(len(players) - 2)
+            for i in range(min(len(players), top + 1) - 2)
         ]
     by_name = {p.name: p for p in players}
     for extra in plan.extras:

@@ -37,6 +37,10 @@ def test_the_chain_and_its_pairings() -> None:
     assert pairs[("L8", "L7")].adjacent and pairs[("L8", "L7")].games == 20
     assert not pairs[("L3", "L1")].adjacent and pairs[("L3", "L1")].games == 10
     assert len(pairings("xiangqi", Plan(skip_one_games=0), None)) == 9
+    capped = {
+        (p.stronger.name, p.weaker.name) for p in pairings("xiangqi", Plan(skip_one_top=7), None)
+    }
+    assert ("L7", "L5") in capped and ("L8", "L6") not in capped and len(capped) == 9 + 7
 
 
 def test_only_games_between_searching_levels_are_adjudicated() -> None:
