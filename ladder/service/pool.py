@@ -1,13 +1,24 @@
-"""A fixed pool of engine workers behind a bounded FIFO queue.
+"""A fixed pool of engine workers, shared fairly between clients.
 
-A request leases a worker: at once if one is idle, else it waits in a queue of at most
-``max_queue`` requests, for at most its timeout. A request that finds the queue full is
-refused at once (:func:`ladder.service.errors.busy`), so nothing ever waits unboundedly.
+A request leases a worker: at once if one is idle, else it waits, for at most its
+timeout, in its client's queue (a client is an API key, or a client address when the
+service has no keys). Waiting requests are served round-robin across clients: a client
+with a hundred requests queued takes one turn, then every other waiting client takes
+one, so it cannot make another client's request wait behind all of its own.
+
+At most ``max_queue`` requests wait in all. A request that finds the queue full is
+refused at once (:class:`QueueFull`), unless another client holds more than its share
+of the queue: then that client's newest waiting request is pushed out (refused) to make
+room, so a flood from one client cannot lock the others out of the queue either.
 
 A worker comes back to the pool *clean* (in sync, idle) or *dirty* (its search was
 interrupted, timed out, crashed or answered nonsense). A dirty worker is recovered in
-the background, by the worker itself (stop and drain, or a restart on a fresh process),
-before anyone else may lease it.
+the background, by the worker itself (stop and drain, or a fresh process), before
+anyone else may lease it. A watchdog replaces idle workers whose engine died, so that
+readiness reflects what the next request will find.
+
+The pool raises its own exceptions (:class:`PoolError`); the HTTP layer
+(:mod:`ladder.service.status`) says what status each one is.
 """
 
 from __future__ import annotations
@@ -15,11 +26,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
 from typing import Generic, Protocol, TypeVar
-
-from ladder.service.errors import ServiceError, busy
 
 log = logging.getLogger(__name__)
 
@@ -32,17 +41,13 @@ class Worker(Protocol):
         """True while its engine process runs."""
         ...
 
-    @property
-    def restarts(self) -> int:
-        """How many times its engine process was replaced."""
-        ...
-
     async def start(self) -> None:
         """Start the engine process and load the variants."""
         ...
 
     async def recover(self) -> None:
-        """Bring the engine back in sync after an interrupted or failed search."""
+        """Bring the engine back in sync after an interrupted or failed search, or start
+        a fresh one if it died."""
         ...
 
     async def close(self) -> None:
@@ -53,30 +58,53 @@ class Worker(Protocol):
 W = TypeVar("W", bound=Worker)
 
 
-class QueueTimeout(Exception):
-    """No worker became free in time."""
+class PoolError(Exception):
+    """The pool could not give a worker to a request."""
+
+
+class QueueFull(PoolError):
+    """Every worker busy and the queue full (or this request was pushed out of it to
+    make room for a client with a smaller share)."""
+
+    def __init__(self, message: str, *, pushed_out: bool = False) -> None:
+        super().__init__(message)
+        self.pushed_out = pushed_out
+
+
+class QueueTimeout(PoolError):
+    """No worker became free within the request's queue timeout."""
+
+
+class PoolClosed(PoolError):
+    """The pool is shutting down."""
 
 
 class EnginePool(Generic[W]):
-    """K workers, a bounded queue of waiting requests, and background recovery."""
+    """K workers, fair bounded queues of waiting requests, background recovery."""
 
     def __init__(
         self,
         factory: Callable[[int], W],
         size: int,
         max_queue: int,
-        retry_after: int = 1,
+        *,
         on_busy: Callable[[], None] | None = None,
+        on_change: Callable[[], None] | None = None,
+        watch_interval: float | None = 1.0,
     ) -> None:
         self._workers = [factory(i) for i in range(size)]
         self._idle: deque[W] = deque()
-        self._waiters: deque[asyncio.Future[W]] = deque()
+        #: Waiting requests per client; the dict's order is the round-robin order.
+        self._queues: OrderedDict[str, deque[asyncio.Future[W]]] = OrderedDict()
+        self._waiting = 0
         self._max_queue = max_queue
-        self._retry_after = retry_after
         self._recovering: set[asyncio.Task[None]] = set()
         self._closed = False
         self._leased = 0
         self._on_busy = on_busy
+        self._on_change = on_change
+        self._watch_interval = watch_interval
+        self._watcher: asyncio.Task[None] | None = None
 
     # -- life cycle -------------------------------------------------------------------
 
@@ -88,25 +116,27 @@ class EnginePool(Generic[W]):
             await self.close()
             raise errors[0]
         self._idle.extend(self._workers)
+        if self._watch_interval is not None:
+            self._watcher = asyncio.get_running_loop().create_task(self._watch())
+        self._changed()
 
     async def close(self) -> None:
-        """Refuse new leases, cancel recoveries, and close every worker."""
+        """Refuse new leases and waiting requests, stop recoveries, close every worker."""
         self._closed = True
-        while self._waiters:
-            fut = self._waiters.popleft()
-            if not fut.done():
-                fut.set_exception(
-                    ServiceError(
-                        503,
-                        "shutting_down",
-                        "the service is stopping",
-                        retry_after=self._retry_after,
-                    )
-                )
+        if self._watcher is not None:
+            self._watcher.cancel()
+            await asyncio.gather(self._watcher, return_exceptions=True)
+        for queue in self._queues.values():
+            for fut in queue:
+                if not fut.done():
+                    fut.set_exception(PoolClosed("the service is stopping"))
+        self._queues.clear()
+        self._waiting = 0
         for task in list(self._recovering):
             task.cancel()
         await asyncio.gather(*self._recovering, return_exceptions=True)
         await asyncio.gather(*(w.close() for w in self._workers), return_exceptions=True)
+        self._changed()
 
     # -- state ------------------------------------------------------------------------
 
@@ -123,7 +153,12 @@ class EnginePool(Generic[W]):
     @property
     def queue_depth(self) -> int:
         """Requests waiting for a worker now."""
-        return sum(1 for f in self._waiters if not f.done())
+        return self._waiting
+
+    def queued(self, client: str) -> int:
+        """Requests of `client` waiting now."""
+        queue = self._queues.get(client)
+        return len(queue) if queue is not None else 0
 
     @property
     def busy_count(self) -> int:
@@ -136,51 +171,51 @@ class EnginePool(Generic[W]):
         return sum(1 for w in self._workers if w.alive)
 
     @property
-    def restarts(self) -> int:
-        """Engine restarts, all workers together."""
-        return sum(w.restarts for w in self._workers)
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._closed
 
     @property
     def workers(self) -> list[W]:
-        """The workers (for tests and diagnostics)."""
+        """The workers (for diagnostics and metrics)."""
         return list(self._workers)
+
+    def _changed(self) -> None:
+        if self._on_change is not None:
+            self._on_change()
 
     # -- leasing ----------------------------------------------------------------------
 
-    async def acquire(self, timeout: float) -> W:
-        """A free worker, waiting at most `timeout` seconds in the bounded queue."""
+    async def acquire(self, timeout: float, client: str = "") -> W:
+        """A free worker for `client`, waiting at most `timeout` seconds in its queue."""
         if self._closed:
-            raise ServiceError(
-                503, "shutting_down", "the service is stopping", retry_after=self._retry_after
-            )
-        if self._idle and not self.queue_depth:
+            raise PoolClosed("the service is stopping")
+        if self._idle and not self._waiting:
             self._leased += 1
+            self._changed()
             return self._idle.popleft()
-        if self.queue_depth >= self._max_queue:
+        if self._waiting >= self._max_queue and not self._push_out_for(client):
             if self._on_busy is not None:
                 self._on_busy()
-            raise busy(
-                f"all {self.size} engines are busy and {self.queue_depth} requests "
-                "are queued; try again shortly",
-                self._retry_after,
+            raise QueueFull(
+                f"all {self.size} engines are busy and {self._waiting} requests are "
+                "waiting; try again shortly"
             )
-        loop = asyncio.get_running_loop()
-        fut: asyncio.Future[W] = loop.create_future()
-        self._waiters.append(fut)
-
-        def expire() -> None:
-            if not fut.done():
-                fut.set_exception(QueueTimeout())
-
-        handle = loop.call_later(max(0.0, timeout), expire)
+        fut: asyncio.Future[W] = asyncio.get_running_loop().create_future()
+        queue = self._queues.get(client)
+        if queue is None:
+            queue = self._queues[client] = deque()
+        queue.append(fut)
+        self._waiting += 1
+        self._changed()
         try:
-            worker = await fut
-        except QueueTimeout:
+            async with asyncio.timeout(timeout):
+                worker = await fut
+        except TimeoutError:
             if self._on_busy is not None:
                 self._on_busy()
-            raise busy(
-                f"no engine became free within {timeout:.1f} s; try again shortly",
-                self._retry_after,
+            raise QueueTimeout(
+                f"no engine became free within {timeout:.1f} s; try again shortly"
             ) from None
         except BaseException:
             # Cancelled after a worker was handed over: give it to the next in line.
@@ -189,27 +224,74 @@ class EnginePool(Generic[W]):
                 self.release(fut.result())
             raise
         finally:
-            handle.cancel()
-            with contextlib.suppress(ValueError):
-                self._waiters.remove(fut)
+            self._forget(client, fut)
         self._leased += 1
+        self._changed()
         return worker
+
+    def _forget(self, client: str, fut: asyncio.Future[W]) -> None:
+        """Take a waiting request out of its client's queue (if it is still there)."""
+        queue = self._queues.get(client)
+        if queue is None:
+            return
+        with contextlib.suppress(ValueError):
+            queue.remove(fut)
+            self._waiting -= 1
+        if not queue:
+            del self._queues[client]
+        self._changed()
+
+    def _push_out_for(self, client: str) -> bool:
+        """The queue is full: refuse the newest request of the client with the longest
+        queue if that is longer than `client`'s would be with one more. True if room
+        was made."""
+        if not self._queues:
+            return False
+        heaviest = max(self._queues, key=lambda c: len(self._queues[c]))
+        queue = self._queues[heaviest]
+        if heaviest == client or len(queue) <= self.queued(client) + 1:
+            return False
+        fut = queue.pop()
+        self._waiting -= 1
+        if not queue:
+            del self._queues[heaviest]
+        if self._on_busy is not None:
+            self._on_busy()
+        fut.set_exception(
+            QueueFull(
+                f"all {self.size} engines are busy and this client holds the largest share "
+                "of the queue; try again shortly",
+                pushed_out=True,
+            )
+        )
+        return True
 
     def release(self, worker: W, dirty: bool = False) -> None:
         """Give a worker back; a dirty one is recovered first, in the background."""
         self._leased -= 1
         if dirty and not self._closed:
-            task = asyncio.get_running_loop().create_task(self._recover(worker))
-            self._recovering.add(task)
-            task.add_done_callback(self._recovering.discard)
-            return
-        self._hand_over(worker)
+            self._recover_in_background(worker)
+        else:
+            self._hand_over(worker)
+        self._changed()
+
+    def _recover_in_background(self, worker: W) -> None:
+        task = asyncio.get_running_loop().create_task(self._recover(worker))
+        self._recovering.add(task)
+        task.add_done_callback(self._recovering.discard)
 
     def _hand_over(self, worker: W) -> None:
+        """To the next waiting request, round-robin across clients; else idle."""
         if self._closed:
             return
-        while self._waiters:
-            fut = self._waiters.popleft()
+        while self._queues:
+            client, queue = next(iter(self._queues.items()))
+            fut = queue.popleft()
+            self._waiting -= 1
+            if queue:
+                self._queues.move_to_end(client)
+            else:
+                del self._queues[client]
             if not fut.done():
                 fut.set_result(worker)
                 return
@@ -231,13 +313,25 @@ class EnginePool(Generic[W]):
             if task is not None:
                 self._recovering.discard(task)  # no longer busy from here on
             self._hand_over(worker)
+            self._changed()
             return
 
+    async def _watch(self) -> None:
+        """Replace idle workers whose engine died (and refresh the state gauges)."""
+        assert self._watch_interval is not None
+        while not self._closed:
+            await asyncio.sleep(self._watch_interval)
+            dead = [w for w in self._idle if not w.alive]
+            for worker in dead:
+                self._idle.remove(worker)
+                self._recover_in_background(worker)
+            self._changed()
+
     @contextlib.asynccontextmanager
-    async def lease(self, timeout: float) -> AsyncIterator[Lease[W]]:
-        """``async with pool.lease(t) as lease:`` — set ``lease.dirty`` if the engine
-        may be out of sync; an exception or cancellation inside marks it dirty too."""
-        worker = await self.acquire(timeout)
+    async def lease(self, timeout: float, client: str = "") -> AsyncIterator[Lease[W]]:
+        """``async with pool.lease(t, client) as lease:`` — set ``lease.dirty`` if the
+        engine may be out of sync; an exception or cancellation inside marks it dirty."""
+        worker = await self.acquire(timeout, client)
         lease = Lease(worker)
         try:
             yield lease

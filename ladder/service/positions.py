@@ -20,7 +20,7 @@ from functools import cached_property
 from ladder import rules
 from ladder.level_move import restarts_engine_position
 from ladder.rules import Game, RulesError, normalize_move
-from ladder.service.errors import ServiceError, invalid
+from ladder.service.errors import ErrorCode, ServiceError, invalid
 from ladder.service.models import Outcome
 
 #: Requests needing more plies of checking than this are checked in a worker thread,
@@ -70,8 +70,8 @@ def start_fen(variant: str) -> str:
 
 def _fen_error(exc: RulesError) -> ServiceError:
     if exc.field == "variant":
-        return invalid(f"variant: {exc.reason}", field="variant", code="unknown_variant")
-    return invalid(f"fen: {exc.reason}", field="fen", code="bad_fen")
+        return invalid(f"variant: {exc.reason}", field="variant", code=ErrorCode.UNKNOWN_VARIANT)
+    return invalid(f"fen: {exc.reason}", field="fen", code=ErrorCode.BAD_FEN)
 
 
 def _judge(variant: str, game: Game, base_fen: str, since: list[str]) -> Checked:
@@ -98,7 +98,7 @@ def _extend(start: Checked, extra: tuple[str, ...], first_ply: int) -> Checked:
             game.push(move)
             canonical = normalize_move(move)
         except RulesError as exc:
-            code = "game_over" if "already over" in exc.reason else "illegal_move"
+            code = ErrorCode.GAME_OVER if "already over" in exc.reason else ErrorCode.ILLEGAL_MOVE
             raise invalid(
                 f"{field} (ply {ply}): {exc.reason}", field=field, ply=ply, code=code
             ) from None
