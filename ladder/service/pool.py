@@ -2,9 +2,10 @@
 
 A request leases a worker: at once if one is idle, else it waits, for at most its
 timeout, in its client's queue (a client is an API key, or a client address when the
-service has no keys). Waiting requests are served round-robin across clients: a client
-with a hundred requests queued takes one turn, then every other waiting client takes
-one, so it cannot make another client's request wait behind all of its own.
+service has no keys). A freed worker goes to the waiting client that holds the fewest
+workers now, and among those to the one served least recently: a client with a hundred
+requests queued takes one turn, then every other waiting client takes one, so it cannot
+make another client's request wait behind all of its own.
 
 At most ``max_queue`` requests wait in all. A request that finds the queue full is
 refused at once (:class:`QueueFull`), unless another client holds more than its share
@@ -31,6 +32,10 @@ from collections.abc import AsyncIterator, Callable
 from typing import Generic, Protocol, TypeVar
 
 log = logging.getLogger(__name__)
+
+
+#: Clients whose last turn the pool remembers (beyond that, the least recent is dropped).
+MAX_REMEMBERED = 10_000
 
 
 class Worker(Protocol):
@@ -94,9 +99,15 @@ class EnginePool(Generic[W]):
     ) -> None:
         self._workers = [factory(i) for i in range(size)]
         self._idle: deque[W] = deque()
-        #: Waiting requests per client; the dict's order is the round-robin order.
+        #: Waiting requests per client (in the order the clients came).
         self._queues: OrderedDict[str, deque[asyncio.Future[W]]] = OrderedDict()
         self._waiting = 0
+        #: Workers each client holds now (clients holding none are left out).
+        self._holding: dict[str, int] = {}
+        #: When each client was last given a worker (a serial number), least recent
+        #: first; bounded: a client forgotten here counts as never served.
+        self._served: OrderedDict[str, int] = OrderedDict()
+        self._serial = 0
         self._max_queue = max_queue
         self._recovering: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -192,6 +203,7 @@ class EnginePool(Generic[W]):
             raise PoolClosed("the service is stopping")
         if self._idle and not self._waiting:
             self._leased += 1
+            self._taken_by(client)
             self._changed()
             return self._idle.popleft()
         if self._waiting >= self._max_queue and not self._push_out_for(client):
@@ -221,13 +233,30 @@ class EnginePool(Generic[W]):
             # Cancelled after a worker was handed over: give it to the next in line.
             if fut.done() and not fut.cancelled() and fut.exception() is None:
                 self._leased += 1
-                self.release(fut.result())
+                self.release(fut.result(), client=client)
             raise
         finally:
             self._forget(client, fut)
         self._leased += 1
         self._changed()
         return worker
+
+    def _taken_by(self, client: str) -> None:
+        """`client` got a worker (counted until :meth:`release`)."""
+        self._holding[client] = self._holding.get(client, 0) + 1
+        self._serial += 1
+        self._served[client] = self._serial
+        self._served.move_to_end(client)
+        if len(self._served) > MAX_REMEMBERED:
+            self._served.popitem(last=False)
+
+    def _next_client(self) -> str:
+        """The waiting client to serve next: holding the fewest workers, then served
+        least recently (never before counts as longest ago)."""
+        return min(
+            self._queues,
+            key=lambda c: (self._holding.get(c, 0), self._served.get(c, 0)),
+        )
 
     def _forget(self, client: str, fut: asyncio.Future[W]) -> None:
         """Take a waiting request out of its client's queue (if it is still there)."""
@@ -266,9 +295,15 @@ class EnginePool(Generic[W]):
         )
         return True
 
-    def release(self, worker: W, dirty: bool = False) -> None:
-        """Give a worker back; a dirty one is recovered first, in the background."""
+    def release(self, worker: W, dirty: bool = False, client: str = "") -> None:
+        """Give back a worker `client` held; a dirty one is recovered first, in the
+        background."""
         self._leased -= 1
+        held = self._holding.get(client, 0) - 1
+        if held > 0:
+            self._holding[client] = held
+        else:
+            self._holding.pop(client, None)
         if dirty and not self._closed:
             self._recover_in_background(worker)
         else:
@@ -285,14 +320,14 @@ class EnginePool(Generic[W]):
         if self._closed:
             return
         while self._queues:
-            client, queue = next(iter(self._queues.items()))
+            client = self._next_client()
+            queue = self._queues[client]
             fut = queue.popleft()
             self._waiting -= 1
-            if queue:
-                self._queues.move_to_end(client)
-            else:
+            if not queue:
                 del self._queues[client]
             if not fut.done():
+                self._taken_by(client)
                 fut.set_result(worker)
                 return
         self._idle.append(worker)
@@ -339,7 +374,7 @@ class EnginePool(Generic[W]):
             lease.dirty = True
             raise
         finally:
-            self.release(worker, dirty=lease.dirty)
+            self.release(worker, dirty=lease.dirty, client=client)
 
 
 class Lease(Generic[W]):

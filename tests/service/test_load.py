@@ -35,7 +35,7 @@ async def test_more_requests_than_engines(server: Server) -> None:
 
 
 async def test_queue_full_is_503_at_once() -> None:
-    srv = start_server(engines=1, max_queue=1)
+    srv = start_server("--max-queue", "1", engines=1)
     try:
         async with httpx.AsyncClient(base_url=srv.url, timeout=120) as client:
             t0 = time.monotonic()
