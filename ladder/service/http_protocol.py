@@ -17,8 +17,10 @@ connection cap (``limit_concurrency``) answers in plain text. Its
   the app works on a request;
 * **a connection cap**: past ``max_connections`` open connections, a new connection's
   request is answered ``503`` (``too_many_connections``, ``Retry-After``) and closed;
-* **half-closed clients**: a client that shuts down its sending side after a request
-  still gets its answer (then the connection closes); uvicorn would close at once;
+* **stalled readers**: an answer the client does not read (a half-open connection, a
+  client that stopped reading) is not buffered for ever: when its unsent bytes have
+  not gone down for ``request_timeout_s``, the connection is aborted. (A client that
+  shuts down its sending side counts as gone, as with nginx: its search is cancelled.)
 * every answer it writes itself, uvicorn's "Invalid HTTP request" 400 included, is the
   service's JSON error envelope.
 """
@@ -116,6 +118,9 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._in_head = True  # the next bytes belong to a request head
         self._unanswered = 0  # complete requests not yet answered
         self._request_timer: asyncio.TimerHandle | None = None
+        self._write_timer: asyncio.TimerHandle | None = None
+        self._unsent = 0  # bytes not yet sent at the last look
+        self._answered_any = False  # a response completed on this connection
 
     # -- connection -------------------------------------------------------------------
 
@@ -129,17 +134,11 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._write_timer is not None:
+            self._write_timer.cancel()
+            self._write_timer = None
         super().connection_lost(exc)
         self._count_connections()
-
-    def eof_received(self) -> bool | None:
-        """The client shut down its sending side: answer the request it sent (then
-        close); with no complete request pending, close now."""
-        cycle = self.cycle
-        if self._unanswered and cycle is not None and not cycle.response_complete:
-            cycle.keep_alive = False
-            return True
-        return None
 
     # -- bytes in ---------------------------------------------------------------------
 
@@ -174,9 +173,37 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         self._unanswered = max(0, self._unanswered - 1)
+        self._answered_any = True
         super().on_response_complete()
         if not self.transport.is_closing() and self._unanswered == 0:
             self._arm()
+        self._watch_unsent()
+
+    def pause_writing(self) -> None:
+        """The transport's buffer is full (the app now waits for it to drain)."""
+        super().pause_writing()
+        self._watch_unsent()
+
+    def _watch_unsent(self) -> None:
+        if self._write_timer is None and self.transport.get_write_buffer_size():
+            self._unsent = self.transport.get_write_buffer_size()
+            self._write_timer = self.loop.call_later(
+                self.limits.request_timeout_s, self._check_unsent
+            )
+
+    def _check_unsent(self) -> None:
+        """Abort the connection if its unsent answer has not gone down since the last
+        look (the client stopped reading, or is gone without a word)."""
+        self._write_timer = None
+        unsent = self.transport.get_write_buffer_size()
+        if not unsent or self.parser is None:
+            return
+        if unsent >= self._unsent:
+            self._closed_by_server("write_stalled")
+            self.transport.abort()
+            return
+        self._unsent = unsent
+        self._write_timer = self.loop.call_later(self.limits.request_timeout_s, self._check_unsent)
 
     # -- answers of its own -----------------------------------------------------------
 
@@ -217,8 +244,9 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._request_timer = None
         if self.transport.is_closing():
             return
-        self._closed_by_server("request_timeout")
-        if self._head_bytes or not self._in_head:  # part of a request came
+        partial = self._head_bytes or not self._in_head  # part of a request came
+        self._closed_by_server("request_timeout" if partial or not self._answered_any else "idle")
+        if partial:
             err = ServiceError(
                 408,
                 ErrorCode.REQUEST_TIMEOUT,

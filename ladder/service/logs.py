@@ -57,7 +57,8 @@ def logging_config(fmt: LogFormat, level: str = "info") -> dict[str, Any]:
         formatter = {
             "()": "pythonjsonlogger.json.JsonFormatter",
             "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
-            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            # `severity`: a request line has a `level` of its own (the ladder's)
+            "rename_fields": {"asctime": "time", "levelname": "severity", "name": "logger"},
             "timestamp": False,
         }
     else:

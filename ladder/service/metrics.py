@@ -25,11 +25,16 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    disable_created_metrics,
     generate_latest,
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from ladder.variants import VARIANT_IDS
+
+# No `*_created` series beside each counter and histogram: they double the exposition
+# and say nothing a dashboard uses here.
+disable_created_metrics()
 
 #: Buckets (seconds) from 50 µs to a minute: a level-1 search takes well under a
 #: millisecond, a queue wait may be zero, and the strongest level takes seconds.
@@ -106,6 +111,8 @@ CLOSE_REASONS: tuple[str, ...] = (
     "request_timeout",
     "connection_cap",
     "bad_http",
+    "write_stalled",
+    "idle",
 )
 
 #: Levels of the ladder (series are created for each).

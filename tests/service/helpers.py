@@ -103,6 +103,15 @@ class Server(ServeProcess):
         return out
 
 
+def wait_until(condition: Callable[[], bool], timeout: float = 60) -> None:
+    """Check `condition` until it holds (an event to wait for, with a generous deadline)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail("the expected state never came")
+        time.sleep(0.02)
+
+
 def start_server(*args: str, engines: int = 2, **kwargs: Any) -> Server:
     """`ladder serve --port 0 --engines N ARGS...`, started; returns once it serves."""
     server = Server(["--engines", str(engines), "--log-format", "json", *args], **kwargs)
