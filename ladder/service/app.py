@@ -357,7 +357,11 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        codes = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED}
+        codes = {
+            400: ErrorCode.MALFORMED_JSON,  # FastAPI's "There was an error parsing the body"
+            404: ErrorCode.NOT_FOUND,
+            405: ErrorCode.METHOD_NOT_ALLOWED,
+        }
         err = ServiceError(
             exc.status_code, codes.get(exc.status_code, ErrorCode.HTTP_ERROR), str(exc.detail)
         )
