@@ -11,14 +11,22 @@ import argparse
 import os
 import signal
 import sys
+from typing import NoReturn
 
 from ladder.match.cli import add_calibrate, add_match
 from ladder.rules.cli import add_perft
 from ladder.service.cli import add_levels, add_move, add_serve
 
 
+class OneLineErrors(argparse.ArgumentParser):
+    """A usage error is one line (``ladder serve: error: ...``), not usage + error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrors(
         prog="ladder", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

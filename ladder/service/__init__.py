@@ -9,3 +9,10 @@ service in-process), :mod:`~ladder.service.app` (FastAPI), :mod:`~ladder.service
 search and the variety rule, shared with the match runner, are :mod:`ladder.level_move`.
 See docs/service.md.
 """
+
+import logging
+
+# A library's loggers stay silent until the program configures logging (`ladder serve`
+# does); without this, Python's last-resort handler would print the service's incident
+# lines next to a command's own one-line error.
+logging.getLogger("ladder").addHandler(logging.NullHandler())

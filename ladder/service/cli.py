@@ -42,8 +42,10 @@ def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _cmd_move(args: argparse.Namespace) -> int:
     from ladder.client import LadderSync
+    from ladder.engine_binary import EngineNotBuilt
     from ladder.service.config import ServiceConfig
     from ladder.service.errors import ServiceError
+    from protocol.errors import EngineError
 
     try:
         if args.url:
@@ -61,6 +63,9 @@ def _cmd_move(args: argparse.Namespace) -> int:
     except ServiceError as exc:
         print(f"ladder move: {exc.message} [{exc.status} {exc.code}]", file=sys.stderr)
         return 2 if exc.status < 500 else 3
+    except (EngineNotBuilt, EngineError) as exc:  # the in-process engine did not start
+        print(f"ladder move: the engine did not start: {exc}", file=sys.stderr)
+        return 3
     if args.json:
         print(reply.model_dump_json(indent=2))
     else:

@@ -60,6 +60,8 @@ def logging_config(fmt: LogFormat, level: str = "info") -> dict[str, Any]:
             # `severity`: a request line has a `level` of its own (the ladder's)
             "rename_fields": {"asctime": "time", "levelname": "severity", "name": "logger"},
             "timestamp": False,
+            # uvicorn's ANSI-coloured copy of its message
+            "reserved_attrs": [*RESERVED_ATTRS, "color_message"],
         }
     else:
         formatter = {"()": TextFormatter}

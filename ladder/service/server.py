@@ -128,8 +128,9 @@ class Server(uvicorn.Server):
 
 def serve(config: ServiceConfig, options: ServeOptions) -> None:
     """Run the service until SIGTERM/SIGINT; :class:`ServeError` if it cannot start."""
-    logging.config.dictConfig(logging_config(options.log_format, options.log_level))
     check_exposure(options, config)
+    sock = bind(options.host, options.port)  # a taken port is a one-line error, first
+    logging.config.dictConfig(logging_config(options.log_format, options.log_level))
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         log.warning(
             "running as root: run the service as an unprivileged user",
@@ -149,7 +150,6 @@ def serve(config: ServiceConfig, options: ServeOptions) -> None:
         on_close=lambda reason: metrics.connections_closed.labels(reason).inc(),
         on_connections=metrics.connections.set,
     )
-    sock = bind(options.host, options.port)
     server = Server(
         uvicorn.Config(
             app,
