@@ -248,7 +248,9 @@ class JsonCors(CORSMiddleware):
         response = super().preflight_response(request_headers)
         if response.status_code != 400:
             return response
-        err = ServiceError(400, ErrorCode.CORS_REJECTED, response.body.decode(errors="replace"))
+        err = ServiceError(
+            400, ErrorCode.CORS_REJECTED, bytes(response.body).decode(errors="replace")
+        )
         refusal = error_response(err)
         for name, value in response.headers.items():
             if name.lower() not in ("content-length", "content-type"):

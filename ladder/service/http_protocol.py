@@ -103,14 +103,21 @@ async def _too_many_connections(scope: Any, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+@dataclass(frozen=True)
+class ProtocolSettings:
+    """The limits, and whom to tell when connections close or their number changes."""
+
+    limits: ConnectionLimits
+    #: Called with the reason whenever the server closes a connection on its own.
+    on_close: Callable[[str], None] | None = None
+    #: Called with the number of open connections when it changes.
+    on_connections: Callable[[int], None] | None = None
+
+
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
     """See the module docstring. Configure with :func:`guarded_protocol`."""
 
-    limits: ClassVar[ConnectionLimits] = ConnectionLimits()
-    #: Called with the reason whenever the server closes a connection on its own.
-    on_close: ClassVar[Callable[[str], None] | None] = None
-    #: Called with the number of open connections when it changes.
-    on_connections: ClassVar[Callable[[int], None] | None] = None
+    settings: ClassVar[ProtocolSettings] = ProtocolSettings(ConnectionLimits())
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -126,7 +133,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        if len(self.connections) > self.limits.max_connections:
+        if len(self.connections) > self.settings.limits.max_connections:
             self.app = _too_many_connections
             self._closed_by_server("connection_cap")
         self._arm()
@@ -143,7 +150,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     # -- bytes in ---------------------------------------------------------------------
 
     def data_received(self, data: bytes) -> None:
-        limit = self.limits.max_header_bytes
+        limit = self.settings.limits.max_header_bytes
         while data and self.parser is not None and not self.transport.is_closing():
             if not self._in_head:
                 super().data_received(data)
@@ -188,7 +195,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if self._write_timer is None and self.transport.get_write_buffer_size():
             self._unsent = self.transport.get_write_buffer_size()
             self._write_timer = self.loop.call_later(
-                self.limits.request_timeout_s, self._check_unsent
+                self.settings.limits.request_timeout_s, self._check_unsent
             )
 
     def _check_unsent(self) -> None:
@@ -203,7 +210,9 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             self.transport.abort()
             return
         self._unsent = unsent
-        self._write_timer = self.loop.call_later(self.limits.request_timeout_s, self._check_unsent)
+        self._write_timer = self.loop.call_later(
+            self.settings.limits.request_timeout_s, self._check_unsent
+        )
 
     # -- answers of its own -----------------------------------------------------------
 
@@ -217,7 +226,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         err = ServiceError(
             431,
             ErrorCode.HEADER_TOO_LARGE,
-            f"request line and headers exceed {self.limits.max_header_bytes} bytes",
+            f"request line and headers exceed {self.settings.limits.max_header_bytes} bytes",
         )
         self._answer_and_close(err)
 
@@ -232,7 +241,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def _arm(self) -> None:
         self._disarm()
         self._request_timer = self.loop.call_later(
-            self.limits.request_timeout_s, self._request_timed_out
+            self.settings.limits.request_timeout_s, self._request_timed_out
         )
 
     def _disarm(self) -> None:
@@ -250,7 +259,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             err = ServiceError(
                 408,
                 ErrorCode.REQUEST_TIMEOUT,
-                f"no complete request within {self.limits.request_timeout_s:g} s",
+                f"no complete request within {self.settings.limits.request_timeout_s:g} s",
             )
             self._answer_and_close(err)
         else:
@@ -259,12 +268,12 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     # -- accounting -------------------------------------------------------------------
 
     def _closed_by_server(self, reason: str) -> None:
-        if self.on_close is not None:
-            self.on_close(reason)
+        if self.settings.on_close is not None:
+            self.settings.on_close(reason)
 
     def _count_connections(self) -> None:
-        if self.on_connections is not None:
-            self.on_connections(len(self.connections))
+        if self.settings.on_connections is not None:
+            self.settings.on_connections(len(self.connections))
 
 
 def guarded_protocol(
@@ -273,12 +282,5 @@ def guarded_protocol(
     on_connections: Callable[[int], None] | None = None,
 ) -> type[GuardedHttpToolsProtocol]:
     """The protocol class uvicorn is given (``uvicorn.Config(http=...)``)."""
-    return type(
-        "GuardedHttpToolsProtocol",
-        (GuardedHttpToolsProtocol,),
-        {
-            "limits": limits,
-            "on_close": staticmethod(on_close) if on_close else None,
-            "on_connections": staticmethod(on_connections) if on_connections else None,
-        },
-    )
+    settings = ProtocolSettings(limits, on_close, on_connections)
+    return type("GuardedHttpToolsProtocol", (GuardedHttpToolsProtocol,), {"settings": settings})

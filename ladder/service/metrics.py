@@ -34,7 +34,7 @@ from ladder.variants import VARIANT_IDS
 
 # No `*_created` series beside each counter and histogram: they double the exposition
 # and say nothing a dashboard uses here.
-disable_created_metrics()
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 #: Buckets (seconds) from 50 µs to a minute: a level-1 search takes well under a
 #: millisecond, a queue wait may be zero, and the strongest level takes seconds.
@@ -321,7 +321,7 @@ class Metrics:
         every process's values combined."""
         if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
             combined = CollectorRegistry()
-            MultiProcessCollector(combined)
+            MultiProcessCollector(combined)  # type: ignore[no-untyped-call]
             return generate_latest(combined)
         return generate_latest(self.registry)
 

@@ -223,7 +223,7 @@ class MoveService:
     ) -> MoveResponse:
         ponder = choice.ponder if choice.ponder in after.legal else None
         line = choice.line
-        score = Score(cp=line.cp, mate=line.mate) if line is not None else Score()
+        score = Score(cp=line.cp, mate=line.mate) if line is not None else Score(cp=None, mate=None)
         return MoveResponse(
             variant=req.variant,
             level=req.level,
@@ -275,8 +275,11 @@ class MoveService:
     def variants(self) -> VariantsResponse:
         """The rule sets served."""
         return VariantsResponse(
-            variants=[VariantInfo(id=v, start_fen=start_fen(v)) for v in VARIANT_IDS]
-        )  # type: ignore[arg-type]
+            variants=[
+                VariantInfo.model_validate({"id": v, "start_fen": start_fen(v)})
+                for v in VARIANT_IDS
+            ]
+        )
 
     def health(self) -> Health:
         """Liveness and load."""

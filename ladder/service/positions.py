@@ -56,10 +56,8 @@ def outcome_model(outcome: rules.Outcome | None) -> Outcome | None:
     """The checker's outcome as the API's model."""
     if outcome is None:
         return None
-    return Outcome(
-        result=outcome.result,
-        winner=outcome.winner,  # type: ignore[arg-type]
-        reason=str(outcome.reason),
+    return Outcome.model_validate(
+        {"result": outcome.result, "winner": outcome.winner, "reason": outcome.reason}
     )
 
 

@@ -28,7 +28,7 @@ from ladder.service.config import ServiceConfig
 from ladder.variants import FSF_VARIANT
 from protocol.errors import EngineError, EngineFailure, EngineFault
 from protocol.limits import Limit
-from protocol.managed import Incident, ManagedEngine
+from protocol.managed import Incident, IncidentKind, ManagedEngine
 from protocol.process import Timeouts
 
 log = logging.getLogger("ladder.engine")
@@ -188,7 +188,7 @@ class EngineWorker:
             )
 
     def _report_fault(self, exc: EngineFault, phase: str) -> None:
-        kind = "timeout" if isinstance(exc, TimeoutError) else "crash"
+        kind: IncidentKind = "timeout" if isinstance(exc, TimeoutError) else "crash"
         self._report([Incident(kind, phase, str(exc), self._last_pid, error=exc)])
 
     def _note_pid(self, pid: int | None) -> None:
