@@ -72,29 +72,6 @@ def reset(sock: socket.socket) -> None:
     sock.close()
 
 
-def log_events(srv: Server, **fields: Any) -> list[dict[str, Any]]:
-    out = []
-    for line in srv.log_lines:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if all(record.get(k) == v for k, v in fields.items()):
-            out.append(record)
-    return out
-
-
-def wait_event(srv: Server, **fields: Any) -> dict[str, Any]:
-    def match(line: str) -> bool:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            return False
-        return all(record.get(k) == v for k, v in fields.items())
-
-    return dict(json.loads(srv.wait_for_log(match)))
-
-
 def assert_serving(srv: Server) -> None:
     """The server process runs and answers a move correctly."""
     assert srv.proc is not None and srv.proc.poll() is None, "the server died"
@@ -201,8 +178,10 @@ def test_gone_while_queued(srv: Server) -> None:
     first.close()
     assert status == 200, body
     check_move_reply("xiangqi", MOVE["moves"], json.loads(body))
-    gone = [r for r in log_events(srv, event="request", status=499) if r["queue_wait_ms"] is None]
-    assert gone, srv.log_lines[start:]
+    gone = srv.wait_for_log(
+        lambda line: '"status": 499' in line and '"queue_wait_ms": null' in line, start=start
+    )
+    assert json.loads(gone)["path"] == "/v1/move"
     assert_serving(srv)
 
 

@@ -69,6 +69,8 @@ def test_one_line_per_request() -> None:
             assert client.post("/v1/move", json=MOVE).status_code == 200
             assert client.post("/v1/move", json={**MOVE, "level": 0}).status_code == 422
             assert client.get("/v1/levels").status_code == 200
+        # a request's line is written once its answer is out: wait for the last one
+        server.wait_for_log(lambda line: '"path": "/v1/levels"' in line)
         moves = records(server, event="request", path="/v1/move")
         ok = next(r for r in moves if r["status"] == 200)
         assert ok["variant"] == "atomic-xiangqi" and ok["level"] == 2
