@@ -3,6 +3,8 @@
 ladder move | serve | levels     the move service        (ladder/service/cli.py)
 ladder perft                     the rules checker       (ladder/rules/cli.py)
 ladder match | calibrate         matches, calibration    (ladder/match/cli.py)
+
+`ladder --log-level debug COMMAND …` logs every line to and from each engine.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import signal
 import sys
 from typing import NoReturn
 
+from ladder.log_config import LEVELS, configure_logging
 from ladder.match.cli import add_calibrate, add_match
 from ladder.rules.cli import add_perft
 from ladder.service.cli import add_levels, add_move, add_serve
@@ -29,6 +32,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = OneLineErrors(
         prog="ladder", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument(
+        "--log-level",
+        dest="ladder_log_level",  # `serve` has a --log-level of its own (uvicorn's)
+        choices=LEVELS,
+        help="log to stderr at this level, in this process and its workers; "
+        "debug: also every line to and from each engine",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_move(sub)
     add_serve(sub)
@@ -37,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     add_calibrate(sub)
     add_perft(sub)
     args = parser.parse_args(argv)
+    configure_logging(args.ladder_log_level)
     if not hasattr(args, "func"):
         parser.print_help()
         return 2

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine, Sequence
+import time
+from collections.abc import Callable, Coroutine, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -46,7 +47,7 @@ from ladder.service.status import as_service_error
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
-__all__ = ["Ladder", "LadderSync", "ServiceError"]
+__all__ = ["Ladder", "LadderSync", "ServiceError", "wait_until_healthy"]
 
 
 def _request(model: type[M], **fields: Any) -> M:
@@ -299,3 +300,21 @@ class LadderSync:
     def health(self) -> Health:
         """See :meth:`Ladder.health`."""
         return self._run(self._ladder.health())
+
+
+def wait_until_healthy(
+    base_url: str, timeout: float, alive: Callable[[], bool] = lambda: True
+) -> bool:
+    """Wait until the server at ``base_url`` answers ``GET /healthz`` with 200 (True), for
+    at most ``timeout`` seconds or until ``alive()`` (e.g. "the server process still
+    runs") turns false (False). For scripts and tests that start a server."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(base_url + "/healthz", timeout=2).status_code == 200:
+                return True
+        except httpx.TransportError:
+            pass  # not listening yet
+        if not alive() or time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)

@@ -20,7 +20,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi_offline import FastAPIOffline
 from pydantic import TypeAdapter
-from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -355,8 +355,8 @@ def create_app(
             ServiceError(422, ErrorCode.INVALID_REQUEST, message, field=field, ply=ply)
         )
 
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
         codes = {
             400: ErrorCode.MALFORMED_JSON,  # FastAPI's "There was an error parsing the body"
             404: ErrorCode.NOT_FOUND,

@@ -10,11 +10,11 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ladder.rules import Reason
-from ladder.service.config import MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_MOVES, MAX_SEED
+from ladder.rules import MAX_MOVES, Reason
+from ladder.service.config import MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_SEED
 from ladder.service.errors import ErrorCode
+from ladder.variants import VariantId
 
-VariantId = Literal["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi"]
 Color = Literal["red", "black"]
 
 MoveStr = Annotated[
@@ -31,7 +31,7 @@ Fen = Annotated[
 Moves = Annotated[
     list[MoveStr],
     Field(
-        max_length=MAX_MOVES,
+        max_length=MAX_MOVES,  # the rules checker's bound
         description="Moves played from the start position, in Fairy-Stockfish UCI notation "
         "(`h3e3`, `b10c8`, drops `A@e3`).",
     ),
@@ -42,7 +42,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Outcome(BaseModel):
+class OutcomeInfo(BaseModel):
     """How a game ended: `result` is `1-0` (Red won), `0-1` or `1/2-1/2`."""
 
     result: Literal["1-0", "0-1", "1/2-1/2"] = Field(examples=["1-0"])
@@ -106,7 +106,7 @@ class MoveResponse(BaseModel):
     seed: int
     fen: str = Field(description="The position after the move.")
     gives_check: bool
-    outcome: Outcome | None = Field(description="Set when the move ends the game.")
+    outcome: OutcomeInfo | None = Field(description="Set when the move ends the game.")
 
 
 class PositionRequest(_Strict):
@@ -125,7 +125,7 @@ class PositionResponse(BaseModel):
     turn: Color
     legal_moves: list[str]
     check: bool
-    outcome: Outcome | None
+    outcome: OutcomeInfo | None
 
 
 class LevelInfo(BaseModel):
@@ -194,7 +194,7 @@ class ErrorDetail(BaseModel):
     retry_after: int | None = Field(
         None, description="Seconds to wait before trying again (also the Retry-After header)."
     )
-    outcome: Outcome | None = Field(None, description="How the game ended (`game_over`).")
+    outcome: OutcomeInfo | None = Field(None, description="How the game ended (`game_over`).")
 
 
 class ErrorResponse(BaseModel):

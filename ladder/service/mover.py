@@ -159,7 +159,8 @@ class MoveService:
                 f"the game is already over: {o.reason} ({o.result})",
                 outcome=o.model_dump(mode="json"),
             )
-        job = SearchJob.for_level(FSF_VARIANT[req.variant], checked.base_fen, checked.since, level)
+        fen, moves = checked.game.engine_position()
+        job = SearchJob.for_level(FSF_VARIANT[req.variant], fen, moves, level)
         cfg = self.config
         budget = cfg.request_deadline(level)
         deadline = asyncio.get_running_loop().time() + budget
@@ -275,10 +276,7 @@ class MoveService:
     def variants(self) -> VariantsResponse:
         """The rule sets served."""
         return VariantsResponse(
-            variants=[
-                VariantInfo.model_validate({"id": v, "start_fen": start_fen(v)})
-                for v in VARIANT_IDS
-            ]
+            variants=[VariantInfo(id=v, start_fen=start_fen(v)) for v in VARIANT_IDS]
         )
 
     def health(self) -> Health:
