@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -66,7 +67,7 @@ def test_rate_limit_window() -> None:
 
 
 @pytest.fixture(scope="module")
-def keyed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Server, Path]:
+def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
     path = tmp_path_factory.mktemp("keys") / "keys"
     path.write_text(f"{KEY_A} site-a\n")
     server = start_server("--api-keys", str(path), engines=1)

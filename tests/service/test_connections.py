@@ -22,7 +22,7 @@ from ladder.service.http_protocol import MAX_HEADER_BYTES, REQUEST_TIMEOUT_S, Co
 
 from .helpers import Server, check_move_reply, start_server, wait_until
 
-MOVE = {"variant": "xiangqi", "moves": ["h3e3"], "level": 1, "seed": 3}
+MOVE: dict[str, Any] = {"variant": "xiangqi", "moves": ["h3e3"], "level": 1, "seed": 3}
 
 
 def request_bytes(

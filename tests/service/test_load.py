@@ -85,12 +85,12 @@ async def test_client_disconnect_frees_engine() -> None:
                         request.cancel()
                         with contextlib.suppress(asyncio.CancelledError):
                             await request
-                    await asyncio.to_thread(
-                        srv.wait_for_log,
-                        lambda line, level=level: (
-                            f'"level": {level}' in line and '"status": 499' in line
-                        ),
-                    )
+                    cancelled = f'"level": {level}'
+
+                    def gone(line: str, cancelled: str = cancelled) -> bool:
+                        return cancelled in line and '"status": 499' in line
+
+                    await asyncio.to_thread(srv.wait_for_log, gone)
                 finally:
                     os.kill(engine, signal.SIGCONT)
                 await asyncio.to_thread(

@@ -13,8 +13,8 @@ from ladder.level_move import Line, SearchResult, choose
 from ladder.levels import Variety
 from ladder.service.errors import ErrorCode, ServiceError
 from ladder.service.metrics import INCIDENT_KINDS, Metrics
-from ladder.service.mover import DeadlineExceeded, NoEngineAnswer
-from ladder.service.pool import EnginePool, PoolClosed, QueueFull, QueueTimeout
+from ladder.service.mover import DeadlineExceeded, MoveFailed, NoEngineAnswer
+from ladder.service.pool import EnginePool, PoolClosed, PoolError, QueueFull, QueueTimeout
 from ladder.service.positions import Positions
 from ladder.service.status import as_service_error
 
@@ -209,7 +209,7 @@ async def _until_async(condition: Callable[[], bool]) -> None:
 
 
 def test_failures_map_to_statuses() -> None:
-    cases = [
+    cases: list[tuple[PoolError | MoveFailed, int, ErrorCode]] = [
         (QueueFull("x"), 503, ErrorCode.BUSY),
         (QueueTimeout("x"), 503, ErrorCode.BUSY),
         (PoolClosed("x"), 503, ErrorCode.SHUTTING_DOWN),
