@@ -177,3 +177,20 @@ def test_engine_incidents_are_logged_and_readiness_follows(
         assert samples(server)["ladder_engine_restarts_total"] >= 2
     finally:
         server.stop()
+
+
+def test_memory_recycle_is_logged() -> None:
+    """--engine-max-rss: an engine over the bound is replaced between searches, and the
+    recycle is an incident of its own (here every search, with a 1 MiB bound)."""
+    server = start_server("--engine-max-rss", "1", engines=1)
+    try:
+        (first,) = server.engine_pids()
+        with server.client() as client:
+            assert client.post("/v1/move", json=MOVE).status_code == 200
+        incident = json.loads(server.wait_for_log(lambda x: '"kind": "memory"' in x))
+        assert incident["pid"] == first and "RSS" in incident["message"]
+        restarted = json.loads(server.wait_for_log(lambda x: '"engine_restarted"' in x))
+        assert restarted["previous_pid"] == first
+        assert samples(server)['ladder_engine_incidents_total{kind="memory"}'] >= 1
+    finally:
+        server.stop()
