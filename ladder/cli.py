@@ -14,8 +14,9 @@ import os
 import signal
 import sys
 
+from ladder.calibration.cli import add_calibrate
 from ladder.log_config import LEVELS, configure_logging
-from ladder.match.cli import add_calibrate, add_match
+from ladder.match.cli import add_match
 from ladder.rules.cli import add_perft
 from ladder.service.cli import add_levels, add_move, add_serve
 
