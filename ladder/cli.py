@@ -15,8 +15,9 @@ import signal
 import sys
 from typing import NoReturn
 
+from ladder.calibration.cli import add_calibrate
 from ladder.log_config import LEVELS, configure_logging
-from ladder.match.cli import add_calibrate, add_match
+from ladder.match.cli import add_match
 from ladder.rules.cli import add_perft
 from ladder.service.cli import add_levels, add_move, add_serve
 
