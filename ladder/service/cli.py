@@ -132,6 +132,13 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         default=defaults.max_queue,
         help=f"requests that may wait for an engine before 503 busy (default {defaults.max_queue})",
     )
+    p.add_argument(
+        "--queue-timeout",
+        type=_positive_float,
+        default=defaults.queue_timeout_s,
+        metavar="SECONDS",
+        help=f"longest wait for an engine before 503 busy (default {defaults.queue_timeout_s:g})",
+    )
     access = p.add_argument_group("access")
     access.add_argument(
         "--api-keys",
@@ -236,6 +243,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         config = ServiceConfig(
             engines=args.engines,
             max_queue=args.max_queue,
+            queue_timeout_s=args.queue_timeout,
             engine_path=engine_path(),
             engine_max_rss_mb=args.engine_max_rss,
             api_keys_file=args.api_keys,

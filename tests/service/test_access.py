@@ -182,12 +182,12 @@ def test_rate_limit_per_client() -> None:
 
 
 async def test_a_flood_from_one_key_does_not_starve_another(tmp_path: Path) -> None:
-    """Key A queues many level-7 searches (250k nodes) on the only engine (frozen
+    """Key A queues many level-6 searches (60k nodes) on the only engine (frozen
     meanwhile, so that they all wait); key B's level-1 request comes last, and is served
     right after the search that was running, not behind all of A's."""
     path = tmp_path / "keys"
     path.write_text(f"{KEY_A} site-a\n{KEY_B} site-b\n")
-    server = start_server("--api-keys", str(path), engines=1)
+    server = start_server("--api-keys", str(path), "--queue-timeout", "300", engines=1)
     flood = 5
     try:
         (engine,) = server.engine_pids()
@@ -202,7 +202,7 @@ async def test_a_flood_from_one_key_does_not_starve_another(tmp_path: Path) -> N
 
             os.kill(engine, signal.SIGSTOP)
             try:
-                tasks = [asyncio.create_task(move(KEY_A, 7, i)) for i in range(flood)]
+                tasks = [asyncio.create_task(move(KEY_A, 6, i)) for i in range(flood)]
                 await asyncio.to_thread(server.wait_health, lambda h: h["queue_depth"] == flood - 1)
                 tasks.append(asyncio.create_task(move(KEY_B, 1, 1)))
                 await asyncio.to_thread(server.wait_health, lambda h: h["queue_depth"] == flood)

@@ -90,7 +90,7 @@ def test_schema_enums_and_descriptions(server: Server) -> None:
     assert set(schemas["Reason"]["enum"]) == {r.value for r in Reason}
     detail = schemas["ErrorDetail"]["properties"]
     assert detail["code"]["examples"] == ["illegal_move"]
-    assert schemas["Outcome"]["properties"]["reason"]["examples"] == ["checkmate"]
+    assert schemas["OutcomeInfo"]["properties"]["reason"]["examples"] == ["checkmate"]
     assert (
         "null" in schemas["Score"]["description"]
         and "never both" in schemas["Score"]["description"]
