@@ -189,14 +189,22 @@ class Ladder:
         self,
         *,
         variant: str,
-        level: int,
+        level: int | None = None,
         moves: Sequence[str] = (),
         fen: str | None = None,
         seed: int | None = None,
+        elo: float | None = None,
     ) -> MoveResponse:
-        """The computer's move at `level` after `moves` (from `fen`, or the start)."""
+        """The computer's move at `level` (or at `elo`, any rating on the measured curve)
+        after `moves` (from `fen`, or the start)."""
         req = _request(
-            MoveRequest, variant=variant, fen=fen, moves=list(moves), level=level, seed=seed
+            MoveRequest,
+            variant=variant,
+            fen=fen,
+            moves=list(moves),
+            level=level,
+            elo=elo,
+            seed=seed,
         )
         if self._service is not None:
             return await self._local(self._service.move(req))
@@ -273,14 +281,17 @@ class LadderSync:
         self,
         *,
         variant: str,
-        level: int,
+        level: int | None = None,
         moves: Sequence[str] = (),
         fen: str | None = None,
         seed: int | None = None,
+        elo: float | None = None,
     ) -> MoveResponse:
         """See :meth:`Ladder.move`."""
         return self._run(
-            self._ladder.move(variant=variant, level=level, moves=moves, fen=fen, seed=seed)
+            self._ladder.move(
+                variant=variant, level=level, moves=moves, fen=fen, seed=seed, elo=elo
+            )
         )
 
     def position(

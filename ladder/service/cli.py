@@ -23,7 +23,14 @@ def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--variant", required=True, help="xiangqi, atomic-xiangqi or crazyhouse-xiangqi")
     p.add_argument("--fen", default=None, help="start position (default: the variant's)")
     p.add_argument("--moves", default="", help='moves played, space-separated: "h3e3 h10g8"')
-    p.add_argument("--level", required=True, type=int, help="strength, 1..8")
+    strength = p.add_mutually_exclusive_group(required=True)
+    strength.add_argument("--level", type=int, help="strength, 1..8")
+    strength.add_argument(
+        "--elo",
+        type=float,
+        help="strength as a rating: any Elo between level 1's and level 8's "
+        "(`ladder levels` shows them)",
+    )
     p.add_argument("--seed", type=int, default=None, help="makes the answer reproducible")
     p.add_argument(
         "--url",
@@ -37,6 +44,7 @@ def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help=f"API key for a server that needs one (default: ${API_KEY_ENV})",
     )
     p.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    _add_levels_option(p)
     p.set_defaults(func=_cmd_move)
 
 
@@ -51,13 +59,15 @@ def _cmd_move(args: argparse.Namespace) -> int:
         if args.url:
             ladder = LadderSync(args.url, api_key=args.api_key or os.environ.get(API_KEY_ENV))
         else:
-            ladder = LadderSync(config=ServiceConfig(engines=1, max_queue=1))
+            config = ServiceConfig(engines=1, max_queue=1, levels_file=_levels_file(args))
+            ladder = LadderSync(config=config)
         with ladder:
             reply = ladder.move(
                 variant=args.variant,
                 fen=args.fen,
                 moves=args.moves.split(),
                 level=args.level,
+                elo=args.elo,
                 seed=args.seed,
             )
     except ServiceError as exc:
@@ -66,6 +76,9 @@ def _cmd_move(args: argparse.Namespace) -> int:
     except (EngineNotBuilt, EngineError) as exc:  # the in-process engine did not start
         print(f"ladder move: the engine did not start: {exc}", file=sys.stderr)
         return 3
+    except ValueError as exc:  # a levels file that cannot be used
+        print(f"ladder move: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(reply.model_dump_json(indent=2))
     else:
@@ -119,6 +132,7 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "it serves (with --port 0, the port chosen). See docs/service.md.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback)")
+    _add_levels_option(p)
     p.add_argument("--port", type=_port, default=8000, help="0: any free port (printed)")
     p.add_argument(
         "--engines",
@@ -242,6 +256,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             read_keys(args.api_keys)  # a bad file is a one-line error before anything starts
         config = ServiceConfig(
             engines=args.engines,
+            levels_file=_levels_file(args),
             max_queue=args.max_queue,
             queue_timeout_s=args.queue_timeout,
             engine_path=engine_path(),
@@ -277,13 +292,40 @@ def add_levels(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "levels", help="print the strength levels", description="The eight levels of each variant."
     )
     p.add_argument("--json", action="store_true")
+    _add_levels_option(p)
     p.set_defaults(func=_cmd_levels)
 
 
-def _cmd_levels(args: argparse.Namespace) -> int:
-    from ladder.levels import level_table, load_levels
+def _add_levels_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--levels",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="levels file (default: the shipped ladder, `ladder/levels.toml`)",
+    )
 
-    table = load_levels()
+
+def _levels_file(args: argparse.Namespace) -> Path:
+    """The levels file asked for, checked: a bad one is a one-line error (LevelsError)."""
+    from ladder.levels import LEVELS_FILE, load_levels
+
+    path: Path = args.levels or LEVELS_FILE
+    try:
+        load_levels(path)
+    except OSError as exc:
+        raise ValueError(f"levels file {path}: {exc.strerror}") from None
+    return path
+
+
+def _cmd_levels(args: argparse.Namespace) -> int:
+    from ladder.levels import elo_range, level_table, load_levels
+
+    try:
+        table = load_levels(_levels_file(args))
+    except ValueError as exc:
+        print(f"ladder levels: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         import json
 
@@ -306,6 +348,12 @@ def _cmd_levels(args: argparse.Namespace) -> int:
             secs = lv.seconds_per_move
             time = "-" if secs is None else f"{1000 * secs:.1f} ms" if secs < 1 else f"{secs:.2f} s"
             print(f"  {n:>5} {lv.nodes:>11,} {variety:>36} {elo:>18} {time:>10}")
+        span = elo_range(levels)
+        print(
+            f"  any Elo from {span[0]:.0f} to {span[1]:.0f}: ladder move --elo"
+            if span
+            else "  (an Elo in between: not until every level is measured)"
+        )
     print(
         "(Elo: random = 0, 95% interval; * extrapolated; time/move: median on the "
         "calibration machine)"

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ladder.levels import Level
+from ladder.levels import LEVELS_FILE, Level
 from ladder.rules.errors import MAX_FEN_LENGTH, MAX_MOVE_LENGTH
 from ladder.variants import VARIANTS_INI
 
@@ -16,6 +16,8 @@ MAX_BODY_BYTES = 64 * 1024
 MAX_FEN_CHARS = MAX_FEN_LENGTH
 #: Longest single move string accepted (characters): the rules checker's bound.
 MAX_MOVE_CHARS = MAX_MOVE_LENGTH
+#: No Elo above this is ever asked for (the ladder's top is far below it).
+MAX_ELO = 5000
 #: Seeds are 63-bit non-negative integers.
 MAX_SEED = 2**63 - 1
 
@@ -38,6 +40,7 @@ class ServiceConfig:
     """
 
     engines: int = field(default_factory=_default_engines)
+    levels_file: Path = LEVELS_FILE  #: the strength levels served
     max_queue: int = 32
     queue_timeout_s: float = 10.0
     search_timeout_base_s: float = 2.0

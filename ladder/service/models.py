@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ladder.levels import Rating, Variety
 from ladder.rules import MAX_MOVES, Reason
-from ladder.service.config import MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_SEED
+from ladder.service.config import MAX_ELO, MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_SEED
 from ladder.service.errors import ErrorCode
 from ladder.variants import VariantId
 
@@ -76,7 +76,24 @@ class MoveRequest(_Strict):
     variant: VariantId
     fen: Fen | None = Field(None, description="Start position; the variant's own if omitted.")
     moves: Moves = Field(default_factory=list)
-    level: Annotated[int, Field(ge=1, le=8, strict=True, description="Strength, 1 to 8.")]
+    level: Annotated[
+        int | None,
+        Field(ge=1, le=8, strict=True, description="Strength, 1 to 8 (or give `elo`)."),
+    ] = None
+    elo: Annotated[
+        float | None,
+        Field(
+            ge=0,
+            le=MAX_ELO,
+            allow_inf_nan=False,
+            examples=[1200],
+            description=(
+                "Strength as a rating instead of a level: any value from level 1's measured "
+                "Elo to level 8's (GET /v1/levels gives the span per variant); the settings "
+                "are interpolated between the two measured levels around it."
+            ),
+        ),
+    ] = None
     seed: Annotated[
         int | None,
         Field(
@@ -92,12 +109,19 @@ class MoveRequest(_Strict):
         ),
     ] = None
 
+    @model_validator(mode="after")
+    def _one_strength(self) -> MoveRequest:
+        if (self.level is None) == (self.elo is None):
+            raise ValueError("give exactly one of level (1 to 8) and elo")
+        return self
+
 
 class MoveResponse(BaseModel):
     """The move played, the engine's view of it, and the position after it."""
 
     variant: VariantId
-    level: int
+    level: int | None = Field(description="The level asked for (None when asked by Elo).")
+    elo: float | None = Field(None, description="The Elo asked for, if any.")
     move: str = Field(description="The move, in Fairy-Stockfish UCI notation.")
     ponder: str | None = Field(description="The reply the engine expects, if any.")
     score: Score
@@ -145,10 +169,20 @@ class LevelInfo(BaseModel):
     )
 
 
+class EloRange(BaseModel):
+    """The ratings a move request may ask for in one variant: level 1's to level 8's."""
+
+    low: float
+    high: float
+
+
 class LevelsResponse(BaseModel):
-    """All levels, per variant id."""
+    """All levels, per variant id: the ladder's curve (each level's settings and measured
+    rating), and the Elo span a move request may ask for (None until every level of the
+    variant is measured, strictly increasing)."""
 
     levels: dict[str, list[LevelInfo]]
+    elo_range: dict[str, EloRange | None]
 
 
 class VariantInfo(BaseModel):

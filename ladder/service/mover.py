@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from ladder.level_move import Choice, SearchJob, SearchResult, choose
-from ladder.levels import Level, load_levels
+from ladder.levels import Level, LevelsError, at_elo, elo_range, load_levels
 from ladder.service.config import ServiceConfig
 from ladder.service.errors import ErrorCode, ServiceError
 from ladder.service.metrics import Metrics
 from ladder.service.models import (
+    EloRange,
     Health,
     LevelInfo,
     LevelsResponse,
@@ -64,6 +65,7 @@ class MoveTrace:
     client: str = "local"  #: the key id (or client address) the request is queued under
     variant: str | None = None
     level: int | None = None
+    elo: float | None = None
     queue_wait_s: float | None = None
     engine: int | None = None  #: the pool slot that served it
     attempts: int = 0
@@ -89,7 +91,7 @@ class MoveService:
         worker_factory: WorkerFactory | None = None,
     ) -> None:
         self.config = config or ServiceConfig()
-        self.levels = levels if levels is not None else load_levels()
+        self.levels = levels if levels is not None else load_levels(self.config.levels_file)
         self.metrics = metrics or Metrics()
         self.positions = Positions()
         m = self.metrics
@@ -145,10 +147,10 @@ class MoveService:
     # -- the API ----------------------------------------------------------------------
 
     async def move(self, req: MoveRequest, trace: MoveTrace | None = None) -> MoveResponse:
-        """The engine's move at ``req.level`` in the given game."""
+        """The engine's move at ``req.level`` (or ``req.elo``) in the given game."""
         trace = trace if trace is not None else MoveTrace()
-        trace.variant, trace.level = req.variant, req.level
-        level = self.levels[req.variant][req.level]
+        trace.variant, trace.level, trace.elo = req.variant, req.level, req.elo
+        level = self.strength(req.variant, req.level, req.elo)
         seed = req.seed if req.seed is not None else secrets.randbits(53)
         checked = await self.positions.judge(req.variant, req.fen, req.moves)
         if checked.outcome is not None:
@@ -210,10 +212,25 @@ class MoveService:
             raise NoEngineAnswer(
                 "the engine gave no usable answer: " + ("; ".join(failures) or "unknown failure")
             )
-        self.metrics.search_seconds.labels(req.variant, str(req.level)).observe(elapsed)
-        self.metrics.moves.labels(req.variant, str(req.level)).inc()
+        label = str(req.level) if req.level is not None else "elo"
+        self.metrics.search_seconds.labels(req.variant, label).observe(elapsed)
+        self.metrics.moves.labels(req.variant, label).inc()
         after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, choice.move)
         return self._answer(req, seed, after, choice, result, elapsed)
+
+    def strength(self, variant: str, level: int | None, elo: float | None) -> Level:
+        """The settings a request asks for: a level's, or those interpolated at an Elo
+        (422 when the Elo is off the measured curve)."""
+        table = self.levels[variant]
+        if level is not None:
+            return table[level]
+        assert elo is not None  # the request model asks for one of the two
+        try:
+            return at_elo(table, elo)
+        except LevelsError as exc:
+            raise ServiceError(
+                422, ErrorCode.INVALID_REQUEST, f"elo: {variant}: {exc}", field="elo"
+            ) from None
 
     def _answer(
         self,
@@ -230,6 +247,7 @@ class MoveService:
         return MoveResponse(
             variant=req.variant,
             level=req.level,
+            elo=req.elo,
             move=choice.move,
             ponder=ponder,
             score=score,
@@ -269,7 +287,14 @@ class MoveService:
                 )
                 for _, lv in sorted(table.items())
             ]
-        return LevelsResponse(levels=out)
+        spans = {v: elo_range(table) for v, table in self.levels.items()}
+        return LevelsResponse(
+            levels=out,
+            elo_range={
+                v: None if span is None else EloRange(low=span[0], high=span[1])
+                for v, span in spans.items()
+            },
+        )
 
     def variants(self) -> VariantsResponse:
         """The rule sets served."""

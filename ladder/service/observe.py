@@ -76,6 +76,7 @@ class ObserveRequests:
                     "queue_wait_ms": _ms(trace.queue_wait_s),
                     "variant": trace.variant,
                     "level": trace.level,
+                    "elo": trace.elo,
                     "engine": trace.engine,
                     "attempts": trace.attempts or None,
                     "client": trace.client,
