@@ -38,6 +38,7 @@ from ladder.service.models import (
     VariantsResponse,
 )
 from ladder.service.mover import MoveService
+from ladder.service.play_page import add_play_page
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -404,6 +405,9 @@ def create_app(
         return PlainTextResponse(
             metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8"
         )
+
+    if svc.config.play_page:
+        add_play_page(app)
 
     # Outermost last: BodyLimit, CountRequests, then (innermost, so that the body limit
     # and the request count apply to it too) the /v1/move fast path.

@@ -82,6 +82,11 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         default=defaults.max_queue,
         help="requests that may wait for an engine before 503 busy",
     )
+    p.add_argument(
+        "--no-play",
+        action="store_true",
+        help="do not serve the /play page (the browser client)",
+    )
     p.add_argument("--log-level", default="info")
     p.set_defaults(func=_cmd_serve)
 
@@ -92,7 +97,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from ladder.service.app import create_app
     from ladder.service.config import ServiceConfig
 
-    app = create_app(ServiceConfig(engines=args.engines, max_queue=args.max_queue))
+    app = create_app(
+        ServiceConfig(engines=args.engines, max_queue=args.max_queue, play_page=not args.no_play)
+    )
     # The stock asyncio loop: the engine client (protocol/) is built and tested on it.
     uvicorn.run(
         app,

@@ -56,6 +56,8 @@ class ServiceConfig:
     #: Answer valid ``POST /v1/move`` requests without FastAPI's generic request
     #: handling (:class:`ladder.service.app.MoveFastPath`); same answers, less CPU.
     move_fast_path: bool = True
+    #: Serve the /play page (ladder.service.play_page); ``ladder serve --no-play`` turns it off.
+    play_page: bool = True
 
     def __post_init__(self) -> None:
         if self.engines < 1:
