@@ -6,7 +6,7 @@ CACHE := .cache
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup engine reference-engines serve test test-slow lint clean
+.PHONY: setup engine reference-engines browser serve test test-slow lint clean
 
 # The virtualenv with the project and its pinned dependencies.
 $(VENV)/.installed: pyproject.toml
@@ -30,16 +30,20 @@ engine: $(VENV)/.installed
 reference-engines:
 	bash scripts/install_reference_engines.sh
 
+# Debian's chromium, for the /play page's browser tests (Playwright drives it).
+browser:
+	bash scripts/install_browser.sh
+
 setup: $(VENV)/.installed engine
 
 serve: setup
 	$(VENV)/bin/ladder serve --host $(HOST) --port $(PORT)
 
-test: setup reference-engines
+test: setup reference-engines browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest
 
-test-slow: setup reference-engines
+test-slow: setup reference-engines browser
 	$(VENV)/bin/pytest -m slow
 
 lint: $(VENV)/.installed

@@ -2,8 +2,10 @@
 // (POST /v1/position: legal moves, check, outcome, WXF) and plays the ladder's moves
 // (POST /v1/move); the page shows them and sends the player's moves.
 //
-// For tests and tools, #app carries the game's state: data-state (loading, your-turn,
-// thinking, checking, over, error), data-ply, data-moves, data-fen, data-outcome.
+// The address keeps the game (?variant=&level=&colour=&seed=&moves=h3e3,h10g8): a reload
+// or a shared link continues it. For tests and tools, #app carries the game's state:
+// data-state (loading, your-turn, thinking, checking, over, error), data-ply, data-moves,
+// data-fen, data-check, data-outcome.
 
 import { ApiError, LadderApi } from './api.js';
 import { Board, destsOf, removedBy } from './board.js';
@@ -63,10 +65,9 @@ function fillStrength() {
   if ([...select.options].some(o => o.value === previous)) select.value = previous;
 }
 
-function readSettings() {
+function readSettings(seedText) {
   const variant = $('variant').value;
   const colour = document.querySelector('input[name=colour]:checked').value;
-  const seedText = $('seed').value.trim();
   let seed = Math.floor(Math.random() * 2 ** 31);
   if (seedText !== '') {
     seed = Number(seedText);
@@ -99,7 +100,23 @@ function restoreSettings() {
   const colour = pick('colour', 'red');
   const radio = document.querySelector(`input[name=colour][value="${colour}"]`);
   if (radio) radio.checked = true;
-  if (params.has('seed')) $('seed').value = params.get('seed');
+  // The game in the address: its seed and moves (the seed box stays for new games).
+  return {
+    seed: params.get('seed'),
+    moves: params.has('moves') ? params.get('moves').split(',').filter(Boolean) : [],
+  };
+}
+
+// Keep the game in the address (replaced, not pushed: Back leaves the page).
+function saveGameInAddress() {
+  const params = new URLSearchParams({
+    variant: game.variant,
+    ...Object.fromEntries(Object.entries(game.strength).map(([k, v]) => [k, String(v)])),
+    colour: game.player,
+    seed: String(game.seed),
+  });
+  if (game.moves.length) params.set('moves', game.moves.join(','));
+  history.replaceState(null, '', `?${params}`);
 }
 
 // ---- talking to the service ------------------------------------------------------------
@@ -135,10 +152,22 @@ function errorText(what, err) {
   return `${what} failed: ${err.message} (${status}).`;
 }
 
+// Errors that asking again can mend: the service unreachable, a missing key, busy,
+// rate-limited, or an engine failure. Anything else (the game refused) needs a new game.
+const retryable = err => [0, 401, 408, 429].includes(err.status) || err.status >= 500;
+
 function waitForRetry(what, err, signal) {
   const box = $('error');
   const text = $('error-text');
   const retry = $('retry');
+  if (!retryable(err)) {
+    showProblem(errorText(what, err), err.code);
+    // Settled only by what replaces this game (its signal is aborted then).
+    return new Promise((_, reject) => {
+      signal.addEventListener('abort', () => reject(abortError()), { once: true });
+    });
+  }
+  retry.textContent = 'Retry now';
   box.hidden = false;
   box.dataset.code = err.code;
   box.dataset.status = String(err.status);
@@ -184,12 +213,14 @@ function hideError() {
 
 // ---- the game --------------------------------------------------------------------------
 
-async function newGame() {
+// A new game with the settings of the form; or the game of the address (`loaded`: its
+// seed and moves).
+async function newGame(loaded = null) {
   cancelPending();
   hideError();
   let settings;
   try {
-    settings = readSettings();
+    settings = readSettings(loaded?.seed ?? $('seed').value.trim());
   } catch (err) {
     showProblem(err.message);
     return;
@@ -202,8 +233,8 @@ async function newGame() {
     strength: strength.request,
     ladderName: strength.name,
     seed: settings.seed,
-    moves: [],
-    positions: [], // positions[i]: the service's verdict after i moves
+    moves: [...(loaded?.moves ?? [])],
+    positions: [], // positions[i]: the service's verdict after i moves (when fetched)
     replies: new Map(), // ply -> the ladder's answer for the move of that ply
     blasts: new Map(), // ply -> points the move of that ply blew up
     shownPly: -1,
@@ -227,7 +258,6 @@ async function newGame() {
   $('bottom-name').textContent = `You · ${capital(game.player)}`;
   $('game-title').textContent =
     `${VARIANT_NAMES[game.variant]} against ${game.ladderName}, seed ${game.seed}`;
-  $('engine-info').replaceChildren(quiet('No move by the ladder yet.'));
   $('moves').replaceChildren();
   await advance();
 }
@@ -311,6 +341,7 @@ function showPosition() {
   const blast = game.blasts.get(ply) || [];
   if (blast.length) board.explode(blast, ply > game.shownPly);
   game.shownPly = ply;
+  saveGameInAddress();
   app.dataset.ply = String(ply);
   app.dataset.moves = game.moves.join(' ');
   app.dataset.fen = pos.fen;
@@ -355,7 +386,7 @@ function wxfOf(ply) {
 }
 
 function describeMove(ply) {
-  const who = ply % 2 === 1 ? 'Red' : 'Black';
+  const who = capital(toMove(ply - 1));
   const pos = game.positions[ply];
   const blast = game.blasts.get(ply) || [];
   let text = `${who} played ${wxfOf(ply)} (${game.moves[ply - 1]})`;
@@ -430,7 +461,7 @@ function renderLadderMove() {
   while (ply > 0 && !game.replies.has(ply)) ply--;
   const box = $('engine-info');
   if (ply === 0) {
-    box.replaceChildren(quiet('No move by the ladder yet.'));
+    box.replaceChildren(quiet('None in this game yet.'));
     return;
   }
   const r = game.replies.get(ply);
@@ -457,13 +488,13 @@ function renderLadderMove() {
   box.replaceChildren(dl);
 }
 
+// Who is to move after `ply` moves: Red moves first, and the sides alternate.
+const toMove = ply => (ply % 2 === 0 ? 'red' : 'black');
+
 // The player has a move of theirs to take back.
 function canUndo() {
   if (!game) return false;
-  for (let p = 1; p <= game.moves.length; p++) {
-    if (game.positions[p - 1]?.turn === game.player) return true;
-  }
-  return false;
+  return game.moves.some((_, i) => toMove(i) === game.player);
 }
 
 // Take back the player's last move (and the ladder's answer to it).
@@ -473,7 +504,7 @@ function undo() {
   hideError();
   do {
     game.moves.pop();
-  } while (game.moves.length && game.positions[game.moves.length].turn !== game.player);
+  } while (toMove(game.moves.length) !== game.player);
   const ply = game.moves.length;
   game.positions.length = ply + 1;
   for (const map of [game.replies, game.blasts]) {
@@ -484,15 +515,20 @@ function undo() {
   advance();
 }
 
-function showProblem(text) {
+// A problem that only a new game mends.
+function showProblem(text, code = 'page') {
   const box = $('error');
   box.hidden = false;
-  box.dataset.code = 'page';
+  box.dataset.code = code;
+  delete box.dataset.retryIn;
   $('error-text').textContent = text;
+  $('retry').textContent = 'New game';
   $('retry').onclick = () => {
     hideError();
+    history.replaceState(null, '', '?');
     newGame();
   };
+  app.dataset.state = 'error';
 }
 
 function say(text) {
@@ -515,7 +551,7 @@ async function start() {
   $('variant').replaceChildren(
     ...variants.variants.map(v => new Option(VARIANT_NAMES[v.id] || v.id, v.id)),
   );
-  restoreSettings();
+  const loaded = restoreSettings();
   $('variant').onchange = fillStrength;
   $('setup').onsubmit = event => {
     event.preventDefault();
@@ -528,7 +564,7 @@ async function start() {
     $('retry').click();
   };
   $('api-key').value = api.apiKey;
-  await newGame();
+  await newGame(loaded);
 }
 
 start();
