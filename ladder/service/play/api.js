@@ -52,7 +52,8 @@ export class LadderApi {
     if (response.ok && data !== null) return data;
     const detail = (data && data.error) || {};
     const header = Number(response.headers.get('retry-after'));
-    const retryAfter = detail.retry_after ?? (Number.isFinite(header) && header > 0 ? header : null);
+    const retryAfter =
+      detail.retry_after ?? (Number.isFinite(header) && header > 0 ? header : null);
     throw new ApiError(
       response.status,
       detail.code || 'http_error',

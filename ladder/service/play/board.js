@@ -33,7 +33,7 @@ const capital = word => word[0].toUpperCase() + word.slice(1);
 export const keyOf = point => point[0] + (point.slice(1) === '10' ? ':' : point.slice(1));
 export const pointOf = key => key[0] + (key[1] === ':' ? '10' : key[1]);
 
-// 'h3e3' -> {from: 'h3', to: 'e3'}; 'A@e3' -> {drop: 'A', to: 'e3'} (points as the API writes them).
+// 'h3e3' -> {from: 'h3', to: 'e3'}; 'A@e3' -> {drop: 'A', to: 'e3'} (API notation).
 export function parseMove(move) {
   const drop = /^([A-Z])@([a-i]\d{1,2})$/.exec(move);
   if (drop) return { drop: drop[1], to: drop[2] };
@@ -70,7 +70,10 @@ export function removedBy(fenBefore, fenAfter, move) {
   const before = readFen(fenBefore, DIMENSIONS).pieces;
   const after = readFen(fenAfter, DIMENSIONS).pieces;
   const from = m.from && keyOf(m.from);
-  return [...before.keys()].filter(k => k !== from && !after.has(k)).map(pointOf).sort();
+  return [...before.keys()]
+    .filter(k => k !== from && !after.has(k))
+    .map(pointOf)
+    .sort();
 }
 
 export function pieceName(piece) {
@@ -104,7 +107,10 @@ export class Board {
       kingRoles: ['k-piece'],
       coordinates: true,
       highlight: { lastMove: true, check: true },
-      animation: { enabled: true, duration: 180 },
+      animation: {
+        enabled: !matchMedia('(prefers-reduced-motion: reduce)').matches,
+        duration: 180,
+      },
       movable: {
         free: false,
         color: undefined,
@@ -262,7 +268,9 @@ export class Board {
     const after = this.ground.state.selectable.selected;
     if (after === key && before !== key) {
       const n = (this.dests.get(key) || []).length;
-      this.announce(`${this.describe(point)} picked up: ${n} legal destination${n === 1 ? '' : 's'}`);
+      this.announce(
+        `${this.describe(point)} picked up: ${n} legal destination${n === 1 ? '' : 's'}`,
+      );
     } else if (!after && before) {
       this.announce(before === key ? 'Put back' : `${point}`);
     }

@@ -132,6 +132,8 @@ async function withRetry(what, request, signal) {
   for (;;) {
     try {
       const result = await request(signal);
+      // An answer that came as the game changed (undo, new game) is not for this game.
+      if (signal.aborted) throw abortError();
       hideError();
       return result;
     } catch (err) {
@@ -328,7 +330,8 @@ function showPosition() {
   const pos = game.positions[ply];
   const move = game.moves[ply - 1];
   const previous = game.positions[ply - 1];
-  if (previous && !game.blasts.has(ply)) game.blasts.set(ply, removedBy(previous.fen, pos.fen, move));
+  if (previous && !game.blasts.has(ply))
+    game.blasts.set(ply, removedBy(previous.fen, pos.fen, move));
   const movable = !pos.outcome && pos.turn === game.player;
   board.show({
     fen: pos.fen,
@@ -348,21 +351,17 @@ function showPosition() {
   app.dataset.check = String(pos.check);
   if (pos.outcome) app.dataset.outcome = pos.outcome.reason;
   else delete app.dataset.outcome;
+  setState(pos.outcome ? 'over' : movable ? 'your-turn' : 'thinking');
   renderMoves();
   renderLadderMove();
   renderStatus();
-  setState(pos.outcome ? 'over' : movable ? 'your-turn' : 'thinking');
   if (move) say(describeMove(ply));
 }
 
 function setState(state) {
   app.dataset.state = state;
   $('undo').disabled = !canUndo();
-  if (state === 'thinking') {
-    $('status').textContent = `${game.ladderName} is thinking…`;
-  } else if (state === 'checking') {
-    $('status').textContent = 'Checking the move…';
-  }
+  if (state === 'checking') $('status').textContent = 'Checking the move…';
 }
 
 function renderStatus() {
@@ -372,12 +371,21 @@ function renderStatus() {
   status.classList.toggle('over', !!pos.outcome);
   if (pos.outcome) {
     const o = pos.outcome;
-    const who = o.winner === null ? 'a draw' : o.winner === game.player ? 'you win' : `${game.ladderName} wins`;
+    const who =
+      o.winner === null
+        ? 'a draw'
+        : o.winner === game.player
+          ? 'you win'
+          : `${game.ladderName} wins`;
     status.textContent = `${REASONS[o.reason] || o.reason}: ${who} (${o.result}).`;
   } else if (pos.turn === game.player) {
-    status.textContent = pos.check ? `Check! Your move (${capital(game.player)}).` : `Your move (${capital(game.player)}).`;
+    status.textContent = pos.check
+      ? `Check! Your move (${capital(game.player)}).`
+      : `Your move (${capital(game.player)}).`;
   } else {
-    status.textContent = pos.check ? `Check! ${game.ladderName} is thinking…` : `${game.ladderName} is thinking…`;
+    status.textContent = pos.check
+      ? `Check! ${game.ladderName} is thinking…`
+      : `${game.ladderName} is thinking…`;
   }
 }
 
@@ -450,8 +458,10 @@ function quiet(text) {
 }
 
 function scoreText(score) {
-  if (score.mate != null) return score.mate > 0 ? `mate in ${score.mate}` : `mated in ${-score.mate}`;
-  if (score.cp != null) return `${score.cp >= 0 ? '+' : '−'}${(Math.abs(score.cp) / 100).toFixed(2)}`;
+  if (score.mate != null)
+    return score.mate > 0 ? `mate in ${score.mate}` : `mated in ${-score.mate}`;
+  if (score.cp != null)
+    return `${score.cp >= 0 ? '+' : '−'}${(Math.abs(score.cp) / 100).toFixed(2)}`;
   return 'random move';
 }
 

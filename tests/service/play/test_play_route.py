@@ -29,7 +29,7 @@ def test_page_served_with_its_headers(ladder: Server) -> None:
         assert reply.headers["content-type"].startswith("text/html")
         assert reply.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
         assert reply.headers["x-content-type-options"] == "nosniff"
-        assert '<base href="/play/">' in reply.text
+        assert '<base href="/play/" />' in reply.text
     head = httpx.head(ladder.url + "/play")
     assert head.status_code == 200 and head.content == b""
     assert "/play" not in httpx.get(ladder.url + "/openapi.json").text
