@@ -4,8 +4,9 @@ and ladder/service/play/board.svg.
 Each piece is a disc with its Chinese character and, below it, the small letter of the
 site's "Your turn" page (shared/seeds 004): G A E H R C S. Both are glyph outlines
 (SVG paths), not text, so the pieces look the same on every device, with or without
-CJK fonts: the character (and the river's 楚河 漢界) from Noto Serif CJK TC Bold (SIL Open Font License; Debian's
-``fonts-noto-cjk``), the letter from DejaVu Sans Bold (``fonts-dejavu-core``).
+CJK fonts: the character (and the river's 楚河 漢界) from Noto Serif CJK TC Bold (SIL
+Open Font License; Debian's ``fonts-noto-cjk``), the letter from DejaVu Sans Bold
+(``fonts-dejavu-core``). The page's CSS names the files (ladder/service/play/play.css).
 
     .venv/bin/python scripts/make_play_art.py      # installs the fonts if missing
 
@@ -29,16 +30,16 @@ CJK_FONT = Path("/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc")
 LATIN_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
 FONT_PACKAGES = {CJK_FONT: "fonts-noto-cjk", LATIN_FONT: "fonts-dejavu-core"}
 
-#: chessgroundx role (FEN letter) -> (letter shown, red character, black character, name)
-PIECES = {
-    "k": ("G", "帥", "將", "general"),
-    "a": ("A", "仕", "士", "advisor"),
-    "b": ("E", "相", "象", "elephant"),
-    "n": ("H", "傌", "馬", "horse"),
-    "r": ("R", "俥", "車", "chariot"),
-    "c": ("C", "炮", "砲", "cannon"),
-    "p": ("S", "兵", "卒", "soldier"),
-}
+#: (letter shown, red character, black character, name) of each piece
+PIECES = [
+    ("G", "帥", "將", "general"),
+    ("A", "仕", "士", "advisor"),
+    ("E", "相", "象", "elephant"),
+    ("H", "傌", "馬", "horse"),
+    ("R", "俥", "車", "chariot"),
+    ("C", "炮", "砲", "cannon"),
+    ("S", "兵", "卒", "soldier"),
+]
 INK = {"red": "#b3121d", "black": "#1b1b1b"}
 
 
@@ -129,7 +130,9 @@ def board_svg(cjk: TTFont) -> str:
             parts += [_line(f, 0, f, 4), _line(f, 5, f, 9)]
     for r0 in (0, 7):  # the palaces' diagonals
         parts += [_line(3, r0, 5, r0 + 2, 2), _line(5, r0, 3, r0 + 2, 2)]
-    for f, r in [(1, 2), (7, 2), (1, 7), (7, 7)] + [(f, r) for f in (0, 2, 4, 6, 8) for r in (3, 6)]:
+    for f, r in [(1, 2), (7, 2), (1, 7), (7, 7)] + [
+        (f, r) for f in (0, 2, 4, 6, 8) for r in (3, 6)
+    ]:
         parts.append(_corner_marks(f, r))
     river = "".join(
         glyph_path(cjk, ch, (x, 462, 76, 76))
@@ -150,7 +153,7 @@ def main() -> int:
     ensure_fonts()
     cjk, latin = cjk_font(), TTFont(str(LATIN_FONT))
     OUT.mkdir(parents=True, exist_ok=True)
-    for role, (letter, red, black, name) in PIECES.items():
+    for letter, red, black, name in PIECES:
         for colour, char in (("red", red), ("black", black)):
             path = OUT / f"{colour}-{name}.svg"
             path.write_text(piece_svg(colour, letter, char, name, cjk, latin))

@@ -434,12 +434,16 @@ function moveCell(ply, text, last) {
   if (game.positions[ply]?.check) cell.append(tag('check', 'check'));
   const blast = game.blasts.get(ply) || [];
   if (blast.length) {
-    const t = tag('blast-tag', `blast ×${blast.length}`);
+    const t = tag('blast-tag', `removed ${blast.length}`);
     t.title = `removed ${blast.join(' ')}`;
     cell.append(t);
   }
   const reply = game.replies.get(ply);
-  if (reply) cell.append(tag('meta', `${scoreText(reply.score)} · ${reply.time_ms} ms`));
+  if (reply) {
+    const meta = tag('meta', scoreText(reply.score));
+    meta.title = `depth ${reply.depth}, ${reply.nodes} nodes, ${reply.time_ms} ms`;
+    cell.append(meta);
+  }
   return cell;
 }
 

@@ -203,7 +203,7 @@ def test_xiangqi_game_desktop(ladder: Server, open_page: Opener, artifacts: Path
     play.page.fill("#seed", "1")
     play.page.click("#setup button[type=submit]")
     play.page.wait_for_function(
-        "document.getElementById('game-title').textContent.includes('seed 1')"
+        "() => document.getElementById('game-title').textContent.includes('seed 1')"
     )
 
     def choose(moves: list[str], n: int) -> tuple[str, str]:
@@ -292,7 +292,7 @@ def test_wide_check_undo_reload(ladder: Server, open_page: Opener) -> None:
     after = play.wait_settled(4)["moves"].split()
     assert after[:4] == [*moves, mine] and len(after) == 5
     play.page.click("#undo")
-    play.page.wait_for_function("document.getElementById('app').dataset.ply === '3'")
+    play.page.wait_for_function("() => document.getElementById('app').dataset.ply === '3'")
     assert play.wait_settled(3)["moves"].split() == moves
     assert play.marked("check") == ["e10"]
     assert play.page.locator("#moves .move").count() == 3
