@@ -40,18 +40,20 @@ def _free_port() -> int:
 
 
 def serve(*args: str) -> Server:
-    """Start ``ladder serve`` (the real command) on a free loopback port; wait until it
-    answers /healthz."""
+    """Start ``ladder serve`` (the real command) on a free loopback port, its output in
+    test-artifacts/play/ladder-serve-<port>.log; wait until it answers /healthz."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for _attempt in range(3):  # another process may take the port between probe and bind
         port = _free_port()
-        proc = subprocess.Popen(
-            [str(LADDER), "serve", "--host", "127.0.0.1", "--port", str(port), *args],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "MISTBOARD_ENGINE": str(service_engine())},
-        )
+        log = ARTIFACTS / f"ladder-serve-{port}.log"
+        with log.open("w") as out:
+            proc = subprocess.Popen(
+                [str(LADDER), "serve", "--host", "127.0.0.1", "--port", str(port), *args],
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "MISTBOARD_ENGINE": str(service_engine())},
+            )
         server = Server(proc, f"http://127.0.0.1:{port}")
         deadline = time.monotonic() + START_TIMEOUT
         while proc.poll() is None and time.monotonic() < deadline:
@@ -60,13 +62,12 @@ def serve(*args: str) -> Server:
                     server.engine_pids()
                     return server
             except httpx.TransportError:
-                time.sleep(0.1)  # not listening yet
+                time.sleep(0.1)  # not listening yet: poll again
         if proc.poll() is None:
             server.stop()
-            pytest.fail("ladder serve did not become healthy")
-        assert proc.stderr is not None
-        if "address already in use" not in proc.stderr.read().lower():
-            pytest.fail(f"ladder serve exited with {proc.returncode}")
+            pytest.fail(f"ladder serve did not become healthy (log: {log})")
+        if "address already in use" not in log.read_text().lower():
+            pytest.fail(f"ladder serve exited with {proc.returncode} (log: {log})")
     pytest.fail("ladder serve found no free port")
 
 

@@ -112,10 +112,11 @@ def check_shown(play: PlayPage, variant: str, moves: list[str], level: int, seed
     assert state["moves"].split() == moves
     assert state["fen"] == pos["fen"]
     assert state["check"] == str(pos["check"]).lower()
-    assert play.marked("check") == ([general_at(variant, moves)] if pos["check"] else [])
+    # (chessgroundx draws its squares on the next animation frame: wait for them)
+    play.wait_marked("check", [general_at(variant, moves)] if pos["check"] else [])
     last = moves[-1]
     expected_last = [last[2:]] if "@" in last else sorted(re.findall(r"[a-i]\d{1,2}", last))
-    assert play.marked("last-move") == expected_last
+    play.wait_marked("last-move", expected_last)
     if variant == "atomic-xiangqi":
         assert play.blast_marks() == removed_points(variant, moves)
     # The ladder's last move, with its score, search and time, as the service gives it
@@ -284,7 +285,7 @@ def test_wide_check_undo_reload(ladder: Server, open_page: Opener) -> None:
         ladder, variant="atomic-xiangqi", level=1, colour="black", seed=5, moves=",".join(moves)
     )
     assert play.data()["moves"].split() == moves
-    assert play.marked("check") == ["e10"]
+    play.wait_marked("check", ["e10"])
     assert "Check" in play.text("#status")
 
     mine = ladder_move(ladder.url, "atomic-xiangqi", moves, PLAYER_LEVEL, seed=500)["move"]
@@ -294,7 +295,7 @@ def test_wide_check_undo_reload(ladder: Server, open_page: Opener) -> None:
     play.page.click("#undo")
     play.page.wait_for_function("() => document.getElementById('app').dataset.ply === '3'")
     assert play.wait_settled(3)["moves"].split() == moves
-    assert play.marked("check") == ["e10"]
+    play.wait_marked("check", ["e10"])
     assert play.page.locator("#moves .move").count() == 3
 
     play.play(mine)
@@ -358,6 +359,7 @@ def test_busy_shown_and_retried(open_page: Opener, artifacts: Path) -> None:
         deadline = time.monotonic() + WAIT_MS / 1000
         while httpx.get(f"{server.url}/healthz").json()["engines_busy"] != 1:
             assert time.monotonic() < deadline, "the stopped engine never got the request"
+            time.sleep(0.05)  # poll again
         play.play("h3e3")
         error = play.page.locator("#error[data-code=busy]")
         error.wait_for(state="visible", timeout=WAIT_MS)
