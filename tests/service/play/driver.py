@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import httpx
-from playwright.sync_api import ConsoleMessage, Page, Request
+from playwright.sync_api import ConsoleMessage, Page, Request, Response
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from ladder.rules import Game
@@ -25,6 +25,7 @@ _DROP = re.compile(r"^([A-Z])@([a-i]\d{1,2})$")
 #: e.g. 'e:' for e10, in a property of its element).
 _MARKED = """cls => [...document.querySelectorAll(`cg-board square.${cls}`)]
   .map(s => s.cgKey[0] + (s.cgKey[1] === ':' ? '10' : s.cgKey[1]))"""
+_HTTP_ERROR_LOG = "Failed to load resource: the server responded with a status of"
 #: chessgroundx's role of a drop letter (FEN letters).
 ROLE = {"A": "a-piece", "B": "b-piece", "N": "n-piece", "R": "r-piece", "C": "c-piece"}
 ROLE["P"] = "p-piece"
@@ -42,6 +43,7 @@ class PlayPage:
     def __post_init__(self) -> None:
         self.page.on("request", self._on_request)
         self.page.on("requestfailed", self._on_failed)
+        self.page.on("response", self._on_response)
         self.page.on("console", self._on_console)
         self.page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
 
@@ -53,8 +55,14 @@ class PlayPage:
         if request.failure != "net::ERR_ABORTED":
             self.problems.append(f"request failed: {request.url} {request.failure}")
 
+    def _on_response(self, response: Response) -> None:
+        # The page's own files must all load; the API's error answers are the tests' doing.
+        if response.status >= 400 and "/v1/" not in response.url:
+            self.problems.append(f"{response.status} for {response.url}")
+
     def _on_console(self, msg: ConsoleMessage) -> None:
-        if msg.type == "error" and "503" not in msg.text and "Service Unavailable" not in msg.text:
+        # (the browser logs every error answer; _on_response judges those)
+        if msg.type == "error" and not msg.text.startswith(_HTTP_ERROR_LOG):
             self.problems.append(f"console error: {msg.text}")
 
     # -- reading ----------------------------------------------------------------------

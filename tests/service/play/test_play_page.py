@@ -378,3 +378,18 @@ def test_busy_shown_and_retried(open_page: Opener, artifacts: Path) -> None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)
         server.stop()
+
+
+def test_refused_game_is_said(ladder: Server, open_page: Opener) -> None:
+    """A game the service refuses (an address with an illegal move) is said plainly,
+    with the service's reason, and "New game" starts over."""
+    play = open_page(ladder)
+    play.page.goto(f"{ladder.url}/play?variant=xiangqi&level=1&colour=red&moves=h3e3,h3e3")
+    error = play.page.locator("#error[data-code=illegal_move]")
+    error.wait_for(state="visible", timeout=WAIT_MS)
+    text = error.inner_text()
+    assert "moves[1]" in text and "422" in text and "h3e3" in text
+    assert play.data()["state"] == "error"
+    play.page.click("#retry")
+    assert play.wait_settled(0)["moves"] == ""
+    assert play.page.locator("#error").is_hidden()
