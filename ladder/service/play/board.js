@@ -206,15 +206,18 @@ export class Board {
     return this.ground.state.boardState.pieces.get(keyOf(point));
   }
 
+  // Whether `point` is a legal destination of the piece picked up (none: false).
+  isDest(point) {
+    const selected = this.ground.state.selectable.selected;
+    if (!selected) return false;
+    const orig = typeof selected === 'string' ? selected : `${selected.role[0].toUpperCase()}@`;
+    return (this.dests.get(orig) || []).includes(keyOf(point));
+  }
+
   describe(point) {
     const piece = this.pieceAt(point);
-    let text = `${point}: ${piece ? pieceName(piece) : 'empty'}`;
-    const selected = this.ground.state.selectable.selected;
-    if (selected) {
-      const orig = typeof selected === 'string' ? selected : `${selected.role[0].toUpperCase()}@`;
-      if ((this.dests.get(orig) || []).includes(keyOf(point))) text += ', a legal destination';
-    }
-    return text;
+    const text = `${point}: ${piece ? pieceName(piece) : 'empty'}`;
+    return this.isDest(point) ? `${text}, a legal destination` : text;
   }
 
   placeCursor() {
@@ -264,6 +267,7 @@ export class Board {
   tap(point) {
     const key = keyOf(point);
     const before = this.ground.state.selectable.selected;
+    const wasDest = this.isDest(point);
     this.ground.selectSquare(key);
     const after = this.ground.state.selectable.selected;
     if (after === key && before !== key) {
@@ -271,8 +275,9 @@ export class Board {
       this.announce(
         `${this.describe(point)} picked up: ${n} legal destination${n === 1 ? '' : 's'}`,
       );
-    } else if (!after && before) {
-      this.announce(before === key ? 'Put back' : `${point}`);
+    } else if (!after && before && !wasDest) {
+      // (a move is announced when the service has judged it)
+      this.announce(before === key ? 'Put back' : `${point} is not a legal destination`);
     }
   }
 

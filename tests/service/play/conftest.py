@@ -81,7 +81,9 @@ def ladder() -> Iterator[Server]:
         server.stop()
 
 
-@pytest.fixture(scope="session")
+# Module-scoped, not session-scoped: Playwright's sync API runs an event loop on the main
+# thread while it is open, and the async tests of other modules need that thread's loop.
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} missing: run scripts/install_browser.sh (make test does)")
@@ -89,7 +91,7 @@ def playwright() -> Iterator[Playwright]:
         yield pw
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium(playwright: Playwright) -> Iterator[Browser]:
     """Debian's chromium, headless; each test gets a fresh context (and Playwright gives
     the browser a fresh user-data dir of its own)."""

@@ -306,7 +306,15 @@ def test_wide_check_undo_reload(ladder: Server, open_page: Opener) -> None:
     assert state["fen"] == position(ladder.url, "atomic-xiangqi", after)["fen"]
 
 
-@pytest.mark.parametrize("variant", ["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi"])
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "xiangqi",
+        # (the same page code; the whole games above play these rule sets)
+        pytest.param("atomic-xiangqi", marks=pytest.mark.slow),
+        pytest.param("crazyhouse-xiangqi", marks=pytest.mark.slow),
+    ],
+)
 def test_every_level(ladder: Server, open_page: Opener, variant: str) -> None:
     """Each of the eight levels can be chosen and plays: the page asks for that level."""
     play = open_page(ladder)
