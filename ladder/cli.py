@@ -3,6 +3,8 @@
 ladder move | serve | levels     the move service        (ladder/service/cli.py)
 ladder perft                     the rules checker       (ladder/rules/cli.py)
 ladder match | calibrate         matches, calibration    (ladder/match/cli.py)
+
+`ladder --log-level debug COMMAND …` logs every line to and from each engine.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import os
 import signal
 import sys
 
-from ladder.match.cli import add_calibrate, add_match
+from ladder.calibration.cli import add_calibrate
+from ladder.log_config import LEVELS, configure_logging
+from ladder.match.cli import add_match
 from ladder.rules.cli import add_perft
 from ladder.service.cli import add_levels, add_move, add_serve
 
@@ -20,6 +24,13 @@ from ladder.service.cli import add_levels, add_move, add_serve
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="ladder", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--log-level",
+        dest="ladder_log_level",  # `serve` has a --log-level of its own (uvicorn's)
+        choices=LEVELS,
+        help="log to stderr at this level, in this process and its workers; "
+        "debug: also every line to and from each engine",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_move(sub)
@@ -29,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     add_calibrate(sub)
     add_perft(sub)
     args = parser.parse_args(argv)
+    configure_logging(args.ladder_log_level)
     if not hasattr(args, "func"):
         parser.print_help()
         return 2

@@ -4,12 +4,11 @@ both play (:mod:`ladder.service.worker`, :class:`ladder.match.players.LevelPlaye
 A level (:mod:`ladder.levels`) is a node limit, a Hash size and, for the weakest levels,
 a variety rule. One level move is:
 
-1. **The position sent** (:func:`engine_position`): the FEN right after the last capture
-   and the canonical moves since, so that the engine sees every repetition that can still
-   happen; in a variant with drops (crazyhouse-xiangqi) captured material comes back, so
-   a position from before a capture can recur: the game's start FEN and every move.
-   Callers that follow a game move by move keep it up to date with
-   :func:`restarts_engine_position`, the same rule in incremental form.
+1. **The position sent** (:meth:`ladder.rules.Game.engine_position`): the FEN right after
+   the last capture and the canonical moves since, so that the engine sees every
+   repetition that can still happen; in a variant with drops (crazyhouse-xiangqi)
+   captured material comes back, so a position from before a capture can recur: the
+   game's start FEN and every move.
 2. **The search** (:func:`search_level`): on a :class:`protocol.ManagedEngine`,
    ``ucinewgame`` before every search, ``Threads`` 1, the level's ``MultiPV`` and
    ``Hash``, ``go nodes N``, the bestmove checked against the rules checker's legal moves.
@@ -27,13 +26,13 @@ a variety rule. One level move is:
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 
 from chess.engine import PovScore
 
 from ladder.levels import Level, Variety
-from ladder.rules import Game
 from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
 from protocol.managed import Incident, ManagedEngine
@@ -46,42 +45,22 @@ __all__ = [
     "SearchJob",
     "SearchResult",
     "choose",
-    "engine_position",
+    "comparable_cp",
     "line_from_info",
-    "restarts_engine_position",
     "search_level",
     "search_result",
 ]
 
-#: A mate counts as this many centipawns (minus the distance) when comparing lines.
+#: A mate counts as this many centipawns (minus the distance) when comparing scores.
 MATE_CP = 100_000
 
 
-# ---------------------------------------------------------------------------------------
-# The position sent
-
-
-def engine_position(game: Game) -> tuple[str, tuple[str, ...]]:
-    """(FEN, canonical moves) to send an engine for the position ``game`` is in.
-
-    Without drops: the FEN right after the last capture and the moves since. With drops
-    (crazyhouse-xiangqi): the game's start FEN and every move. Replays the game up to
-    the last capture; follow a game incrementally with :func:`restarts_engine_position`.
-    """
-    if game.variant.drops:
-        return game.start_fen, tuple(game.moves)
-    fen, since = game.position_at_last_capture()
-    return fen, tuple(since)
-
-
-def restarts_engine_position(game: Game) -> bool:
-    """Whether, after the move just pushed on ``game``, the position to send starts over
-    at ``game.fen()`` with no moves (else the move is appended to the moves sent).
-
-    True exactly when that move was a capture in a variant without drops: the
-    incremental form of :func:`engine_position`.
-    """
-    return not game.variant.drops and game.ply > 0 and game.last_capture_index() == game.ply
+def comparable_cp(cp: int | None, mate: int | None) -> int | None:
+    """A score as one comparable number of centipawns, mates far above any cp (the
+    nearer the mate, the higher); None when there is neither."""
+    if mate is not None:
+        return MATE_CP - abs(mate) if mate > 0 else -MATE_CP + abs(mate)
+    return cp
 
 
 # ---------------------------------------------------------------------------------------
@@ -93,7 +72,7 @@ class SearchJob:
     """One search: everything here has passed the rules checker (canonical strings)."""
 
     section: str  #: the variants.ini section (UCI_Variant value)
-    fen: str  #: canonical FEN (see :func:`engine_position`)
+    fen: str  #: canonical FEN (see :meth:`ladder.rules.Game.engine_position`)
     moves: tuple[str, ...]  #: canonical moves from ``fen``
     nodes: int  #: `go nodes` limit
     multipv: int = 1
@@ -101,11 +80,11 @@ class SearchJob:
 
     @classmethod
     def for_level(
-        cls, section: str, fen: str, moves: tuple[str, ...] | list[str], level: Level
+        cls, section: str, fen: str, moves: tuple[str, ...] | list[str], level: Level, ply: int
     ) -> SearchJob:
-        """The search ``level`` makes in this position: its node limit and Hash, and
-        MultiPV = the variety rule's line count (1 without one)."""
-        variety = level.variety
+        """The search ``level`` makes for the move at game ply ``ply``: its node limit and
+        Hash, and MultiPV = the variety rule's line count where it applies (else 1)."""
+        variety = level.variety_at(ply)
         return cls(
             section=section,
             fen=fen,
@@ -134,10 +113,10 @@ class Line:
         return self.pv[0]
 
     def value(self) -> int:
-        """The score as one comparable number of centipawns (mates far above any cp)."""
-        if self.mate is not None:
-            return MATE_CP - abs(self.mate) if self.mate > 0 else -MATE_CP + abs(self.mate)
-        return self.cp if self.cp is not None else 0
+        """The score as one comparable number of centipawns (:func:`comparable_cp`; 0
+        without a score)."""
+        value = comparable_cp(self.cp, self.mate)
+        return 0 if value is None else value
 
 
 @dataclass(frozen=True)
@@ -235,10 +214,11 @@ async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[s
 def choose(
     result: SearchResult, variety: Variety | None, seed: int, legal: frozenset[str]
 ) -> Choice | None:
-    """The move to play: the best move, or under the variety rule: with probability
-    ``random_move_pct`` % a uniformly random legal move, else a uniform pick among the
-    legal lines within ``window_cp`` of the best line; both drawn with
-    ``random.Random(seed)``.
+    """The move to play, drawn with ``random.Random(seed)``: the best move without a
+    variety rule; with one (:class:`ladder.levels.Variety`), with probability
+    ``random_move_pct`` % a uniformly random legal move (the old rule), else a weighted
+    pick among the searched lines: weight 1 within ``window_cp`` of the best line, and
+    ``exp(-(loss - window_cp) / temperature_cp)`` beyond it (0 with no temperature).
 
     Returns None when the engine gave no legal move (the caller treats it as a failure).
     """
@@ -262,21 +242,25 @@ def choose(
             ponder = best_line.pv[1]
         return Choice(result.bestmove, ponder, best_line)
     top = best_line.value()
-    candidates = sorted(
-        (
-            ln
-            for ln in result.lines.values()
-            if ln.pv and ln.move in legal and top - ln.value() <= variety.window_cp
-        ),
-        key=lambda ln: ln.multipv,
-    )
-    # Deduplicate by move (a line can be reported twice in odd cases); keep pv order.
-    seen: set[str] = set()
-    unique = [ln for ln in candidates if not (ln.move in seen or seen.add(ln.move))]
-    if not unique:
-        unique = [best_line]
-    pick = rng.choice(unique)
+    # One line per move (a line can be reported twice in odd cases), in MultiPV order.
+    by_move: dict[str, Line] = {}
+    for ln in sorted(result.lines.values(), key=lambda ln: ln.multipv):
+        if ln.pv and ln.move in legal:
+            by_move.setdefault(ln.move, ln)
+    lines = list(by_move.values())
+    weights = [_weight(top - ln.value(), variety) for ln in lines]
+    pick = best_line if sum(weights) <= 0 else rng.choices(lines, weights=weights)[0]
     ponder = pick.pv[1] if len(pick.pv) > 1 else None
     if pick.move == result.bestmove and result.ponder is not None:
         ponder = result.ponder
     return Choice(pick.move, ponder, pick)
+
+
+def _weight(loss: int, variety: Variety) -> float:
+    """A line's weight in the pick: 1 within the window, decaying with the loss beyond."""
+    excess = loss - variety.window_cp
+    if excess <= 0:
+        return 1.0
+    if variety.temperature_cp <= 0:
+        return 0.0
+    return math.exp(-excess / variety.temperature_cp)

@@ -1,16 +1,21 @@
-"""The three rule sets: API ids and their section names in variants.ini."""
+"""The three rule sets: their API ids (defined here and nowhere else) and their section
+names in variants.ini."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Final, Literal, get_args
 
 VARIANTS_INI = Path(__file__).resolve().parent.parent / "variants.ini"
 
+#: The API id of a rule set. The rules checker, the service's request schema and the CLI
+#: all take their lists from here.
+VariantId = Literal["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi"]
+VARIANT_IDS: Final[tuple[VariantId, ...]] = get_args(VariantId)
+
 # The API id -> the variants.ini section. `xiangqi` is also a built-in FSF variant with
 # other game-end rules (it punishes chasing), so ours has its own section name.
-FSF_VARIANT: dict[str, str] = {
+FSF_VARIANT: Final[dict[str, str]] = {
+    **{variant: variant for variant in VARIANT_IDS},
     "xiangqi": "mistboard-xiangqi",
-    "atomic-xiangqi": "atomic-xiangqi",
-    "crazyhouse-xiangqi": "crazyhouse-xiangqi",
 }
-VARIANT_IDS: tuple[str, ...] = tuple(FSF_VARIANT)

@@ -32,7 +32,7 @@ class PgnError(ValueError):
 
 def _comment(info: dict[str, Any]) -> str | None:
     if "error" in info:
-        return info["error"].replace("}", ")")
+        return str(info["error"]).replace("}", ")")
     parts = []
     if "mate" in info:
         m = info["mate"]

@@ -25,16 +25,16 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Protocol as TypingProtocol
+from typing import Protocol
 
 from ladder.engine_binary import engine_path
 from ladder.level_move import SearchJob, choose, search_level
-from ladder.levels import LEVELS_FILE, Level, load_levels
+from ladder.levels import LEVELS_FILE, Level, LevelsError, at_elo, load_levels
 from ladder.rules import Game
-from ladder.variants import FSF_VARIANT, VARIANTS_INI
-from protocol import InfoDict, Limit, ManagedEngine, PlayResult, Protocol
+from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI
+from protocol import Dialect, InfoDict, Limit, ManagedEngine, PlayResult
 from protocol.options import OptionValue
 
 __all__ = [
@@ -46,7 +46,6 @@ __all__ = [
     "Player",
     "PlayerSpec",
     "PlayerSpecError",
-    "Position",
     "RandomPlayer",
     "make_player",
 ]
@@ -79,6 +78,8 @@ class PlayerSpec:
     newgame_every_move: bool = False
     levels_file: str | None = None
     display: str | None = None
+    elo: float | None = None  #: ``elo:N``: the settings interpolated at that Elo
+    variety_off: bool = False  #: ``variety=off``: the level without its variety rule
 
     @property
     def name(self) -> str:
@@ -101,26 +102,37 @@ class PlayerSpec:
             if opts:
                 raise PlayerSpecError(f"{head}: unknown option(s) {sorted(opts)}")
             return cls(kind=head, text=head, display=display)
-        if head == "level":
+        if head in ("level", "elo"):
             first, _, more = rest.partition(",")
+            level, elo = None, None
             try:
-                level = int(first)
+                if head == "level":
+                    level = int(first)
+                else:
+                    elo = float(first)
             except ValueError:
-                raise PlayerSpecError(f"level spec needs a number: {text!r}") from None
-            if not 1 <= level <= 8:
+                raise PlayerSpecError(f"{head} spec needs a number: {text!r}") from None
+            if level is not None and not 1 <= level <= 8:
                 raise PlayerSpecError(f"levels are 1..8, got {level}")
             opts = _parse_kv(more) if more else {}
+            variety = opts.pop("variety", "on")
+            if variety not in ("on", "off"):
+                raise PlayerSpecError(f"variety must be on or off, got {variety!r}")
             spec = cls(
                 kind="level",
                 text=text,
                 level=level,
+                elo=elo,
                 path=opts.pop("engine", None),
                 levels_file=opts.pop("levels", None),
                 display=opts.pop("name", None),
                 newgame_every_move=True,
+                variety_off=variety == "off",
             )
             if opts:
-                raise PlayerSpecError(f"level: unknown option(s) {sorted(opts)}")
+                raise PlayerSpecError(f"{head}: unknown option(s) {sorted(opts)}")
+            if elo is not None:
+                spec.level_settings(VARIANT_IDS[0])  # an Elo off the curve fails here
             return spec
         if head == "engine":
             path, _, more = rest.partition(",")
@@ -170,6 +182,19 @@ class PlayerSpec:
             f"unknown player {text!r}: expected level:N, engine:PATH,..., random or greedy"
         )
 
+    def identity_text(self) -> str:
+        """The spec as a match's identity sees it: a level without the path of its levels
+        file or its display name (its settings are part of the identity instead, see
+        :meth:`settings`), so that a match id is the same in every checkout."""
+        if self.kind != "level":
+            return self.text
+        head = f"level:{self.level}" if self.elo is None else f"elo:{self.elo:g}"
+        return (
+            head
+            + (f",engine={self.path}" if self.path else "")
+            + (",variety=off" if self.variety_off else "")
+        )
+
     def with_name(self, name: str) -> PlayerSpec:
         """The same player under another display name."""
         return PlayerSpec(**{**self.__dict__, "display": name})
@@ -188,11 +213,19 @@ class PlayerSpec:
         }
 
     def level_settings(self, variant: str) -> Level:
-        """The :class:`Level` a ``level:N`` spec plays in ``variant``."""
-        if self.level is None:
+        """The :class:`Level` a ``level:N`` or ``elo:N`` spec plays in ``variant``."""
+        if self.kind != "level":
             raise PlayerSpecError(f"{self.text} is not a level")
         levels = load_levels(Path(self.levels_file) if self.levels_file else LEVELS_FILE)
-        return levels[variant][self.level]
+        if self.elo is not None:
+            try:
+                level = at_elo(levels[variant], self.elo)
+            except LevelsError as exc:
+                raise PlayerSpecError(f"{self.text}: {variant}: {exc}") from None
+        else:
+            assert self.level is not None
+            level = levels[variant][self.level]
+        return replace(level, variety=None) if self.variety_off else level
 
 
 def _parse_kv(text: str) -> dict[str, str]:
@@ -212,23 +245,6 @@ def _parse_kv(text: str) -> dict[str, str]:
 
 
 @dataclass
-class Position:
-    """What a player sees: the game so far and what to send an engine.
-
-    ``base_fen`` + ``since`` is what an engine is sent,
-    :func:`ladder.level_move.engine_position`: the position at the last capture and the
-    moves after it (the start position and every move in crazyhouse-xiangqi), as the
-    move service sends it: every repetition that can still happen is visible to the
-    engine.
-    """
-
-    variant: str
-    game: Game
-    base_fen: str
-    since: list[str]
-
-
-@dataclass
 class MoveInfo:
     """A move and the search behind it (engine players), from the mover's view."""
 
@@ -241,8 +257,9 @@ class MoveInfo:
     restarts: int = 0  #: engine restarts this move needed
 
 
-class Player(TypingProtocol):
-    """A player in a worker process."""
+class Player(Protocol):
+    """A player in a worker process. ``choose`` gets the game being played (it must not
+    change it); an engine is sent ``game.engine_position()``."""
 
     spec: PlayerSpec
 
@@ -250,7 +267,7 @@ class Player(TypingProtocol):
 
     async def new_game(self, variant: str, seed: int) -> None: ...
 
-    async def choose(self, pos: Position, seed: int) -> MoveInfo: ...
+    async def choose(self, game: Game, seed: int) -> MoveInfo: ...
 
     async def close(self) -> None: ...
 
@@ -278,8 +295,8 @@ class BaselinePlayer:
 class RandomPlayer(BaselinePlayer):
     """A uniformly random legal move."""
 
-    async def choose(self, pos: Position, seed: int) -> MoveInfo:
-        return MoveInfo(self.pick(pos.game))
+    async def choose(self, game: Game, seed: int) -> MoveInfo:
+        return MoveInfo(self.pick(game))
 
 
 def _material(board_fen: str, red: bool) -> int:
@@ -327,8 +344,8 @@ def greedy_move(game: Game, rng: random.Random) -> str:
 class GreedyPlayer(BaselinePlayer):
     """The most valuable capture it can make, else a random move."""
 
-    async def choose(self, pos: Position, seed: int) -> MoveInfo:
-        return MoveInfo(greedy_move(pos.game, self.rng))
+    async def choose(self, game: Game, seed: int) -> MoveInfo:
+        return MoveInfo(greedy_move(game, self.rng))
 
 
 class EnginePlayer:
@@ -364,7 +381,7 @@ class EnginePlayer:
         )
         self.engine = ManagedEngine(
             self._executable(),
-            protocol=Protocol.UCCI if self.spec.protocol == "ucci" else Protocol.UCI,
+            protocol=Dialect.UCCI if self.spec.protocol == "ucci" else Dialect.UCI,
             options=self._options(),
             variant_path=path,
             variant_aliases=FSF_VARIANT,
@@ -375,25 +392,26 @@ class EnginePlayer:
         self._first_search = True
 
     async def _search(
-        self, pos: Position, limit: Limit, extra: dict[str, OptionValue] | None = None
+        self, game: Game, limit: Limit, extra: dict[str, OptionValue] | None = None
     ) -> tuple[PlayResult, int]:
         if self.engine is None:
             raise RuntimeError("EnginePlayer.start() was not called")
         new_game = self._first_search or self.spec.newgame_every_move
         self._first_search = False
+        fen, moves = game.engine_position()
         outcome = await self.engine.search(
-            pos.variant if self.spec.uci_variant else None,
-            pos.base_fen,
-            pos.since,
+            game.variant.name if self.spec.uci_variant else None,
+            fen,
+            moves,
             limit,
             extra,
             new_game=new_game,
-            validate_move=pos.game.is_legal,
+            validate_move=game.is_legal,
         )
         return outcome.result, len(outcome.incidents)
 
-    async def choose(self, pos: Position, seed: int) -> MoveInfo:
-        result, incidents = await self._search(pos, self._limit(pos.variant))
+    async def choose(self, game: Game, seed: int) -> MoveInfo:
+        result, incidents = await self._search(game, self._limit(game.variant.name))
         if result.move is None:
             raise RuntimeError(f"{self.spec.name} answered no move in a position with legal moves")
         cp, mate = _score(result.info)
@@ -441,15 +459,17 @@ class LevelPlayer(EnginePlayer):
             self.levels[variant] = self.spec.level_settings(variant)
         return self.levels[variant]
 
-    async def choose(self, pos: Position, seed: int) -> MoveInfo:
+    async def choose(self, game: Game, seed: int) -> MoveInfo:
         if self.engine is None:
             raise RuntimeError("LevelPlayer.start() was not called")
-        level = self.level(pos.variant)
-        legal = frozenset(pos.game.legal_moves())
-        job = SearchJob.for_level(FSF_VARIANT[pos.variant], pos.base_fen, pos.since, level)
+        level = self.level(game.variant.name)
+        legal = frozenset(game.legal_moves())
+        fen, moves = game.engine_position()
+        ply = game.game_ply
+        job = SearchJob.for_level(FSF_VARIANT[game.variant.name], fen, moves, level, ply)
         searched = await search_level(self.engine, job, legal)
         result = searched.result
-        choice = choose(result, level.variety, seed, legal)
+        choice = choose(result, level.variety_at(ply), seed, legal)
         if choice is None:
             raise RuntimeError(f"{self.spec.name} gave no legal move ({result.bestmove!r})")
         line = choice.line

@@ -10,9 +10,11 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ladder.service.config import MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_MOVES, MAX_SEED
+from ladder.levels import Rating, Variety
+from ladder.rules import MAX_MOVES
+from ladder.service.config import MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_SEED
+from ladder.variants import VariantId
 
-VariantId = Literal["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi"]
 Color = Literal["red", "black"]
 
 MoveStr = Annotated[
@@ -29,7 +31,7 @@ Fen = Annotated[
 Moves = Annotated[
     list[MoveStr],
     Field(
-        max_length=MAX_MOVES,
+        max_length=MAX_MOVES,  # the rules checker's bound
         description="Moves played from the start position, in Fairy-Stockfish UCI notation "
         "(`h3e3`, `b10c8`, drops `A@e3`).",
     ),
@@ -40,7 +42,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Outcome(BaseModel):
+class OutcomeInfo(BaseModel):
     """How a game ended: `result` is `1-0` (Red won), `0-1` or `1/2-1/2`."""
 
     result: Literal["1-0", "0-1", "1/2-1/2"]
@@ -95,7 +97,7 @@ class MoveResponse(BaseModel):
     seed: int
     fen: str = Field(description="The position after the move.")
     gives_check: bool
-    outcome: Outcome | None = Field(description="Set when the move ends the game.")
+    outcome: OutcomeInfo | None = Field(description="Set when the move ends the game.")
 
 
 class PositionRequest(_Strict):
@@ -117,7 +119,7 @@ class PositionResponse(BaseModel):
     turn: Color
     legal_moves: list[str]
     check: bool
-    outcome: Outcome | None
+    outcome: OutcomeInfo | None
     wxf: list[str] | None = Field(
         None,
         description='With `"wxf": true`: each of `moves` in WXF notation (`C2=5`, `H8+7`, '
@@ -127,20 +129,19 @@ class PositionResponse(BaseModel):
 
 
 class LevelInfo(BaseModel):
-    """One rung of the ladder for one variant."""
+    """One rung of the ladder for one variant: its search, its choice rule, its measured
+    rating (logistic Elo, random = 0; None until calibrated) and time per move."""
 
     level: int
     nodes: int
-    multipv: int | None = Field(None, description="Variety rule: lines searched.")
-    window_cp: int | None = Field(None, description="Variety rule: window around the best.")
-    random_move_pct: float | None = Field(
-        None, description="Variety rule: chance (percent) of a uniformly random legal move."
+    hash_mb: int
+    variety: Variety | None = Field(
+        None, description="How the level chooses among the engine's lines (None: best move)."
     )
-    elo: float | None = None
-    elo_lo: float | None = None
-    elo_hi: float | None = None
-    games: int | None = None
-    extrapolated: bool = False
+    rating: Rating | None = None
+    seconds_per_move: float | None = Field(
+        None, description="Median search time per move in the calibration games."
+    )
 
 
 class LevelsResponse(BaseModel):
@@ -184,7 +185,7 @@ class ErrorDetail(BaseModel):
     field: str | None = Field(None, description="The offending field, e.g. `moves[3]`.")
     ply: int | None = Field(None, description="The offending ply, 1 = first of `moves`.")
     retry_after: int | None = None
-    outcome: Outcome | None = None
+    outcome: OutcomeInfo | None = None
 
 
 class ErrorResponse(BaseModel):

@@ -31,7 +31,7 @@ from ladder.service.models import (
 )
 from ladder.service.pool import EnginePool
 from ladder.service.positions import INLINE_PLIES, Checked, Positions, start_fen
-from ladder.service.worker import EngineFailure, EngineWorker, WorkerFactory, default_factory
+from ladder.service.worker import EngineWorker, WorkerFactory, WorkerFailure, default_factory
 from ladder.variants import FSF_VARIANT, VARIANT_IDS
 from ladder.wxf import wxf_moves
 
@@ -119,8 +119,10 @@ class MoveService:
                 f"the game is already over: {o.reason} ({o.result})",
                 outcome=o.model_dump(),
             )
-        variety = level.variety
-        job = SearchJob.for_level(FSF_VARIANT[req.variant], checked.base_fen, checked.since, level)
+        ply = checked.game.game_ply
+        variety = level.variety_at(ply)
+        fen, moves = checked.game.engine_position()
+        job = SearchJob.for_level(FSF_VARIANT[req.variant], fen, moves, level, ply)
         cfg = self.config
         loop = asyncio.get_running_loop()
         budget = cfg.request_deadline(level)
@@ -137,7 +139,7 @@ class MoveService:
                         t0 = time.perf_counter()
                         try:
                             result = await worker.search(job, checked.legal)
-                        except EngineFailure as exc:
+                        except WorkerFailure as exc:
                             lease.dirty = True
                             failures.append(f"engine {worker.index}: {exc}")
                             break  # the manager has already restarted and retried
@@ -227,14 +229,10 @@ class MoveService:
                 LevelInfo(
                     level=lv.level,
                     nodes=lv.nodes,
-                    multipv=lv.variety.multipv if lv.variety else None,
-                    window_cp=lv.variety.window_cp if lv.variety else None,
-                    random_move_pct=lv.variety.random_move_pct if lv.variety else None,
-                    elo=lv.elo,
-                    elo_lo=lv.elo_lo,
-                    elo_hi=lv.elo_hi,
-                    games=lv.games,
-                    extrapolated=lv.extrapolated,
+                    hash_mb=lv.hash_mb,
+                    variety=lv.variety,
+                    rating=lv.rating,
+                    seconds_per_move=lv.seconds_per_move,
                 )
                 for _, lv in sorted(table.items())
             ]
@@ -244,7 +242,7 @@ class MoveService:
         """The rule sets served."""
         return VariantsResponse(
             variants=[VariantInfo(id=v, start_fen=start_fen(v)) for v in VARIANT_IDS]
-        )  # type: ignore[arg-type]
+        )
 
     def health(self) -> Health:
         """Liveness and load."""
