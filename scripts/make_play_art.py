@@ -20,9 +20,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fontTools.pens.boundsPen import BoundsPen
-from fontTools.pens.svgPathPen import SVGPathPen
-from fontTools.ttLib import TTCollection, TTFont
+from fontTools.pens.boundsPen import BoundsPen  # type: ignore[import-untyped]
+from fontTools.pens.svgPathPen import SVGPathPen  # type: ignore[import-untyped]
+from fontTools.ttLib import TTCollection, TTFont  # type: ignore[import-untyped]
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "ladder" / "service" / "play" / "pieces"

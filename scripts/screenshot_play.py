@@ -3,7 +3,7 @@
     make serve &                       # or any `ladder serve`
     .venv/bin/python scripts/screenshot_play.py [--url http://127.0.0.1:8000] [--out docs/play.png]
 
-Plays Red by clicking the service's level-6 moves on the page against level 1 (seed 5)
+Plays Red by clicking the service's level-5 moves on the page against level 1 (seed 5)
 until the ladder's answer has just blown something up, then takes the screenshot:
 the last move ringed, the blast marks, the move list in WXF, the ladder's move, score
 and time. Debian's chromium (scripts/install_browser.sh), driven by Playwright.
@@ -48,7 +48,7 @@ def main() -> int:
             moves = state["moves"].split()
             move = httpx.post(
                 f"{args.url}/v1/move",
-                json={"variant": "atomic-xiangqi", "moves": moves, "level": 6, "seed": 6},
+                json={"variant": "atomic-xiangqi", "moves": moves, "level": 5, "seed": 6},
                 timeout=60,
             ).json()["move"]
             box = board.bounding_box()

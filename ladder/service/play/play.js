@@ -41,10 +41,13 @@ let pending = null; // AbortController of what the page is waiting for
 // The selector's values are "level:N"; an Elo choice ("elo:N", for POST /v1/move's `elo`)
 // only needs options here and a case in strengthOf.
 
+// A level's option: its number, its measured Elo and time per move when calibrated.
 function strengthOptions(variant) {
   return (levels[variant] || []).map(info => {
-    const elo = info.elo == null ? '' : ` · Elo ${Math.round(info.elo)}`;
-    return { value: `level:${info.level}`, text: `Level ${info.level}${elo}` };
+    let text = `Level ${info.level}`;
+    if (info.rating) text += ` · Elo ${Math.round(info.rating.elo)}`;
+    if (info.seconds_per_move != null) text += ` · ${info.seconds_per_move.toFixed(2)} s/move`;
+    return { value: `level:${info.level}`, text };
   });
 }
 

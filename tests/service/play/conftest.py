@@ -7,13 +7,13 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Playwright, sync_playwright
+
+from ladder.client import wait_until_healthy
 
 from ..helpers import ROOT, START_TIMEOUT, Server, service_engine
 
@@ -44,31 +44,34 @@ def serve(*args: str) -> Server:
     test-artifacts/play/ladder-serve-<port>.log; wait until it answers /healthz."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for _attempt in range(3):  # another process may take the port between probe and bind
-        port = _free_port()
-        log = ARTIFACTS / f"ladder-serve-{port}.log"
-        with log.open("w") as out:
-            proc = subprocess.Popen(
-                [str(LADDER), "serve", "--host", "127.0.0.1", "--port", str(port), *args],
-                cwd=ROOT,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env={**os.environ, "MISTBOARD_ENGINE": str(service_engine())},
-            )
-        server = Server(proc, f"http://127.0.0.1:{port}")
-        deadline = time.monotonic() + START_TIMEOUT
-        while proc.poll() is None and time.monotonic() < deadline:
-            try:
-                if httpx.get(server.url + "/healthz", timeout=2).status_code == 200:
-                    server.engine_pids()
-                    return server
-            except httpx.TransportError:
-                time.sleep(0.1)  # not listening yet: poll again
-        if proc.poll() is None:
-            server.stop()
-            pytest.fail(f"ladder serve did not become healthy (log: {log})")
-        if "address already in use" not in log.read_text().lower():
-            pytest.fail(f"ladder serve exited with {proc.returncode} (log: {log})")
+        server = _serve_on(_free_port(), args)
+        if server is not None:
+            return server
     pytest.fail("ladder serve found no free port")
+
+
+def _serve_on(port: int, args: tuple[str, ...]) -> Server | None:
+    """``ladder serve`` on `port`, healthy; None if the port was taken meanwhile."""
+    log = ARTIFACTS / f"ladder-serve-{port}.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [str(LADDER), "serve", "--host", "127.0.0.1", "--port", str(port), *args],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "MISTBOARD_ENGINE": str(service_engine())},
+        )
+    server = Server(proc, f"http://127.0.0.1:{port}")
+    if wait_until_healthy(server.url, START_TIMEOUT, alive=lambda: proc.poll() is None):
+        server.engine_pids()
+        return server
+    if proc.poll() is None:
+        server.stop()
+        pytest.fail(f"ladder serve did not become healthy (log: {log})")
+    if "address already in use" in log.read_text().lower():
+        return None
+    pytest.fail(f"ladder serve exited with {proc.returncode} (log: {log})")
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import httpx
-from playwright.sync_api import ConsoleMessage, Page, Request, Response
+from playwright.sync_api import ConsoleMessage, Page, Position, Request, Response
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from ladder.rules import Game
@@ -129,7 +129,7 @@ class PlayPage:
 
     # -- acting -----------------------------------------------------------------------
 
-    def _point_offset(self, point: str) -> dict[str, float]:
+    def _point_offset(self, point: str) -> Position:
         """Where `point` is, in pixels from the board's top left corner."""
         box = self.page.locator("cg-board").bounding_box()
         assert box is not None
