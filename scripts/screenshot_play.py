@@ -3,7 +3,7 @@
     make serve &                       # or any `ladder serve`
     .venv/bin/python scripts/screenshot_play.py [--url http://127.0.0.1:8000] [--out docs/play.png]
 
-Plays Red by clicking the service's level-5 moves on the page against level 1 (seed 5)
+Plays Red by clicking the service's level-5 moves on the page against level 1 (seed 8)
 until the ladder's answer has just blown something up, then takes the screenshot:
 the last move ringed, the blast marks, the move list in WXF, the ladder's move, score
 and time. Debian's chromium (scripts/install_browser.sh), driven by Playwright.
@@ -30,7 +30,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", default="http://127.0.0.1:8000")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "play.png")
-    ap.add_argument("--seed", type=int, default=5, help="the ladder's seed")
+    ap.add_argument("--seed", type=int, default=8, help="the ladder's seed")
     args = ap.parse_args()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
