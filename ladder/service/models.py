@@ -123,7 +123,7 @@ class PositionResponse(BaseModel):
     wxf: list[str] | None = Field(
         None,
         description='With `"wxf": true`: each of `moves` in WXF notation (`C2=5`, `H8+7`, '
-        "drops `A@45`), as in a match's PGN; canonical notation for a move the notation "
+        "drops `A@52`), as in a match's PGN; canonical notation for a move the notation "
         "writer (pyffish) cannot write.",
     )
 
