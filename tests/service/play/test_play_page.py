@@ -14,20 +14,16 @@ import json
 import os
 import re
 import signal
-import socket
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Request
 
 from ladder.rules import Game
 
-from ..helpers import Server
-from .conftest import serve
+from ..helpers import Server, start_server
 from .driver import WAIT_MS, PlayPage, ladder_move, position, removed_points
 
 DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
@@ -195,10 +191,10 @@ def play_game(
     return moves
 
 
-def test_xiangqi_game_desktop(ladder: Server, open_page: Opener, artifacts: Path) -> None:
+def test_xiangqi_game_desktop(server: Server, open_page: Opener, artifacts: Path) -> None:
     """Settings from the form; a whole game by mouse: tap-tap, one drag, one by keys."""
-    play = open_page(ladder)
-    play.page.goto(f"{ladder.url}/play")
+    play = open_page(server)
+    play.page.goto(f"{server.url}/play")
     play.wait_settled(0)
     play.page.select_option("#variant", "xiangqi")
     play.page.select_option("#strength", "level:1")
@@ -210,7 +206,7 @@ def test_xiangqi_game_desktop(ladder: Server, open_page: Opener, artifacts: Path
     )
 
     def choose(moves: list[str], n: int) -> tuple[str, str]:
-        move = ladder_move(ladder.url, "xiangqi", moves, PLAYER_LEVEL, seed=100)["move"]
+        move = ladder_move(server.url, "xiangqi", moves, PLAYER_LEVEL, seed=100)["move"]
         return move, {0: "keys", 1: "drag"}.get(n, "click")
 
     moves = play_game(play, "xiangqi", 1, choose, artifacts / "xiangqi-desktop-game.png")
@@ -218,9 +214,9 @@ def test_xiangqi_game_desktop(ladder: Server, open_page: Opener, artifacts: Path
     assert len(moves) >= 3
 
 
-def test_atomic_game_phone(ladder: Server, open_page: Opener, artifacts: Path) -> None:
+def test_atomic_game_phone(server: Server, open_page: Opener, artifacts: Path) -> None:
     """A whole game on a phone-sized touch screen, as Black, with an exploding capture."""
-    play = open_page(ladder, PHONE, variant="atomic-xiangqi", level=1, colour="black", seed=2)
+    play = open_page(server, PHONE, variant="atomic-xiangqi", level=1, colour="black", seed=2)
     assert play.page.locator("#board.orientation-black").count() == 1
     exploded: list[str] = []
 
@@ -229,7 +225,7 @@ def test_atomic_game_phone(ladder: Server, open_page: Opener, artifacts: Path) -
         if captures and not exploded:
             exploded.append(captures[0])
             return captures[0], "tap"
-        return ladder_move(ladder.url, "atomic-xiangqi", moves, PLAYER_LEVEL, seed=200)[
+        return ladder_move(server.url, "atomic-xiangqi", moves, PLAYER_LEVEL, seed=200)[
             "move"
         ], "tap"
 
@@ -243,15 +239,15 @@ def test_atomic_game_phone(ladder: Server, open_page: Opener, artifacts: Path) -
     )
 
 
-def test_crazyhouse_game_drops(ladder: Server, open_page: Opener, artifacts: Path) -> None:
+def test_crazyhouse_game_drops(server: Server, open_page: Opener, artifacts: Path) -> None:
     """A whole game as Black with drops from the hand: dragged, clicked and keyed."""
-    play = open_page(ladder, variant="crazyhouse-xiangqi", level=1, colour="black", seed=3)
+    play = open_page(server, variant="crazyhouse-xiangqi", level=1, colour="black", seed=3)
     assert play.page.locator("#pocket-bottom piece.a-piece[data-color=black]").count() == 1
     drops = {0: "drag", 1: "click", 2: "keys"}
 
     def choose(moves: list[str], n: int) -> tuple[str, str]:
         if n in drops:
-            legal = position(ladder.url, "crazyhouse-xiangqi", moves)["legal_moves"]
+            legal = position(server.url, "crazyhouse-xiangqi", moves)["legal_moves"]
             letter = "ABA"[n]
             drop = next(m for m in legal if m.startswith(letter + "@"))
             if n == 1:  # a piece picked up from the hand shows the legal drop points only
@@ -261,7 +257,7 @@ def test_crazyhouse_game_drops(ladder: Server, open_page: Opener, artifacts: Pat
                 play.hand_piece(letter).click()  # a second tap puts it back
                 play.wait_marked("move-dest", [])
             return drop, drops[n]
-        return ladder_move(ladder.url, "crazyhouse-xiangqi", moves, PLAYER_LEVEL, seed=300)[
+        return ladder_move(server.url, "crazyhouse-xiangqi", moves, PLAYER_LEVEL, seed=300)[
             "move"
         ], "click"
 
@@ -272,7 +268,7 @@ def test_crazyhouse_game_drops(ladder: Server, open_page: Opener, artifacts: Pat
     assert sum("@" in m for m in moves[1::2]) >= 3
 
 
-def test_wide_check_undo_reload(ladder: Server, open_page: Opener) -> None:
+def test_wide_check_undo_reload(server: Server, open_page: Opener) -> None:
     """atomic-xiangqi's wide check is shown; undo takes back the player's move and the
     ladder's answer; the address keeps the game across a reload."""
     # After these moves Black is in check only in the wide sense: Red's chariot on d2
@@ -284,13 +280,13 @@ def test_wide_check_undo_reload(ladder: Server, open_page: Opener) -> None:
     fen = game.fen().split()
     Game.from_fen("atomic-xiangqi", " ".join([fen[0], "w", *fen[2:]]))  # no direct attack
     play = open_page(
-        ladder, variant="atomic-xiangqi", level=1, colour="black", seed=5, moves=",".join(moves)
+        server, variant="atomic-xiangqi", level=1, colour="black", seed=5, moves=",".join(moves)
     )
     assert play.data()["moves"].split() == moves
     play.wait_marked("check", ["e10"])
     assert "Check" in play.text("#status")
 
-    mine = ladder_move(ladder.url, "atomic-xiangqi", moves, PLAYER_LEVEL, seed=500)["move"]
+    mine = ladder_move(server.url, "atomic-xiangqi", moves, PLAYER_LEVEL, seed=500)["move"]
     play.play(mine)
     after = play.wait_settled(4)["moves"].split()
     assert after[:4] == [*moves, mine] and len(after) == 5
@@ -305,7 +301,7 @@ def test_wide_check_undo_reload(ladder: Server, open_page: Opener) -> None:
     play.page.reload()
     state = play.wait_settled(5)
     assert state["moves"].split() == after
-    assert state["fen"] == position(ladder.url, "atomic-xiangqi", after)["fen"]
+    assert state["fen"] == position(server.url, "atomic-xiangqi", after)["fen"]
 
 
 @pytest.mark.parametrize(
@@ -317,9 +313,9 @@ def test_wide_check_undo_reload(ladder: Server, open_page: Opener) -> None:
         pytest.param("crazyhouse-xiangqi", marks=pytest.mark.slow),
     ],
 )
-def test_every_level(ladder: Server, open_page: Opener, variant: str) -> None:
+def test_every_level(server: Server, open_page: Opener, variant: str) -> None:
     """Each of the eight levels can be chosen and plays: the page asks for that level."""
-    play = open_page(ladder)
+    play = open_page(server)
     asked: list[Any] = []
 
     def record(request: Request) -> None:
@@ -327,7 +323,7 @@ def test_every_level(ladder: Server, open_page: Opener, variant: str) -> None:
             asked.append(request.post_data_json)
 
     play.page.on("request", record)
-    play.page.goto(f"{ladder.url}/play")
+    play.page.goto(f"{server.url}/play")
     play.wait_settled(0)
     play.page.select_option("#variant", variant)
     options = play.page.locator("#strength option").all_inner_texts()
@@ -352,22 +348,19 @@ def test_busy_shown_and_retried(open_page: Opener, artifacts: Path) -> None:
     One engine, no queue; the engine is held by another client's request while it is
     stopped (SIGSTOP), so the page's request finds every engine busy. Then that client
     goes away (the service cancels its search) and the engine goes on (SIGCONT)."""
-    server = serve("--engines", "1", "--max-queue", "0")
+    server = start_server("--max-queue", "0", engines=1)
     try:
         play = open_page(server, variant="xiangqi", level=1, colour="red", seed=7)
         (engine,) = server.engine_pids()
         os.kill(engine, signal.SIGSTOP)
         body = json.dumps({"variant": "xiangqi", "moves": [], "level": 8, "seed": 1}).encode()
-        blocker = socket.create_connection(("127.0.0.1", int(server.url.rsplit(":", 1)[1])))
+        blocker = server.connect()
         blocker.sendall(
             b"POST /v1/move HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             + f"Content-Length: {len(body)}\r\n\r\n".encode()
             + body
         )
-        deadline = time.monotonic() + WAIT_MS / 1000
-        while httpx.get(f"{server.url}/healthz").json()["engines_busy"] != 1:
-            assert time.monotonic() < deadline, "the stopped engine never got the request"
-            time.sleep(0.05)  # poll again
+        server.wait_health(lambda health: health["engines_busy"] == 1, WAIT_MS / 1000)
         play.play("h3e3")
         error = play.page.locator("#error[data-code=busy]")
         error.wait_for(state="visible", timeout=WAIT_MS)
@@ -387,11 +380,11 @@ def test_busy_shown_and_retried(open_page: Opener, artifacts: Path) -> None:
         server.stop()
 
 
-def test_refused_game_is_said(ladder: Server, open_page: Opener) -> None:
+def test_refused_game_is_said(server: Server, open_page: Opener) -> None:
     """A game the service refuses (an address with an illegal move) is said plainly,
     with the service's reason, and "New game" starts over."""
-    play = open_page(ladder)
-    play.page.goto(f"{ladder.url}/play?variant=xiangqi&level=1&colour=red&moves=h3e3,h3e3")
+    play = open_page(server)
+    play.page.goto(f"{server.url}/play?variant=xiangqi&level=1&colour=red&moves=h3e3,h3e3")
     error = play.page.locator("#error[data-code=illegal_move]")
     error.wait_for(state="visible", timeout=WAIT_MS)
     text = error.inner_text()

@@ -14,25 +14,24 @@ import pytest
 
 from ladder.service.play_page import CONTENT_SECURITY_POLICY, PLAY_DIR
 
-from ..helpers import ROOT, Server
-from .conftest import serve
+from ..helpers import ROOT, Server, start_server
 
 VENDOR = PLAY_DIR / "vendor" / "chessgroundx"
 #: Our own files: everything but the vendored component.
 OWN_FILES = [p for p in PLAY_DIR.rglob("*") if p.is_file() and VENDOR not in p.parents]
 
 
-def test_page_served_with_its_headers(ladder: Server) -> None:
+def test_page_served_with_its_headers(server: Server) -> None:
     for path in ("/play", "/play/"):
-        reply = httpx.get(ladder.url + path)
+        reply = httpx.get(server.url + path)
         assert reply.status_code == 200
         assert reply.headers["content-type"].startswith("text/html")
         assert reply.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
         assert reply.headers["x-content-type-options"] == "nosniff"
         assert '<base href="/play/" />' in reply.text
-    head = httpx.head(ladder.url + "/play")
+    head = httpx.head(server.url + "/play")
     assert head.status_code == 200 and head.content == b""
-    assert "/play" not in httpx.get(ladder.url + "/openapi.json").text
+    assert "/play" not in httpx.get(server.url + "/openapi.json").text
 
 
 def _references(url: str, text: str, kind: str) -> list[str]:
@@ -46,10 +45,10 @@ def _references(url: str, text: str, kind: str) -> list[str]:
     return [urljoin(url, f.strip("'\"")) for f in found if not f.startswith("data:")]
 
 
-def test_every_file_the_page_loads_is_served(ladder: Server) -> None:
+def test_every_file_the_page_loads_is_served(server: Server) -> None:
     """Walk what index.html loads, what the styles and modules load in turn: each is
     served from this server with a fitting type."""
-    base = ladder.url + "/play/"
+    base = server.url + "/play/"
     index = httpx.get(base).text
     # (relative to <base href="/play/">; the base itself and the link to /docs aside)
     todo = [u for u in _references(base, index, "html") if u != base and not u.endswith("/docs")]
@@ -60,7 +59,7 @@ def test_every_file_the_page_loads_is_served(ladder: Server) -> None:
         if url in seen:
             continue
         seen.add(url)
-        assert url.startswith(ladder.url + "/play/static/"), url
+        assert url.startswith(server.url + "/play/static/"), url
         reply = httpx.get(url)
         assert reply.status_code == 200, url
         kind = Path(url).suffix
@@ -68,7 +67,7 @@ def test_every_file_the_page_loads_is_served(ladder: Server) -> None:
         assert reply.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
         if kind in (".css", ".js"):
             todo += _references(url, reply.text, kind[1:])
-    loaded = {u.removeprefix(ladder.url + "/play/static/") for u in seen}
+    loaded = {u.removeprefix(server.url + "/play/static/") for u in seen}
     assert {"play.js", "board.js", "api.js", "play.css", "board.svg"} <= loaded
     assert "vendor/chessgroundx/chessground.js" in loaded
     assert sum(u.startswith("pieces/") for u in loaded) == 14
@@ -104,7 +103,7 @@ def test_vendored_chessgroundx_is_the_pinned_package() -> None:
 
 
 def test_no_play_turns_the_page_off() -> None:
-    server = serve("--engines", "1", "--no-play")
+    server = start_server("--no-play", engines=1)
     try:
         for path in ("/play", "/play/", "/play/static/play.js"):
             reply = httpx.get(server.url + path)
