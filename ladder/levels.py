@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -137,12 +138,40 @@ class Level:
     variety: Variety | None = None
     rating: Rating | None = None
     seconds_per_move: float | None = None
+    #: Settings between two levels of different kinds (see :func:`at_elo`): each move is
+    #: played by ``blend.stronger`` with probability ``blend.weight``, else by this level.
+    blend: Blend | None = None
 
     def variety_at(self, ply: int) -> Variety | None:
         """The variety rule for the move at game ply ``ply``, None where it plays its best
         move of one line."""
         v = self.variety
         return v if v is not None and v.applies_at(ply) else None
+
+    def at_move(self, seed: int) -> Level:
+        """The settings that play the move drawn with ``seed``: the level itself, or for a
+        blend this level or the stronger one (drawn from its own stream of the seed, so
+        the choice among lines stays independent of it)."""
+        if self.blend is None:
+            return self
+        if random.Random(f"blend:{seed}").random() < self.blend.weight:
+            return self.blend.stronger
+        return replace(self, blend=None)
+
+    @property
+    def makes_mistakes(self) -> bool:
+        """Whether the level's choice rule applies at every move (levels 1-3), rather
+        than only to vary the opening of a full search (levels 4-8)."""
+        v = self.variety
+        return v is not None and v.plies is None and (v.multipv > 1 or v.random_move_pct > 0)
+
+
+@dataclass(frozen=True)
+class Blend:
+    """See :attr:`Level.blend`."""
+
+    stronger: Level
+    weight: float
 
 
 def level_table(level: Level) -> dict[str, Any]:
@@ -248,14 +277,16 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
     around it, at the fraction ``f`` of the way from the weaker one's Elo to the
     stronger one's.
 
-    Every setting moves from the weaker level's value towards the stronger one's, so the
-    strength grows with ``elo`` (monotone): the node count geometrically (Elo is close to
-    linear in log nodes), the mistake rule's temperature, the window and the random-move
-    rate linearly, the line count geometrically. Between a mistake level and a full
-    search (levels 3-4) the temperature falls to 0 only at the stronger level; until
-    then the mistake rule applies at every ply. The result carries the weaker level's
-    number and no rating of its own. Raises :class:`LevelsError` outside
-    :func:`elo_range`.
+    Between two levels of one kind, every setting moves from the weaker level's value
+    towards the stronger one's, so the strength grows with ``elo``: the node count
+    geometrically (Elo is close to linear in log nodes), the window, the temperature and
+    the random-move rate linearly, the line count geometrically. Between a mistake level
+    and a full search (levels 3 and 4: a deep search that chooses widely, and a shallower
+    one that plays its best move), no setting in between is sure to lie between them in
+    strength, so the two are blended: each move is level 4's with probability ``f`` and
+    level 3's otherwise (:attr:`Level.blend`), which moves the expected strength from one
+    to the other. The result carries the weaker level's number and no rating of its own.
+    Raises :class:`LevelsError` outside :func:`elo_range`.
     """
     span = elo_range(levels)
     if span is None:
@@ -270,12 +301,11 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
         return a
     if f >= 1:
         return b
+    if a.makes_mistakes != b.makes_mistakes:
+        return replace(a, rating=None, seconds_per_move=None, blend=Blend(b, f))
     va, vb = a.variety or Variety(), b.variety or Variety()
     temperature = _lerp(va.temperature_cp, vb.temperature_cp, f)
-    if temperature > 0 or va.random_move_pct > 0:
-        plies = None if va.plies is None or vb.plies is None else va.plies
-    else:
-        plies = round(_lerp(va.plies or 0, vb.plies or 0, f)) or None
+    plies = None if a.makes_mistakes else (va.plies or vb.plies)
     variety = Variety(
         multipv=max(1, round(_geometric(va.multipv, vb.multipv, f))),
         window_cp=round(_lerp(va.window_cp, vb.window_cp, f)),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -133,14 +134,23 @@ def test_an_elo_between_two_levels_interpolates_every_setting_monotonically() ->
     assert mid.variety is not None and mid.variety.temperature_cp == 210 and mid.nodes == 3000
     top = at_elo(levels, 2625)  # halfway between 250k and 1M nodes: geometric
     assert top.nodes == 500_000 and top.variety == Variety(3, 15, plies=20)
-    across = at_elo(levels, 1200)  # a mistake level and a full search
-    assert across.variety is not None and across.variety.temperature_cp == 25
-    assert across.variety.plies is None and 3 < across.variety.multipv < 99
+    across = at_elo(levels, 1100)  # a mistake level and a full search: a blend
+    assert across.variety == levels[3].variety and across.nodes == levels[3].nodes
+    assert across.blend is not None and across.blend.stronger == levels[4]
+    assert across.blend.weight == 0.25
+    moves = [across.at_move(seed) for seed in range(4000)]
+    assert {m.blend for m in moves} == {None} and set(moves) == {
+        levels[4],
+        replace(across, blend=None),
+    }
+    assert 0.23 < moves.count(levels[4]) / len(moves) < 0.27
+    assert [across.at_move(s) for s in range(50)] == moves[:50]  # drawn by the seed
+    assert levels[5].at_move(7) == levels[5]
     previous = at_elo(levels, 400)
-    for elo in range(410, 2800, 10):
+    for elo in [*range(410, 1000, 10), *range(1400, 2800, 10)]:  # within one kind
         lv = at_elo(levels, elo)
         v, pv = lv.variety or Variety(), previous.variety or Variety()
-        assert lv.nodes >= previous.nodes
+        assert lv.nodes >= previous.nodes and lv.blend is None
         assert v.temperature_cp <= pv.temperature_cp and v.multipv <= pv.multipv
         previous = lv
 

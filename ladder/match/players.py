@@ -206,11 +206,20 @@ class PlayerSpec:
         if self.kind != "level":
             return {}
         lv = self.level_settings(variant)
-        return {
+        out: dict[str, object] = {
             "nodes": lv.nodes,
             "hash_mb": lv.hash_mb,
             "variety": asdict(lv.variety) if lv.variety else None,
         }
+        if lv.blend is not None:  # an Elo between a mistake level and a full search
+            b = lv.blend.stronger
+            out["blend"] = {
+                "weight": round(lv.blend.weight, 6),
+                "nodes": b.nodes,
+                "hash_mb": b.hash_mb,
+                "variety": asdict(b.variety) if b.variety else None,
+            }
+        return out
 
     def level_settings(self, variant: str) -> Level:
         """The :class:`Level` a ``level:N`` or ``elo:N`` spec plays in ``variant``."""
@@ -462,7 +471,7 @@ class LevelPlayer(EnginePlayer):
     async def choose(self, game: Game, seed: int) -> MoveInfo:
         if self.engine is None:
             raise RuntimeError("LevelPlayer.start() was not called")
-        level = self.level(game.variant.name)
+        level = self.level(game.variant.name).at_move(seed)
         legal = frozenset(game.legal_moves())
         fen, moves = game.engine_position()
         ply = game.game_ply

@@ -151,8 +151,8 @@ class MoveService:
         """The engine's move at ``req.level`` (or ``req.elo``) in the given game."""
         trace = trace if trace is not None else MoveTrace()
         trace.variant, trace.level, trace.elo = req.variant, req.level, req.elo
-        level = self.strength(req.variant, req.level, req.elo)
         seed = req.seed if req.seed is not None else secrets.randbits(53)
+        level = self.strength(req.variant, req.level, req.elo).at_move(seed)
         checked = await self.positions.judge(req.variant, req.fen, req.moves)
         if checked.outcome is not None:
             o = checked.outcome
