@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from ladder.package_data import data_path
 
-VARIANTS_INI = Path(__file__).resolve().parent.parent / "variants.ini"
+#: The rule sets for the engine (the repository's top-level file, built into the package).
+VARIANTS_INI = data_path("variants.ini")
 
 # The API id -> the variants.ini section. `xiangqi` is also a built-in FSF variant with
 # other game-end rules (it punishes chasing), so ours has its own section name.
