@@ -125,7 +125,8 @@ def check_levels(path: Path) -> Finding:
     try:
         table = load_levels(path)
     except (OSError, tomllib.TOMLDecodeError, LevelsError, ValueError) as exc:
-        return Finding("levels", False, f"{path}: {exc}")
+        message = str(exc)  # some name the file already
+        return Finding("levels", False, message if str(path) in message else f"{path}: {message}")
     count = sum(len(levels) for levels in table.values())
     return Finding("levels", True, f"{path}: {count} levels of {len(table)} variants")
 
@@ -144,8 +145,9 @@ def check_pyffish() -> Finding:
     pyffish.load_variant_config(VARIANTS_INI.read_text())
     ref = REFERENCE_POSITIONS[-1]
     want = sorted(_checker_counts(ref))
+    fen = Game.from_fen(ref.variant, ref.fen).start_fen
     try:
-        got = sorted(pyffish.legal_moves(FSF_VARIANT[ref.variant], ref.fen, list(ref.moves)))
+        got = sorted(pyffish.legal_moves(FSF_VARIANT[ref.variant], fen, list(ref.moves)))
     except ValueError as exc:
         got = [f"error: {exc}"]
     if got != want:
