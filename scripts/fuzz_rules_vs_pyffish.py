@@ -69,7 +69,7 @@ from ladder.rules import VARIANTS, Game, normalize_move  # noqa: E402
 from ladder.variants import FSF_VARIANT, VARIANTS_INI  # noqa: E402
 
 MODES = ("fen", "replay")
-#: RULES.md "Sixty plies without a capture" (the harness's own copy: tests break the
+#: docs/rules.md "Sixty plies without a capture" (the harness's own copy: tests break the
 #: checker's constant on purpose).
 SIXTY = 60
 #: ``fen`` mode asks ``is_optional_game_end`` from this halfmove clock on.

@@ -5,7 +5,7 @@ the match runner work with is :class:`Game`: a start FEN and the moves played si
 per-ply bookkeeping (position keys, whether each move gave check, capture plies) that
 makes :meth:`Game.outcome` O(1) apart from move generation.
 
-Outcome order at a position (RULES.md; see docs/rules-checker.md for the reasoning):
+Outcome order at a position (docs/rules.md; see docs/rules-checker.md for the reasoning):
 
 1. ``general-exploded`` (atomic): a general is gone; the side that removed it wins.
 2. no legal move: the side to move loses (``checkmate`` if in check, else

@@ -4,6 +4,8 @@ HEALTHCHECK serve and report health, run here as the image would run them."""
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import signal
 import socket
 import subprocess
@@ -14,8 +16,8 @@ import psutil
 
 from ladder.rules import Game
 
-from .conftest import NOT_RUN, Installation
-from .dockerfile import Stage, exec_form
+from .conftest import MOVED, NOT_RUN, Installation
+from .dockerfile import ROOT, Stage, exec_form, expand
 
 START_TIMEOUT = 90.0
 STOP_TIMEOUT = 30.0
@@ -108,3 +110,25 @@ def test_cmd_serves_and_healthcheck_passes(installation: Installation) -> None:
     assert "Application shutdown complete" in log.read_text()
     _, alive = psutil.wait_procs(engines, timeout=10)
     assert not alive, f"engines outlived the server: {alive}"
+
+
+def test_readme_install_steps_are_the_dockerfiles(installation: Installation) -> None:
+    """README "Installing on a server" runs what the build stage runs, in order."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Installing on a server", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block is not None
+    commands = [
+        shlex.split(line, comments=True) for line in block.group(1).splitlines() if line.strip()
+    ]
+    build = installation.stages[0]
+    values = {name: raw for name, raw in build.assignments() if name not in MOVED or name == "VENV"}
+    values.update({"SRC": ".", "WHEELS": "wheels"})  # where a site runs them from
+    exports = {w[1].split("=")[0]: w[1].split("=")[1] for w in commands if w[0] == "export"}
+    assert exports == {"XDG_CACHE_HOME": dict(build.assignments())["XDG_CACHE_HOME"]}
+    runs = [
+        shlex.split(expand(ins.args, values))
+        for ins in build.all("RUN")
+        if ins.args not in installation.skipped
+    ]
+    assert [w for w in commands if w[0] != "export"] == runs
