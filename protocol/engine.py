@@ -857,32 +857,37 @@ class Engine:
         counts: dict[str, int] = {}
         async with self._operation():
             await self._send(f"{position}\ngo perft {depth}\n", "perft")
-            async with self._phase("perft", timeout):
-                unknown = 0
-                while True:
-                    line = await self._readline()
-                    head, sep, tail = line.partition(": ")
-                    if head == "Nodes searched":
-                        total = tail
-                        break
-                    if sep and tail.isdigit():
-                        try:
-                            move = check_move(
-                                convert(head) if convert else head, files=files, ranks=ranks
-                            )
-                        except EngineArgumentError as exc:
-                            raise EngineProtocolError(
-                                f"engine's perft named a malformed move: {line[:200]!r}",
-                                phase="perft",
-                            ) from exc
-                        counts[move] = int(tail)
-                    elif line:
-                        unknown = self._unknown(unknown, line)
-        if not total.isdigit() or int(total) != sum(counts.values()):
-            raise EngineProtocolError(
-                f"engine's perft total {total!r} is not the sum of its moves' counts",
-                phase="perft",
-            )
+            try:
+                async with self._phase("perft", timeout):
+                    unknown = 0
+                    while True:
+                        line = await self._readline()
+                        head, sep, tail = line.partition(": ")
+                        if head == "Nodes searched":
+                            break
+                        if sep and tail.isdigit():
+                            try:
+                                move = check_move(
+                                    convert(head) if convert else head, files=files, ranks=ranks
+                                )
+                            except EngineArgumentError as exc:
+                                raise EngineProtocolError(
+                                    f"engine's perft named a malformed move: {line[:200]!r}",
+                                    phase="perft",
+                                ) from exc
+                            counts[move] = int(tail)
+                        elif line:
+                            unknown = self._unknown(unknown, line)
+                    if not tail.isdigit() or int(tail) != sum(counts.values()):
+                        raise EngineProtocolError(
+                            f"engine's perft total {tail!r} is not the sum of its moves' counts",
+                            phase="perft",
+                        )
+            except asyncio.CancelledError:
+                # FSF counts on its search thread and cannot be stopped: its output would
+                # reach the next operation, so a cancelled count ends the engine.
+                await self._kill()
+                raise
         return counts
 
     async def stop(self) -> None:
