@@ -93,7 +93,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
         built = build(EngineBuild("engine", args.profile), builds_dir(cache))
         link_current(cache, built)
         if args.pyffish:
-            wheel = build(EngineBuild("pyffish", args.profile), builds_dir(cache))
+            # pyffish's own setup.py sets its flags: the profile does not apply
+            wheel = build(EngineBuild("pyffish"), builds_dir(cache))
             subprocess.run(
                 [
                     *(sys.executable, "-m", "pip", "install", "--quiet"),
