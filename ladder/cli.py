@@ -10,6 +10,7 @@ ladder doctor                    checks the installation (ladder/doctor.py)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -59,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_engine(sub)
     add_doctor(sub)
     for name in ENGINE_COMMANDS:
-        add_engine_option(sub.choices[name])
+        with contextlib.suppress(argparse.ArgumentError):  # it has its own --engine
+            add_engine_option(sub.choices[name])
     # Serving without an engine fails here, in one line, not inside the server's start-up.
     sub.choices["serve"].set_defaults(needs_engine=True)
     return parser
