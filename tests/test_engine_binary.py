@@ -125,3 +125,25 @@ def test_version_names_the_build_key(user_cache: Path, engine_exe: Path) -> None
         f"engine: no build key (not built by `ladder engine build`) ({DEBIAN_FSF}, "
         f"from {ENGINE_ENV})"
     )
+
+
+@pytest.mark.parametrize("where", ["after", "before"])
+def test_engine_option_reaches_the_engines_a_command_starts(
+    user_cache: Path, tmp_path: Path, engine_exe: Path, where: str
+) -> None:
+    """`ladder move --engine X` (or `ladder --engine X move`) runs X: here a wrapper
+    that leaves a mark, then runs our engine."""
+    mark = tmp_path / "used"
+    wrapper = tmp_path / "wrapped-engine"
+    wrapper.write_text(f'#!/bin/sh\ntouch {mark}\nexec {engine_exe} "$@"\n')
+    wrapper.chmod(0o755)
+    move = ["move", "--variant", "xiangqi", "--level", "1", "--seed", "1"]
+    option = ["--engine", str(wrapper)]
+    argv = [*move, *option] if where == "after" else [*option, *move]
+    done = ladder(*argv, cache=user_cache, env={ENGINE_ENV: str(DEBIAN_FSF)})
+    assert done.returncode == 0, done.stderr
+    assert mark.exists()
+    done = ladder(*move, "--engine", str(tmp_path / "none"), cache=user_cache)
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert line == f"ladder: no engine executable at {tmp_path / 'none'} (from --engine)"
