@@ -42,15 +42,19 @@ setup: $(VENV)/.installed engine
 serve: setup
 	$(VENV)/bin/ladder serve --host $(HOST) --port $(PORT)
 
-test: setup reference-engines
-	$(VENV)/bin/ruff check .
+test: setup reference-engines lint
 	$(VENV)/bin/pytest
 
 test-slow: setup reference-engines
 	$(VENV)/bin/pytest -m slow
 
+# Static checks (also the first step of `make test`): lint, format, types. ladder/ and
+# protocol/ are checked with --strict; tests/ and scripts/ in mypy's default mode.
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy --strict ladder protocol
+	$(VENV)/bin/mypy tests scripts
 
 clean:
 	rm -rf $(VENV) $(CACHE)

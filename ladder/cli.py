@@ -5,6 +5,8 @@ ladder perft                     the rules checker       (ladder/rules/cli.py)
 ladder match | calibrate         matches, calibration    (ladder/match/cli.py)
 ladder engine build | path       the engine              (ladder/engine_cli.py)
 ladder doctor                    checks the installation (ladder/doctor.py)
+
+`ladder --log-level debug COMMAND …` logs every line to and from each engine.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from ladder.doctor import add_doctor
 from ladder.engine_binary import BUILD_COMMAND, ENGINE_ENV, EngineNotBuilt, find_engine
 from ladder.engine_cli import add_engine, add_engine_option
+from ladder.log_config import LEVELS, configure_logging
 from ladder.match.cli import add_calibrate, add_match
 from ladder.package_data import DISTRIBUTION, package_version
 from ladder.rules.cli import add_perft
@@ -50,6 +53,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the package version and the build key of the engine it would run",
     )
     add_engine_option(parser, default=None)
+    parser.add_argument(
+        "--log-level",
+        dest="ladder_log_level",  # `serve` has a --log-level of its own (uvicorn's)
+        choices=LEVELS,
+        help="log to stderr at this level, in this process and its workers; "
+        "debug: also every line to and from each engine",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_move(sub)
     add_serve(sub)
@@ -70,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    configure_logging(args.ladder_log_level)
     if args.version:
         print(version_text(args.engine))
         return 0

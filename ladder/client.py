@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine, Sequence
+import time
+from collections.abc import Callable, Coroutine, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -41,7 +42,7 @@ from ladder.service.mover import MoveService
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
-__all__ = ["Ladder", "LadderSync", "ServiceError"]
+__all__ = ["Ladder", "LadderSync", "ServiceError", "wait_until_healthy"]
 
 
 def _request(model: type[M], **fields: Any) -> M:
@@ -74,7 +75,7 @@ class Ladder:
         self._service = service
         self._owns_service = False
         if base_url is None and service is None:
-            cfg = config or ServiceConfig(**({"engines": engines} if engines else {}))
+            cfg = config or (ServiceConfig(engines=engines) if engines else ServiceConfig())
             self._service = MoveService(cfg)
             self._owns_service = True
         self._transport = transport
@@ -232,3 +233,21 @@ class LadderSync:
     def health(self) -> Health:
         """See :meth:`Ladder.health`."""
         return self._run(self._ladder.health())
+
+
+def wait_until_healthy(
+    base_url: str, timeout: float, alive: Callable[[], bool] = lambda: True
+) -> bool:
+    """Wait until the server at ``base_url`` answers ``GET /healthz`` with 200 (True), for
+    at most ``timeout`` seconds or until ``alive()`` (e.g. "the server process still
+    runs") turns false (False). For scripts and tests that start a server."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(base_url + "/healthz", timeout=2).status_code == 200:
+                return True
+        except httpx.TransportError:
+            pass  # not listening yet
+        if not alive() or time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)

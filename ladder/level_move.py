@@ -4,12 +4,11 @@ both play (:mod:`ladder.service.worker`, :class:`ladder.match.players.LevelPlaye
 A level (:mod:`ladder.levels`) is a node limit, a Hash size and, for the weakest levels,
 a variety rule. One level move is:
 
-1. **The position sent** (:func:`engine_position`): the FEN right after the last capture
-   and the canonical moves since, so that the engine sees every repetition that can still
-   happen; in a variant with drops (crazyhouse-xiangqi) captured material comes back, so
-   a position from before a capture can recur: the game's start FEN and every move.
-   Callers that follow a game move by move keep it up to date with
-   :func:`restarts_engine_position`, the same rule in incremental form.
+1. **The position sent** (:meth:`ladder.rules.Game.engine_position`): the FEN right after
+   the last capture and the canonical moves since, so that the engine sees every
+   repetition that can still happen; in a variant with drops (crazyhouse-xiangqi)
+   captured material comes back, so a position from before a capture can recur: the
+   game's start FEN and every move.
 2. **The search** (:func:`search_level`): on a :class:`protocol.ManagedEngine`,
    ``ucinewgame`` before every search, ``Threads`` 1, the level's ``MultiPV`` and
    ``Hash``, ``go nodes N``, the bestmove checked against the rules checker's legal moves.
@@ -33,7 +32,6 @@ from dataclasses import dataclass, field
 from chess.engine import PovScore
 
 from ladder.levels import Level, Variety
-from ladder.rules import Game
 from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
 from protocol.managed import Incident, ManagedEngine
@@ -46,42 +44,22 @@ __all__ = [
     "SearchJob",
     "SearchResult",
     "choose",
-    "engine_position",
+    "comparable_cp",
     "line_from_info",
-    "restarts_engine_position",
     "search_level",
     "search_result",
 ]
 
-#: A mate counts as this many centipawns (minus the distance) when comparing lines.
+#: A mate counts as this many centipawns (minus the distance) when comparing scores.
 MATE_CP = 100_000
 
 
-# ---------------------------------------------------------------------------------------
-# The position sent
-
-
-def engine_position(game: Game) -> tuple[str, tuple[str, ...]]:
-    """(FEN, canonical moves) to send an engine for the position ``game`` is in.
-
-    Without drops: the FEN right after the last capture and the moves since. With drops
-    (crazyhouse-xiangqi): the game's start FEN and every move. Replays the game up to
-    the last capture; follow a game incrementally with :func:`restarts_engine_position`.
-    """
-    if game.variant.drops:
-        return game.start_fen, tuple(game.moves)
-    fen, since = game.position_at_last_capture()
-    return fen, tuple(since)
-
-
-def restarts_engine_position(game: Game) -> bool:
-    """Whether, after the move just pushed on ``game``, the position to send starts over
-    at ``game.fen()`` with no moves (else the move is appended to the moves sent).
-
-    True exactly when that move was a capture in a variant without drops: the
-    incremental form of :func:`engine_position`.
-    """
-    return not game.variant.drops and game.ply > 0 and game.last_capture_index() == game.ply
+def comparable_cp(cp: int | None, mate: int | None) -> int | None:
+    """A score as one comparable number of centipawns, mates far above any cp (the
+    nearer the mate, the higher); None when there is neither."""
+    if mate is not None:
+        return MATE_CP - abs(mate) if mate > 0 else -MATE_CP + abs(mate)
+    return cp
 
 
 # ---------------------------------------------------------------------------------------
@@ -93,7 +71,7 @@ class SearchJob:
     """One search: everything here has passed the rules checker (canonical strings)."""
 
     section: str  #: the variants.ini section (UCI_Variant value)
-    fen: str  #: canonical FEN (see :func:`engine_position`)
+    fen: str  #: canonical FEN (see :meth:`ladder.rules.Game.engine_position`)
     moves: tuple[str, ...]  #: canonical moves from ``fen``
     nodes: int  #: `go nodes` limit
     multipv: int = 1
@@ -134,10 +112,10 @@ class Line:
         return self.pv[0]
 
     def value(self) -> int:
-        """The score as one comparable number of centipawns (mates far above any cp)."""
-        if self.mate is not None:
-            return MATE_CP - abs(self.mate) if self.mate > 0 else -MATE_CP + abs(self.mate)
-        return self.cp if self.cp is not None else 0
+        """The score as one comparable number of centipawns (:func:`comparable_cp`; 0
+        without a score)."""
+        value = comparable_cp(self.cp, self.mate)
+        return 0 if value is None else value
 
 
 @dataclass(frozen=True)
@@ -271,8 +249,10 @@ def choose(
         key=lambda ln: ln.multipv,
     )
     # Deduplicate by move (a line can be reported twice in odd cases); keep pv order.
-    seen: set[str] = set()
-    unique = [ln for ln in candidates if not (ln.move in seen or seen.add(ln.move))]
+    first: dict[str, Line] = {}
+    for ln in candidates:
+        first.setdefault(ln.move, ln)
+    unique = list(first.values())
     if not unique:
         unique = [best_line]
     pick = rng.choice(unique)

@@ -1,8 +1,8 @@
 """Talking to engines: async UCI and UCCI clients and the process manager.
 
-    from protocol import Engine, Limit, Protocol
+    from protocol import Dialect, Engine, Limit
 
-    async with await Engine.start(".cache/fairy-stockfish", protocol=Protocol.UCCI) as engine:
+    async with await Engine.start(".cache/fairy-stockfish", protocol=Dialect.UCCI) as engine:
         await engine.load_variants("/abs/variants.ini")
         await engine.set_variant("mistboard-xiangqi")
         result = await engine.search(None, ["h3e3"], Limit(nodes=10_000), new_game=True)
@@ -14,7 +14,7 @@ manager), :mod:`protocol.limits`, :mod:`protocol.info`, :mod:`protocol.options`,
 :mod:`protocol.notation`, :mod:`protocol.errors`.
 """
 
-from protocol.engine import Engine, Protocol, VariantInfo
+from protocol.engine import Dialect, Engine, EngineVariant
 from protocol.errors import (
     EngineArgumentError,
     EngineError,
@@ -36,6 +36,7 @@ from protocol.process import Backoff, EngineProcess, ProcessStats, Timeouts
 
 __all__ = [
     "Backoff",
+    "Dialect",
     "Engine",
     "EngineArgumentError",
     "EngineError",
@@ -46,6 +47,7 @@ __all__ = [
     "EngineStartError",
     "EngineTerminatedError",
     "EngineTimeoutError",
+    "EngineVariant",
     "Incident",
     "InfoDict",
     "Limit",
@@ -55,10 +57,8 @@ __all__ = [
     "OptionMap",
     "PlayResult",
     "ProcessStats",
-    "Protocol",
     "SearchOutcome",
     "Timeouts",
     "UnsafeArgumentError",
     "VariantError",
-    "VariantInfo",
 ]

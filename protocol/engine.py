@@ -51,6 +51,11 @@ dies or writes garbage, the client kills its whole process tree, reaps it, and r
 fails because the engine died under us (uvloop raises ``RuntimeError``,
 ``BrokenPipeError`` or ``ConnectionResetError`` there) is the same fault:
 :class:`~protocol.errors.EngineTerminatedError`.
+
+Every line to and from each engine is logged at DEBUG on the ``protocol.engine`` logger
+(as python-chess does on ``chess.engine``), with the engine's name and pid, in the
+notation above: ``Fairy-Stockfish 301126 LB (pid 4242) > go nodes 100000``. Off by
+default; ``ladder --log-level debug …`` turns it on.
 """
 
 from __future__ import annotations
@@ -59,10 +64,11 @@ import asyncio
 import collections
 import contextlib
 import enum
+import logging
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -94,7 +100,10 @@ from protocol.notation import (
 from protocol.options import Option, OptionMap, OptionValue, normalise_name, parse_option
 from protocol.process import DEFAULT_MAX_LINE, EngineProcess, Timeouts
 
-__all__ = ["Engine", "Protocol", "VariantInfo"]
+__all__ = ["Dialect", "Engine", "EngineVariant"]
+
+#: The wire log: every line to (``>``) and from (``<``) each engine, at DEBUG.
+log = logging.getLogger(__name__)
 
 # Control characters other than tab in an engine's line: garbage.
 _EXIT_GRACE = 0.2  # seconds to drain buffered output after the engine exits
@@ -111,7 +120,7 @@ _VARIANT_INFO_RE = re.compile(
 _WRITE_ERRORS = (RuntimeError, OSError)
 
 
-class Protocol(enum.Enum):
+class Dialect(enum.Enum):
     """Which protocol to speak. Chosen by the caller: engines do not announce it."""
 
     UCI = "uci"
@@ -119,7 +128,7 @@ class Protocol(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class VariantInfo:
+class EngineVariant:
     """The variant the engine plays, as FSF announced it (fields None when it did not:
     FSF stays silent for its standard variants such as ``xiangqi`` and ``chess``)."""
 
@@ -146,7 +155,7 @@ class Engine:
     def __init__(
         self,
         process: EngineProcess,
-        protocol: Protocol,
+        protocol: Dialect,
         *,
         timeouts: Timeouts,
         max_unknown_lines: int = 10_000,
@@ -156,12 +165,12 @@ class Engine:
         self.protocol = protocol
         self.timeouts = timeouts
         self.id: dict[str, str] = {}
-        self.options = OptionMap(ucci=protocol is Protocol.UCCI)
-        self.variant: VariantInfo | None = None
+        self.options = OptionMap(ucci=protocol is Dialect.UCCI)
+        self.variant: EngineVariant | None = None
         self.variant_path: str | None = None
         #: The fault that closed this engine, if one did.
         self.error: EngineFault | None = None
-        self._ucci = protocol is Protocol.UCCI
+        self._ucci = protocol is Dialect.UCCI
         self._ucci_millis = True
         self._new_game = check_token(new_game_command, "new game command")
         self._max_unknown = max_unknown_lines
@@ -190,7 +199,7 @@ class Engine:
         cls,
         command: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
         *,
-        protocol: Protocol = Protocol.UCI,
+        protocol: Dialect = Dialect.UCI,
         timeouts: Timeouts | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | Path | None = None,
@@ -287,6 +296,8 @@ class Engine:
     async def _send(self, text: str, phase: str) -> None:
         """Write ``text`` to the engine. When the write fails (the engine died under us),
         kill and reap the tree and raise :class:`EngineTerminatedError` for ``phase``."""
+        if log.isEnabledFor(logging.DEBUG):
+            self._log_wire(">", text.rstrip("\n").split("\n"))
         try:
             self._stdin.write(text.encode())
         except _WRITE_ERRORS as exc:
@@ -296,8 +307,17 @@ class Engine:
         """Write ``text`` where no fault may be raised (``stop``, ``quit``, a cancelled
         operation): a failed write is ignored, since whatever reads from the engine next
         finds it gone (or ``quit`` finds it exited)."""
+        if log.isEnabledFor(logging.DEBUG):
+            self._log_wire(">", text.rstrip("\n").split("\n"))
         with contextlib.suppress(*_WRITE_ERRORS):
             self._stdin.write(text.encode())
+
+    def _log_wire(self, arrow: str, lines: Iterable[str]) -> None:
+        """Log lines sent (``>``) to or received (``<``) from the engine, at DEBUG."""
+        name = self.id.get("name") or os.path.basename(self.process.command[0])
+        for line in lines:
+            shown = line if line.isprintable() else repr(line)
+            log.debug("%s (pid %d) %s %s", name, self.pid, arrow, shown)
 
     async def _readline(self) -> str:
         """The engine's next line (without the line end). Reads whatever the pipe has
@@ -326,6 +346,8 @@ class Engine:
     def _next_line(self) -> str:
         """The next complete line read from the engine (there must be one), checked."""
         raw = self._lines.popleft()
+        if log.isEnabledFor(logging.DEBUG):
+            self._log_wire("<", [raw.decode("utf-8", "backslashreplace").rstrip("\r")])
         if len(raw) > self._max_line:
             raise EngineProtocolError(f"engine wrote a line over {self._max_line} bytes", phase="?")
         try:
@@ -462,7 +484,7 @@ class Engine:
         if "UCI_Variant" in self.options:
             default = self.options["UCI_Variant"].default
             if isinstance(default, str) and default:
-                self.variant = VariantInfo(default)
+                self.variant = EngineVariant(default)
         if self._ucci:
             if "usemillisec" in self.options:
                 if self.options["usemillisec"].default is not True:
@@ -644,7 +666,7 @@ class Engine:
         self.variant_path = text
         self._values[normalise_name(option.name)] = wire
 
-    async def set_variant(self, name: str) -> VariantInfo:
+    async def set_variant(self, name: str) -> EngineVariant:
         """Switch variant (``setoption name UCI_Variant value <name>``) and confirm it.
 
         FSF announces a successful switch to a non-standard variant with
@@ -664,11 +686,11 @@ class Engine:
             await self._send(self._setoption_line(option, name) + "isready\n", "configure")
             async with self._phase("isready", self.timeouts.isready):
                 lines = await self._read_until("readyok")
-        info: VariantInfo | None = None
+        info: EngineVariant | None = None
         for line in lines:
             match = _VARIANT_INFO_RE.match(line)
             if match and match["name"] == name:
-                info = VariantInfo(
+                info = EngineVariant(
                     name=name,
                     files=int(match["files"]),
                     ranks=int(match["ranks"]),
@@ -683,7 +705,7 @@ class Engine:
                     f"the engine did not confirm variant {name!r} "
                     f"(not a section of {self.variant_path}?)"
                 )
-            info = VariantInfo(name)
+            info = EngineVariant(name)
         self.variant = info
         self._values["uci_variant"] = name
         self._confirmed = {name}

@@ -14,6 +14,11 @@ Two families, and the difference matters to a supervisor:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # protocol.managed imports this module
+    from protocol.managed import Incident
+
 
 class EngineError(Exception):
     """Base class of every error raised by :mod:`protocol`."""
@@ -92,6 +97,6 @@ class EngineFailure(EngineError):
     ``incidents`` lists every fault and restart that happened during the call.
     """
 
-    def __init__(self, message: str, incidents: list) -> None:  # list[Incident]
+    def __init__(self, message: str, incidents: list[Incident]) -> None:
         super().__init__(message)
         self.incidents = incidents

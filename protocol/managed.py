@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from protocol.engine import Engine, Protocol
+from protocol.engine import Dialect, Engine
 from protocol.errors import (
     EngineFailure,
     EngineFault,
@@ -104,7 +104,7 @@ class ManagedEngine:
         self,
         command: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
         *,
-        protocol: Protocol = Protocol.UCI,
+        protocol: Dialect = Dialect.UCI,
         options: Mapping[str, OptionValue] | None = None,
         variant_path: str | os.PathLike[str] | None = None,
         variant_aliases: Mapping[str, str] | None = None,

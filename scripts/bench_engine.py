@@ -19,7 +19,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build_engine import ROOT, build
 
 POSITIONS = Path(__file__).resolve().parent / "bench_positions_xiangqi.fen"

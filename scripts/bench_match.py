@@ -36,13 +36,12 @@ from pathlib import Path
 
 import psutil
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from ladder.match.adjudication import Adjudication
+from ladder.match.openings import load_openings
+from ladder.match.players import PlayerSpec
+from ladder.match.runner import MatchConfig, run_match
 
-from ladder.match.adjudication import Adjudication  # noqa: E402
-from ladder.match.openings import load_openings  # noqa: E402
-from ladder.match.players import PlayerSpec  # noqa: E402
-from ladder.match.runner import MatchConfig, run_match  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _cpu() -> float:

@@ -28,9 +28,9 @@ import statistics
 import time
 from pathlib import Path
 
-from bench_protocol import ROOT, RawEngine  # (puts the repo on sys.path)
+from bench_protocol import ROOT, RawEngine  # scripts/, beside this
 
-from protocol import Protocol
+from protocol import Dialect
 
 VARIANT = "mistboard-xiangqi"
 POSITION = "position startpos moves h3e3 b10c8"
@@ -86,7 +86,7 @@ def main() -> None:
         print(f"{name}: {exe}")
     hashes = sorted({*NEWGAME_HASH, SEARCH_HASH})
     engines = {
-        (b, h): NewGameEngine(exe, Protocol.UCI, h) for b, exe in builds.items() for h in hashes
+        (b, h): NewGameEngine(exe, Dialect.UCI, h) for b, exe in builds.items() for h in hashes
     }
     try:
         cases: list[tuple[str, int, int]] = [(f"newgame hash {h}", h, 0) for h in NEWGAME_HASH] + [
@@ -101,8 +101,8 @@ def main() -> None:
                 for b in order:
                     engine = engines[(b, hash_mb)]
                     if nodes:
-                        t, best = engine.search(POSITION, nodes)
-                        answers.setdefault((label, b), set()).add(best)
+                        t, bestmove = engine.search(POSITION, nodes)
+                        answers.setdefault((label, b), set()).add(bestmove)
                     else:
                         t = engine.new_game()
                     if r >= WARMUP:
@@ -116,8 +116,9 @@ def main() -> None:
             new = statistics.median(times[(label, "new")]) * 1000
             best = ""
             if nodes:
-                a, b = answers[(label, "old")], answers[(label, "new")]
-                best = next(iter(a)) if a == b and len(a) == 1 else f"DIFFER {a} {b}"
+                before, after = answers[(label, "old")], answers[(label, "new")]
+                same = before == after and len(before) == 1
+                best = next(iter(before)) if same else f"DIFFER {before} {after}"
             print(
                 f"{label:<20} {len(times[(label, 'old')]):>5} {old:>8.3f} {new:>8.3f} "
                 f"{new / old:>8.3f} {best:>9}"

@@ -22,14 +22,12 @@ import argparse
 import asyncio
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from protocol import Dialect, Engine, Limit
 
-from protocol import Engine, Limit, Protocol  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 VARIANTS_INI = ROOT / "variants.ini"
 MOVES = ["h3e3", "b10c8"]
@@ -47,7 +45,7 @@ def default_engine() -> Path:
 class RawEngine:
     """The baseline: blocking writes and readline on the engine's pipes, nothing else."""
 
-    def __init__(self, exe: Path, protocol: Protocol = Protocol.UCI, hash_mb: int = 16) -> None:
+    def __init__(self, exe: Path, protocol: Dialect = Dialect.UCI, hash_mb: int = 16) -> None:
         # Buffered reads (readline on an unbuffered pipe reads byte by byte), writes
         # flushed at once.
         self.proc = subprocess.Popen([str(exe)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -55,7 +53,7 @@ class RawEngine:
         self.stdin = self.proc.stdin
         self.stdout = self.proc.stdout
         hello = protocol.value
-        ucci = protocol is Protocol.UCCI
+        ucci = protocol is Dialect.UCCI
         self.send(f"{hello}\n")
         final_info = "FinalInfoOnly" in self.read_until(f"{hello}ok", keep="option ")
         setopt = "setoption {} {}\n" if ucci else "setoption name {} value {}\n"
@@ -109,7 +107,7 @@ async def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply repeat counts")
     args = parser.parse_args()
     exe = args.engine or default_engine()
-    protocol = Protocol(args.protocol)
+    protocol = Dialect(args.protocol)
 
     engine = await Engine.start(exe, protocol=protocol)
     raw = RawEngine(exe, protocol)

@@ -29,12 +29,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from ladder.rules import Game
+from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI
 
-from ladder.rules import VARIANTS, Game  # noqa: E402
-from ladder.variants import FSF_VARIANT, VARIANTS_INI  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def positions(variant: str, count: int, seed: int = 2024) -> list[Game]:
@@ -73,10 +71,7 @@ def time_ours(game: Game, repeat: int) -> float:
 
 def time_pyffish(sf: object, variant: str, game: Game, repeat: int) -> float:
     section = FSF_VARIANT[variant]
-    if variant == "crazyhouse-xiangqi":  # captured material returns: the whole game
-        fen, moves = game.start_fen, game.moves
-    else:
-        fen, moves = game.position_at_last_capture()
+    fen, moves = game.engine_position()  # the history an engine gets
     best = float("inf")
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -115,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             print("pyffish not installed: timing the checker only", file=sys.stderr)
     report: dict[str, dict[str, float]] = {}
-    for variant in VARIANTS:
+    for variant in VARIANT_IDS:
         games = positions(variant, args.positions)
         row = {
             "positions": float(len(games)),
@@ -135,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{'variant':<20} {'moves':>6} {'ours median':>12} {'ours p90':>10} "
         f"{'pyffish median':>15} {'ratio':>7}"
     )
-    for variant, row in report.items():
+    for name, row in report.items():
         theirs_text = (
             f"{row['pyffish_median_us']:>12.0f} us" if "pyffish_median_us" in row else f"{'-':>15}"
         )
@@ -145,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             else f"{'-':>7}"
         )
         print(
-            f"{variant:<20} {row['legal_moves_mean']:>6.1f} {row['ours_median_us']:>9.0f} us "
+            f"{name:<20} {row['legal_moves_mean']:>6.1f} {row['ours_median_us']:>9.0f} us "
             f"{row['ours_p90_us']:>7.0f} us {theirs_text} {ratio}"
         )
     return 0

@@ -40,6 +40,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 VARIANT = "xiangqi"
@@ -137,10 +138,10 @@ if __name__ == "__main__" and sys.argv[1:2] == ["--load"]:
 import httpx  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from bench_protocol import RawEngine as PipeEngine  # noqa: E402  (scripts/, beside this)
+from bench_protocol import RawEngine  # noqa: E402  (scripts/, beside this)
 
+from ladder.client import wait_until_healthy  # noqa: E402
 from ladder.engine_binary import DEFAULT_ENGINE, UNPATCHED_ENGINE  # noqa: E402
 from ladder.levels import load_levels  # noqa: E402
 from ladder.rules import Game  # noqa: E402
@@ -156,7 +157,7 @@ def engine() -> Path:
     return (DEFAULT_ENGINE if DEFAULT_ENGINE.exists() else UNPATCHED_ENGINE).resolve()
 
 
-class RawEngine(PipeEngine):
+class LevelRawEngine(RawEngine):
     """The baseline: bench_protocol's raw-pipe engine (blocking reads, nothing else;
     ``FinalInfoOnly`` on when the engine has it), searching as the service does."""
 
@@ -165,7 +166,7 @@ class RawEngine(PipeEngine):
         self.opts: dict[str, int] = {}
 
     def level_search(
-        self, fen: str, moves: list[str], nodes: int, multipv: int, hash_mb: int
+        self, fen: str, moves: Sequence[str], nodes: int, multipv: int, hash_mb: int
     ) -> str:
         """MultiPV and Hash when they change, then ``ucinewgame`` / ``position`` /
         ``go nodes`` in one write; the bestmove."""
@@ -211,16 +212,8 @@ class Server:
             cwd=ROOT,
             env=env,
         )
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline or self.p.poll() is not None:
-                raise SystemExit("server did not start")
-            time.sleep(0.1)
+        if not wait_until_healthy(self.url, 60, alive=lambda: self.p.poll() is None):
+            raise SystemExit("server did not start")
 
     def cpu(self) -> float:
         """CPU seconds the server process (not its engines) has used so far."""
@@ -259,7 +252,7 @@ def pct(values: list[float], q: float) -> float:
 
 class LeanClient:
     """A minimal blocking HTTP/1.1 client (stdlib http.client, one keep-alive
-    connection): the HTTP counterpart of RawEngine's minimal pipe loop."""
+    connection): the HTTP counterpart of LevelRawEngine's minimal pipe loop."""
 
     def __init__(self, url: str) -> None:
         host, port = url.removeprefix("http://").rsplit(":", 1)
@@ -295,8 +288,8 @@ def overhead(exe: Path, reps: int) -> list[Timings]:
     through a lean client, interleaved request by request."""
     levels = load_levels()[VARIANT]
     game = Game.from_fen(VARIANT, None, MOVES)
-    fen, since = game.position_at_last_capture()
-    raw = RawEngine(exe)
+    fen, since = game.engine_position()
+    raw = LevelRawEngine(exe)
     srv = Server(1, exe)
     runner = asyncio.Runner()
     local = MoveService(ServiceConfig(engines=1, engine_path=exe))

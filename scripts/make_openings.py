@@ -21,14 +21,13 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from ladder.engine_binary import engine_path
+from ladder.match.openings import OPENINGS_DIR, Opening
+from ladder.rules import Game
+from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI
+from protocol import Limit, ManagedEngine
 
-from ladder.engine_binary import engine_path  # noqa: E402
-from ladder.match.openings import OPENINGS_DIR, Opening  # noqa: E402
-from ladder.rules import Game  # noqa: E402
-from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI  # noqa: E402
-from protocol import Limit, ManagedEngine  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 _BIG = {"r", "n", "c"}
 _DEST = re.compile(r"([a-i]\d{1,2})$")

@@ -7,7 +7,7 @@
 * :mod:`ladder.match.calibration` -- Elo against ln(nodes), for uncalibrated levels.
 """
 
-from ladder.match.bradley_terry import Game, LadderFit, PlayerRating, fit_ladder
+from ladder.match.bradley_terry import GameResult, LadderFit, PlayerRating, fit_ladder
 from ladder.match.calibration import LevelElo, LogNodesFit, calibrate_levels, fit_elo_vs_log_nodes
 from ladder.match.elo import (
     EloEstimate,
@@ -38,7 +38,7 @@ from ladder.match.sprt import (
 
 __all__ = [
     "EloEstimate",
-    "Game",
+    "GameResult",
     "LadderFit",
     "LevelElo",
     "LogNodesFit",

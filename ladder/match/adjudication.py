@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Adjudication", "Adjudicator", "Verdict"]
+from ladder.level_move import comparable_cp
 
-#: A mate score counts as this many centipawns.
-MATE_CP = 100_000
+__all__ = ["Adjudication", "Adjudicator", "Verdict"]
 
 
 @dataclass(frozen=True)
@@ -63,8 +62,7 @@ class Adjudicator:
         """Record the score the mover reported for its move (``ply`` = plies played
         after the move); return a verdict if the game ends here."""
         r = self.rules
-        value: int | None
-        value = (MATE_CP if mate > 0 else -MATE_CP) if mate is not None else cp
+        value = comparable_cp(cp, mate)
         if r.resign_cp is not None:
             if value is not None and value <= -r.resign_cp:
                 self._resign_streak[mover] += 1

@@ -8,7 +8,7 @@ and the driver keeps at most that many in flight.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
+import concurrent.futures
 import multiprocessing
 import os
 from collections.abc import Sequence
@@ -42,19 +42,21 @@ class LocalBackend:
 
     def __init__(self, workers: int | None = None) -> None:
         self.slots = workers or os.cpu_count() or 1
-        self._pool = cf.ProcessPoolExecutor(
+        self._pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=self.slots,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=die_with_parent,
         )
 
-    def submit(self, task: GameTask) -> cf.Future[GameRecord]:
+    def submit(self, task: GameTask) -> concurrent.futures.Future[GameRecord]:
         return self._pool.submit(run_task, task)
 
     def wait(
         self, handles: Sequence[Any], timeout: float | None
     ) -> list[tuple[Any, GameRecord | BaseException]]:
-        done, _ = cf.wait(handles, timeout=timeout, return_when=cf.FIRST_COMPLETED)
+        done, _ = concurrent.futures.wait(
+            handles, timeout=timeout, return_when=concurrent.futures.FIRST_COMPLETED
+        )
         out: list[tuple[Any, GameRecord | BaseException]] = []
         for fut in done:
             exc = fut.exception()

@@ -36,8 +36,8 @@ Uncertainty
 ``stderr`` is the asymptotic standard error from the inverse observed information
 (Bernoulli variance ``mu (1 - mu)`` per game -- conservative when there are draws, which
 have less variance).  :func:`fit_ladder` with ``bootstrap=B`` also resamples the games in
-*units* -- game pairs (games sharing a ``Game.pair`` key), or single games without a key
--- with replacement, refits ``B`` times (seeded) and reports percentile intervals.
+*units* -- game pairs (games sharing a ``GameResult.pair`` key), or single games without
+a key -- with replacement, refits ``B`` times (seeded) and reports percentile intervals.
 Resampling pairs rather than games keeps the within-pair correlation (same opening,
 colours reversed) in the bootstrap world.  The prior's virtual draws are part of the
 model and stay fixed across replicates.
@@ -56,7 +56,7 @@ from ladder.match.elo import normal_quantile
 
 __all__ = [
     "ELO_PER_LOGIT",
-    "Game",
+    "GameResult",
     "LadderFit",
     "PlayerRating",
     "fit_ladder",
@@ -74,7 +74,7 @@ _NO_MLE = (
 
 
 @dataclass(frozen=True, slots=True)
-class Game:
+class GameResult:
     """One game: Red player, Black player, Red's score (1, 0.5 or 0).
 
     ``pair`` groups the games of a game pair (same opening, colours reversed) for the
@@ -278,7 +278,7 @@ def _percentile(sorted_values: Sequence[float], q: float) -> float:
 
 
 def fit_ladder(
-    games: Sequence[Game],
+    games: Sequence[GameResult],
     anchor: str = "random",
     *,
     prior_draws: float = 1.0,

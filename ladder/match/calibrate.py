@@ -38,8 +38,7 @@ from rich.markup import escape
 from ladder.levels import LEVELS_FILE, Level, load_levels
 from ladder.match.adjudication import Adjudication
 from ladder.match.backends import make_backend
-from ladder.match.bradley_terry import Game as BTGame
-from ladder.match.bradley_terry import LadderFit, fit_ladder
+from ladder.match.bradley_terry import GameResult, LadderFit, fit_ladder
 from ladder.match.calibration import fit_elo_vs_log_nodes
 from ladder.match.elo import elo_to_score, normal_quantile
 from ladder.match.openings import load_openings
@@ -192,8 +191,8 @@ def interleave(matches: Sequence[MatchConfig]) -> list[GameTask]:
 EXTRAPOLATION_POINTS = 3
 
 
-def _bt_games(records: Sequence[GameRecord]) -> list[BTGame]:
-    return [BTGame(r.red, r.black, r.red_score, (r.match_id, r.pair_no)) for r in records]
+def _bt_games(records: Sequence[GameRecord]) -> list[GameResult]:
+    return [GameResult(r.red, r.black, r.red_score, (r.match_id, r.pair_no)) for r in records]
 
 
 def _extrapolate(
@@ -288,8 +287,8 @@ def check_ladder(cal: VariantCalibration) -> list[Criterion]:
         bad = [
             f"L{a.level} {a.elo:.0f} >= L{b.level} {b.elo:.0f}"
             for a, b in itertools.pairwise(rated)
-            if a.elo >= b.elo
-        ]  # type: ignore[operator]
+            if a.elo is not None and b.elo is not None and a.elo >= b.elo
+        ]
         note = _extrapolated_note(rated)
         out.append(
             Criterion("strictly increasing", not bad, ("; ".join(bad) if bad else "yes") + note)
@@ -474,22 +473,25 @@ def plot_ladder(cal: VariantCalibration, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
-    for extrapolated, style in (
+    styles: list[tuple[bool, dict[str, Any]]] = [
         (False, dict(fmt="o", color="tab:blue", label="measured")),
         (True, dict(fmt="o", color="tab:orange", mfc="white", label="extrapolated (ln nodes fit)")),
-    ):
-        pts = [lv for lv in cal.levels if lv.elo is not None and lv.extrapolated == extrapolated]
+    ]
+    for extrapolated, style in styles:
+        # (level, elo, low, high) of the rated levels
+        pts = [
+            (lv.level, lv.elo, lv.elo_lo or lv.elo, lv.elo_hi or lv.elo)
+            for lv in cal.levels
+            if lv.elo is not None and lv.extrapolated == extrapolated
+        ]
         if pts:
             ax.errorbar(
-                [lv.level for lv in pts],
-                [lv.elo for lv in pts],
-                yerr=[
-                    [lv.elo - (lv.elo_lo or lv.elo) for lv in pts],
-                    [(lv.elo_hi or lv.elo) - lv.elo for lv in pts],
-                ],
+                [level for level, _, _, _ in pts],
+                [elo for _, elo, _, _ in pts],
+                yerr=[[elo - lo for _, elo, lo, _ in pts], [hi - elo for _, elo, _, hi in pts]],
                 capsize=4,
                 **style,
-            )  # type: ignore[arg-type]
+            )
     for x, name in ((-1, "random"), (0, "greedy")):
         if name in cal.baselines:
             e, lo, hi, _ = cal.baselines[name]

@@ -101,7 +101,7 @@ def normal_quantile(p: float) -> float:
 
 def elo_to_score(elo: float) -> float:
     """Expected score for an Elo advantage: ``1 / (1 + 10^(-elo/400))``."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def score_to_elo(score: float) -> float:

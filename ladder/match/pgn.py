@@ -73,7 +73,7 @@ def wxf_moves(variant: str, start_fen: str, moves: Sequence[str]) -> list[str]:
 
 def _comment(info: dict[str, Any]) -> str | None:
     if "error" in info:
-        return info["error"].replace("}", ")")
+        return str(info["error"]).replace("}", ")")
     parts = []
     if "mate" in info:
         m = info["mate"]

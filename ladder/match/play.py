@@ -16,10 +16,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ladder.level_move import engine_position, restarts_engine_position
 from ladder.match.adjudication import Adjudication, Adjudicator
 from ladder.match.openings import Opening
-from ladder.match.players import MoveInfo, Player, PlayerSpec, Position
+from ladder.match.players import MoveInfo, Player, PlayerSpec
 from ladder.rules import Game
 from protocol import EngineFailure
 
@@ -106,15 +105,14 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
     opening = task.opening
     game = Game.from_fen(task.variant, opening.fen, opening.moves)
     start_fen = game.start_fen
-    # What an engine is sent (ladder.level_move.engine_position), kept up to date below.
-    base_fen, since = engine_position(game)
-    base_index = game.ply - len(since)
     await red.new_game(task.variant, derive_seed(task.seed, "red"))
     await black.new_game(task.variant, derive_seed(task.seed, "black"))
     adjudicator = Adjudicator(task.adjudication)
     infos: list[dict[str, Any]] = []
     seconds = {"red": 0.0, "black": 0.0}
-    result = winner = reason = None
+    result: str | None = None
+    winner: str | None = None
+    reason: str | None = None
     while True:
         outcome = game.outcome()
         if outcome is not None:
@@ -125,13 +123,12 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
             break
         mover = game.turn
         player = red if mover == "red" else black
-        position = Position(task.variant, game, base_fen, game.moves[base_index:])
         # The move's seed: derive_seed(game seed, ply), the game seed being
         # derive_seed(match seed, match id, game number) (runner.py). A level player uses
         # it as the move service uses a request's seed (ladder.level_move.choose), so the
         # service answers this move for this seed.
         try:
-            info = await player.choose(position, derive_seed(task.seed, game.ply))
+            info = await player.choose(game, derive_seed(task.seed, game.ply))
         except (EngineFailure, RuntimeError) as exc:
             winner = "black" if mover == "red" else "red"
             result = "1-0" if winner == "red" else "0-1"
@@ -141,8 +138,6 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
         game.push(info.move)
         seconds[mover] += info.seconds
         infos.append(_info_dict(info))
-        if restarts_engine_position(game):
-            base_index, base_fen = game.ply, game.fen()
         verdict = adjudicator.update(mover, game.ply, info.cp, info.mate)
         if verdict is not None and game.outcome() is None:
             result, winner, reason = verdict.result, verdict.winner, verdict.reason

@@ -27,14 +27,14 @@ import random
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Protocol as TypingProtocol
+from typing import Protocol
 
 from ladder.engine_binary import engine_path
 from ladder.level_move import SearchJob, choose, search_level
 from ladder.levels import LEVELS_FILE, Level, load_levels
 from ladder.rules import Game
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
-from protocol import InfoDict, Limit, ManagedEngine, PlayResult, Protocol
+from protocol import Dialect, InfoDict, Limit, ManagedEngine, PlayResult
 from protocol.options import OptionValue
 
 __all__ = [
@@ -46,7 +46,6 @@ __all__ = [
     "Player",
     "PlayerSpec",
     "PlayerSpecError",
-    "Position",
     "RandomPlayer",
     "make_player",
 ]
@@ -212,23 +211,6 @@ def _parse_kv(text: str) -> dict[str, str]:
 
 
 @dataclass
-class Position:
-    """What a player sees: the game so far and what to send an engine.
-
-    ``base_fen`` + ``since`` is what an engine is sent,
-    :func:`ladder.level_move.engine_position`: the position at the last capture and the
-    moves after it (the start position and every move in crazyhouse-xiangqi), as the
-    move service sends it: every repetition that can still happen is visible to the
-    engine.
-    """
-
-    variant: str
-    game: Game
-    base_fen: str
-    since: list[str]
-
-
-@dataclass
 class MoveInfo:
     """A move and the search behind it (engine players), from the mover's view."""
 
@@ -241,8 +223,9 @@ class MoveInfo:
     restarts: int = 0  #: engine restarts this move needed
 
 
-class Player(TypingProtocol):
-    """A player in a worker process."""
+class Player(Protocol):
+    """A player in a worker process. ``choose`` gets the game being played (it must not
+    change it); an engine is sent ``game.engine_position()``."""
 
     spec: PlayerSpec
 
@@ -250,7 +233,7 @@ class Player(TypingProtocol):
 
     async def new_game(self, variant: str, seed: int) -> None: ...
 
-    async def choose(self, pos: Position, seed: int) -> MoveInfo: ...
+    async def choose(self, game: Game, seed: int) -> MoveInfo: ...
 
     async def close(self) -> None: ...
 
@@ -278,8 +261,8 @@ class BaselinePlayer:
 class RandomPlayer(BaselinePlayer):
     """A uniformly random legal move."""
 
-    async def choose(self, pos: Position, seed: int) -> MoveInfo:
-        return MoveInfo(self.pick(pos.game))
+    async def choose(self, game: Game, seed: int) -> MoveInfo:
+        return MoveInfo(self.pick(game))
 
 
 def _material(board_fen: str, red: bool) -> int:
@@ -327,8 +310,8 @@ def greedy_move(game: Game, rng: random.Random) -> str:
 class GreedyPlayer(BaselinePlayer):
     """The most valuable capture it can make, else a random move."""
 
-    async def choose(self, pos: Position, seed: int) -> MoveInfo:
-        return MoveInfo(greedy_move(pos.game, self.rng))
+    async def choose(self, game: Game, seed: int) -> MoveInfo:
+        return MoveInfo(greedy_move(game, self.rng))
 
 
 class EnginePlayer:
@@ -364,7 +347,7 @@ class EnginePlayer:
         )
         self.engine = ManagedEngine(
             self._executable(),
-            protocol=Protocol.UCCI if self.spec.protocol == "ucci" else Protocol.UCI,
+            protocol=Dialect.UCCI if self.spec.protocol == "ucci" else Dialect.UCI,
             options=self._options(),
             variant_path=path,
             variant_aliases=FSF_VARIANT,
@@ -375,25 +358,26 @@ class EnginePlayer:
         self._first_search = True
 
     async def _search(
-        self, pos: Position, limit: Limit, extra: dict[str, OptionValue] | None = None
+        self, game: Game, limit: Limit, extra: dict[str, OptionValue] | None = None
     ) -> tuple[PlayResult, int]:
         if self.engine is None:
             raise RuntimeError("EnginePlayer.start() was not called")
         new_game = self._first_search or self.spec.newgame_every_move
         self._first_search = False
+        fen, moves = game.engine_position()
         outcome = await self.engine.search(
-            pos.variant if self.spec.uci_variant else None,
-            pos.base_fen,
-            pos.since,
+            game.variant.name if self.spec.uci_variant else None,
+            fen,
+            moves,
             limit,
             extra,
             new_game=new_game,
-            validate_move=pos.game.is_legal,
+            validate_move=game.is_legal,
         )
         return outcome.result, len(outcome.incidents)
 
-    async def choose(self, pos: Position, seed: int) -> MoveInfo:
-        result, incidents = await self._search(pos, self._limit(pos.variant))
+    async def choose(self, game: Game, seed: int) -> MoveInfo:
+        result, incidents = await self._search(game, self._limit(game.variant.name))
         if result.move is None:
             raise RuntimeError(f"{self.spec.name} answered no move in a position with legal moves")
         cp, mate = _score(result.info)
@@ -441,12 +425,13 @@ class LevelPlayer(EnginePlayer):
             self.levels[variant] = self.spec.level_settings(variant)
         return self.levels[variant]
 
-    async def choose(self, pos: Position, seed: int) -> MoveInfo:
+    async def choose(self, game: Game, seed: int) -> MoveInfo:
         if self.engine is None:
             raise RuntimeError("LevelPlayer.start() was not called")
-        level = self.level(pos.variant)
-        legal = frozenset(pos.game.legal_moves())
-        job = SearchJob.for_level(FSF_VARIANT[pos.variant], pos.base_fen, pos.since, level)
+        level = self.level(game.variant.name)
+        legal = frozenset(game.legal_moves())
+        fen, moves = game.engine_position()
+        job = SearchJob.for_level(FSF_VARIANT[game.variant.name], fen, moves, level)
         searched = await search_level(self.engine, job, legal)
         result = searched.result
         choice = choose(result, level.variety, seed, legal)

@@ -44,7 +44,7 @@ class RayBackend:
                 )
             else:
                 ray.init(address=address, runtime_env=env, log_to_driver=False)
-        cpus = int(ray.cluster_resources().get("CPU", 1))
+        cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
         self.slots = min(slots, cpus) if slots else cpus
         self._remote = ray.remote(num_cpus=1, max_retries=1)(run_task)
 

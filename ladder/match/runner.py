@@ -223,9 +223,10 @@ def run_match(
         mid = config.match_id
         records = list(store.records([mid]))
         a, b = config.player_a.name, config.player_b.name
+        pgn_path = None if pgn is None else Path(pgn)
         pgn_file = None
-        if pgn is not None:
-            pgn_file = Path(pgn).open("w")  # noqa: SIM115 - closed below
+        if pgn_path is not None:
+            pgn_file = pgn_path.open("w")
             for text in store.pgn([mid]):
                 pgn_file.write(text + "\n")
             pgn_file.flush()
@@ -269,9 +270,9 @@ def run_match(
                     if own:
                         backend.close()
         finally:
-            if pgn_file is not None:
+            if pgn_file is not None and pgn_path is not None:
                 pgn_file.close()
-                _rewrite_pgn(store, mid, Path(pgn))
+                _rewrite_pgn(store, mid, pgn_path)
         return figures(), result
 
 

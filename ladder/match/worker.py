@@ -16,6 +16,7 @@ import signal
 import sys
 from collections import OrderedDict
 
+from ladder.log_config import configure_logging
 from ladder.match.pgn import format_pgn
 from ladder.match.play import GameRecord, GameTask, play_game
 from ladder.match.players import Player, PlayerSpec, make_player
@@ -41,6 +42,7 @@ def die_with_parent() -> None:
 def _event_loop() -> asyncio.AbstractEventLoop:
     global _loop
     if _loop is None or _loop.is_closed():
+        configure_logging()  # the level `ladder --log-level` gave the driver, if any
         _loop = asyncio.new_event_loop()
         atexit.register(shutdown)
     return _loop

@@ -18,21 +18,17 @@ Every bad input raises :class:`RulesError` (a ``ValueError``), and nothing else.
 
 from ladder.rules.errors import MAX_FEN_LENGTH, MAX_MOVES, RulesError
 from ladder.rules.game import Game, Outcome, Reason
-from ladder.rules.notation import from_ucci, normalize_move, to_ucci
+from ladder.rules.notation import normalize_move
 from ladder.rules.perft import divide, perft
-from ladder.rules.variants import VARIANTS
 
 __all__ = [
     "MAX_FEN_LENGTH",
     "MAX_MOVES",
-    "VARIANTS",
     "Game",
     "Outcome",
     "Reason",
     "RulesError",
     "divide",
-    "from_ucci",
     "normalize_move",
     "perft",
-    "to_ucci",
 ]

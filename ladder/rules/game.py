@@ -3,7 +3,8 @@
 Positions alone cannot decide repetition or perpetual check, so the unit the service and
 the match runner work with is :class:`Game`: a start FEN and the moves played since, with
 per-ply bookkeeping (position keys, whether each move gave check, capture plies) that
-makes :meth:`Game.outcome` O(1) apart from move generation.
+makes :meth:`Game.outcome` O(1) apart from move generation, and
+:meth:`Game.engine_position`, what an engine is sent, O(1) too.
 
 Outcome order at a position (docs/rules.md; see docs/rules-checker.md for the reasoning):
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Literal
 
 from ladder.rules.board import (
     ADVISOR,
@@ -76,13 +78,13 @@ class Outcome:
         reason: why it ended.
     """
 
-    result: str
-    winner: str | None
+    result: Literal["1-0", "0-1", "1/2-1/2"]
+    winner: Literal["red", "black"] | None
     reason: Reason
 
     @staticmethod
     def win(colour: int, reason: Reason) -> Outcome:
-        return Outcome("1-0" if colour == RED else "0-1", COLOUR_NAMES[colour], reason)
+        return Outcome("1-0", "red", reason) if colour == RED else Outcome("0-1", "black", reason)
 
     @staticmethod
     def draw(reason: Reason) -> Outcome:
@@ -108,6 +110,8 @@ class Game:
         self._key_count: dict[bytes, int] = {key: 1}
         self._checks: list[bool] = [position.in_check()]
         self._last_capture: list[int] = [0]  # per position: index of last capture position
+        # FEN at each capture position (start: index 0), for engine_position (no drops).
+        self._capture_fens: dict[int, str] = {0: start_fen}
         self._legal: list[int] | None = None
 
     # ------------------------------------------------------------ building
@@ -148,6 +152,7 @@ class Game:
         g._key_count = dict(self._key_count)
         g._checks = list(self._checks)
         g._last_capture = list(self._last_capture)
+        g._capture_fens = dict(self._capture_fens)
         g._legal = self._legal
         return g
 
@@ -282,17 +287,20 @@ class Game:
         index into :attr:`moves` right after the last capture (0 if none was played)."""
         return self._last_capture[-1]
 
-    def position_at_last_capture(self) -> tuple[str, list[str]]:
-        """(FEN right after the last capture, moves since): what an engine needs to see
-        every repetition that can still happen in xiangqi and atomic-xiangqi.
+    def engine_position(self) -> tuple[str, tuple[str, ...]]:
+        """(FEN, canonical moves) to send an engine for the current position, such that
+        it sees every repetition that can still happen.
 
-        In crazyhouse-xiangqi captured material comes back by drops, so a position from
-        before a capture can recur; pass :attr:`start_fen` and all :attr:`moves` there
-        (FSF itself looks back over the whole game in that case).
+        Without drops (xiangqi, atomic-xiangqi): the FEN right after the last capture and
+        the moves since (a capture removes material for good, so no earlier position can
+        recur). With drops (crazyhouse-xiangqi) captured material comes back, so a
+        position from before a capture can recur: the start FEN and every move (FSF
+        itself then looks back over the whole game). O(1) apart from copying the moves.
         """
+        if self.variant.drops:
+            return self._start_fen, tuple(self._moves)
         i = self._last_capture[-1]
-        g = Game.from_fen(self.variant.name, self._start_fen, self._moves[:i])
-        return g.fen(), self._moves[i:]
+        return self._capture_fens[i], tuple(self._moves[i:])
 
     # ------------------------------------------------------------ playing
 
@@ -326,6 +334,8 @@ class Game:
         self._key_count[key] = self._key_count.get(key, 0) + 1
         self._checks.append(pos.in_check())
         self._last_capture.append(len(self._moves) if capture else self._last_capture[-1])
+        if capture and not self.variant.drops:
+            self._capture_fens[len(self._moves)] = position_fen(pos)
         self._legal = None
 
     def pop(self) -> str:
@@ -340,6 +350,7 @@ class Game:
             del self._key_count[key]
         self._checks.pop()
         self._last_capture.pop()
+        self._capture_fens.pop(len(self._moves), None)
         self._legal = None
         return self._moves.pop()
 

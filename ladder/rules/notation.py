@@ -1,9 +1,9 @@
-"""Move notation: canonical strings <-> move ints, and the UCCI rank conversion.
+"""Move notation: canonical strings <-> move ints.
 
 Canonical notation is Fairy-Stockfish's UCI: ``h3e3``, ``b10c8`` (files ``a``..``i``,
-ranks ``1``..``10``), drops ``A@e3`` (upper-case piece letter for either side). UCCI
-numbers ranks ``0``..``9``; :func:`to_ucci` / :func:`from_ucci` convert at the protocol
-boundary and nowhere else.
+ranks ``1``..``10``), drops ``A@e3`` (upper-case piece letter for either side). UCCI's
+ranks ``0``..``9`` are the protocol layer's business (:mod:`protocol.notation`), at the
+engine boundary and nowhere else.
 """
 
 from __future__ import annotations
@@ -19,32 +19,26 @@ _MOVE_RE: Final = re.compile(r"([a-z])(\d{1,2})([a-z])(\d{1,2})")
 _DROP_RE: Final = re.compile(r"([A-Za-z])@([a-z])(\d{1,2})")
 
 
-def _point(file_ch: str, rank_text: str, low: int, move: str, field: str, ply: int | None) -> int:
-    """Index of a point given its file letter and rank number (ranks low..low+9)."""
+def _point(file_ch: str, rank_text: str, move: str, field: str, ply: int | None) -> int:
+    """Index of a point given its file letter and rank number (ranks 1..10)."""
     f = ord(file_ch) - ord("a")
-    r = int(rank_text) - low
+    r = int(rank_text) - 1
     if not (0 <= f < 9 and 0 <= r < 10) or (len(rank_text) > 1 and rank_text[0] == "0"):
         raise RulesError(
             field,
-            f"move {move!r}: point {file_ch}{rank_text} is off the board "
-            f"(files a-i, ranks {low}-{low + 9})",
+            f"move {move!r}: point {file_ch}{rank_text} is off the board (files a-i, ranks 1-10)",
             ply,
         )
     return r * 9 + f
 
 
-def parse_move(
-    move: object, field: str = "move", ply: int | None = None, rank_base: int = 1
-) -> int:
-    """Parse a move string into a move int (syntax only; legality is the position's).
-
-    ``rank_base`` is 1 for canonical notation and 0 for UCCI.
-    """
+def parse_move(move: object, field: str = "move", ply: int | None = None) -> int:
+    """Parse a move string into a move int (syntax only; legality is the position's)."""
     text = check_text(move, field, MAX_MOVE_LENGTH, "a move", ply)
     m = _MOVE_RE.fullmatch(text)
     if m:
-        frm = _point(m[1], m[2], rank_base, text, field, ply)
-        to = _point(m[3], m[4], rank_base, text, field, ply)
+        frm = _point(m[1], m[2], text, field, ply)
+        to = _point(m[3], m[4], text, field, ply)
         if frm == to:
             raise RulesError(field, f"move {text!r} does not move: same start and end point", ply)
         return frm * 90 + to
@@ -55,40 +49,22 @@ def parse_move(
             raise RulesError(field, f"drop {text!r}: unknown piece letter {d[1]!r}", ply)
         if ptype == GENERAL:
             raise RulesError(field, f"drop {text!r}: a general is never in hand", ply)
-        to = _point(d[2], d[3], rank_base, text, field, ply)
+        to = _point(d[2], d[3], text, field, ply)
         return (DROP_BASE + ptype) * 90 + to
     raise RulesError(
         field, f"malformed move {text!r}: expected e.g. 'h3e3', 'b10c8' or a drop 'A@e3'", ply
     )
 
 
-def move_str(m: int, rank_base: int = 1) -> str:
-    """Canonical string of a move int (UCCI ranks with ``rank_base=0``)."""
+def move_str(m: int) -> str:
+    """Canonical string of a move int."""
     frm, to = divmod(m, 90)
-    if rank_base == 1:
-        dest = SQUARE_NAMES[to]
-        if frm >= DROP_BASE:
-            return f"{TYPE_LETTERS[frm - DROP_BASE]}@{dest}"
-        return SQUARE_NAMES[frm] + dest
-
-    def name(sq: int) -> str:
-        return f"{'abcdefghi'[sq % 9]}{sq // 9 + rank_base}"
-
+    dest = SQUARE_NAMES[to]
     if frm >= DROP_BASE:
-        return f"{TYPE_LETTERS[frm - DROP_BASE]}@{name(to)}"
-    return name(frm) + name(to)
+        return f"{TYPE_LETTERS[frm - DROP_BASE]}@{dest}"
+    return SQUARE_NAMES[frm] + dest
 
 
 def normalize_move(move: object) -> str:
     """The canonical spelling of a move string (e.g. ``e@e3`` -> ``B@e3``)."""
     return move_str(parse_move(move))
-
-
-def to_ucci(move: str) -> str:
-    """Canonical move (ranks 1..10) -> UCCI (ranks 0..9): ``b10c8`` -> ``b9c7``."""
-    return move_str(parse_move(move), rank_base=0)
-
-
-def from_ucci(move: str) -> str:
-    """UCCI move (ranks 0..9) -> canonical (ranks 1..10): ``b9c7`` -> ``b10c8``."""
-    return move_str(parse_move(move, rank_base=0))

@@ -7,6 +7,7 @@ from typing import Final
 
 from ladder.rules.board import ADVISOR_MOVES_HALF, ADVISOR_MOVES_PALACE
 from ladder.rules.errors import RulesError
+from ladder.variants import VARIANT_IDS, VariantId
 
 XIANGQI_START: Final = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
 CRAZYHOUSE_START: Final = (
@@ -19,14 +20,14 @@ class VariantSpec:
     """One rule set.
 
     Attributes:
-        name: the API id (``xiangqi``, ``atomic-xiangqi``, ``crazyhouse-xiangqi``).
+        name: the API id (:data:`ladder.variants.VARIANT_IDS`).
         atomic: captures explode (docs/rules.md "atomic-xiangqi"); check is the wide sense.
         drops: hands, drops and captures-to-hand (docs/rules.md "crazyhouse-xiangqi");
             advisors and elephants are free on their own half.
         start_fen: the standard start position.
     """
 
-    name: str
+    name: VariantId
     atomic: bool
     drops: bool
     start_fen: str
@@ -43,13 +44,11 @@ CRAZYHOUSE: Final = VariantSpec(
     "crazyhouse-xiangqi", atomic=False, drops=True, start_fen=CRAZYHOUSE_START
 )
 VARIANT_SPECS: Final[dict[str, VariantSpec]] = {v.name: v for v in (XIANGQI, ATOMIC, CRAZYHOUSE)}
-#: The API ids of the rule sets the checker implements.
-VARIANTS: Final[tuple[str, ...]] = tuple(VARIANT_SPECS)
 
 
 def get_variant(name: object) -> VariantSpec:
     """The rule set with API id ``name``; RulesError(field="variant") for anything else."""
     if not isinstance(name, str) or name not in VARIANT_SPECS:
         shown = repr(name)[:40]
-        raise RulesError("variant", f"unknown variant {shown}; expected one of {list(VARIANTS)}")
+        raise RulesError("variant", f"unknown variant {shown}; expected one of {list(VARIANT_IDS)}")
     return VARIANT_SPECS[name]

@@ -20,7 +20,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import TypeAdapter
-from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.exceptions import HTTPException
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -354,8 +354,8 @@ def create_app(
             ply = loc[-1] + 1
         return _error_response(ServiceError(422, "invalid_request", message, field=field, ply=ply))
 
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
         codes = {404: "not_found", 405: "method_not_allowed"}
         err = ServiceError(
             exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail)

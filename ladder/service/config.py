@@ -8,13 +8,10 @@ from pathlib import Path
 
 from ladder.levels import Level
 from ladder.rules.errors import MAX_FEN_LENGTH, MAX_MOVE_LENGTH
-from ladder.rules.errors import MAX_MOVES as RULES_MAX_MOVES
 from ladder.variants import VARIANTS_INI
 
 #: Largest request body accepted (bytes); bigger bodies get 413.
 MAX_BODY_BYTES = 64 * 1024
-#: Longest move list accepted in one request (plies): the rules checker's bound.
-MAX_MOVES = RULES_MAX_MOVES
 #: Longest FEN accepted (characters): the rules checker's bound.
 MAX_FEN_CHARS = MAX_FEN_LENGTH
 #: Longest single move string accepted (characters): the rules checker's bound.

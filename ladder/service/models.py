@@ -10,9 +10,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ladder.service.config import MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_MOVES, MAX_SEED
+from ladder.rules import MAX_MOVES
+from ladder.service.config import MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_SEED
+from ladder.variants import VariantId
 
-VariantId = Literal["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi"]
 Color = Literal["red", "black"]
 
 MoveStr = Annotated[
@@ -29,7 +30,7 @@ Fen = Annotated[
 Moves = Annotated[
     list[MoveStr],
     Field(
-        max_length=MAX_MOVES,
+        max_length=MAX_MOVES,  # the rules checker's bound
         description="Moves played from the start position, in Fairy-Stockfish UCI notation "
         "(`h3e3`, `b10c8`, drops `A@e3`).",
     ),
@@ -40,7 +41,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Outcome(BaseModel):
+class OutcomeInfo(BaseModel):
     """How a game ended: `result` is `1-0` (Red won), `0-1` or `1/2-1/2`."""
 
     result: Literal["1-0", "0-1", "1/2-1/2"]
@@ -95,7 +96,7 @@ class MoveResponse(BaseModel):
     seed: int
     fen: str = Field(description="The position after the move.")
     gives_check: bool
-    outcome: Outcome | None = Field(description="Set when the move ends the game.")
+    outcome: OutcomeInfo | None = Field(description="Set when the move ends the game.")
 
 
 class PositionRequest(_Strict):
@@ -114,7 +115,7 @@ class PositionResponse(BaseModel):
     turn: Color
     legal_moves: list[str]
     check: bool
-    outcome: Outcome | None
+    outcome: OutcomeInfo | None
 
 
 class LevelInfo(BaseModel):
@@ -175,7 +176,7 @@ class ErrorDetail(BaseModel):
     field: str | None = Field(None, description="The offending field, e.g. `moves[3]`.")
     ply: int | None = Field(None, description="The offending ply, 1 = first of `moves`.")
     retry_after: int | None = None
-    outcome: Outcome | None = None
+    outcome: OutcomeInfo | None = None
 
 
 class ErrorResponse(BaseModel):

@@ -31,7 +31,7 @@ from ladder.service.models import (
 )
 from ladder.service.pool import EnginePool
 from ladder.service.positions import Checked, Positions, start_fen
-from ladder.service.worker import EngineFailure, EngineWorker, WorkerFactory, default_factory
+from ladder.service.worker import EngineWorker, WorkerFactory, WorkerFailure, default_factory
 from ladder.variants import FSF_VARIANT, VARIANT_IDS
 
 log = logging.getLogger(__name__)
@@ -119,7 +119,8 @@ class MoveService:
                 outcome=o.model_dump(),
             )
         variety = level.variety
-        job = SearchJob.for_level(FSF_VARIANT[req.variant], checked.base_fen, checked.since, level)
+        fen, moves = checked.game.engine_position()
+        job = SearchJob.for_level(FSF_VARIANT[req.variant], fen, moves, level)
         cfg = self.config
         loop = asyncio.get_running_loop()
         budget = cfg.request_deadline(level)
@@ -136,7 +137,7 @@ class MoveService:
                         t0 = time.perf_counter()
                         try:
                             result = await worker.search(job, checked.legal)
-                        except EngineFailure as exc:
+                        except WorkerFailure as exc:
                             lease.dirty = True
                             failures.append(f"engine {worker.index}: {exc}")
                             break  # the manager has already restarted and retried
@@ -232,7 +233,7 @@ class MoveService:
         """The rule sets served."""
         return VariantsResponse(
             variants=[VariantInfo(id=v, start_fen=start_fen(v)) for v in VARIANT_IDS]
-        )  # type: ignore[arg-type]
+        )
 
     def health(self) -> Health:
         """Liveness and load."""

@@ -17,11 +17,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 
-from ladder import rules
-from ladder.level_move import restarts_engine_position
-from ladder.rules import Game, RulesError, normalize_move
+from ladder.rules import Game, Outcome, RulesError
 from ladder.service.errors import ServiceError, invalid
-from ladder.service.models import Outcome
+from ladder.service.models import OutcomeInfo
 
 #: Requests needing more plies of checking than this are checked in a worker thread,
 #: so that replaying a long game does not stall the event loop and every other request.
@@ -32,14 +30,13 @@ CacheKey = tuple[str, str | None, tuple[str, ...]]
 
 @dataclass(frozen=True)
 class Checked:
-    """A judged position: the game after all moves, and what to send an engine."""
+    """A judged position: the game after all moves (what to send an engine is
+    ``game.engine_position()``)."""
 
     variant: str
     game: Game  #: the game after every move (never mutated: copy first)
-    base_fen: str  #: canonical FEN the engine starts from
-    since: tuple[str, ...]  #: canonical moves from base_fen to the position
     legal: frozenset[str]  #: legal moves in the final position
-    outcome: Outcome | None  #: set if the game is over in the final position
+    outcome: OutcomeInfo | None  #: set if the game is over in the final position
 
     @cached_property
     def fen(self) -> str:
@@ -52,13 +49,13 @@ class Checked:
         return self.game.is_check()
 
 
-def outcome_model(outcome: rules.Outcome | None) -> Outcome | None:
+def outcome_model(outcome: Outcome | None) -> OutcomeInfo | None:
     """The checker's outcome as the API's model."""
     if outcome is None:
         return None
-    return Outcome(
+    return OutcomeInfo(
         result=outcome.result,
-        winner=outcome.winner,  # type: ignore[arg-type]
+        winner=outcome.winner,
         reason=str(outcome.reason),
     )
 
@@ -74,12 +71,10 @@ def _fen_error(exc: RulesError) -> ServiceError:
     return invalid(f"fen: {exc.reason}", field="fen", code="bad_fen")
 
 
-def _judge(variant: str, game: Game, base_fen: str, since: list[str]) -> Checked:
+def _judge(variant: str, game: Game) -> Checked:
     return Checked(
         variant=variant,
         game=game,
-        base_fen=base_fen,
-        since=tuple(since),
         legal=frozenset(game.legal_moves()),
         outcome=outcome_model(game.outcome()),
     )
@@ -88,32 +83,16 @@ def _judge(variant: str, game: Game, base_fen: str, since: list[str]) -> Checked
 def _extend(start: Checked, extra: tuple[str, ...], first_ply: int) -> Checked:
     """`start` plus `extra` moves (the first of which is ply `first_ply` of the request)."""
     game = start.game.copy()
-    # The position an engine is sent (ladder.level_move.engine_position), kept up to date
-    # move by move: the FEN after the last capture and the moves since; in crazyhouse
-    # (drops) the start FEN and every move.
-    base_fen, since = start.base_fen, list(start.since)
     for ply, move in enumerate(extra, start=first_ply):
         field = f"moves[{ply - 1}]"
         try:
             game.push(move)
-            canonical = normalize_move(move)
         except RulesError as exc:
             code = "game_over" if "already over" in exc.reason else "illegal_move"
             raise invalid(
                 f"{field} (ply {ply}): {exc.reason}", field=field, ply=ply, code=code
             ) from None
-        if restarts_engine_position(game):
-            base_fen, since = game.fen(), []
-        else:
-            since.append(canonical)
-    return Checked(
-        variant=start.variant,
-        game=game,
-        base_fen=base_fen,
-        since=tuple(since),
-        legal=frozenset(game.legal_moves()),
-        outcome=outcome_model(game.outcome()),
-    )
+    return _judge(start.variant, game)
 
 
 class PositionCache:
@@ -167,7 +146,7 @@ class Positions:
                 game = Game.from_fen(variant, fen)
             except RulesError as exc:
                 raise _fen_error(exc) from None
-            start = _judge(variant, game, game.fen(), [])
+            start = _judge(variant, game)
             done = 0
         if done == len(moves):
             return start

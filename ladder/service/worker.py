@@ -6,7 +6,7 @@ Threads=1, ``ucinewgame`` before every search, the level's node limit, MultiPV a
 only re-sent when they change, the variant switched only when it changes). The manager
 restarts an engine that crashes, hangs, writes garbage, breaks its pipe or answers an
 illegal move (judged by the rules checker's legal moves) and retries the search a bounded
-number of times; this module turns what it gives up on into :class:`EngineFailure`.
+number of times; this module turns what it gives up on into :class:`WorkerFailure`.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from ladder.engine_binary import engine_path
 from ladder.level_move import SearchJob, SearchResult, search_level
 from ladder.service.config import ServiceConfig
 from ladder.variants import FSF_VARIANT
-from protocol.errors import EngineError, EngineFault
-from protocol.errors import EngineFailure as ManagedFailure
+from protocol.errors import EngineError, EngineFailure, EngineFault
 from protocol.limits import Limit
 from protocol.managed import ManagedEngine
 from protocol.process import Timeouts
@@ -33,7 +32,7 @@ log = logging.getLogger(__name__)
 MAX_RSS: int | None = None
 
 
-class EngineFailure(Exception):
+class WorkerFailure(Exception):
     """The engine gave no usable answer (after the manager's restarts and retries)."""
 
     def __init__(self, kind: str, message: str) -> None:
@@ -118,17 +117,17 @@ class EngineWorker:
     # -- searching --------------------------------------------------------------------
 
     async def search(self, job: SearchJob, legal: frozenset[str]) -> SearchResult:
-        """Run one level search; raises :class:`EngineFailure` if no usable answer came."""
+        """Run one level search; raises :class:`WorkerFailure` if no usable answer came."""
         try:
             searched = await search_level(self.managed, job, legal)
-        except ManagedFailure as exc:
+        except EngineFailure as exc:
             for incident in exc.incidents:
                 self._incident(incident.kind)
             kinds = ", ".join(sorted({i.kind for i in exc.incidents})) or "engine"
-            raise EngineFailure(kinds, str(exc)) from exc
+            raise WorkerFailure(kinds, str(exc)) from exc
         except EngineError as exc:  # refused before sending: never expected here
             log.error("engine refused a checked search: %s", exc)
-            raise EngineFailure("argument", f"engine refused the search: {exc}") from exc
+            raise WorkerFailure("argument", f"engine refused the search: {exc}") from exc
         for incident in searched.incidents:
             self._incident(incident.kind)
         return searched.result

@@ -29,8 +29,8 @@ def stock_fsf(unpatched_engine_exe: Path, variants_ini: Path) -> Iterator[UciEng
 def pyffish(variants_ini: Path) -> ModuleType:
     """pyffish built from the patched tree (`make engine` installs it), with variants.ini loaded."""
     try:
-        import pyffish as module
+        import pyffish
     except ImportError:
         pytest.fail("pyffish is not installed: run `make engine`")
-    module.load_variant_config(variants_ini.read_text())
-    return module
+    pyffish.load_variant_config(variants_ini.read_text())
+    return pyffish

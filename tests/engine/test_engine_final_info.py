@@ -13,6 +13,7 @@ move. The option defaults to off (stock output).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -78,7 +79,7 @@ def last_block(infos: list[str]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def engine(engine_exe: Path, variants_ini: Path) -> UciEngine:
+def engine(engine_exe: Path, variants_ini: Path) -> Iterator[UciEngine]:
     with UciEngine(engine_exe, variants_ini) as eng:
         eng.send("setoption name Threads value 1")
         eng.send("setoption name Hash value 16")

@@ -6,17 +6,16 @@ import math
 import random
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies
 
-from ladder.match.bradley_terry import Game, fit_ladder
+from ladder.match.bradley_terry import GameResult, fit_ladder
 from ladder.match.elo import elo_to_score, normal_quantile
 
 TRUE_ELO = {"random": 0.0, "p200": 200.0, "p400": 400.0, "p600": 600.0, "p800": 800.0}
 TRUE_RED = 30.0
 
 
-def _simulate(seed: int, rounds: int) -> list[Game]:
+def _simulate(seed: int, rounds: int) -> list[GameResult]:
     """Round robin in game pairs (each opening played with both colours).
 
     Red's expected score is L(R_red - R_black + 30); draws take 40 % of the games at
@@ -36,14 +35,14 @@ def _simulate(seed: int, rounds: int) -> list[Game]:
     for _ in range(rounds):
         for i, a in enumerate(names):
             for b in names[i + 1 :]:
-                games.append(Game(a, b, play(a, b), pair=pair))
-                games.append(Game(b, a, play(b, a), pair=pair))
+                games.append(GameResult(a, b, play(a, b), pair=pair))
+                games.append(GameResult(b, a, play(b, a), pair=pair))
                 pair += 1
     return games
 
 
 @pytest.fixture(scope="module")
-def simulated() -> list[Game]:
+def simulated() -> list[GameResult]:
     return _simulate(seed=20240607, rounds=150)  # 10 pairings x 150 pairs = 3000 games
 
 
@@ -54,12 +53,12 @@ def test_two_players_by_hand() -> None:
     # so in Elo: d + h = elo(.7) = 147.1907, -d + h = elo(.4) = -400 log10(1.5) = -70.4365
     #   d = (147.1907 + 70.4365) / 2 = 108.8136,  h = (147.1907 - 70.4365) / 2 = 38.3771
     games = (
-        [Game("A", "B", 1.0)] * 6
-        + [Game("A", "B", 0.5)] * 2
-        + [Game("A", "B", 0.0)] * 2
-        + [Game("B", "A", 1.0)] * 3
-        + [Game("B", "A", 0.5)] * 2
-        + [Game("B", "A", 0.0)] * 5
+        [GameResult("A", "B", 1.0)] * 6
+        + [GameResult("A", "B", 0.5)] * 2
+        + [GameResult("A", "B", 0.0)] * 2
+        + [GameResult("B", "A", 1.0)] * 3
+        + [GameResult("B", "A", 0.5)] * 2
+        + [GameResult("B", "A", 0.0)] * 5
     )
     fit = fit_ladder(games, anchor="B", prior_draws=0)
     assert fit.ratings["B"].elo == 0.0
@@ -77,7 +76,7 @@ def test_two_players_by_hand() -> None:
     assert 95 < prior.ratings["A"].elo < 108.8136
 
 
-def test_recovers_simulated_ratings(simulated: list[Game]) -> None:
+def test_recovers_simulated_ratings(simulated: list[GameResult]) -> None:
     fit = fit_ladder(simulated, anchor="random")
     assert fit.ratings["random"].elo == 0.0
     for name, true in TRUE_ELO.items():
@@ -91,7 +90,7 @@ def test_recovers_simulated_ratings(simulated: list[Game]) -> None:
     assert [r.name for r in fit.ranking()] == ["p800", "p600", "p400", "p200", "random"]
 
 
-def test_bootstrap_ci_covers_truth(simulated: list[Game]) -> None:
+def test_bootstrap_ci_covers_truth(simulated: list[GameResult]) -> None:
     # 99 % intervals so that all five (4 ratings + Red advantage) cover with high
     # prior probability; the data and the resampling are seeded.
     fit = fit_ladder(simulated, anchor="random", bootstrap=200, seed=7, confidence=0.99)
@@ -121,8 +120,8 @@ def test_bootstrap_resamples_pairs_not_games() -> None:
     # breaks the pairs and invents a difference.
     paired = []
     for k in range(40):
-        paired += [Game("x", "y", 1.0, pair=k), Game("y", "x", 1.0, pair=k)]
-    unpaired = [Game(g.red, g.black, g.result) for g in paired]
+        paired += [GameResult("x", "y", 1.0, pair=k), GameResult("y", "x", 1.0, pair=k)]
+    unpaired = [GameResult(g.red, g.black, g.result) for g in paired]
     by_pair = fit_ladder(paired, anchor="y", bootstrap=100, seed=1).ratings["x"]
     by_game = fit_ladder(unpaired, anchor="y", bootstrap=100, seed=1).ratings["x"]
     assert by_pair.elo == pytest.approx(0.0, abs=1e-9)
@@ -131,8 +130,8 @@ def test_bootstrap_resamples_pairs_not_games() -> None:
 
 
 def test_perfect_scores_stay_finite_with_the_prior() -> None:
-    games = [Game("engine", "random", 1.0), Game("random", "engine", 0.0)] * 20
-    games += [Game("engine", "mid", 0.5), Game("mid", "engine", 0.5)] * 5
+    games = [GameResult("engine", "random", 1.0), GameResult("random", "engine", 0.0)] * 20
+    games += [GameResult("engine", "mid", 0.5), GameResult("mid", "engine", 0.5)] * 5
     fit = fit_ladder(games, anchor="random")
     assert all(math.isfinite(r.elo) for r in fit.ratings.values())
     # 40 wins + 1 virtual draw: score 40.5/41 -> about 760 Elo above random
@@ -143,19 +142,23 @@ def test_perfect_scores_stay_finite_with_the_prior() -> None:
 
 def test_input_errors() -> None:
     with pytest.raises(ValueError, match="not connected"):
-        fit_ladder([Game("a", "b", 1.0), Game("c", "d", 0.0)], anchor="a")
+        fit_ladder([GameResult("a", "b", 1.0), GameResult("c", "d", 0.0)], anchor="a")
     with pytest.raises(ValueError, match="anchor"):
-        fit_ladder([Game("a", "b", 1.0)], anchor="random")
+        fit_ladder([GameResult("a", "b", 1.0)], anchor="random")
     with pytest.raises(ValueError):
         fit_ladder([], anchor="a")
     with pytest.raises(ValueError):
-        Game("a", "a", 1.0)
+        GameResult("a", "a", 1.0)
     with pytest.raises(ValueError):
-        Game("a", "b", 0.25)
+        GameResult("a", "b", 0.25)
 
 
-game_lists = st.lists(
-    st.tuples(st.sampled_from("abc"), st.sampled_from("abc"), st.sampled_from([0.0, 0.5, 1.0])),
+game_lists = strategies.lists(
+    strategies.tuples(
+        strategies.sampled_from("abc"),
+        strategies.sampled_from("abc"),
+        strategies.sampled_from([0.0, 0.5, 1.0]),
+    ),
     min_size=1,
     max_size=25,
 )
@@ -165,14 +168,14 @@ game_lists = st.lists(
 @given(game_lists)
 def test_flipping_every_result_negates_the_ratings(raw: list[tuple[str, str, float]]) -> None:
     # Red score r -> 1 - r is x -> -x in sigma(x): ratings and Red advantage change sign.
-    games = [Game(r, b, res) for r, b, res in raw if r != b]
+    games = [GameResult(r, b, res) for r, b, res in raw if r != b]
     if not games or "a" not in {g.red for g in games} | {g.black for g in games}:
         return
     try:
         fit = fit_ladder(games, anchor="a")
     except ValueError:  # comparison graph not connected
         return
-    flipped = fit_ladder([Game(g.red, g.black, 1.0 - g.result) for g in games], anchor="a")
+    flipped = fit_ladder([GameResult(g.red, g.black, 1.0 - g.result) for g in games], anchor="a")
     for name, rating in fit.ratings.items():
         assert flipped.ratings[name].elo == pytest.approx(-rating.elo, abs=1e-6)
     assert flipped.red_advantage == pytest.approx(-fit.red_advantage, abs=1e-6)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 from ladder.levels import LEVELS_FILE, load_levels
@@ -47,7 +48,7 @@ def _record(red: str, black: str, result: str, pair: int, game: int, mid: str) -
     )
 
 
-def _synthetic(truth: dict[str, float], pairs_per_match: int, seed: int = 1) -> list[GameRecord]:
+def _synthetic(truth: Mapping[str, float], pairs_per_match: int, seed: int = 1) -> list[GameRecord]:
     rng = random.Random(seed)
     names = list(truth)
     out = []

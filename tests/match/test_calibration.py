@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies
 
 from ladder.match.calibration import calibrate_levels, fit_elo_vs_log_nodes
 
@@ -68,9 +67,11 @@ def test_calibration_errors() -> None:
 
 
 @given(
-    st.floats(min_value=-1000, max_value=1000),
-    st.floats(min_value=-500, max_value=500),
-    st.lists(st.integers(min_value=1, max_value=10**7), min_size=2, max_size=8, unique=True),
+    strategies.floats(min_value=-1000, max_value=1000),
+    strategies.floats(min_value=-500, max_value=500),
+    strategies.lists(
+        strategies.integers(min_value=1, max_value=10**7), min_size=2, max_size=8, unique=True
+    ),
 )
 def test_exact_line_is_recovered(a: float, b: float, nodes: list[int]) -> None:
     fit = fit_elo_vs_log_nodes([(n, a + b * math.log(n)) for n in nodes])

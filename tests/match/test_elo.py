@@ -9,8 +9,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies
 
 from ladder.match.elo import (
     NELO_PER_T,
@@ -188,7 +187,7 @@ def test_rejects_bad_input() -> None:
         trinomial_elo(Trinomial(1, 1, 1), confidence=1.0)
 
 
-scores = st.floats(min_value=1e-6, max_value=1 - 1e-6)
+scores = strategies.floats(min_value=1e-6, max_value=1 - 1e-6)
 
 
 @given(scores, scores)
@@ -199,7 +198,7 @@ def test_elo_monotone_in_score(a: float, b: float) -> None:
     assert score_to_elo(1 - a) == pytest.approx(-score_to_elo(a), abs=1e-6)
 
 
-counts = st.integers(min_value=0, max_value=500)
+counts = strategies.integers(min_value=0, max_value=500)
 
 
 @given(counts, counts, counts, counts, counts)

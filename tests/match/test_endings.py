@@ -16,7 +16,8 @@ from ladder.match.adjudication import Adjudication, Adjudicator
 from ladder.match.openings import Opening
 from ladder.match.pgn import format_pgn, read_pgn, replay
 from ladder.match.play import GameRecord, GameTask, play_game
-from ladder.match.players import MoveInfo, PlayerSpec, Position, make_player
+from ladder.match.players import MoveInfo, PlayerSpec, make_player
+from ladder.rules import Game
 from protocol import EngineFailure
 
 
@@ -35,7 +36,7 @@ class Scripted:
     async def new_game(self, variant: str, seed: int) -> None:
         return None
 
-    async def choose(self, pos: Position, seed: int) -> MoveInfo:
+    async def choose(self, game: Game, seed: int) -> MoveInfo:
         if self.fail:
             raise EngineFailure("scripted crash", [])
         move = self.moves.pop(0)

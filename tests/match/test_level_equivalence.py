@@ -7,24 +7,25 @@ service (``Ladder(engines=1)``, one engine that has searched everything else bef
 the same start FEN, the moves before it, the level and the seed the game loop used
 (``derive_seed(game seed, ply)``). Move, score, depth and node count must agree, and so
 must the position each side sends the engine (FEN at the last capture + moves since; the
-whole game in crazyhouse-xiangqi).
+whole game in crazyhouse-xiangqi), which is also the one the slow replay rule gives.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from ladder.client import Ladder
-from ladder.level_move import engine_position
 from ladder.match.adjudication import Adjudication
 from ladder.match.openings import Opening, load_openings
 from ladder.match.play import GameRecord, GameTask, derive_seed, play_game
-from ladder.match.players import MoveInfo, Player, PlayerSpec, Position, make_player
+from ladder.match.players import MoveInfo, Player, PlayerSpec, make_player
 from ladder.rules import Game
 from ladder.variants import VARIANT_IDS
+from tests.rules.helpers import replay_engine_position
 
 #: (red, black, plies to play after the book, game seed): a variety level against a
 #: plain one, then the other variety level.
@@ -47,11 +48,8 @@ class Recording:
     """A match player that remembers every position and seed it was given."""
 
     inner: Player
+    spec: PlayerSpec
     seen: list[Seen] = field(default_factory=list)
-
-    @property
-    def spec(self) -> PlayerSpec:
-        return self.inner.spec
 
     async def start(self) -> None:
         await self.inner.start()
@@ -59,19 +57,27 @@ class Recording:
     async def new_game(self, variant: str, seed: int) -> None:
         await self.inner.new_game(variant, seed)
 
-    async def choose(self, pos: Position, seed: int) -> MoveInfo:
-        info = await self.inner.choose(pos, seed)
-        self.seen.append(Seen(pos.game.ply, pos.base_fen, tuple(pos.since), seed, info))
+    async def choose(self, game: Game, seed: int) -> MoveInfo:
+        base_fen, since = game.engine_position()
+        info = await self.inner.choose(game, seed)
+        self.seen.append(Seen(game.ply, base_fen, since, seed, info))
         return info
 
     async def close(self) -> None:
         await self.inner.close()
 
 
+def _positions_sent(records: list[logging.LogRecord]) -> list[str]:
+    """The `position` commands in these wire-log records (``NAME (pid N) > position …``)."""
+    sent = (r.getMessage().partition(") > ")[2] for r in records if r.name == "protocol.engine")
+    return [line for line in sent if line.startswith("position ")]
+
+
 async def _play(
     variant: str, red: str, black: str, plies: int, seed: int, opening: Opening
 ) -> tuple[GameRecord, list[Seen]]:
-    players = [Recording(make_player(PlayerSpec.parse(s))) for s in (red, black)]
+    inner = [make_player(PlayerSpec.parse(s)) for s in (red, black)]
+    players = [Recording(p, p.spec) for p in inner]
     for p in players:
         await p.start()
     try:
@@ -98,12 +104,17 @@ async def _play(
 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("variant", VARIANT_IDS)
-async def test_level_player_moves_as_the_service(variant: str, engine_exe: Path) -> None:
+async def test_level_player_moves_as_the_service(
+    variant: str, engine_exe: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="protocol.engine")  # the wire log
     opening = load_openings(variant)[3]
     rebased = 0
     async with Ladder(engines=1) as ladder:
         for red, black, plies, game_seed in GAMES:
+            before_game = len(caplog.records)
             record, seen = await _play(variant, red, black, plies, game_seed, opening)
+            after_game = len(caplog.records)
             assert record.reason != "engine-failure", record.infos
             book = len(opening.moves)
             assert [s.ply for s in seen] == list(range(book, len(record.moves)))
@@ -114,13 +125,15 @@ async def test_level_player_moves_as_the_service(variant: str, engine_exe: Path)
                 level = int((red if game.turn == "red" else black).split(":")[1])
                 # The seed is the game loop's per-move seed.
                 assert s.seed == derive_seed(game_seed, s.ply)
-                # The position sent: the game loop's, the rules checker's reference, and
-                # the service's (its judged Checked) agree.
-                assert (s.base_fen, s.since) == engine_position(game)
+                # The position sent: the game loop's, the slow replay rule's, and the
+                # service's (from its judged Checked) agree.
+                assert (s.base_fen, s.since) == replay_engine_position(
+                    variant, game.start_fen, moves
+                )
                 checked = ladder._service.positions.judge_sync(  # type: ignore[union-attr]
                     variant, opening.fen, tuple(moves)
                 )
-                assert (checked.base_fen, checked.since) == (s.base_fen, s.since)
+                assert checked.game.engine_position() == (s.base_fen, s.since)
                 rebased += s.base_fen != game.start_fen
                 # The move, and the search behind it.
                 reply = await ladder.move(
@@ -133,6 +146,11 @@ async def test_level_player_moves_as_the_service(variant: str, engine_exe: Path)
                     s.info.depth,
                     s.info.nodes,
                 ), (s.ply, level)
+            # On the wire: the same `position` commands reached the match's engines and
+            # the service's, ply by ply.
+            match_sent = _positions_sent(caplog.records[before_game:after_game])
+            assert len(match_sent) == len(seen)
+            assert _positions_sent(caplog.records[after_game:]) == match_sent
     if variant == "crazyhouse-xiangqi":
         assert rebased == 0  # always the whole game
     else:

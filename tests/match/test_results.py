@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies
 
 from ladder.match.results import (
     Pentanomial,
@@ -15,7 +14,7 @@ from ladder.match.results import (
     trinomial_from_results,
 )
 
-game_scores = st.sampled_from([0.0, 0.5, 1.0])
+game_scores = strategies.sampled_from([0.0, 0.5, 1.0])
 
 
 def test_pentanomial_of_known_sequence() -> None:
@@ -70,7 +69,7 @@ def test_reverse_and_add() -> None:
     assert t + t == Trinomial(6, 4, 2)
 
 
-@given(st.lists(st.tuples(game_scores, game_scores), max_size=60))
+@given(strategies.lists(strategies.tuples(game_scores, game_scores), max_size=60))
 def test_pentanomial_counts_sum_to_pairs(pairs: list[tuple[float, float]]) -> None:
     flat = [r for pair in pairs for r in pair]
     penta = pentanomial_from_results(flat)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ladder.match.adjudication import Adjudication
 from ladder.match.openings import load_openings
@@ -13,7 +14,7 @@ from ladder.match.sprt import Sprt, SprtDecision
 from ladder.match.store import ResultStore
 
 
-def _config(a: str, b: str, games: int, variant: str = "xiangqi", **kw: object) -> MatchConfig:
+def _config(a: str, b: str, games: int, variant: str = "xiangqi", **kw: Any) -> MatchConfig:
     return MatchConfig(
         variant=variant,
         player_a=PlayerSpec.parse(a),
@@ -23,7 +24,7 @@ def _config(a: str, b: str, games: int, variant: str = "xiangqi", **kw: object) 
         seed=5,
         adjudication=Adjudication(max_plies=150),
         **kw,
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_match_pairs_pgn_and_resume(tmp_path: Path, engine_exe: Path) -> None:

@@ -14,11 +14,10 @@ The independent routes used here:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies
 
 from ladder.match.elo import NELO_PER_T, elo_to_score
 from ladder.match.results import Pentanomial, Trinomial
@@ -53,14 +52,14 @@ def _golden_max(f: Callable[[float], float], lo: float, hi: float) -> float:
     return max(fc, fd)
 
 
-def _regularised(counts: list[float]) -> tuple[float, list[float], list[float]]:
+def _regularised(counts: Sequence[float]) -> tuple[float, list[float], list[float]]:
     reg = [c if c else 1e-3 for c in counts]
     n = sum(reg)
     k = len(reg)
     return n, [i / (k - 1) for i in range(k)], [c / n for c in reg]
 
 
-def _dual_llr(counts: list[float], elo0: float, elo1: float) -> float:
+def _dual_llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
     n, a, p = _regularised(counts)
 
     def gmax(s: float) -> float:
@@ -73,7 +72,7 @@ def _dual_llr(counts: list[float], elo0: float, elo1: float) -> float:
     return n * (gmax(elo_to_score(elo0)) - gmax(elo_to_score(elo1)))
 
 
-def _primal_trinomial_llr(counts: list[float], elo0: float, elo1: float) -> float:
+def _primal_trinomial_llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
     """Maximise sum p_hat ln p over {pW + pD/2 = s}, parametrised by pD = d."""
     n, _, (pl, pd, pw) = _regularised(counts)
 
@@ -86,7 +85,7 @@ def _primal_trinomial_llr(counts: list[float], elo0: float, elo1: float) -> floa
     return n * (best(elo_to_score(elo1)) - best(elo_to_score(elo0)))
 
 
-def _primal_trinomial_normalized_llr(counts: list[float], nelo0: float, nelo1: float) -> float:
+def _primal_trinomial_normalized_llr(counts: Sequence[float], nelo0: float, nelo1: float) -> float:
     """Maximise sum p_hat ln p over {(mu - 1/2)/sigma = t} for three outcomes.
 
     With m = pW + pL and d = pW - pL: mu - 1/2 = d/2, sigma^2 = (m - d^2)/4, so the
@@ -240,8 +239,10 @@ def test_rejects_wrong_length() -> None:
         llr_logistic([1, 2, 3, 4], 0, 5)
 
 
-small_counts = st.lists(st.integers(min_value=0, max_value=300), min_size=5, max_size=5)
-elos = st.floats(min_value=-20, max_value=20)
+small_counts = strategies.lists(
+    strategies.integers(min_value=0, max_value=300), min_size=5, max_size=5
+)
+elos = strategies.floats(min_value=-20, max_value=20)
 
 
 @settings(max_examples=60, deadline=None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 import sys
 import time
@@ -37,6 +39,35 @@ def debian_fairy_stockfish() -> Path:
     if not DEBIAN_FAIRY_STOCKFISH.exists():
         pytest.fail(f"{DEBIAN_FAIRY_STOCKFISH} missing: {INSTALL_HINT}")
     return DEBIAN_FAIRY_STOCKFISH
+
+
+@pytest.fixture
+def sent_to_engine() -> Iterator[Callable[[str], asyncio.Event]]:
+    """``sent_to_engine("go ")``: an event set when a line starting so is written to an
+    engine (seen on the wire log, which this turns on for the test)."""
+    watched: list[tuple[str, asyncio.Event]] = []
+
+    class Watch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            line = record.getMessage().partition(") > ")[2]
+            for prefix, event in watched:
+                if line.startswith(prefix):
+                    event.set()
+
+    def watch(prefix: str) -> asyncio.Event:
+        event = asyncio.Event()
+        watched.append((prefix, event))
+        return event
+
+    logger = logging.getLogger("protocol.engine")
+    handler, level = Watch(logging.DEBUG), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield watch
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 @pytest.fixture

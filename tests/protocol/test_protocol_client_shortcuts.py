@@ -5,8 +5,8 @@ the one-system-call liveness check."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
-import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -15,12 +15,12 @@ import psutil
 import pytest
 
 from protocol import (
+    Dialect,
     Engine,
     EngineArgumentError,
     EngineProtocolError,
     EngineTerminatedError,
     OptionError,
-    Protocol,
     Timeouts,
     notation,
 )
@@ -38,7 +38,7 @@ def reader_engine(limit: int = 64) -> tuple[Engine, asyncio.StreamReader]:
     """An Engine reading from a StreamReader the test feeds (no process behind it)."""
     stream = asyncio.StreamReader(limit=limit)
     fake_process: Any = SimpleNamespace(stdin=None, stdout=stream)
-    return Engine(fake_process, Protocol.UCI, timeouts=Timeouts()), stream
+    return Engine(fake_process, Dialect.UCI, timeouts=Timeouts()), stream
 
 
 async def test_reader_splits_chunks_into_lines() -> None:
@@ -175,9 +175,7 @@ def test_alive_sees_an_unreaped_exit() -> None:
         process.ps = psutil.Process(child.pid)
         assert process.alive()
         child.kill()
-        deadline = time.monotonic() + 5
-        while process.ps.status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
-            time.sleep(0.01)
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped
         assert process.ps.status() == psutil.STATUS_ZOMBIE
         assert not process.alive()
         assert process.ps.status() == psutil.STATUS_ZOMBIE  # looking did not reap it

@@ -4,9 +4,9 @@ process tree (the autouse leak check), and a healthy restart under ManagedEngine
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +15,7 @@ import pytest
 
 from protocol import (
     Backoff,
+    Dialect,
     Engine,
     EngineFailure,
     EngineProtocolError,
@@ -23,9 +24,9 @@ from protocol import (
     EngineTimeoutError,
     Limit,
     ManagedEngine,
-    Protocol,
     Timeouts,
 )
+from protocol.errors import EngineFault
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -42,7 +43,7 @@ FAST = Timeouts(
 NO_WAIT = Backoff(base=0.01, cap=0.05)
 
 # mode -> (error type, phase, what the client does to meet the fault)
-MATRIX = {
+MATRIX: dict[str, tuple[type[EngineFault], str, str]] = {
     "crash-at-start": (EngineTerminatedError, "handshake", "start"),
     "hang-handshake": (EngineTimeoutError, "handshake", "start"),
     "garbage": (EngineProtocolError, "handshake", "start"),
@@ -64,8 +65,11 @@ async def _meet(engine: Engine, action: str) -> None:
     elif action == "search":
         await engine.search(None, [], Limit(nodes=1000))
     elif action == "stop":
-        task = asyncio.create_task(engine.search(None, [], Limit()))
-        await asyncio.sleep(0.2)
+        searching = asyncio.Event()  # set by the search's first info line
+        task = asyncio.create_task(
+            engine.search(None, [], Limit(), on_info=lambda _: searching.set())
+        )
+        await searching.wait()
         await engine.stop()
         await task
     elif action == "quit":
@@ -73,10 +77,10 @@ async def _meet(engine: Engine, action: str) -> None:
         await engine.quit()
 
 
-@pytest.mark.parametrize("protocol", [Protocol.UCI, Protocol.UCCI], ids=["uci", "ucci"])
+@pytest.mark.parametrize("protocol", [Dialect.UCI, Dialect.UCCI], ids=["uci", "ucci"])
 @pytest.mark.parametrize("mode", sorted(MATRIX))
 async def test_fault_matrix(
-    mode: str, protocol: Protocol, fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    mode: str, protocol: Dialect, fake: Callable[..., list[str]], no_leaked_processes: set[int]
 ) -> None:
     error, phase, action = MATRIX[mode]
     pids: list[int] = []
@@ -95,6 +99,7 @@ async def test_fault_matrix(
         assert engine.closed and not engine.process.alive()
         assert not psutil.pid_exists(engine.pid)
     if mode == "crash-at-start":
+        assert isinstance(caught.value, EngineTerminatedError)
         assert caught.value.returncode == 3
         assert "crashing at start" in caught.value.stderr
 
@@ -173,8 +178,9 @@ async def test_managed_engine_detects_death_between_searches(
 ) -> None:
     async with ManagedEngine(fake("normal"), timeouts=FAST, backoff=NO_WAIT) as managed:
         first = await managed.search(None, None, [], Limit(nodes=10))
+        assert managed.engine is not None
         psutil.Process(first.pid).kill()
-        await asyncio.sleep(0.1)
+        assert await managed.engine.process.wait(10)  # its exit is seen (and reaped)
         second = await managed.search(None, None, [], Limit(nodes=10))
         assert [i.kind for i in second.incidents] == ["died-idle"]
         assert second.pid != first.pid
@@ -215,15 +221,10 @@ class KillBeforeWrite:
 
     def _kill_and_wait(self) -> None:
         os.kill(self.pid, signal.SIGKILL)
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            try:
-                if psutil.Process(self.pid).status() == psutil.STATUS_ZOMBIE:
-                    return
-            except psutil.NoSuchProcess:
-                return
-            time.sleep(0.002)
-        raise AssertionError("the engine did not die")
+        # Blocks until it has exited, without reaping it (asyncio's child watcher does;
+        # if the watcher was first, there is no child left to wait for).
+        with contextlib.suppress(ChildProcessError):
+            os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOWAIT)
 
     def write(self, data: bytes) -> None:
         if not self.fired and self.trigger in data:
@@ -301,7 +302,7 @@ def test_backoff_is_capped_and_jittered() -> None:
 
 
 async def test_cancel_while_new_game_syncs_drains_the_sent_search(
-    fake: Callable[..., list[str]],
+    fake: Callable[..., list[str]], sent_to_engine: Callable[[str], asyncio.Event]
 ) -> None:
     """`ucinewgame`, `position` and `go` go out together: a search cancelled while the
     engine is still busy with the new game must still stop and drain the search it
@@ -309,8 +310,9 @@ async def test_cancel_while_new_game_syncs_drains_the_sent_search(
     timeouts = Timeouts(startup=5, handshake=2, isready=3, stop=2, quit=1, search_margin=2)
     engine = await Engine.start(fake("slow-newgame"), timeouts=timeouts)
     try:
+        go_sent = sent_to_engine("go ")
         first = asyncio.create_task(engine.search(None, [], Limit(nodes=1), new_game=True))
-        await asyncio.sleep(0.3)  # the fake engine's ucinewgame takes 1 s
+        await go_sent.wait()  # sent with the new game, which takes the fake engine 1 s
         first.cancel()
         with pytest.raises(asyncio.CancelledError):
             await first

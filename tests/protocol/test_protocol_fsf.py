@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import chess
 import pytest
@@ -12,11 +14,12 @@ from chess.engine import Cp, Mate
 from ladder.rules import Game, divide
 from ladder.variants import FSF_VARIANT
 from protocol import (
+    Dialect,
     Engine,
     EngineArgumentError,
     Limit,
     OptionError,
-    Protocol,
+    PlayResult,
     UnsafeArgumentError,
     VariantError,
 )
@@ -31,7 +34,7 @@ CHECKMATED = "1R2k4/R8/9/9/9/9/9/9/9/3K5 b - - 1 1"
 pytestmark = pytest.mark.timeout(60)
 
 
-@pytest.fixture(params=[Protocol.UCI, Protocol.UCCI], ids=["uci", "ucci"])
+@pytest.fixture(params=[Dialect.UCI, Dialect.UCCI], ids=["uci", "ucci"])
 async def fsf(
     request: pytest.FixtureRequest, fsf_exe: Path, no_leaked_processes: set[int]
 ) -> AsyncIterator[Engine]:
@@ -48,10 +51,10 @@ async def test_handshake_and_option_discovery(fsf: Engine) -> None:
     hash_option = fsf.options["Hash"]
     assert hash_option.type == "spin" and hash_option.min == 1 and hash_option.default == 16
     # UCCI: FSF calls Hash `hashsize` and writes `_` for spaces.
-    expected = "hashsize" if fsf.protocol is Protocol.UCCI else "Hash"
+    expected = "hashsize" if fsf.protocol is Dialect.UCCI else "Hash"
     assert hash_option.name == expected
     overhead = fsf.options["Move Overhead"]
-    assert overhead.name == ("Move_Overhead" if fsf.protocol is Protocol.UCCI else "Move Overhead")
+    assert overhead.name == ("Move_Overhead" if fsf.protocol is Dialect.UCCI else "Move Overhead")
     assert fsf.options["Clear Hash"].type == "button"
     assert fsf.options["Ponder"].type == "check" and fsf.options["Ponder"].default is False
     variant = fsf.options["UCI_Variant"]
@@ -63,14 +66,15 @@ async def test_handshake_and_option_discovery(fsf: Engine) -> None:
 
 async def test_invalid_option_values_are_rejected_before_sending(fsf: Engine) -> None:
     # FSF would drop these silently; `Hash abc` would even abort it (stof).
-    for name, value in [
+    bad_values: list[tuple[str, Any]] = [
         ("Hash", "abc"),
         ("Hash", 0),
         ("Threads", 10**6),
         ("Ponder", "maybe"),
         ("UCI_Variant", "no-such-variant"),
         ("No Such Option", 1),
-    ]:
+    ]
+    for name, value in bad_values:
         with pytest.raises(OptionError):
             await fsf.set_option(name, value)
     await fsf.ping()
@@ -129,13 +133,13 @@ async def test_rank_conversion_matches_across_protocols(
     """
     moves = ["h3e3", "b10c8", "h1g3", "h10g8"]
     results = []
-    for protocol in (Protocol.UCI, Protocol.UCCI):
+    for protocol in (Dialect.UCI, Dialect.UCCI):
         async with await Engine.start(fsf_exe, protocol=protocol) as engine:
             no_leaked_processes.add(engine.pid)
             await engine.configure({"Threads": 1, "Hash": 16})
             await engine.load_variants(VARIANTS_INI)
             await engine.set_variant("mistboard-xiangqi")
-            if protocol is Protocol.UCCI:
+            if protocol is Dialect.UCCI:
                 assert engine.position_command(None, moves).endswith("moves h2e2 b9c7 h0g2 h9g7")
             results.append(await engine.search(None, moves, Limit(nodes=10_000), new_game=True))
     uci, ucci = results
@@ -145,12 +149,19 @@ async def test_rank_conversion_matches_across_protocols(
     assert any(m[-2:] == "10" or m[1:3] == "10" for m in uci.info["pv"][1::2])  # Black's moves
 
 
-async def test_stop_an_infinite_search(fsf: Engine) -> None:
-    import asyncio
+async def _infinite_search(engine: Engine) -> asyncio.Task[PlayResult]:
+    """An infinite xiangqi search from the start, once it runs (its first info came)."""
+    await engine.set_variant("xiangqi")
+    searching = asyncio.Event()
+    task = asyncio.create_task(
+        engine.search(START, [], Limit(), new_game=True, on_info=lambda _: searching.set())
+    )
+    await searching.wait()
+    return task
 
-    await fsf.set_variant("xiangqi")
-    task = asyncio.create_task(fsf.search(START, [], Limit(), new_game=True))
-    await asyncio.sleep(0.3)
+
+async def test_stop_an_infinite_search(fsf: Engine) -> None:
+    task = await _infinite_search(fsf)
     await fsf.stop()
     result = await task
     assert result.move is not None and result.info["depth"] >= 1
@@ -158,11 +169,7 @@ async def test_stop_an_infinite_search(fsf: Engine) -> None:
 
 
 async def test_cancelled_search_resynchronises(fsf: Engine) -> None:
-    import asyncio
-
-    await fsf.set_variant("xiangqi")
-    task = asyncio.create_task(fsf.search(START, [], Limit(), new_game=True))
-    await asyncio.sleep(0.2)
+    task = await _infinite_search(fsf)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

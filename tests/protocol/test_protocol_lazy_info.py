@@ -19,8 +19,7 @@ from typing import Any
 import chess
 import pytest
 from chess.engine import PovScore
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies
 
 from protocol import Engine, EngineProtocolError, Limit
 from protocol.info import _HASHFULL, _MULTIPV, _STANDARD_INFO_RE, InfoDict, InfoMerger, parse_info
@@ -211,27 +210,29 @@ async def test_search_lazy_equals_search_eager(
 
 # --- generated sequences ----------------------------------------------------------------
 
-moves_st = st.sampled_from(["b1c3", "h10g8", "i1h1", "A@e3", "e7e8q", "b10c8", "a1a10"])
+moves_st = strategies.sampled_from(["b1c3", "h10g8", "i1h1", "A@e3", "e7e8q", "b10c8", "a1a10"])
 
 
-@st.composite
-def standard_line(draw: st.DrawFn) -> str:
-    depth = draw(st.integers(0, 40))
-    score = draw(st.sampled_from(["cp", "mate", ""]))
-    value = draw(st.integers(-30000, 30000))
-    bound = draw(st.sampled_from(["", " lowerbound", " upperbound"]))
-    hashfull = draw(st.sampled_from(["", f" hashfull {draw(st.integers(0, 1000))}"]))
-    pv = " ".join(draw(st.lists(moves_st, min_size=1, max_size=4)))
+@strategies.composite
+def standard_line(draw: strategies.DrawFn) -> str:
+    depth = draw(strategies.integers(0, 40))
+    score = draw(strategies.sampled_from(["cp", "mate", ""]))
+    value = draw(strategies.integers(-30000, 30000))
+    bound = draw(strategies.sampled_from(["", " lowerbound", " upperbound"]))
+    hashfull = draw(
+        strategies.sampled_from(["", f" hashfull {draw(strategies.integers(0, 1000))}"])
+    )
+    pv = " ".join(draw(strategies.lists(moves_st, min_size=1, max_size=4)))
     kind = f"{score} " if score else ""
     return (
-        f"info depth {depth} seldepth {depth + draw(st.integers(0, 5))} "
-        f"multipv {draw(st.integers(1, 4))} score {kind}{value}{bound} "
-        f"nodes {draw(st.integers(0, 10**7))} nps {draw(st.integers(0, 10**6))}"
-        f"{hashfull} tbhits 0 time {draw(st.integers(0, 99999))} pv {pv}"
+        f"info depth {depth} seldepth {depth + draw(strategies.integers(0, 5))} "
+        f"multipv {draw(strategies.integers(1, 4))} score {kind}{value}{bound} "
+        f"nodes {draw(strategies.integers(0, 10**7))} nps {draw(strategies.integers(0, 10**6))}"
+        f"{hashfull} tbhits 0 time {draw(strategies.integers(0, 99999))} pv {pv}"
     )
 
 
-other_line = st.sampled_from(
+other_line = strategies.sampled_from(
     [
         "info string classical evaluation enabled",
         "info string multipv 3 nodes 5",  # free text: no keys in it
@@ -254,15 +255,15 @@ other_line = st.sampled_from(
 
 @settings(max_examples=300, derandomize=True, deadline=None)
 @given(
-    st.lists(st.one_of(standard_line(), other_line), max_size=40),
-    st.sampled_from([chess.WHITE, chess.BLACK]),
+    strategies.lists(strategies.one_of(standard_line(), other_line), max_size=40),
+    strategies.sampled_from([chess.WHITE, chess.BLACK]),
 )
 def test_lazy_equals_eager_generated(lines: list[str], turn: chess.Color) -> None:
     assert strict(lazy_merge(lines, turn)) == strict(eager_merge(lines, turn))
 
 
 @settings(max_examples=100, derandomize=True, deadline=None)
-@given(standard_line(), st.sampled_from([chess.WHITE, chess.BLACK]))
+@given(standard_line(), strategies.sampled_from([chess.WHITE, chess.BLACK]))
 def test_standard_build_equals_parse(line: str, turn: chess.Color) -> None:
     match = _STANDARD_INFO_RE.fullmatch(line)
     assert match is not None

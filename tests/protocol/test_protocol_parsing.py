@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import chess
 import pytest
 from chess.engine import Cp, Mate, PovScore
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies
 
 from protocol import EngineArgumentError, EngineProtocolError, Limit, OptionError
 from protocol.info import parse_bestmove, parse_info
@@ -24,6 +25,7 @@ from protocol.options import OptionMap, parse_option
         ("A@e3", "A@e2"),
         ("a1a10", "a0a9"),
         ("i10i1", "i9i0"),
+        ("P@i10", "P@i9"),
         ("(none)", "(none)"),
     ],
 )
@@ -32,7 +34,7 @@ def test_rank_conversion_both_ways(canonical: str, ucci: str) -> None:
     assert from_ucci(ucci) == canonical
 
 
-squares = st.tuples(st.sampled_from("abcdefghi"), st.integers(1, 10))
+squares = strategies.tuples(strategies.sampled_from("abcdefghi"), strategies.integers(1, 10))
 
 
 @given(squares, squares)
@@ -130,7 +132,7 @@ def test_option_validation() -> None:
     assert options["Ponder"].wire_value(True) == "true"
     assert options["UCI_Variant"].wire_value("XiangQi") == "xiangqi"
     assert options["Clear Hash"].wire_value(None) is None
-    for name, bad in [
+    bad_values: list[tuple[str, Any]] = [
         ("Hash", 0),
         ("Hash", "abc"),
         ("Hash", 1.5),
@@ -141,7 +143,8 @@ def test_option_validation() -> None:
         ("SyzygyPath", "a  b"),
         ("Clear Hash", 3),
         ("Hash", None),
-    ]:
+    ]
+    for name, bad in bad_values:
         with pytest.raises(OptionError):
             options[name].wire_value(bad)
     with pytest.raises(OptionError):
@@ -234,6 +237,12 @@ def test_limit_budget_and_validation() -> None:
     assert Limit(time=0.5, nodes=10**9).budget(chess.WHITE, 50_000) == 0.5
     assert Limit(white_clock=10, black_clock=3, black_inc=1).budget(chess.BLACK, 1e5) == 4
     assert Limit(depth=20).budget(chess.WHITE, 1e5) is None
-    for bad in [{"nodes": -1}, {"depth": 1.5}, {"time": float("nan")}, {"nodes": True}]:
+    bad_limits: list[dict[str, Any]] = [
+        {"nodes": -1},
+        {"depth": 1.5},
+        {"time": float("nan")},
+        {"nodes": True},
+    ]
+    for bad in bad_limits:
         with pytest.raises(EngineArgumentError):
             Limit(**bad)

@@ -9,7 +9,7 @@ import chess
 import pytest
 from chess.engine import Mate
 
-from protocol import Engine, Limit, ManagedEngine, OptionError, Protocol
+from protocol import Dialect, Engine, Limit, ManagedEngine, OptionError
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -33,6 +33,7 @@ async def test_debian_stockfish_chess(
         board = chess.Board()
         board.push_uci("e2e4")
         board.push_uci("e7e5")
+        assert runs[0].move is not None
         assert chess.Move.from_uci(runs[0].move) in board.legal_moves
         # Scholar's mate: White to move mates in one; then Black is mated.
         fen = "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 0 1"
@@ -44,9 +45,9 @@ async def test_debian_stockfish_chess(
         assert clock.move is not None
 
 
-@pytest.mark.parametrize("protocol", [Protocol.UCI, Protocol.UCCI], ids=["uci", "ucci"])
+@pytest.mark.parametrize("protocol", [Dialect.UCI, Dialect.UCCI], ids=["uci", "ucci"])
 async def test_debian_fairy_stockfish_xiangqi(
-    debian_fairy_stockfish: Path, protocol: Protocol, no_leaked_processes: set[int]
+    debian_fairy_stockfish: Path, protocol: Dialect, no_leaked_processes: set[int]
 ) -> None:
     """FSF 11.1 keeps `Hash` in UCCI mode and writes `score cp N` there: both handled."""
     managed = ManagedEngine(debian_fairy_stockfish, protocol=protocol, options={"Threads": 1})

@@ -1,6 +1,9 @@
-"""Helpers for hand-made positions: a FEN from a {point: letter} map."""
+"""Helpers: hand-made positions (a FEN from a {point: letter} map), and the engine
+position by the slow rule."""
 
 from __future__ import annotations
+
+from ladder.rules import Game
 
 FILES = "abcdefghi"
 
@@ -23,9 +26,9 @@ def make_fen(
     for rank in range(10, 0, -1):
         row, empty = "", 0
         for f in range(9):
-            letter = grid.get((f, rank))
-            if letter:
-                row += (str(empty) if empty else "") + letter
+            piece = grid.get((f, rank))
+            if piece:
+                row += (str(empty) if empty else "") + piece
                 empty = 0
             else:
                 empty += 1
@@ -37,3 +40,26 @@ def make_fen(
 def moves_from(legal: list[str], point: str) -> set[str]:
     """Destinations of the legal moves starting on ``point``."""
     return {m[len(point) :] for m in legal if m.startswith(point) and not m[len(point)].isdigit()}
+
+
+def pieces_on_board(fen: str) -> int:
+    """How many pieces a FEN has on its board (not in hand)."""
+    return sum(ch.isalpha() for ch in fen.split(" ", 1)[0].split("[", 1)[0])
+
+
+def replay_engine_position(
+    variant: str, start_fen: str, moves: list[str]
+) -> tuple[str, tuple[str, ...]]:
+    """What to send an engine, by the rule written the slow way: with drops the start FEN
+    and every move; otherwise replay the game from its start and take the FEN after the
+    last move that took a piece off the board (none: the start) and the moves since."""
+    game = Game.from_fen(variant, start_fen)
+    if game.variant.drops:
+        return start_fen, tuple(moves)
+    base_fen, base = game.fen(), 0
+    for ply, move in enumerate(moves, start=1):
+        before = pieces_on_board(game.fen())
+        game.push(move)
+        if pieces_on_board(game.fen()) < before:
+            base_fen, base = game.fen(), ply
+    return base_fen, tuple(moves[base:])

@@ -3,7 +3,7 @@ loaded with variants.ini).
 
 Random games, biased toward captures, drops, checks and repetitions, are played by the
 checker, and at EVERY ply of every game the two are compared: legal-move sets, FEN,
-check, and outcome (result and reason). The harness is scripts/fuzz_rules_vs_pyffish.py
+check, and outcome (result and reason). The harness is tests/rules/fuzz_vs_pyffish.py
 (see its doc for the two ways of asking pyffish, ``fen`` and ``replay``). pyffish costs
 about 1.4 ms a call whatever it is asked, so the normal suite uses the ``fen`` mode
 (about 2 calls a ply), games of at most 60 plies, and two worker processes; the slow
@@ -15,23 +15,22 @@ and require the comparison to notice, on scripted games that reach each kind of 
 
 from __future__ import annotations
 
-import importlib
 import os
-import sys
 import time
 from collections.abc import Iterator
 from multiprocessing.pool import Pool
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from ladder.rules import VARIANTS, Game
+from ladder.rules import Game
 from ladder.rules.game import Outcome, Reason
+from ladder.rules.variants import XIANGQI_START
+from ladder.variants import FSF_VARIANT, VARIANT_IDS
+from tests.rules import fuzz_vs_pyffish
 
 pyffish = pytest.importorskip("pyffish")
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 GAMES = 200
 MAX_PLIES = 60
 JOBS = min(2, os.cpu_count() or 1)
@@ -51,31 +50,21 @@ REDROP = ("crazyhouse-xiangqi", "r2k5/9/1n7/9/9/9/9/9/9/R3K4[] w - - 0 1", f"{EX
 # Atomic: after a1a10 the chariot can take the horse on c10, next to the general on d10:
 # check in the wide sense only.
 WIDE_CHECK = ("atomic-xiangqi", "2nk5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1", "a1a10 d10d9")
-
-
-def _harness() -> ModuleType:
-    # Imported by name (not from a file spec): the worker processes import it too.
-    if str(SCRIPTS) not in sys.path:
-        sys.path.insert(0, str(SCRIPTS))
-    return importlib.import_module("fuzz_rules_vs_pyffish")
+# A cannon takes a soldier at ply 3: what an engine is sent starts over there.
+CAPTURE = ("xiangqi", XIANGQI_START, "h3e3 h8e8 e3e7 d10e9 b3b4")
 
 
 @pytest.fixture(scope="module")
-def harness() -> ModuleType:
-    return _harness()
+def sf() -> ModuleType:
+    return fuzz_vs_pyffish.load_pyffish()
 
 
 @pytest.fixture(scope="module")
-def sf(harness: ModuleType) -> ModuleType:
-    return harness.load_pyffish()
-
-
-@pytest.fixture(scope="module")
-def pool(harness: ModuleType) -> Iterator[Pool | None]:
+def pool() -> Iterator[Pool | None]:
     if JOBS < 2:
         yield None
         return
-    p = harness.worker_pool(JOBS)
+    p = fuzz_vs_pyffish.worker_pool(JOBS)
     try:
         yield p
     finally:
@@ -84,7 +73,6 @@ def pool(harness: ModuleType) -> Iterator[Pool | None]:
 
 
 def _run(
-    harness: ModuleType,
     sf: ModuleType,
     pool: Pool | None,
     variant: str,
@@ -92,9 +80,9 @@ def _run(
     seed: str,
     max_plies: int,
     mode: str,
-) -> object:
+) -> fuzz_vs_pyffish.Stats:
     t0 = time.perf_counter()
-    stats = harness.run_games(
+    stats = fuzz_vs_pyffish.run_games(
         variant, games, seed, max_plies, mode, sf=sf, pool=pool, max_mismatches=3
     )
     print(
@@ -108,11 +96,11 @@ def _run(
     return stats
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", VARIANT_IDS)
 def test_random_games_agree_with_pyffish_every_ply(
-    harness: ModuleType, sf: ModuleType, pool: Pool | None, variant: str
+    sf: ModuleType, pool: Pool | None, variant: str
 ) -> None:
-    stats = _run(harness, sf, pool, variant, GAMES, "pytest", MAX_PLIES, "fen")
+    stats = _run(sf, pool, variant, GAMES, "pytest", MAX_PLIES, "fen")
     # Every kind of ending is reached (the seeds are fixed, so this is deterministic).
     expected = {"repetition", "sixty-plies", "checkmate", "unfinished"}
     if variant == "atomic-xiangqi":
@@ -122,22 +110,22 @@ def test_random_games_agree_with_pyffish_every_ply(
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", VARIANT_IDS)
 def test_long_random_games_agree_with_pyffish(
-    harness: ModuleType, sf: ModuleType, pool: Pool | None, variant: str
+    sf: ModuleType, pool: Pool | None, variant: str
 ) -> None:
-    _run(harness, sf, pool, variant, 600, "pytest-slow", 200, "fen")
+    _run(sf, pool, variant, 600, "pytest-slow", 200, "fen")
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", VARIANT_IDS)
 def test_random_games_agree_with_pyffish_replaying(
-    harness: ModuleType, sf: ModuleType, pool: Pool | None, variant: str
+    sf: ModuleType, pool: Pool | None, variant: str
 ) -> None:
     # Every question asked with the whole game, every outcome call at every ply: checks
     # what the fen mode takes from FSF's source (FEN round trips, when an end can occur).
-    _run(harness, sf, pool, variant, 150, "pytest-replay", 200, "replay")
+    _run(sf, pool, variant, 150, "pytest-replay", 200, "replay")
 
 
 # ------------------------------------------------------------------ scripted games
@@ -146,14 +134,12 @@ def test_random_games_agree_with_pyffish_replaying(
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
     "case",
-    [PERPETUAL, SIXTY, REDROP, WIDE_CHECK],
-    ids=["perpetual", "sixty", "redrop", "wide-check"],
+    [PERPETUAL, SIXTY, REDROP, WIDE_CHECK, CAPTURE],
+    ids=["perpetual", "sixty", "redrop", "wide-check", "capture"],
 )
-def test_scripted_games_agree(
-    harness: ModuleType, sf: ModuleType, case: tuple[str, str, str], mode: str
-) -> None:
+def test_scripted_games_agree(sf: ModuleType, case: tuple[str, str, str], mode: str) -> None:
     variant, fen, moves = case
-    assert harness.compare_game(sf, variant, fen, moves.split(), mode) == []
+    assert fuzz_vs_pyffish.compare_game(sf, variant, fen, moves.split(), mode) == []
 
 
 def test_scripted_endings_are_what_they_claim() -> None:
@@ -208,6 +194,18 @@ def _direct_check_only(self: Game) -> bool:
     return self.position.in_direct_check()
 
 
+def _whole_game_sent(self: Game) -> tuple[str, tuple[str, ...]]:
+    return self.start_fen, tuple(self.moves)
+
+
+def _sent_from_the_capture(self: Game) -> tuple[str, tuple[str, ...]]:
+    """The FEN before the last capture, with the capture among the moves sent."""
+    i = max(self.last_capture_index() - 1, 0)
+    return Game.from_fen(self.variant.name, self.start_fen, self.moves[:i]).fen(), tuple(
+        self.moves[i:]
+    )
+
+
 _ORIGINAL_OUTCOME = Game.outcome
 _ORIGINAL_LEGAL = Game.legal_moves
 _ORIGINAL_FEN = Game.fen
@@ -223,28 +221,30 @@ BREAKAGES = {
     "wrong-fen": (REDROP, "Game.fen", _fen_without_move_number, "fen"),
     "check-never": (PERPETUAL, "Game.is_check", lambda self: False, "check"),
     "atomic-direct-check-only": (WIDE_CHECK, "Game.is_check", _direct_check_only, "check"),
+    "whole-game-sent": (CAPTURE, "Game.engine_position", _whole_game_sent, "engine position"),
+    "sent-from-before-the-capture": (
+        CAPTURE,
+        "Game.engine_position",
+        _sent_from_the_capture,
+        "engine position",
+    ),
 }
 
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("breakage", BREAKAGES)
 def test_comparison_catches_a_broken_checker(
-    harness: ModuleType, sf: ModuleType, monkeypatch: pytest.MonkeyPatch, breakage: str, mode: str
+    sf: ModuleType, monkeypatch: pytest.MonkeyPatch, breakage: str, mode: str
 ) -> None:
     (variant, fen, moves), target, replacement, what = BREAKAGES[breakage]
-    owner, _, name = target.rpartition(".")
-    import ladder.rules.game as game_module
-
-    monkeypatch.setattr(getattr(game_module, owner) if owner else game_module, name, replacement)
-    found = harness.compare_game(sf, variant, fen, moves.split(), mode)
+    monkeypatch.setattr(f"ladder.rules.game.{target}", replacement)
+    found = fuzz_vs_pyffish.compare_game(sf, variant, fen, moves.split(), mode)
     assert found, f"{breakage}: the {mode} comparison did not notice"
     assert {m.what for m in found} == {what}, [str(m) for m in found]
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", VARIANT_IDS)
 def test_start_perft_agrees_with_pyffish(sf: ModuleType, variant: str) -> None:
-    from ladder.variants import FSF_VARIANT
-
     g = Game.from_fen(variant)
     section = FSF_VARIANT[variant]
     for first in g.legal_moves():

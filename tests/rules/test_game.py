@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
 from ladder.rules import Game, Outcome, Reason, RulesError
 from ladder.rules.variants import XIANGQI_START
+from ladder.variants import VARIANT_IDS
 
-from .helpers import make_fen
+from .helpers import make_fen, pieces_on_board, replay_engine_position
 
 
 def game(
@@ -180,14 +184,54 @@ def test_copy_is_independent() -> None:
     assert g.fen() != c.fen()
 
 
-def test_position_at_last_capture() -> None:
+def test_engine_position_after_a_capture() -> None:
     moves = ["h3e3", "h8e8", "e3e7", "f10e9"]
     g = Game.from_fen("xiangqi", None, moves)
     assert g.last_capture_index() == 3
-    fen, since = g.position_at_last_capture()
-    assert fen == Game.from_fen("xiangqi", None, moves[:3]).fen()
-    assert since == ["f10e9"]
-    assert Game.from_fen("xiangqi").position_at_last_capture() == (XIANGQI_START, [])
+    assert g.engine_position() == (Game.from_fen("xiangqi", None, moves[:3]).fen(), ("f10e9",))
+    assert Game.from_fen("xiangqi").engine_position() == (XIANGQI_START, ())
+    copy = g.copy()
+    g.pop()
+    g.pop()  # the capture taken back: from the start again
+    assert g.engine_position() == (XIANGQI_START, ("h3e3", "h8e8"))
+    assert copy.engine_position()[1] == ("f10e9",)
+
+
+def test_engine_position_with_drops_is_the_whole_game() -> None:
+    moves = ["h3e3", "h8e8", "e3e7", "A@e9"]  # a capture, then a drop
+    g = Game.from_fen("crazyhouse-xiangqi", None, moves)
+    assert g.last_capture_index() == 3
+    assert g.engine_position() == (g.start_fen, tuple(moves))
+
+
+_DEST = re.compile(r"([a-i]\d+)$")
+
+
+@pytest.mark.parametrize("variant", VARIANT_IDS)
+def test_engine_position_follows_the_replay_rule_at_every_ply(variant: str) -> None:
+    """Random games biased toward captures, with take-backs and copies: at every ply the
+    engine position is the one the slow replay rule gives (tests/rules/helpers.py)."""
+    rng = random.Random(variant)
+    for _ in range(20):
+        g = Game.from_fen(variant)
+        # (FEN, ply) after the last move that took a piece off the board, per ply.
+        bases = [(g.fen(), 0)]
+        while g.ply < 120 and g.outcome() is None:
+            if g.ply and rng.random() < 0.1:
+                g.pop()
+                bases.pop()
+            else:
+                legal = g.legal_moves()
+                takes = [m for m in legal if "@" not in m and g.piece_at(_DEST.findall(m)[0])]
+                move = rng.choice(takes if takes and rng.random() < 0.5 else legal)
+                before = pieces_on_board(g.fen())
+                g.push(move)
+                took = pieces_on_board(g.fen()) < before
+                bases.append((g.fen(), g.ply) if took else bases[-1])
+            base_fen, base = (g.start_fen, 0) if g.variant.drops else bases[-1]
+            assert g.engine_position() == (base_fen, tuple(g.moves[base:])), g.moves
+        assert g.copy().engine_position() == g.engine_position()
+        assert g.engine_position() == replay_engine_position(variant, g.start_fen, g.moves)
 
 
 def test_moves_may_be_a_string() -> None:
@@ -224,9 +268,7 @@ def test_move_that_leaves_general_attacked() -> None:
 
 
 def test_move_list_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ladder.rules.game as game_module
-
-    monkeypatch.setattr(game_module, "MAX_MOVES", 3)
+    monkeypatch.setattr("ladder.rules.game.MAX_MOVES", 3)
     with pytest.raises(RulesError, match="more than 3 moves") as err:
         Game.from_fen("xiangqi", None, ["h3e3", "h8e8", "b3b4", "b8b7"])
     assert err.value.ply == 4

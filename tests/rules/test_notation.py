@@ -1,25 +1,11 @@
-"""Move notation: canonical parsing, UCCI conversion, malformed and off-board moves."""
+"""Move notation: canonical parsing, malformed and off-board moves. (UCCI's rank
+numbering is the protocol layer's: tests/protocol/test_protocol_parsing.py.)"""
 
 from __future__ import annotations
 
 import pytest
 
-from ladder.rules import RulesError, from_ucci, normalize_move, to_ucci
-
-
-@pytest.mark.parametrize(
-    ("canonical", "ucci"),
-    [
-        ("h3e3", "h2e2"),
-        ("b10c8", "b9c7"),
-        ("a1a10", "a0a9"),
-        ("A@e3", "A@e2"),
-        ("P@i10", "P@i9"),
-    ],
-)
-def test_ucci_conversion(canonical: str, ucci: str) -> None:
-    assert to_ucci(canonical) == ucci
-    assert from_ucci(ucci) == canonical
+from ladder.rules import RulesError, normalize_move
 
 
 @pytest.mark.parametrize(
@@ -61,10 +47,3 @@ def test_malformed_moves(text: object, words: str) -> None:
         normalize_move(text)
     assert words in err.value.reason
     assert err.value.field == "move"
-
-
-def test_ucci_rank_range_is_checked() -> None:
-    with pytest.raises(RulesError, match="off the board"):
-        from_ucci("a10a9")
-    with pytest.raises(RulesError, match="off the board"):
-        to_ucci("a0a1")

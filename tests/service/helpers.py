@@ -17,6 +17,7 @@ import httpx
 import psutil
 import pytest
 
+from ladder.client import wait_until_healthy
 from ladder.engine_binary import DEFAULT_ENGINE, UNPATCHED_ENGINE
 from ladder.rules import Game
 
@@ -110,17 +111,9 @@ def start_server(**config: Any) -> Server:
         proc.wait()
         pytest.fail(f"server did not start: {line!r}")
     server = Server(proc, f"http://127.0.0.1:{int(line.split()[1])}")
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
-        try:
-            if httpx.get(server.url + "/healthz", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            server.stop()
-            pytest.fail("server did not become healthy")
-        time.sleep(0.1)
+    if not wait_until_healthy(server.url, START_TIMEOUT, alive=lambda: proc.poll() is None):
+        server.stop()
+        pytest.fail("server did not become healthy")
     server.engine_pids()
     return server
 

@@ -8,8 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies
 
 from .helpers import Server, check_move_reply
 
@@ -123,20 +122,24 @@ def test_bad_position_request(server: Server) -> None:
 
 
 _json_scalars = (
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30)
+    strategies.none()
+    | strategies.booleans()
+    | strategies.integers()
+    | strategies.floats(allow_nan=False)
+    | strategies.text(max_size=30)
 )
-_move_text = st.text(alphabet="abcdefghijk0123456789@ABNRCPKh\n \t;", max_size=9)
+_move_text = strategies.text(alphabet="abcdefghijk0123456789@ABNRCPKh\n \t;", max_size=9)
 _bodies = (
-    st.fixed_dictionaries(
+    strategies.fixed_dictionaries(
         {},
         optional={
-            "variant": st.sampled_from(
+            "variant": strategies.sampled_from(
                 ["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi", "chess", ""]
             )
             | _json_scalars,
-            "level": st.integers(-2, 10) | _json_scalars,
-            "seed": st.integers(-5, 2**64) | _json_scalars,
-            "fen": st.sampled_from(
+            "level": strategies.integers(-2, 10) | _json_scalars,
+            "seed": strategies.integers(-5, 2**64) | _json_scalars,
+            "fen": strategies.sampled_from(
                 [
                     START,
                     START.replace("w", "b"),
@@ -145,14 +148,15 @@ _bodies = (
                     "9/9/9/9/9/9/9/9/9/9 w - - 0 1",
                 ]
             )
-            | st.text(max_size=80),
-            "moves": st.lists(
-                st.sampled_from(["h3e3", "h10g8", "b1c3", "A@e3", "e1e2"]) | _move_text, max_size=8
+            | strategies.text(max_size=80),
+            "moves": strategies.lists(
+                strategies.sampled_from(["h3e3", "h10g8", "b1c3", "A@e3", "e1e2"]) | _move_text,
+                max_size=8,
             )
             | _json_scalars,
         },
     )
-    | st.lists(_json_scalars, max_size=3)
+    | strategies.lists(_json_scalars, max_size=3)
     | _json_scalars
 )
 

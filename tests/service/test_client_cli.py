@@ -7,13 +7,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import httpx
 import psutil
 import pytest
 
-from ladder.client import Ladder, LadderSync
+from ladder.client import Ladder, LadderSync, wait_until_healthy
 from ladder.service.config import ServiceConfig
 from ladder.service.errors import ServiceError
 
@@ -138,17 +137,9 @@ def test_cli_serve() -> None:
         env=env,
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                r = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
-                if r.status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline
-            time.sleep(0.2)
-        assert r.json()["engines"] == 1
+        url = f"http://127.0.0.1:{port}"
+        assert wait_until_healthy(url, 60, alive=lambda: proc.poll() is None)
+        assert httpx.get(url + "/healthz").json()["engines"] == 1
         engines = psutil.Process(proc.pid).children(recursive=True)
         assert len(engines) == 1
     finally:

@@ -177,52 +177,68 @@ async def test_fast_path_counts_requests(clients: dict[bool, httpx.AsyncClient])
 # --- cancel_on_disconnect --------------------------------------------------------------
 
 
-def _receive(disconnect_after: float | None) -> Any:
+def _receive(disconnect: asyncio.Event) -> Any:
+    """A scripted ASGI receive: ``http.disconnect`` once ``disconnect`` is set."""
+
     async def receive() -> dict[str, Any]:
-        if disconnect_after is None:
-            await asyncio.Event().wait()
-        else:
-            await asyncio.sleep(disconnect_after)
+        await disconnect.wait()
         return {"type": "http.disconnect"}
 
     return receive
 
 
+async def _loop_turns(n: int = 10) -> None:
+    """Let every callback and task that is ready run (``n`` turns of the event loop)."""
+    for _ in range(n):
+        await asyncio.sleep(0)
+
+
 async def test_disconnect_cancels_the_work() -> None:
-    cancelled = asyncio.Event()
+    cancelled, disconnect = asyncio.Event(), asyncio.Event()
 
     async def work() -> str:
+        disconnect.set()  # the client goes away while the work runs
         try:
-            await asyncio.sleep(10)
+            await asyncio.Event().wait()
         except asyncio.CancelledError:
             cancelled.set()
             raise
         return "done"
 
     with pytest.raises(ServiceError) as err:
-        await asyncio.wait_for(cancel_on_disconnect(_receive(0.02), work()), 5)
+        await asyncio.wait_for(cancel_on_disconnect(_receive(disconnect), work()), 5)
     assert err.value.status == 499 and err.value.code == "client_disconnected"
     assert cancelled.is_set()
     task = asyncio.current_task()
     assert task is not None and task.cancelling() == 0
-    await asyncio.sleep(0.01)  # no cancellation left over
+    await _loop_turns()  # no cancellation left over
 
 
 async def test_work_done_first_is_not_cancelled_later() -> None:
+    disconnect = asyncio.Event()
+
     async def work() -> str:
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0)
         return "done"
 
-    assert await cancel_on_disconnect(_receive(0.02), work()) == "done"
-    await asyncio.sleep(0.05)  # the disconnect comes now: nothing may cancel this task
+    assert await cancel_on_disconnect(_receive(disconnect), work()) == "done"
+    disconnect.set()  # the disconnect comes now: nothing may cancel this task
+    await _loop_turns()
 
 
 async def test_other_cancellation_goes_on() -> None:
+    started = asyncio.Event()
+
+    async def work() -> str:
+        started.set()
+        await asyncio.Event().wait()
+        return "x"
+
     async def handler() -> str:
-        return await cancel_on_disconnect(_receive(None), asyncio.sleep(10, "x"))
+        return await cancel_on_disconnect(_receive(asyncio.Event()), work())
 
     task = asyncio.create_task(handler())
-    await asyncio.sleep(0.02)
+    await started.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -233,5 +249,5 @@ async def test_work_errors_go_through() -> None:
         raise ServiceError(409, "game_over", "over")
 
     with pytest.raises(ServiceError) as err:
-        await cancel_on_disconnect(_receive(None), work())
+        await cancel_on_disconnect(_receive(asyncio.Event()), work())
     assert err.value.status == 409

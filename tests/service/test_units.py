@@ -33,11 +33,20 @@ class FakeWorker:
         pass
 
     async def recover(self) -> None:
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0)  # recovering gives the loop a turn, as a real one does
         self.recovered += 1
 
     async def close(self) -> None:
         self.closed = True
+
+
+async def _queued(pool: EnginePool[FakeWorker], depth: int) -> None:
+    """Let the waiting tasks run until ``depth`` of them wait in the pool's queue."""
+    for _ in range(100):
+        if pool.queue_depth == depth:
+            return
+        await asyncio.sleep(0)  # one turn of the event loop
+    raise AssertionError(f"queue depth {pool.queue_depth}, not {depth}")
 
 
 async def _pool(size: int, max_queue: int) -> EnginePool[FakeWorker]:
@@ -57,8 +66,7 @@ async def test_queue_bound_and_fifo() -> None:
         pool.release(w)
 
     tasks = [asyncio.create_task(waiter(i)) for i in range(2)]
-    await asyncio.sleep(0.01)
-    assert pool.queue_depth == 2
+    await _queued(pool, 2)
     with pytest.raises(ServiceError) as err:
         await pool.acquire(5)
     assert err.value.status == 503 and err.value.code == "busy" and err.value.retry_after
@@ -83,7 +91,7 @@ async def test_cancelled_waiter_does_not_lose_a_worker() -> None:
     pool = await _pool(1, 4)
     w = await pool.acquire(1)
     task = asyncio.create_task(pool.acquire(5))
-    await asyncio.sleep(0.01)
+    await _queued(pool, 1)
     pool.release(w)  # handed to the waiter...
     task.cancel()  # ...which is cancelled before it runs
     with pytest.raises(asyncio.CancelledError):
@@ -110,6 +118,14 @@ def _line(i: int, move: str, cp: int | None = None, mate: int | None = None) -> 
     return Line(multipv=i, pv=(move, "a10a9"), cp=cp, mate=mate, depth=5, nodes=1000)
 
 
+def _chosen_move(
+    result: SearchResult, variety: Variety | None, seed: int, legal: frozenset[str]
+) -> str:
+    choice = choose(result, variety, seed, legal)
+    assert choice is not None
+    return choice.move
+
+
 def test_variety_rule() -> None:
     lines = {
         1: _line(1, "h3e3", 50),
@@ -119,7 +135,7 @@ def test_variety_rule() -> None:
     }
     result = SearchResult(bestmove="h3e3", ponder="h10g8", lines=lines)
     legal = frozenset({"h3e3", "b3e3", "h1g3", "c4c5"})
-    picks = {choose(result, Variety(4, 60), seed, legal).move for seed in range(50)}
+    picks = {_chosen_move(result, Variety(4, 60), seed, legal) for seed in range(50)}
     assert picks == {"h3e3", "b3e3", "c4c5"}  # within 60 cp of +50
     assert choose(result, Variety(4, 60), 7, legal) == choose(result, Variety(4, 60), 7, legal)
     best = choose(result, None, 1, legal)
@@ -128,14 +144,14 @@ def test_variety_rule() -> None:
     assert choose(SearchResult("e1e9", None, lines), None, 1, legal) is None
     assert choose(SearchResult(None, None, {}), None, 1, legal) is None
     only = frozenset({"h3e3"})
-    assert {choose(result, Variety(4, 500), s, only).move for s in range(20)} == {"h3e3"}
+    assert {_chosen_move(result, Variety(4, 500), s, only) for s in range(20)} == {"h3e3"}
 
 
 def test_variety_mates() -> None:
     lines = {1: _line(1, "h3e3", mate=2), 2: _line(2, "b3e3", mate=4), 3: _line(3, "h1g3", 900)}
     result = SearchResult(bestmove="h3e3", ponder=None, lines=lines)
     legal = frozenset({"h3e3", "b3e3", "h1g3"})
-    picks = {choose(result, Variety(3, 150), s, legal).move for s in range(30)}
+    picks = {_chosen_move(result, Variety(3, 150), s, legal) for s in range(30)}
     assert picks == {"h3e3", "b3e3"}  # a mate is never traded for a mere +9
 
 
@@ -167,16 +183,15 @@ def test_position_after_a_move_is_judged_once() -> None:
     assert positions.after("xiangqi", None, ("h3e3",), checked, "h10g8") is after
     assert positions.judge_sync("xiangqi", None, ("h3e3", "h10g8")) is after
     fresh = Positions().judge_sync("xiangqi", None, ("h3e3", "h10g8"))
-    assert (after.fen, after.base_fen, after.since, after.legal, after.outcome, after.check) == (
+    assert (after.fen, after.legal, after.outcome, after.check) == (
         fresh.fen,
-        fresh.base_fen,
-        fresh.since,
         fresh.legal,
         fresh.outcome,
         fresh.check,
     )
+    assert after.game.engine_position() == fresh.game.engine_position()
     # a capture restarts what the engine is sent
     moves = ("h3e3", "h10g8", "e3e7")
     capture = positions.judge_sync("xiangqi", None, moves)
-    assert capture.since == () and capture.base_fen == capture.fen
+    assert capture.game.engine_position() == (capture.fen, ())
     assert capture.fen is capture.fen  # computed once

@@ -3,14 +3,17 @@
 
 For every ply of every game it compares, between :mod:`ladder.rules` and pyffish (built
 from our patched engine source, loaded with ``variants.ini``): the set of legal moves,
-the FEN, whether the side to move is in check, and the game outcome (result and reason,
-or that the game goes on). Games are random but biased toward captures and drops (where
-the rules are intricate), toward checks (perpetual checks) and, now and then, toward
-undoing the mover's previous move (repetitions).
+the FEN, whether the side to move is in check, the game outcome (result and reason,
+or that the game goes on), and what an engine is sent (:meth:`Game.engine_position`
+against the same rule applied to pyffish's own FENs). Games are random but biased
+toward captures and drops (where the rules are intricate), toward checks (perpetual
+checks) and, now and then, toward undoing the mover's previous move (repetitions).
 
-    .venv/bin/python scripts/fuzz_rules_vs_pyffish.py --games 10000 --jobs 2
-    .venv/bin/python scripts/fuzz_rules_vs_pyffish.py --variant atomic-xiangqi --games 500 --seed 7
-    .venv/bin/python scripts/fuzz_rules_vs_pyffish.py --mode replay --games 200
+    .venv/bin/python -m tests.rules.fuzz_vs_pyffish --games 10000 --jobs 2
+    .venv/bin/python -m tests.rules.fuzz_vs_pyffish --variant atomic-xiangqi --games 500 --seed 7
+    .venv/bin/python -m tests.rules.fuzz_vs_pyffish --mode replay --games 200
+
+(from the repository's root; it needs pyffish, which ``make engine`` installs).
 
 Two ways of asking pyffish (``--mode``), the same comparisons:
 
@@ -38,7 +41,8 @@ Two ways of asking pyffish (``--mode``), the same comparisons:
   with capturesToHand FSF looks back pliesFromNull plies, the whole history it is
   given, as the checker does). About 2 calls a ply (3.2 in atomic-xiangqi).
 * ``replay`` (exhaustive, slow): every question at every ply is asked with the start FEN
-  and the whole move list, every outcome call at every ply: five calls a ply. It checks
+  and the whole move list, every outcome call at every ply: six calls a ply (the sixth
+  is pyffish's FEN at its last capture, the ply its halfmove clock gives). It checks
   what ``fen`` mode takes from FSF's source (FEN round trips, when an end can occur).
 
 Exit status 1 on any disagreement; each one is printed with the start FEN, the moves and
@@ -52,21 +56,15 @@ import argparse
 import multiprocessing
 import multiprocessing.pool
 import random
-import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from ladder.rules import VARIANTS, Game, normalize_move  # noqa: E402
-from ladder.variants import FSF_VARIANT, VARIANTS_INI  # noqa: E402
+from ladder.rules import Game, normalize_move
+from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI
 
 MODES = ("fen", "replay")
 #: docs/rules.md "Sixty plies without a capture" (the harness's own copy: tests break the
@@ -128,6 +126,9 @@ class View:
     fen: str
     check: bool
     outcome: tuple[str, str] | None  # (result, reason) or None: the game goes on
+    #: What an engine is to be sent, from pyffish's FENs: the start FEN and every move
+    #: with drops, else pyffish's FEN right after the last capture and the moves since.
+    engine_position: tuple[str, tuple[str, ...]]
 
 
 def load_pyffish() -> ModuleType:
@@ -251,13 +252,19 @@ def fsf_outcome(
     return None
 
 
-def replay_view(fsf: Fsf, start: str, moves: list[str]) -> View:
+def replay_view(fsf: Fsf, variant: str, start: str, moves: list[str]) -> View:
     """Everything asked with the start FEN and the whole move list (``replay`` mode)."""
     here = (start, moves)
     legal = sorted(fsf.legal_moves(*here))
     fen = fsf.get_fen(*here)
     check = bool(fsf.gives_check(*here))
-    return View(legal, fen, check, fsf_outcome(fsf, fen, check, legal, here, here))
+    outcome = fsf_outcome(fsf, fen, check, legal, here, here)
+    if variant == "crazyhouse-xiangqi":
+        sent = (fsf.get_fen(start, []), tuple(moves))
+    else:  # pyffish's halfmove clock counts the plies since the last capture
+        base = max(0, len(moves) - _clock(fen))
+        sent = (fsf.get_fen(start, moves[:base]), tuple(moves[base:]))
+    return View(legal, fen, check, outcome, sent)
 
 
 class FenTracker:
@@ -301,7 +308,7 @@ class FenTracker:
             base_fen, base_ply = self.base
             history = (base_fen, self.moves[base_ply:k])
         outcome = fsf_outcome(fsf, fen, check, legal, here, history, ask_immediate, ask_optional)
-        return View(legal, fen, check, outcome)
+        return View(legal, fen, check, outcome, (history[0], tuple(history[1])))
 
     def advance(self) -> None:
         move = self.moves[self.ply]
@@ -334,6 +341,13 @@ def compare_view(game: Game, view: View) -> list[tuple[str, object, object]]:
     ours_outcome = None if o is None else (o.result, o.reason.value)
     if ours_outcome != view.outcome:
         out.append(("outcome", ours_outcome, view.outcome))
+    ours_sent = game.engine_position()
+    theirs_sent = view.engine_position
+    if (_hand_multiset(ours_sent[0]), ours_sent[1]) != (
+        _hand_multiset(theirs_sent[0]),
+        theirs_sent[1],
+    ):
+        out.append(("engine position", ours_sent, theirs_sent))
     return out
 
 
@@ -363,7 +377,7 @@ def compare_game(
 
     while True:
         try:
-            view = tracker.view() if tracker else replay_view(fsf, start, game.moves)
+            view = tracker.view() if tracker else replay_view(fsf, variant, start, game.moves)
         except (ValueError, SystemError) as exc:  # pyffish rejects a move we played
             miss("pyffish accepts the moves", "all legal", f"{type(exc).__name__}: {exc}")
             break
@@ -506,7 +520,7 @@ def _play_games(
 def worker_pool(jobs: int) -> multiprocessing.pool.Pool:
     """``jobs`` worker processes, each with its own pyffish, for :func:`run_games`.
     (Spawned, not forked: pyffish has a thread. The children import this module by
-    name, so it must be importable from ``sys.path``.)"""
+    name, ``tests.rules.fuzz_vs_pyffish``, from the repository's root.)"""
     return multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_init)
 
 
@@ -584,7 +598,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1000, help="games per variant")
     parser.add_argument(
         "--variant",
-        choices=VARIANTS,
+        choices=VARIANT_IDS,
         action="append",
         help="variant(s) to test (default: all three)",
     )
@@ -613,7 +627,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sf = load_pyffish() if args.jobs <= 1 else None
     failed = False
-    for variant in args.variant or VARIANTS:
+    for variant in args.variant or VARIANT_IDS:
         t0 = time.perf_counter()
         stats = run_games(
             variant,
