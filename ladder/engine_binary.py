@@ -25,7 +25,7 @@ from pathlib import Path
 import platformdirs
 
 from ladder.engine_build import ENGINE_NAME, is_build_key
-from ladder.package_data import CHECKOUT_ROOT, DISTRIBUTION
+from ladder.package_data import CHECKOUT_ROOT, DISTRIBUTION, SOURCE_ROOT
 
 __all__ = [
     "BUILD_COMMAND",
@@ -49,14 +49,13 @@ DEPRECATED_ENGINE_ENV = "MISTBOARD_ENGINE"
 #: The command that builds the engine lookup step 3 finds.
 BUILD_COMMAND = "ladder engine build"
 
-#: The checkout's cache (None in an installed wheel): what `make engine` builds.
-CHECKOUT_CACHE: Path | None = CHECKOUT_ROOT / ".cache" if CHECKOUT_ROOT is not None else None
+#: The checkout's cache, where `make engine` builds. (An installed wheel has none: the
+#: lookup skips it there.)
+CHECKOUT_CACHE = SOURCE_ROOT / ".cache"
 #: The patched engine `make engine` links (lookup step 4).
-DEFAULT_ENGINE: Path | None = CHECKOUT_CACHE / ENGINE_NAME if CHECKOUT_CACHE else None
+DEFAULT_ENGINE = CHECKOUT_CACHE / ENGINE_NAME
 #: Stock Fairy-Stockfish from the same sdist, the tests' reference (`make engine`).
-UNPATCHED_ENGINE: Path | None = (
-    CHECKOUT_CACHE / f"{ENGINE_NAME}-unpatched" if CHECKOUT_CACHE else None
-)
+UNPATCHED_ENGINE = CHECKOUT_CACHE / f"{ENGINE_NAME}-unpatched"
 
 
 class EngineNotBuilt(RuntimeError):
@@ -118,7 +117,7 @@ def find_engine(option: Path | None = None) -> FoundEngine:
                 _warn_deprecated_env()
             return _given(Path(value), name)
     searched = [(user_cache() / ENGINE_NAME, "user cache")]
-    if DEFAULT_ENGINE is not None:
+    if CHECKOUT_ROOT is not None:
         searched.append((DEFAULT_ENGINE, "checkout"))
     for path, source in searched:
         if _executable(path):

@@ -23,6 +23,7 @@ __all__ = [
     "BUILT_IN",
     "CHECKOUT_ROOT",
     "DISTRIBUTION",
+    "SOURCE_ROOT",
     "data_path",
     "package_version",
 ]
@@ -38,7 +39,8 @@ BUILT_IN: dict[str, str] = {
     "engine_patches": "engine/patches",
 }
 
-_REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
+#: The folder the package is imported from: a checkout's root, or site-packages.
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
 
 
 def _is_checkout(root: Path) -> bool:
@@ -49,7 +51,7 @@ def _is_checkout(root: Path) -> bool:
 
 #: The repository this package is imported from (an editable install or the source
 #: tree), None when it is an installed wheel.
-CHECKOUT_ROOT: Path | None = _REPOSITORY_ROOT if _is_checkout(_REPOSITORY_ROOT) else None
+CHECKOUT_ROOT: Path | None = SOURCE_ROOT if _is_checkout(SOURCE_ROOT) else None
 
 # Resources that are not plain files (a zip import) are extracted once, for the life of
 # the process: the engine needs a real path for VariantPath.

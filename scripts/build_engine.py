@@ -16,8 +16,6 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from ladder.engine_binary import CHECKOUT_CACHE, builds_dir
 from ladder.engine_build import PROFILES, BuildError, EngineBuild, build
 

@@ -22,7 +22,7 @@ def pytest_configure(config: pytest.Config) -> None:
     starts: a `ladder engine build` in the per-user cache, which the engine lookup puts
     first, must not stand in for it. An engine named in the environment still wins."""
     named = os.environ.get(ENGINE_ENV) or os.environ.get(DEPRECATED_ENGINE_ENV)
-    if not named and DEFAULT_ENGINE is not None and DEFAULT_ENGINE.exists():
+    if not named and DEFAULT_ENGINE.exists():
         os.environ[ENGINE_ENV] = str(DEFAULT_ENGINE)
 
 
@@ -35,7 +35,7 @@ def engine_exe() -> Path:
 @pytest.fixture(scope="session")
 def unpatched_engine_exe() -> Path:
     """Stock Fairy-Stockfish from the same sdist, without our patches (reference build)."""
-    if UNPATCHED_ENGINE is None or not UNPATCHED_ENGINE.exists():
+    if not UNPATCHED_ENGINE.exists():
         pytest.fail(f"{UNPATCHED_ENGINE} missing: run `make engine`")
     return UNPATCHED_ENGINE.resolve()
 

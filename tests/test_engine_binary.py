@@ -15,7 +15,6 @@ from ladder.engine_binary import (
     DEFAULT_ENGINE,
     DEPRECATED_ENGINE_ENV,
     ENGINE_ENV,
-    UNPATCHED_ENGINE,
     EngineNotBuilt,
     find_engine,
 )
@@ -74,7 +73,6 @@ def test_lookup_order(user_cache: Path, engine_exe: Path, unpatched_engine_exe: 
     assert found(done) == (str(DEBIAN_FSF), DEPRECATED_ENGINE_ENV)
     assert done.stderr.strip() == f"{DEPRECATED_ENGINE_ENV} is deprecated: set {ENGINE_ENV} instead"
     assert found(ladder(*path, cache=user_cache)) == (str(unpatched_engine_exe), "user cache")
-    assert DEFAULT_ENGINE is not None
     empty = user_cache.parent / "empty"
     empty.mkdir()
     assert found(ladder(*path, cache=empty)) == (str(DEFAULT_ENGINE.resolve()), "checkout")
@@ -118,7 +116,6 @@ def test_version_names_the_build_key(user_cache: Path, engine_exe: Path) -> None
     # the checkout's build is the one this tree's inputs give
     assert engine == f"engine: {EngineBuild().key()} ({engine_exe}, from --engine)"
     done = ladder("--version", cache=user_cache)  # the user cache's: the stock build
-    assert UNPATCHED_ENGINE is not None
     assert EngineBuild("engine", "plain", patched=False).key() in done.stdout
     done = ladder("--version", cache=user_cache, env={ENGINE_ENV: str(DEBIAN_FSF)})
     assert done.stdout.splitlines()[1] == (

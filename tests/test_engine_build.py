@@ -103,7 +103,6 @@ def test_key_does_not_hash_the_build_code(tmp_path: Path) -> None:
 
 def seeded_cache(tmp_path: Path, spec: EngineBuild) -> tuple[Path, Path]:
     """(a cache, the checkout's build of ``spec`` to copy into it)."""
-    assert CHECKOUT_CACHE is not None
     built = cached_build(builds_dir(CHECKOUT_CACHE), spec.key())
     if built is None:
         pytest.fail(f"no {spec.key()} in the checkout's cache: run `make engine`")

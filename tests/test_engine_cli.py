@@ -35,7 +35,6 @@ def test_build_links_the_user_cache_to_its_build(tmp_path: Path, engine_exe: Pat
     rebuilds nothing, points the cache's link at it (relative: the cache can move as a
     whole) and prints its path last; the lookup then finds it there."""
     key = EngineBuild().key()
-    assert CHECKOUT_CACHE is not None
     built = cached_build(builds_dir(CHECKOUT_CACHE), key)
     assert built is not None, "run `make engine`"
     cache = tmp_path / "xdg"

@@ -21,14 +21,14 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+
+from ladder.client import wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -136,16 +136,8 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT
-        while True:
-            try:
-                if httpx.get(f"{url}/healthz", timeout=5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert server.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "ladder serve did not come up"
-            time.sleep(0.2)
+        up = wait_until_healthy(url, SERVER_START_TIMEOUT, lambda: server.poll() is None)
+        assert up, log.read_text()
         yield url
     finally:
         server.send_signal(signal.SIGTERM)

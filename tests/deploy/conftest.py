@@ -135,7 +135,6 @@ def seed_engine_cache(venv: Path, cache: Path, env: dict[str, str]) -> None:
         check=True,
     ).stdout.split()
     assert keys == [spec.key() for spec in specs], "the wheel computes other build keys"
-    assert CHECKOUT_CACHE is not None
     for key in keys:
         built = cached_build(builds_dir(CHECKOUT_CACHE), key)
         if built is None:

@@ -90,7 +90,7 @@ def test_cmd_serves_and_healthcheck_passes(installation: Installation) -> None:
         while installation.run(check, timeout=30).returncode != 0:
             assert server.poll() is None, f"the server exited: {log.read_text()}"
             assert time.monotonic() < deadline, "the HEALTHCHECK never passed"
-            time.sleep(0.2)
+            time.sleep(0.2)  # Docker too runs it at an interval
         body = json.dumps({"variant": "xiangqi", "moves": ["h3e3"], "level": 2, "seed": 7})
         request = urllib.request.Request(
             f"http://127.0.0.1:{port}/v1/move",
