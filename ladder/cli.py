@@ -18,11 +18,12 @@ import signal
 import sys
 from pathlib import Path
 
+from ladder.calibration.cli import add_calibrate
 from ladder.doctor import add_doctor
 from ladder.engine_binary import BUILD_COMMAND, ENGINE_ENV, EngineNotBuilt, find_engine
 from ladder.engine_cli import add_engine, add_engine_option
 from ladder.log_config import LEVELS, configure_logging
-from ladder.match.cli import add_calibrate, add_match
+from ladder.match.cli import add_match
 from ladder.package_data import DISTRIBUTION, package_version
 from ladder.rules.cli import add_perft
 from ladder.service.cli import add_levels, add_move, add_serve

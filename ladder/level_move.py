@@ -26,6 +26,7 @@ a variety rule. One level move is:
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 
@@ -79,11 +80,11 @@ class SearchJob:
 
     @classmethod
     def for_level(
-        cls, section: str, fen: str, moves: tuple[str, ...] | list[str], level: Level
+        cls, section: str, fen: str, moves: tuple[str, ...] | list[str], level: Level, ply: int
     ) -> SearchJob:
-        """The search ``level`` makes in this position: its node limit and Hash, and
-        MultiPV = the variety rule's line count (1 without one)."""
-        variety = level.variety
+        """The search ``level`` makes for the move at game ply ``ply``: its node limit and
+        Hash, and MultiPV = the variety rule's line count where it applies (else 1)."""
+        variety = level.variety_at(ply)
         return cls(
             section=section,
             fen=fen,
@@ -213,10 +214,11 @@ async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[s
 def choose(
     result: SearchResult, variety: Variety | None, seed: int, legal: frozenset[str]
 ) -> Choice | None:
-    """The move to play: the best move, or under the variety rule: with probability
-    ``random_move_pct`` % a uniformly random legal move, else a uniform pick among the
-    legal lines within ``window_cp`` of the best line; both drawn with
-    ``random.Random(seed)``.
+    """The move to play, drawn with ``random.Random(seed)``: the best move without a
+    variety rule; with one (:class:`ladder.levels.Variety`), with probability
+    ``random_move_pct`` % a uniformly random legal move (the old rule), else a weighted
+    pick among the searched lines: weight 1 within ``window_cp`` of the best line, and
+    ``exp(-(loss - window_cp) / temperature_cp)`` beyond it (0 with no temperature).
 
     Returns None when the engine gave no legal move (the caller treats it as a failure).
     """
@@ -240,23 +242,25 @@ def choose(
             ponder = best_line.pv[1]
         return Choice(result.bestmove, ponder, best_line)
     top = best_line.value()
-    candidates = sorted(
-        (
-            ln
-            for ln in result.lines.values()
-            if ln.pv and ln.move in legal and top - ln.value() <= variety.window_cp
-        ),
-        key=lambda ln: ln.multipv,
-    )
-    # Deduplicate by move (a line can be reported twice in odd cases); keep pv order.
-    first: dict[str, Line] = {}
-    for ln in candidates:
-        first.setdefault(ln.move, ln)
-    unique = list(first.values())
-    if not unique:
-        unique = [best_line]
-    pick = rng.choice(unique)
+    # One line per move (a line can be reported twice in odd cases), in MultiPV order.
+    by_move: dict[str, Line] = {}
+    for ln in sorted(result.lines.values(), key=lambda ln: ln.multipv):
+        if ln.pv and ln.move in legal:
+            by_move.setdefault(ln.move, ln)
+    lines = list(by_move.values())
+    weights = [_weight(top - ln.value(), variety) for ln in lines]
+    pick = best_line if sum(weights) <= 0 else rng.choices(lines, weights=weights)[0]
     ponder = pick.pv[1] if len(pick.pv) > 1 else None
     if pick.move == result.bestmove and result.ponder is not None:
         ponder = result.ponder
     return Choice(pick.move, ponder, pick)
+
+
+def _weight(loss: int, variety: Variety) -> float:
+    """A line's weight in the pick: 1 within the window, decaying with the loss beyond."""
+    excess = loss - variety.window_cp
+    if excess <= 0:
+        return 1.0
+    if variety.temperature_cp <= 0:
+        return 0.0
+    return math.exp(-excess / variety.temperature_cp)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,28 +22,55 @@ class LevelsError(ValueError):
 
 @dataclass(frozen=True)
 class Variety:
-    """The weakest levels' seeded variety rule (:func:`ladder.level_move.choose`).
+    """A level's seeded choice among the engine's lines (:func:`ladder.level_move.choose`).
 
-    With probability ``random_move_pct`` percent the level plays a uniformly random
-    legal move (a beginner's blunder); otherwise a uniform pick among the moves within
-    ``window_cp`` centipawns of the best of ``multipv`` lines.
+    The engine searches ``multipv`` lines; each line's *loss* is how many centipawns it
+    scores below the best line. A line within ``window_cp`` of the best is a near-equal
+    move: all of them are equally likely (the variety every level has, so that a won game
+    cannot be replayed move for move). Beyond the window a line's weight falls off as
+    ``exp(-(loss - window_cp) / temperature_cp)``: the mistake rule of the weakest levels,
+    which play a merely good move more often than a bad one and a blunder rarely; with
+    ``temperature_cp`` 0 nothing outside the window is played.
+
+    ``random_move_pct`` is the rule the ladder used before (kept to compare against): with
+    that probability a uniformly random legal move, whatever it loses.
+
+    ``plies``: the rule applies in the first ``plies`` plies of a game (counted from the
+    FEN's move number), and the level plays its best move of one line after that; None:
+    at every ply. The strong levels vary their openings only: that is where a beaten
+    level would otherwise be replayed move for move, and where near-equal moves are
+    many, while searching several lines at every move would cost them strength.
     """
 
     multipv: int = 1
     window_cp: int = 0
     random_move_pct: float = 0.0
+    temperature_cp: float = 0.0
+    plies: int | None = None
+
+    def applies_at(self, ply: int) -> bool:
+        """Whether the rule applies to the move at game ply ``ply`` (0: the first move)."""
+        return self.plies is None or ply < self.plies
 
     def describe(self) -> str:
-        """Short human-readable form, e.g. ``MultiPV 4, 150 cp, 20% random``."""
+        """Short human-readable form, e.g. ``MultiPV 3, 15 cp window, first 20 plies``."""
         parts = []
         if self.multipv > 1:
-            parts.append(f"MultiPV {self.multipv}, {self.window_cp} cp")
+            parts.append(f"MultiPV {self.multipv}")
+        if self.window_cp:
+            parts.append(f"{self.window_cp} cp window")
+        if self.temperature_cp:
+            parts.append(f"T {self.temperature_cp:g} cp")
         if self.random_move_pct:
             parts.append(f"{self.random_move_pct:g}% random")
+        if parts and self.plies is not None:
+            parts.append(f"first {self.plies} plies")
         return ", ".join(parts) or "-"
 
 
-VARIETY_KEYS = ("multipv", "window_cp", "random_move_pct")
+#: Hotter than this is a uniform pick among the lines in all but name.
+MAX_TEMPERATURE_CP = 10_000
+VARIETY_KEYS = ("multipv", "window_cp", "random_move_pct", "temperature_cp", "plies")
 
 
 def _variety(table: dict[str, Any], level: object, base: Variety | None = None) -> Variety | None:
@@ -55,13 +84,22 @@ def _variety(table: dict[str, Any], level: object, base: Variety | None = None) 
             multipv=int(merged.get("multipv", 1)),
             window_cp=int(merged.get("window_cp", 0)),
             random_move_pct=float(merged.get("random_move_pct", 0.0)),
+            temperature_cp=float(merged.get("temperature_cp", 0.0)),
+            plies=None if merged.get("plies") is None else int(merged["plies"]),
         )
     except (TypeError, ValueError) as exc:
         raise LevelsError(f"level {level}: variety: {exc}") from exc
-    if variety.multipv < 1 or variety.window_cp < 0 or not 0 <= variety.random_move_pct <= 100:
+    if (
+        variety.multipv < 1
+        or variety.window_cp < 0
+        or not 0 <= variety.random_move_pct <= 100
+        or not 0 <= variety.temperature_cp <= MAX_TEMPERATURE_CP
+        or (variety.plies is not None and variety.plies < 1)
+    ):
         raise LevelsError(
-            f"level {level}: variety needs multipv >= 1, window_cp >= 0 and "
-            "0 <= random_move_pct <= 100"
+            f"level {level}: variety needs multipv >= 1, window_cp >= 0, "
+            f"0 <= random_move_pct <= 100, 0 <= temperature_cp <= {MAX_TEMPERATURE_CP} "
+            "and plies >= 1"
         )
     if variety.multipv == 1 and variety.random_move_pct == 0:
         return None
@@ -69,19 +107,69 @@ def _variety(table: dict[str, Any], level: object, base: Variety | None = None) 
 
 
 @dataclass(frozen=True)
+class Rating:
+    """A measured strength: logistic Elo with ``random`` = 0 and its 95 % interval, from
+    ``games`` calibration games (:mod:`ladder.calibration`); ``extrapolated`` when it
+    comes from a fit over other levels instead of games of its own."""
+
+    elo: float
+    elo_lo: float
+    elo_hi: float
+    games: int
+    extrapolated: bool = False
+
+
+#: The levels-file keys of a :class:`Rating`, in a variant's level table.
+RATING_KEYS = tuple(f.name for f in fields(Rating))
+
+
+@dataclass(frozen=True)
 class Level:
-    """One rung of the ladder for one variant: engine settings, and its rating if measured."""
+    """One rung of the ladder for one variant: engine settings, and its rating if measured.
+
+    ``seconds_per_move`` is the median search time of its moves in the calibration games
+    (on the calibration machine: a guide, not a promise).
+    """
 
     level: int
     nodes: int
     threads: int = 1
     hash_mb: int = 16
     variety: Variety | None = None
-    elo: float | None = None
-    elo_lo: float | None = None
-    elo_hi: float | None = None
-    games: int | None = None
-    extrapolated: bool = False
+    rating: Rating | None = None
+    seconds_per_move: float | None = None
+
+    def variety_at(self, ply: int) -> Variety | None:
+        """The variety rule for the move at game ply ``ply``, None where it plays its best
+        move of one line."""
+        v = self.variety
+        return v if v is not None and v.applies_at(ply) else None
+
+
+def level_table(level: Level) -> dict[str, Any]:
+    """A level as one flat table (``ladder levels --json``): its settings, its variety
+    rule as a table, the rating's fields (None when not rated) and the time per move."""
+    out: dict[str, Any] = {
+        "level": level.level,
+        "nodes": level.nodes,
+        "hash_mb": level.hash_mb,
+        "variety": asdict(level.variety) if level.variety else None,
+    }
+    rating = asdict(level.rating) if level.rating else dict.fromkeys(RATING_KEYS)
+    out.update(rating)
+    out["extrapolated"] = bool(out["extrapolated"])
+    out["seconds_per_move"] = level.seconds_per_move
+    return out
+
+
+def _rating(table: dict[str, Any], where: str) -> Rating | None:
+    given = {k: table.pop(k) for k in RATING_KEYS if k in table}
+    if not given:
+        return None
+    try:
+        return Rating(**given)
+    except TypeError as exc:
+        raise LevelsError(f"{where}: rating needs {', '.join(RATING_KEYS[:4])}: {exc}") from exc
 
 
 def _level_from(table: dict[str, Any], defaults: dict[str, Any]) -> Level:
@@ -89,8 +177,9 @@ def _level_from(table: dict[str, Any], defaults: dict[str, Any]) -> Level:
     variety = _variety(merged, merged.get("level"))
     for key in VARIETY_KEYS:
         merged.pop(key, None)
+    rating = _rating(merged, f"level {merged.get('level')}")
     try:
-        lvl = Level(variety=variety, **merged)
+        lvl = Level(variety=variety, rating=rating, **merged)
     except TypeError as exc:
         raise LevelsError(f"levels file: {exc}") from exc
     if lvl.level not in LEVEL_NUMBERS or lvl.nodes < 1 or lvl.threads != 1:
@@ -116,12 +205,89 @@ def load_levels(path: Path = LEVELS_FILE) -> dict[str, dict[int, Level]]:
             n = int(key)
             if n not in levels:
                 raise LevelsError(f"{path}: variant {variant}: no level {key}")
-            fields = {k: v for k, v in table.items() if k not in VARIETY_KEYS}
+            settings = {k: v for k, v in table.items() if k not in VARIETY_KEYS}
+            rating = _rating(settings, f"{path}: variant {variant} level {n}")
             try:
                 levels[n] = replace(
-                    levels[n], **fields, variety=_variety(table, n, levels[n].variety)
+                    levels[n],
+                    **settings,
+                    variety=_variety(table, n, levels[n].variety),
+                    rating=rating if rating is not None else levels[n].rating,
                 )
             except TypeError as exc:
                 raise LevelsError(f"{path}: variant {variant} level {n}: {exc}") from exc
         out[variant] = levels
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# Any strength in between
+
+
+def elo_range(levels: dict[int, Level]) -> tuple[float, float] | None:
+    """The Elo span an ``elo`` request may ask for: level 1's measured Elo to level 8's;
+    None unless every level has a measured rating and they increase strictly."""
+    ratings = [levels[n].rating for n in sorted(levels)]
+    if any(r is None or r.extrapolated for r in ratings):
+        return None
+    elos = [r.elo for r in ratings if r is not None]
+    if any(b <= a for a, b in itertools.pairwise(elos)):
+        return None
+    return elos[0], elos[-1]
+
+
+def _lerp(a: float, b: float, f: float) -> float:
+    return a + (b - a) * f
+
+
+def _geometric(a: float, b: float, f: float) -> float:
+    return math.exp(_lerp(math.log(a), math.log(b), f))
+
+
+def at_elo(levels: dict[int, Level], elo: float) -> Level:
+    """The settings that play at ``elo``: interpolated between the two measured levels
+    around it, at the fraction ``f`` of the way from the weaker one's Elo to the
+    stronger one's.
+
+    Every setting moves from the weaker level's value towards the stronger one's, so the
+    strength grows with ``elo`` (monotone): the node count geometrically (Elo is close to
+    linear in log nodes), the mistake rule's temperature, the window and the random-move
+    rate linearly, the line count geometrically. Between a mistake level and a full
+    search (levels 3-4) the temperature falls to 0 only at the stronger level; until
+    then the mistake rule applies at every ply. The result carries the weaker level's
+    number and no rating of its own. Raises :class:`LevelsError` outside
+    :func:`elo_range`.
+    """
+    span = elo_range(levels)
+    if span is None:
+        raise LevelsError("an Elo needs every level measured, strictly increasing")
+    if not span[0] <= elo <= span[1]:
+        raise LevelsError(f"elo must be between {span[0]:.0f} and {span[1]:.0f}, got {elo:g}")
+    elos = {n: lv.rating.elo for n, lv in levels.items() if lv.rating is not None}
+    low, high = next((a, b) for a, b in itertools.pairwise(sorted(levels)) if elo <= elos[b])
+    a, b = levels[low], levels[high]
+    f = (elo - elos[low]) / (elos[high] - elos[low])
+    if f <= 0:
+        return a
+    if f >= 1:
+        return b
+    va, vb = a.variety or Variety(), b.variety or Variety()
+    temperature = _lerp(va.temperature_cp, vb.temperature_cp, f)
+    if temperature > 0 or va.random_move_pct > 0:
+        plies = None if va.plies is None or vb.plies is None else va.plies
+    else:
+        plies = round(_lerp(va.plies or 0, vb.plies or 0, f)) or None
+    variety = Variety(
+        multipv=max(1, round(_geometric(va.multipv, vb.multipv, f))),
+        window_cp=round(_lerp(va.window_cp, vb.window_cp, f)),
+        random_move_pct=_lerp(va.random_move_pct, vb.random_move_pct, f),
+        temperature_cp=temperature,
+        plies=plies,
+    )
+    return Level(
+        level=a.level,
+        nodes=max(1, round(_geometric(a.nodes, b.nodes, f))),
+        hash_mb=a.hash_mb if f < 0.5 else b.hash_mb,
+        variety=variety if (variety.multipv > 1 or variety.random_move_pct > 0) else None,
+        seconds_per_move=None,
+    )

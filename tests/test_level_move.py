@@ -1,9 +1,12 @@
-"""The variety rule's random move (:func:`ladder.level_move.choose`), without engines."""
+"""The level's choice (:func:`ladder.level_move.choose`): the old random move, the
+mistake rule, the window, without engines."""
 
 from __future__ import annotations
 
-from ladder.level_move import Line, SearchResult, choose
-from ladder.levels import Variety
+import math
+
+from ladder.level_move import Line, SearchJob, SearchResult, choose
+from ladder.levels import Level, Variety
 
 LEGAL = frozenset({"h3e3", "b3e3", "h1g3", "c4c5", "a4a5", "i4i5"})
 
@@ -62,3 +65,57 @@ def test_zero_percent_never_plays_a_random_move() -> None:
         Variety(multipv=4, window_cp=60, random_move_pct=0), range(100)
     )
     assert set(_picks(with_window, range(100))) == {"h3e3", "b3e3"}
+
+
+def _lines(*scores: int) -> SearchResult:
+    moves = ["h3e3", "b3e3", "h1g3", "c4c5", "a4a5", "i4i5"]
+    lines = {
+        k: Line(k, (moves[k - 1], "h10g8"), cp, None, 3, 1000)
+        for k, cp in enumerate(scores, start=1)
+    }
+    return SearchResult(bestmove="h3e3", ponder="h10g8", lines=lines)
+
+
+def test_the_mistake_rule_prefers_small_losses() -> None:
+    # losses 0, 50, 150, 400: weights 1, e^-0.5, e^-1.5, e^-4 at T = 100
+    result = _lines(100, 50, -50, -300)
+    v = Variety(multipv=4, temperature_cp=100)
+    picks = [choose(result, v, seed, LEGAL).move for seed in range(6000)]  # type: ignore[union-attr]
+    weights = [1.0, math.exp(-0.5), math.exp(-1.5), math.exp(-4)]
+    for move, w in zip(["h3e3", "b3e3", "h1g3", "c4c5"], weights, strict=True):
+        expected = w / sum(weights)
+        assert abs(picks.count(move) / len(picks) - expected) < 0.02, move
+    assert not {"a4a5", "i4i5"} & set(picks)  # only the lines searched
+
+
+def test_the_window_makes_near_equal_moves_equally_likely() -> None:
+    result = _lines(30, 20, 16, -100)
+    v = Variety(multipv=4, window_cp=15)
+    picks = [choose(result, v, seed, LEGAL).move for seed in range(3000)]  # type: ignore[union-attr]
+    assert set(picks) == {"h3e3", "b3e3", "h1g3"}
+    assert all(900 < picks.count(m) < 1100 for m in ("h3e3", "b3e3", "h1g3"))
+    # with a temperature too, a line past the window is rarer the further it is
+    warm = Variety(multipv=4, window_cp=15, temperature_cp=40)
+    picks = [choose(result, warm, seed, LEGAL).move for seed in range(3000)]  # type: ignore[union-attr]
+    assert 0 < picks.count("c4c5") < picks.count("h1g3") / 10
+
+
+def test_a_line_into_mate_is_never_chosen() -> None:
+    lines = {
+        1: Line(1, ("h3e3",), 20, None, 3, 1000),
+        2: Line(2, ("b3e3",), None, -2, 3, 1000),
+    }
+    result = SearchResult(bestmove="h3e3", ponder=None, lines=lines)
+    v = Variety(multipv=2, temperature_cp=10_000)
+    assert {choose(result, v, seed, LEGAL).move for seed in range(500)} == {"h3e3"}  # type: ignore[union-attr]
+
+
+def test_the_rule_applies_in_its_plies_only() -> None:
+    lv = Level(5, 14000, variety=Variety(3, 15, plies=20))
+    assert lv.variety_at(0) == lv.variety and lv.variety_at(19) == lv.variety
+    assert lv.variety_at(20) is None and lv.variety_at(200) is None
+    always = Level(1, 3000, variety=Variety(99, temperature_cp=300))
+    assert always.variety_at(500) == always.variety
+    job = SearchJob.for_level("mistboard-xiangqi", "fen", [], lv, 25)
+    assert job.multipv == 1
+    assert SearchJob.for_level("mistboard-xiangqi", "fen", [], lv, 3).multipv == 3

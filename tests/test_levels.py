@@ -6,7 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from ladder.levels import LEVELS_FILE, LevelsError, Variety, load_levels
+from ladder.levels import (
+    LEVELS_FILE,
+    Level,
+    LevelsError,
+    Rating,
+    Variety,
+    at_elo,
+    elo_range,
+    level_table,
+    load_levels,
+)
 from ladder.variants import VARIANT_IDS
 
 BASE = "[defaults]\nhash_mb = 4\n\n" + "".join(
@@ -43,7 +53,9 @@ def test_variety_keys_and_overrides(tmp_path: Path) -> None:
     assert table["atomic-xiangqi"][1].nodes == 64
     assert table["atomic-xiangqi"][2].variety == Variety(3, 50)
     assert table["xiangqi"][2].variety is None and table["xiangqi"][2].hash_mb == 4
-    assert Variety(8, 300, 25).describe() == "MultiPV 8, 300 cp, 25% random"
+    assert Variety(8, 300, 25).describe() == "MultiPV 8, 300 cp window, 25% random"
+    assert Variety(3, 15, plies=20).describe() == "MultiPV 3, 15 cp window, first 20 plies"
+    assert Variety(99, temperature_cp=120).describe() == "MultiPV 99, T 120 cp"
 
 
 @pytest.mark.parametrize(
@@ -54,6 +66,10 @@ def test_variety_keys_and_overrides(tmp_path: Path) -> None:
         ("multipv = 0\nwindow_cp = 10", "multipv"),
         ("window_cp = -5\nmultipv = 3", "window_cp"),
         ('random_move_pct = "lots"', "variety"),
+        ("multipv = 9\ntemperature_cp = -1", "temperature_cp"),
+        ("multipv = 9\ntemperature_cp = 20000", "temperature_cp"),
+        ("multipv = 3\nplies = 0", "plies"),
+        ("elo = 100", "rating needs"),
         ("speed = 3", "speed"),
     ],
 )
@@ -71,3 +87,70 @@ def test_bad_overrides_are_named(tmp_path: Path) -> None:
         _load(tmp_path, text + "[variant.xiangqi.1]\nrandom_move_pct = 200\n")
     with pytest.raises(LevelsError, match="xiangqi level 1"):
         _load(tmp_path, text + "[variant.xiangqi.1]\nspeed = 2\n")
+
+
+def test_a_rating_and_time_per_move_load_per_variant(tmp_path: Path) -> None:
+    text = "[[level]]\nlevel = 1\nnodes = 50\n\n" + BASE
+    text += (
+        "[variant.xiangqi.1]\nelo = 400.5\nelo_lo = 300.0\nelo_hi = 500.0\ngames = 60\n"
+        "extrapolated = false\nseconds_per_move = 0.012\n"
+    )
+    table = _load(tmp_path, text)
+    one = table["xiangqi"][1]
+    assert one.rating == Rating(400.5, 300.0, 500.0, 60, False) and one.seconds_per_move == 0.012
+    assert table["atomic-xiangqi"][1].rating is None
+    flat = level_table(one)
+    assert [
+        k
+        for k in flat
+        if k in ("level", "nodes", "variety", "elo", "elo_lo", "elo_hi", "games", "extrapolated")
+    ] == ["level", "nodes", "variety", "elo", "elo_lo", "elo_hi", "games", "extrapolated"]
+    assert flat["elo"] == 400.5 and flat["seconds_per_move"] == 0.012
+    assert level_table(table["atomic-xiangqi"][1])["elo"] is None
+
+
+def _ladder(elos: list[float]) -> dict[int, Level]:
+    mistakes = [Variety(99, temperature_cp=t) for t in (300.0, 120.0, 50.0)]
+    search = Variety(3, 15, plies=20)
+    nodes = [3000, 3000, 3000, 3000, 14000, 60000, 250000, 1000000]
+    return {
+        n: Level(
+            n,
+            nodes[n - 1],
+            variety=mistakes[n - 1] if n <= 3 else search,
+            rating=Rating(e, e - 50, e + 50, 100),
+        )
+        for n, e in enumerate(elos, start=1)
+    }
+
+
+def test_an_elo_between_two_levels_interpolates_every_setting_monotonically() -> None:
+    levels = _ladder([400, 700, 1000, 1400, 1750, 2100, 2450, 2800])
+    assert elo_range(levels) == (400, 2800)
+    assert at_elo(levels, 400) == levels[1] and at_elo(levels, 2800) == levels[8]
+    assert at_elo(levels, 1750) == levels[5]
+    mid = at_elo(levels, 550)  # halfway between two mistake levels
+    assert mid.variety is not None and mid.variety.temperature_cp == 210 and mid.nodes == 3000
+    top = at_elo(levels, 2625)  # halfway between 250k and 1M nodes: geometric
+    assert top.nodes == 500_000 and top.variety == Variety(3, 15, plies=20)
+    across = at_elo(levels, 1200)  # a mistake level and a full search
+    assert across.variety is not None and across.variety.temperature_cp == 25
+    assert across.variety.plies is None and 3 < across.variety.multipv < 99
+    previous = at_elo(levels, 400)
+    for elo in range(410, 2800, 10):
+        lv = at_elo(levels, elo)
+        v, pv = lv.variety or Variety(), previous.variety or Variety()
+        assert lv.nodes >= previous.nodes
+        assert v.temperature_cp <= pv.temperature_cp and v.multipv <= pv.multipv
+        previous = lv
+
+
+def test_an_elo_off_the_curve_or_an_uncalibrated_ladder_is_refused() -> None:
+    levels = _ladder([400, 700, 1000, 1400, 1750, 2100, 2450, 2800])
+    for elo in (399.9, 2800.1):
+        with pytest.raises(LevelsError, match="between 400 and 2800"):
+            at_elo(levels, elo)
+    bent = _ladder([400, 700, 650, 1400, 1750, 2100, 2450, 2800])
+    assert elo_range(bent) is None
+    with pytest.raises(LevelsError, match="strictly increasing"):
+        at_elo(bent, 500)

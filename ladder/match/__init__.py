@@ -4,11 +4,9 @@
 * :mod:`ladder.match.elo` -- logistic Elo, 95 % intervals, normalised Elo, LOS.
 * :mod:`ladder.match.sprt` -- generalised SPRT as in fishtest / fastchess.
 * :mod:`ladder.match.bradley_terry` -- whole-ladder ratings with a Red advantage.
-* :mod:`ladder.match.calibration` -- Elo against ln(nodes), for uncalibrated levels.
 """
 
 from ladder.match.bradley_terry import GameResult, LadderFit, PlayerRating, fit_ladder
-from ladder.match.calibration import LevelElo, LogNodesFit, calibrate_levels, fit_elo_vs_log_nodes
 from ladder.match.elo import (
     EloEstimate,
     elo_to_score,
@@ -40,17 +38,13 @@ __all__ = [
     "EloEstimate",
     "GameResult",
     "LadderFit",
-    "LevelElo",
-    "LogNodesFit",
     "Pentanomial",
     "PlayerRating",
     "Sprt",
     "SprtDecision",
     "SprtResult",
     "Trinomial",
-    "calibrate_levels",
     "elo_to_score",
-    "fit_elo_vs_log_nodes",
     "fit_ladder",
     "llr_logistic",
     "llr_logistic_approx",

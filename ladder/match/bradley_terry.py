@@ -49,13 +49,14 @@ import math
 import random
 from collections import defaultdict, deque
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ladder.match.elo import normal_quantile
 
 __all__ = [
     "ELO_PER_LOGIT",
+    "Difference",
     "GameResult",
     "LadderFit",
     "PlayerRating",
@@ -120,10 +121,48 @@ class LadderFit:
     prior_draws: float
     log_likelihood: float
     newton_iterations: int
+    #: Covariance of two players' ratings (Elo squared), from the inverse information.
+    covariance: dict[tuple[str, str], float] = field(default_factory=dict)
+    #: Each player's rating in every bootstrap replicate (empty without a bootstrap).
+    replicates: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
     def ranking(self) -> list[PlayerRating]:
         """Players from strongest to weakest."""
         return sorted(self.ratings.values(), key=lambda r: r.elo, reverse=True)
+
+    def difference(self, a: str, b: str) -> Difference:
+        """``a``'s rating minus ``b``'s, with its interval: from the bootstrap replicates
+        when there are any (the same replicate for both), else Wald from the covariance
+        (adjacent ladder levels share games, so their ratings are correlated and the
+        difference is known better than either rating)."""
+        ra, rb = self.ratings[a], self.ratings[b]
+        var = (
+            self.covariance.get((a, a), ra.stderr**2)
+            + self.covariance.get((b, b), rb.stderr**2)
+            - 2 * self.covariance.get((a, b), 0.0)
+        )
+        stderr = math.sqrt(max(var, 0.0))
+        diff = ra.elo - rb.elo
+        if self.replicates:
+            values = sorted(
+                x - y for x, y in zip(self.replicates[a], self.replicates[b], strict=True)
+            )
+            tail = (1.0 - self.confidence) / 2.0
+            lo, hi = _percentile(values, tail), _percentile(values, 1.0 - tail)
+        else:
+            z = normal_quantile(0.5 + self.confidence / 2.0)
+            lo, hi = diff - z * stderr, diff + z * stderr
+        return Difference(diff, lo, hi, stderr)
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One rating minus another, with its interval (Elo)."""
+
+    elo: float
+    lo: float
+    hi: float
+    stderr: float
 
 
 # --------------------------------------------------------------------------------------
@@ -232,21 +271,23 @@ def _newton(
     raise ValueError(_NO_MLE)
 
 
-def _covariance_diag(
+def _covariance(
     cells: _Cells, beta: Sequence[float], h: float, n_players: int, anchor: int
-) -> list[float]:
-    """Diagonal of the inverse information: variances of (beta_0..beta_{n-1}, h)."""
+) -> list[list[float]]:
+    """The inverse information: covariances of (beta_0..beta_{n-1}, h), the anchor's
+    row and column 0."""
     free = [p for p in range(n_players) if p != anchor]
     info, _ = _information(cells, beta, h, free, n_players)
     m = len(info)
-    variances = [0.0] * (n_players + 1)
+    target = [*free, n_players]
+    cov = [[0.0] * (n_players + 1) for _ in range(n_players + 1)]
     for k in range(m):
         unit = [0.0] * m
         unit[k] = 1.0
         col = _solve(info, unit)
-        target = free[k] if k < len(free) else n_players
-        variances[target] = col[k]
-    return variances
+        for r in range(m):
+            cov[target[r]][target[k]] = col[r]
+    return cov
 
 
 # --------------------------------------------------------------------------------------
@@ -327,11 +368,12 @@ def fit_ladder(
 
     cells = aggregate(coded)
     beta, h, iterations = _newton(cells, n_players, anchor=0)
-    variances = _covariance_diag(cells, beta, h, n_players, anchor=0)
+    cov = _covariance(cells, beta, h, n_players, anchor=0)
     elo = [b * ELO_PER_LOGIT for b in beta] + [h * ELO_PER_LOGIT]
-    stderr = [math.sqrt(max(v, 0.0)) * ELO_PER_LOGIT for v in variances]
+    stderr = [math.sqrt(max(cov[p][p], 0.0)) * ELO_PER_LOGIT for p in range(n_players + 1)]
     stderr[0] = 0.0
 
+    draws: list[list[float]] = []
     if bootstrap > 0:
         units: dict[Hashable, list[tuple[int, int, float]]] = defaultdict(list)
         for k, (g, c) in enumerate(zip(games, coded, strict=True)):
@@ -339,7 +381,7 @@ def fit_ladder(
         unit_list = list(units.values())
         rng = random.Random(seed)
         start = [*beta, h]
-        draws: list[list[float]] = [[] for _ in range(n_players + 1)]
+        draws = [[] for _ in range(n_players + 1)]
         for _ in range(bootstrap):
             picked = rng.choices(unit_list, k=len(unit_list))
             b_beta, b_h, _ = _newton(
@@ -388,4 +430,10 @@ def fit_ladder(
         prior_draws=prior_draws,
         log_likelihood=_log_likelihood(cells, beta, h),
         newton_iterations=iterations,
+        covariance={
+            (names[p], names[q]): cov[p][q] * ELO_PER_LOGIT**2
+            for p in range(n_players)
+            for q in range(n_players)
+        },
+        replicates={names[p]: tuple(draws[p]) for p in range(n_players)} if draws else {},
     )

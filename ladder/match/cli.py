@@ -1,4 +1,4 @@
-"""The ``ladder match`` and ``ladder calibrate`` subcommands (registered by ladder/cli.py)."""
+"""The ``ladder match`` subcommand (registered by ladder/cli.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ladder.variants import VARIANT_IDS
 
-__all__ = ["add_calibrate", "add_match"]
+__all__ = ["add_match"]
 
 _PLAYERS_HELP = (
     "level:N | engine:PATH,protocol=uci|ucci,nodes=N|depth=N|movetime=MS,"
@@ -184,100 +184,4 @@ def _cmd_match(args: argparse.Namespace) -> int:
         f"{result.skipped}" + (" (stopped: SPRT decided)" if stats.decided else "")
     )
     print(stats.report())
-    return 0
-
-
-# --- calibrate --------------------------------------------------------------------------
-
-
-def add_calibrate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Register ``ladder calibrate``."""
-    p = sub.add_parser(
-        "calibrate",
-        help="measure the levels' Elo (random = 0) and write it",
-        description="Games among random, greedy and the levels (adjacent pairs plus "
-        "skip-one pairs), a whole-ladder fit anchored at random = 0 with "
-        "bootstrap CIs, Elo against log(nodes) for the levels not played; "
-        "writes the levels file, docs/ladder.md and a plot. Resumable.",
-    )
-    p.add_argument(
-        "--variant",
-        action="append",
-        choices=VARIANT_IDS,
-        default=None,
-        help="variant(s) to calibrate (repeatable; default: all three)",
-    )
-    p.add_argument(
-        "--max-level",
-        type=int,
-        default=4,
-        help="play levels 1..N only; extrapolate the rest (default 4)",
-    )
-    p.add_argument(
-        "--games",
-        type=int,
-        default=40,
-        help="games per adjacent pairing (skip-one pairings get half; default 40)",
-    )
-    p.add_argument(
-        "--budget",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="stop starting games after this long (per variant); run again to continue",
-    )
-    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples")
-    p.add_argument("--db", type=Path, default=Path("calibrate.sqlite"))
-    p.add_argument(
-        "--levels-file",
-        type=Path,
-        default=None,
-        help="levels file to read and update (default ladder/levels.toml)",
-    )
-    p.add_argument(
-        "--docs",
-        type=Path,
-        default=Path("docs"),
-        help="where ladder.md and the plots go (default docs/)",
-    )
-    p.add_argument(
-        "--no-write", action="store_true", help="report only; do not touch the levels file or docs"
-    )
-    p.add_argument(
-        "--fit-only", action="store_true", help="play nothing: fit what the database holds"
-    )
-    _add_common(p)
-    p.set_defaults(func=_cmd_calibrate)
-
-
-def _cmd_calibrate(args: argparse.Namespace) -> int:
-    from ladder.match.calibrate import CalibrationConfig, run_calibration
-    from ladder.match.runner import MatchError
-
-    config = CalibrationConfig(
-        variants=tuple(args.variant or VARIANT_IDS),
-        max_level=args.max_level,
-        games=args.games,
-        budget_seconds=args.budget,
-        bootstrap=args.bootstrap,
-        seed=args.seed,
-        adjudication=_adjudication(args),
-        levels_file=args.levels_file,
-        docs=args.docs,
-        write=not args.no_write,
-        play=not args.fit_only,
-    )
-    try:
-        run_calibration(
-            config, db=args.db, concurrency=args.concurrency, ray_address=args.ray_address
-        )
-    except MatchError as exc:
-        print(f"ladder calibrate: {exc} (run again to resume)", file=sys.stderr)
-        return 3
-    except ValueError as exc:
-        print(f"ladder calibrate: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("ladder calibrate: interrupted; run again to resume", file=sys.stderr)
-        return 130
     return 0

@@ -25,15 +25,15 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 from ladder.engine_binary import engine_path
 from ladder.level_move import SearchJob, choose, search_level
-from ladder.levels import LEVELS_FILE, Level, load_levels
+from ladder.levels import LEVELS_FILE, Level, LevelsError, at_elo, load_levels
 from ladder.rules import Game
-from ladder.variants import FSF_VARIANT, VARIANTS_INI
+from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI
 from protocol import Dialect, InfoDict, Limit, ManagedEngine, PlayResult
 from protocol.options import OptionValue
 
@@ -78,6 +78,8 @@ class PlayerSpec:
     newgame_every_move: bool = False
     levels_file: str | None = None
     display: str | None = None
+    elo: float | None = None  #: ``elo:N``: the settings interpolated at that Elo
+    variety_off: bool = False  #: ``variety=off``: the level without its variety rule
 
     @property
     def name(self) -> str:
@@ -100,26 +102,37 @@ class PlayerSpec:
             if opts:
                 raise PlayerSpecError(f"{head}: unknown option(s) {sorted(opts)}")
             return cls(kind=head, text=head, display=display)
-        if head == "level":
+        if head in ("level", "elo"):
             first, _, more = rest.partition(",")
+            level, elo = None, None
             try:
-                level = int(first)
+                if head == "level":
+                    level = int(first)
+                else:
+                    elo = float(first)
             except ValueError:
-                raise PlayerSpecError(f"level spec needs a number: {text!r}") from None
-            if not 1 <= level <= 8:
+                raise PlayerSpecError(f"{head} spec needs a number: {text!r}") from None
+            if level is not None and not 1 <= level <= 8:
                 raise PlayerSpecError(f"levels are 1..8, got {level}")
             opts = _parse_kv(more) if more else {}
+            variety = opts.pop("variety", "on")
+            if variety not in ("on", "off"):
+                raise PlayerSpecError(f"variety must be on or off, got {variety!r}")
             spec = cls(
                 kind="level",
                 text=text,
                 level=level,
+                elo=elo,
                 path=opts.pop("engine", None),
                 levels_file=opts.pop("levels", None),
                 display=opts.pop("name", None),
                 newgame_every_move=True,
+                variety_off=variety == "off",
             )
             if opts:
-                raise PlayerSpecError(f"level: unknown option(s) {sorted(opts)}")
+                raise PlayerSpecError(f"{head}: unknown option(s) {sorted(opts)}")
+            if elo is not None:
+                spec.level_settings(VARIANT_IDS[0])  # an Elo off the curve fails here
             return spec
         if head == "engine":
             path, _, more = rest.partition(",")
@@ -169,6 +182,19 @@ class PlayerSpec:
             f"unknown player {text!r}: expected level:N, engine:PATH,..., random or greedy"
         )
 
+    def identity_text(self) -> str:
+        """The spec as a match's identity sees it: a level without the path of its levels
+        file or its display name (its settings are part of the identity instead, see
+        :meth:`settings`), so that a match id is the same in every checkout."""
+        if self.kind != "level":
+            return self.text
+        head = f"level:{self.level}" if self.elo is None else f"elo:{self.elo:g}"
+        return (
+            head
+            + (f",engine={self.path}" if self.path else "")
+            + (",variety=off" if self.variety_off else "")
+        )
+
     def with_name(self, name: str) -> PlayerSpec:
         """The same player under another display name."""
         return PlayerSpec(**{**self.__dict__, "display": name})
@@ -187,11 +213,19 @@ class PlayerSpec:
         }
 
     def level_settings(self, variant: str) -> Level:
-        """The :class:`Level` a ``level:N`` spec plays in ``variant``."""
-        if self.level is None:
+        """The :class:`Level` a ``level:N`` or ``elo:N`` spec plays in ``variant``."""
+        if self.kind != "level":
             raise PlayerSpecError(f"{self.text} is not a level")
         levels = load_levels(Path(self.levels_file) if self.levels_file else LEVELS_FILE)
-        return levels[variant][self.level]
+        if self.elo is not None:
+            try:
+                level = at_elo(levels[variant], self.elo)
+            except LevelsError as exc:
+                raise PlayerSpecError(f"{self.text}: {variant}: {exc}") from None
+        else:
+            assert self.level is not None
+            level = levels[variant][self.level]
+        return replace(level, variety=None) if self.variety_off else level
 
 
 def _parse_kv(text: str) -> dict[str, str]:
@@ -431,10 +465,11 @@ class LevelPlayer(EnginePlayer):
         level = self.level(game.variant.name)
         legal = frozenset(game.legal_moves())
         fen, moves = game.engine_position()
-        job = SearchJob.for_level(FSF_VARIANT[game.variant.name], fen, moves, level)
+        ply = game.game_ply
+        job = SearchJob.for_level(FSF_VARIANT[game.variant.name], fen, moves, level, ply)
         searched = await search_level(self.engine, job, legal)
         result = searched.result
-        choice = choose(result, level.variety, seed, legal)
+        choice = choose(result, level.variety_at(ply), seed, legal)
         if choice is None:
             raise RuntimeError(f"{self.spec.name} gave no legal move ({result.bestmove!r})")
         line = choice.line

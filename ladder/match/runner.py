@@ -129,8 +129,8 @@ class MatchConfig:
         it, so a bigger ``--games`` extends a match)."""
         ident: dict[str, Any] = {
             "variant": self.variant,
-            "a": self.player_a.text,
-            "b": self.player_b.text,
+            "a": self.player_a.identity_text(),
+            "b": self.player_b.identity_text(),
             "a_name": self.player_a.name,
             "b_name": self.player_b.name,
             "openings": suite_digest(self.openings),

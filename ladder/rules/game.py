@@ -174,6 +174,12 @@ class Game:
         return len(self._moves)
 
     @property
+    def game_ply(self) -> int:
+        """The current position's ply in its game, 0 before Red's first move, counted from
+        the FEN's move number (so a game given by a mid-game FEN counts from there)."""
+        return 2 * (self._pos.fullmove - 1) + self._pos.turn
+
+    @property
     def turn(self) -> str:
         """Side to move: ``"red"`` or ``"black"``."""
         return COLOUR_NAMES[self._pos.turn]

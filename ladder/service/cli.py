@@ -114,26 +114,33 @@ def add_levels(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def _cmd_levels(args: argparse.Namespace) -> int:
-    from ladder.levels import load_levels
+    from ladder.levels import level_table, load_levels
 
     table = load_levels()
     if args.json:
         import json
-        from dataclasses import asdict
 
         print(
             json.dumps(
-                {v: [asdict(lv) for _, lv in sorted(t.items())] for v, t in table.items()}, indent=2
+                {v: [level_table(lv) for _, lv in sorted(t.items())] for v, t in table.items()},
+                indent=2,
             )
         )
         return 0
     for variant, levels in table.items():
         print(variant)
-        print(f"  {'level':>5} {'nodes':>11} {'variety':>28} {'elo':>16}")
+        print(f"  {'level':>5} {'nodes':>11} {'choice':>36} {'elo':>18} {'time/move':>10}")
         for n, lv in sorted(levels.items()):
-            variety = lv.variety.describe() if lv.variety else "-"
-            elo = "-" if lv.elo is None else f"{lv.elo:.0f}"
-            if lv.elo is not None and lv.elo_lo is not None and lv.elo_hi is not None:
-                elo += f" [{lv.elo_lo:.0f},{lv.elo_hi:.0f}]"
-            print(f"  {n:>5} {lv.nodes:>11,} {variety:>28} {elo:>16}")
+            variety = lv.variety.describe() if lv.variety else "best move"
+            r = lv.rating
+            elo = "-" if r is None else f"{r.elo:.0f} [{r.elo_lo:.0f},{r.elo_hi:.0f}]"
+            if r is not None and r.extrapolated:
+                elo += "*"
+            secs = lv.seconds_per_move
+            time = "-" if secs is None else f"{1000 * secs:.1f} ms" if secs < 1 else f"{secs:.2f} s"
+            print(f"  {n:>5} {lv.nodes:>11,} {variety:>36} {elo:>18} {time:>10}")
+    print(
+        "(Elo: random = 0, 95% interval; * extrapolated; time/move: median on the "
+        "calibration machine)"
+    )
     return 0

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ladder.levels import Rating, Variety
 from ladder.rules import MAX_MOVES
 from ladder.service.config import MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_SEED
 from ladder.variants import VariantId
@@ -119,20 +120,19 @@ class PositionResponse(BaseModel):
 
 
 class LevelInfo(BaseModel):
-    """One rung of the ladder for one variant."""
+    """One rung of the ladder for one variant: its search, its choice rule, its measured
+    rating (logistic Elo, random = 0; None until calibrated) and time per move."""
 
     level: int
     nodes: int
-    multipv: int | None = Field(None, description="Variety rule: lines searched.")
-    window_cp: int | None = Field(None, description="Variety rule: window around the best.")
-    random_move_pct: float | None = Field(
-        None, description="Variety rule: chance (percent) of a uniformly random legal move."
+    hash_mb: int
+    variety: Variety | None = Field(
+        None, description="How the level chooses among the engine's lines (None: best move)."
     )
-    elo: float | None = None
-    elo_lo: float | None = None
-    elo_hi: float | None = None
-    games: int | None = None
-    extrapolated: bool = False
+    rating: Rating | None = None
+    seconds_per_move: float | None = Field(
+        None, description="Median search time per move in the calibration games."
+    )
 
 
 class LevelsResponse(BaseModel):

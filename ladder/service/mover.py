@@ -118,9 +118,10 @@ class MoveService:
                 f"the game is already over: {o.reason} ({o.result})",
                 outcome=o.model_dump(),
             )
-        variety = level.variety
+        ply = checked.game.game_ply
+        variety = level.variety_at(ply)
         fen, moves = checked.game.engine_position()
-        job = SearchJob.for_level(FSF_VARIANT[req.variant], fen, moves, level)
+        job = SearchJob.for_level(FSF_VARIANT[req.variant], fen, moves, level, ply)
         cfg = self.config
         loop = asyncio.get_running_loop()
         budget = cfg.request_deadline(level)
@@ -216,14 +217,10 @@ class MoveService:
                 LevelInfo(
                     level=lv.level,
                     nodes=lv.nodes,
-                    multipv=lv.variety.multipv if lv.variety else None,
-                    window_cp=lv.variety.window_cp if lv.variety else None,
-                    random_move_pct=lv.variety.random_move_pct if lv.variety else None,
-                    elo=lv.elo,
-                    elo_lo=lv.elo_lo,
-                    elo_hi=lv.elo_hi,
-                    games=lv.games,
-                    extrapolated=lv.extrapolated,
+                    hash_mb=lv.hash_mb,
+                    variety=lv.variety,
+                    rating=lv.rating,
+                    seconds_per_move=lv.seconds_per_move,
                 )
                 for _, lv in sorted(table.items())
             ]

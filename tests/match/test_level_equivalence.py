@@ -29,7 +29,7 @@ from tests.rules.helpers import replay_engine_position
 
 #: (red, black, plies to play after the book, game seed): a variety level against a
 #: plain one, then the other variety level.
-GAMES = [("level:1", "level:3", 18, 11), ("level:4", "level:2", 10, 12)]
+GAMES = [("level:1", "level:3", 30, 11), ("level:4", "level:2", 10, 12)]
 
 
 @dataclass

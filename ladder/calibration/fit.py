@@ -1,0 +1,322 @@
+"""The calibration fit: ratings of every player of a variant's pool, and the tuning
+criteria.
+
+The fit is :func:`ladder.match.bradley_terry.fit_ladder` over the stored games of the
+pool's pairings (with a Red advantage), anchored at ``random`` = 0; the final report uses
+bootstrap intervals that resample game pairs. A level without games of its own gets
+``elo = a + b ln(nodes)`` from the line through the strongest measured levels that
+search (weighted by 1/stderr²), marked ``extrapolated`` (Elo per doubling grows with the
+node count, so the line is fitted where an extrapolation starts).
+
+The criteria (:func:`check_ladder`): every level measured; strictly increasing;
+adjacent gaps within :data:`GAP_RANGE`; level 1 scoring :data:`L1_VS_GREEDY` against
+``greedy`` in direct games. A gap or score is called met only when its whole 95 %
+interval lies inside the range, not met when the whole interval lies outside it, and
+"not decided" otherwise: then the report says about how many games would decide it (an
+interval's width shrinks as one over the square root of the games). Nothing is decided
+on fewer than :data:`MIN_GAMES` games (a bootstrap over fewer game pairs is no interval).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ladder.calibration.plan import level_name
+from ladder.levels import Level, Rating
+from ladder.match.bradley_terry import Difference, GameResult, LadderFit, fit_ladder
+from ladder.match.elo import normal_quantile
+from ladder.match.play import GameRecord
+from ladder.rules import Game
+
+__all__ = [
+    "GAP_RANGE",
+    "L1_VS_GREEDY",
+    "MIN_GAMES",
+    "Criterion",
+    "LogNodesLine",
+    "VariantCalibration",
+    "check_ladder",
+    "decide",
+    "fit_pool",
+    "fit_variant",
+    "seconds_per_move",
+]
+
+GAP_RANGE = (150.0, 450.0)
+L1_VS_GREEDY = (0.55, 0.80)
+#: Games a pairing needs before a criterion resting on it can be decided at all.
+MIN_GAMES = 20
+#: How many of the strongest measured searching levels the extrapolation line goes through.
+EXTRAPOLATION_POINTS = 3
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One tuning criterion: met (True), not met (False) or not decided (None)."""
+
+    name: str
+    ok: bool | None
+    detail: str
+
+
+@dataclass
+class VariantCalibration:
+    """The outcome for one variant."""
+
+    variant: str
+    fit: LadderFit | None
+    levels: dict[int, Level]  #: the settings calibrated
+    ratings: dict[int, Rating | None]  #: each level's rating (None: not rated)
+    others: dict[str, Rating] = field(default_factory=dict)  #: random, greedy, extras
+    gaps: dict[int, tuple[Difference, int]] = field(default_factory=dict)  #: L(n)-L(n-1)
+    seconds: dict[int, float] = field(default_factory=dict)  #: median search s/move
+    l1_vs_greedy: tuple[float, int] | None = None  #: L1's score, games
+    criteria: list[Criterion] = field(default_factory=list)
+
+
+def bt_games(records: Sequence[GameRecord]) -> list[GameResult]:
+    return [GameResult(r.red, r.black, r.red_score, (r.match_id, r.pair_no)) for r in records]
+
+
+def fit_pool(records: Sequence[GameRecord], bootstrap: int = 0, seed: int = 1) -> LadderFit | None:
+    """The pool's fit anchored at random = 0 (None before random has played)."""
+    games = bt_games(records)
+    names = {g.red for g in games} | {g.black for g in games}
+    if not games or "random" not in names:
+        return None
+    return fit_ladder(games, anchor="random", bootstrap=bootstrap, seed=seed)
+
+
+@dataclass(frozen=True)
+class LogNodesLine:
+    """``elo = a + b ln(nodes)``, weighted least squares, with what its predictions need."""
+
+    intercept: float
+    slope: float
+    x_bar: float
+    sum_weights: float
+    sxx: float
+    residual_sd: float
+
+    @classmethod
+    def fit(cls, points: Sequence[tuple[float, float, float]]) -> LogNodesLine:
+        """Fit to (nodes, elo, weight) points at two or more node counts."""
+        xs = [math.log(n) for n, _, _ in points]
+        ys = [e for _, e, _ in points]
+        ws = [w for _, _, w in points]
+        if len(set(xs)) < 2:
+            raise ValueError("need measured levels at two or more node counts")
+        sw = sum(ws)
+        x_bar = sum(w * x for w, x in zip(ws, xs, strict=True)) / sw
+        y_bar = sum(w * y for w, y in zip(ws, ys, strict=True)) / sw
+        sxx = sum(w * (x - x_bar) ** 2 for w, x in zip(ws, xs, strict=True))
+        sxy = sum(w * (x - x_bar) * (y - y_bar) for w, x, y in zip(ws, xs, ys, strict=True))
+        slope = sxy / sxx
+        intercept = y_bar - slope * x_bar
+        resid = 0.0
+        if len(points) > 2:
+            rss = sum((y - intercept - slope * x) ** 2 for x, y in zip(xs, ys, strict=True))
+            resid = math.sqrt(rss / (len(points) - 2))
+        return cls(intercept, slope, x_bar, sw, sxx, resid)
+
+    def predict(self, nodes: float, z: float) -> tuple[float, float, float]:
+        """(elo, lo, hi) at ``nodes``, the interval covering the line's uncertainty and its
+        residual spread."""
+        x = math.log(nodes)
+        sd = math.sqrt(1.0 / self.sum_weights + (x - self.x_bar) ** 2 / self.sxx + self.resid2)
+        elo = self.intercept + self.slope * x
+        return elo, elo - z * sd, elo + z * sd
+
+    @property
+    def resid2(self) -> float:
+        return self.residual_sd**2
+
+
+def _searches(level: Level) -> bool:
+    v = level.variety
+    return v is None or (v.temperature_cp == 0 and v.random_move_pct == 0)
+
+
+def _extrapolate(
+    levels: dict[int, Level], measured: dict[int, tuple[float, float]], confidence: float
+) -> dict[int, Rating]:
+    plain = sorted((n for n in measured if _searches(levels[n])), key=lambda n: levels[n].nodes)
+    use = plain[-EXTRAPOLATION_POINTS:]
+    if len({levels[n].nodes for n in use}) < 2:
+        use = list(measured)
+    if len({levels[n].nodes for n in use}) < 2:
+        return {}
+    line = LogNodesLine.fit(
+        [(levels[n].nodes, measured[n][0], 1.0 / max(measured[n][1], 1.0) ** 2) for n in use]
+    )
+    z = normal_quantile(0.5 + confidence / 2)
+    out = {}
+    for n, lv in levels.items():
+        if n not in measured:
+            elo, lo, hi = line.predict(lv.nodes, z)
+            out[n] = Rating(elo, lo, hi, 0, extrapolated=True)
+    return out
+
+
+def seconds_per_move(records: Sequence[GameRecord]) -> dict[str, float]:
+    """Each player's median search time per move over its games: the per-game mean of a
+    side (its search seconds over its moves), medianed over the games."""
+    per: dict[str, list[float]] = defaultdict(list)
+    first_turn: dict[str, str] = {}
+    for r in records:
+        played = len(r.moves) - r.book_plies
+        if played <= 0:
+            continue
+        if r.start_fen not in first_turn:
+            first_turn[r.start_fen] = Game.from_fen(r.variant, r.start_fen).turn
+        red_first = (first_turn[r.start_fen] == "red") == (r.book_plies % 2 == 0)
+        red_moves = (played + 1) // 2 if red_first else played // 2
+        for side, name, moves in (
+            ("red", r.red, red_moves),
+            ("black", r.black, played - red_moves),
+        ):
+            if moves:
+                per[name].append(r.search_seconds.get(side, 0.0) / moves)
+    out = {}
+    for name, values in per.items():
+        values.sort()
+        mid = len(values) // 2
+        out[name] = values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+    return out
+
+
+def fit_variant(
+    records: Sequence[GameRecord],
+    variant: str,
+    levels: dict[int, Level],
+    *,
+    bootstrap: int = 0,
+    seed: int = 1,
+) -> VariantCalibration:
+    """Ratings of one variant's pool from its stored games, extrapolation where a level
+    has no games, the gaps, times per move, and the criteria."""
+    fit = fit_pool(records, bootstrap, seed)
+    cal = VariantCalibration(variant, fit, dict(levels), {n: None for n in levels})
+    if fit is not None:
+        measured = {
+            n: (fit.ratings[level_name(n)].elo, fit.ratings[level_name(n)].stderr)
+            for n in levels
+            if level_name(n) in fit.ratings
+        }
+        for n in measured:
+            r = fit.ratings[level_name(n)]
+            cal.ratings[n] = Rating(r.elo, r.lo, r.hi, r.games)
+        cal.ratings.update(_extrapolate(levels, measured, fit.confidence))
+        for name, r in fit.ratings.items():
+            if not name.startswith("L") or not name[1:].isdigit():
+                cal.others[name] = Rating(r.elo, r.lo, r.hi, r.games)
+        pair_games: dict[frozenset[str], int] = defaultdict(int)
+        for rec in records:
+            pair_games[frozenset((rec.red, rec.black))] += 1
+        for n in sorted(measured):
+            if n - 1 in measured:
+                a, b = level_name(n), level_name(n - 1)
+                cal.gaps[n] = (fit.difference(a, b), pair_games[frozenset((a, b))])
+    secs = seconds_per_move(records)
+    cal.seconds = {n: secs[level_name(n)] for n in levels if level_name(n) in secs}
+    direct = [r for r in records if {r.red, r.black} == {level_name(1), "greedy"}]
+    if direct:
+        score = sum(r.red_score if r.red == level_name(1) else 1 - r.red_score for r in direct)
+        cal.l1_vs_greedy = (score / len(direct), len(direct))
+    cal.criteria = check_ladder(cal)
+    return cal
+
+
+def check_ladder(cal: VariantCalibration) -> list[Criterion]:
+    """The tuning criteria, on measured figures only, decided only on enough games."""
+    out: list[Criterion] = []
+    rated = [(n, r) for n, r in sorted(cal.ratings.items()) if r is not None]
+    unmeasured = [f"L{n}" for n, r in sorted(cal.ratings.items()) if r is None or r.extrapolated]
+    out.append(
+        Criterion(
+            "every level measured",
+            not unmeasured,
+            f"not measured: {', '.join(unmeasured)}" if unmeasured else "yes",
+        )
+    )
+    if len(rated) < 2:
+        out.append(Criterion("strictly increasing", None, "fewer than two levels rated"))
+    else:
+        bad = [
+            f"L{a} {ra.elo:.0f} >= L{b} {rb.elo:.0f}"
+            for (a, ra), (b, rb) in itertools.pairwise(rated)
+            if ra.elo >= rb.elo
+        ]
+        out.append(Criterion("strictly increasing", not bad, "; ".join(bad) or "yes"))
+    lo, hi = GAP_RANGE
+    parts: list[str] = []
+    verdicts: list[bool | None] = []
+    for n in sorted(cal.ratings):
+        if n == min(cal.ratings):
+            continue
+        if n not in cal.gaps:
+            parts.append(f"L{n - 1}-L{n} not measured")
+            verdicts.append(None)
+            continue
+        gap, games = cal.gaps[n]
+        verdict, more = decide(gap.elo, gap.lo, gap.hi, GAP_RANGE, games)
+        text = f"L{n - 1}-L{n} {gap.elo:+.0f} [{gap.lo:+.0f}, {gap.hi:+.0f}] ({games} games"
+        text += "" if verdict is not None else f"; not decided: about {more} more"
+        parts.append(text + ")")
+        verdicts.append(verdict)
+    out.append(Criterion(f"adjacent gaps {lo:.0f}-{hi:.0f} Elo", _all(verdicts), ", ".join(parts)))
+    lo_s, hi_s = L1_VS_GREEDY
+    name = f"L1 scores {100 * lo_s:.0f}-{100 * hi_s:.0f}% vs greedy"
+    if cal.l1_vs_greedy is None:
+        out.append(Criterion(name, None, "no direct games"))
+    else:
+        score, games = cal.l1_vs_greedy
+        s_lo, s_hi = wilson(score, games)
+        verdict, more = decide(score, s_lo, s_hi, L1_VS_GREEDY, games)
+        detail = f"{100 * score:.1f}% [{100 * s_lo:.1f}, {100 * s_hi:.1f}] in {games} direct games"
+        if verdict is None:
+            detail += f"; not decided: about {more} more"
+        out.append(Criterion(name, verdict, detail))
+    return out
+
+
+def _all(verdicts: Sequence[bool | None]) -> bool | None:
+    if False in verdicts:
+        return False
+    return None if None in verdicts or not verdicts else True
+
+
+def decide(
+    value: float, lo: float, hi: float, bounds: tuple[float, float], games: int
+) -> tuple[bool | None, int]:
+    """Whether an estimate with interval [lo, hi] is inside ``bounds`` (True), outside
+    them (False) or not decided (None), and for the last about how many more games
+    would decide it at the same spread."""
+    low, high = bounds
+    if games >= MIN_GAMES:
+        if low <= lo and hi <= high:
+            return True, 0
+        if hi < low or lo > high:
+            return False, 0
+    bound = low if abs(value - low) <= abs(value - high) else high
+    margin = abs(value - bound)
+    half = value - lo if bound < value else hi - value  # the interval's side facing it
+    needed = games * (half / margin) ** 2 if margin > 0 else float("inf")
+    if not math.isfinite(needed):
+        return None, 10**6
+    return None, max(2, max(MIN_GAMES, math.ceil(needed)) - games)
+
+
+def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson 95 % interval of a score over ``games`` games (draws as half points:
+    conservative, a draw has less variance than a win or a loss)."""
+    if games == 0:
+        return 0.0, 1.0
+    d = 1 + z * z / games
+    c = score + z * z / (2 * games)
+    h = z * math.sqrt(score * (1 - score) / games + z * z / (4 * games * games))
+    return (c - h) / d, (c + h) / d

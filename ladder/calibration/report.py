@@ -1,0 +1,223 @@
+"""What a calibration writes: the levels file with the measured ratings, the console
+summary, and ``docs/ladder.md`` with a plot per variant."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from ladder.calibration.fit import VariantCalibration
+from ladder.levels import RATING_KEYS, Rating, load_levels
+
+__all__ = ["ladder_markdown", "plot_ladder", "print_calibration", "write_docs", "write_levels_file"]
+
+_VARIANT_TABLE = re.compile(r"^\[variant\.", re.MULTILINE)
+_MEASURED_KEYS = (*RATING_KEYS, "seconds_per_move")
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:.1f}" if abs(v) >= 10 else f"{v:.4g}"
+    if isinstance(v, int):
+        return str(v)
+    return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _rating_table(r: Rating) -> dict[str, Any]:
+    return {
+        "elo": round(r.elo, 1),
+        "elo_lo": round(r.elo_lo, 1),
+        "elo_hi": round(r.elo_hi, 1),
+        "games": r.games,
+        "extrapolated": r.extrapolated,
+    }
+
+
+def write_levels_file(source: Path, target: Path, cals: Sequence[VariantCalibration]) -> None:
+    """Write ``source`` to ``target`` with each calibrated variant's measured figures
+    (rating, seconds per move) in its per-variant tables ``[variant.<id>.<level>]``,
+    keeping every setting and all text before the first variant table. The result is
+    checked by loading it before it replaces ``target``."""
+    text = source.read_text()
+    data = tomllib.loads(text)
+    tables: dict[str, dict[str, dict[str, Any]]] = {
+        v: {str(k): dict(t) for k, t in levels.items()}
+        for v, levels in data.get("variant", {}).items()
+    }
+    for cal in cals:
+        vt = tables.setdefault(cal.variant, {})
+        for n, rating in cal.ratings.items():
+            t = {k: v for k, v in vt.get(str(n), {}).items() if k not in _MEASURED_KEYS}
+            if rating is not None:
+                t.update(_rating_table(rating))
+            if n in cal.seconds:
+                t["seconds_per_move"] = round(cal.seconds[n], 4)
+            if t:
+                vt[str(n)] = t
+            else:
+                vt.pop(str(n), None)
+    m = _VARIANT_TABLE.search(text)
+    parts = [(text[: m.start()] if m else text).rstrip() + "\n"]
+    for variant in sorted(tables):
+        for key in sorted(tables[variant], key=int):
+            body = "".join(f"{k} = {_toml_value(v)}\n" for k, v in tables[variant][key].items())
+            parts.append(f"\n[variant.{variant}.{key}]\n{body}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text("".join(parts))
+    load_levels(tmp)  # refuse to write a file the service cannot read
+    tmp.replace(target)
+
+
+def _ci(r: Rating | None) -> str:
+    return "-" if r is None else f"[{r.elo_lo:.0f}, {r.elo_hi:.0f}]"
+
+
+def _seconds(s: float | None) -> str:
+    if s is None:
+        return "-"
+    return f"{1000 * s:.1f} ms" if s < 1 else f"{s:.2f} s"
+
+
+def print_calibration(console: Console, cal: VariantCalibration) -> None:
+    """The console summary of one variant."""
+    console.print(f"[bold]{cal.variant}[/bold]")
+    for name, other in sorted(cal.others.items(), key=lambda kv: kv[1].elo):
+        console.print(f"  {name:>12}: {other.elo:7.0f} {_ci(other):>14}  {other.games} games")
+    for n, r in sorted(cal.ratings.items()):
+        elo = "-" if r is None else f"{r.elo:7.0f}"
+        tag = " extrapolated" if r is not None and r.extrapolated else ""
+        games = 0 if r is None else r.games
+        console.print(
+            f"  {'level ' + str(n):>12}: {elo:>7} {_ci(r):>14}  {games} games{tag}"
+            f"  {_seconds(cal.seconds.get(n))}/move"
+        )
+    for c in cal.criteria:
+        mark = {True: "ok", False: "FAIL", None: "?"}[c.ok]
+        console.print(escape(f"  [{mark}] {c.name}: {c.detail}"))
+
+
+def ladder_markdown(
+    cals: Sequence[VariantCalibration], plots: dict[str, str], extra: dict[str, str] | None = None
+) -> str:
+    """``docs/ladder.md``: per variant the table, the criteria and the plot; ``extra``
+    adds a section of text per variant (measurements made by other scripts)."""
+    out = [
+        "# The ladder's measured strength",
+        "",
+        "Logistic Elo with `random` = 0, from `ladder calibrate` (a whole-pool "
+        "Bradley-Terry fit with a Red advantage; 95% intervals by bootstrap over game "
+        "pairs). Time per move is the median search time of the level's moves in these "
+        "games on the calibration machine (2 cores, one search per core). How the levels "
+        "were chosen and measured: [tuning.md](tuning.md).",
+        "",
+    ]
+    for cal in cals:
+        out += [f"## {cal.variant}", ""]
+        fit = cal.fit
+        if fit is not None:
+            out += [
+                f"{fit.games} games; Red advantage {fit.red_advantage:+.0f} Elo "
+                f"[{fit.red_advantage_lo:.0f}, {fit.red_advantage_hi:.0f}].",
+                "",
+            ]
+        out += [
+            "| player | nodes | choice | Elo | 95% CI | games | time/move |",
+            "| --- | ---: | --- | ---: | --- | ---: | ---: |",
+        ]
+        for name, other in sorted(cal.others.items(), key=lambda kv: kv[1].elo):
+            out.append(f"| {name} | - | - | {other.elo:.0f} | {_ci(other)} | {other.games} | - |")
+        for n, r in sorted(cal.ratings.items()):
+            lv = cal.levels[n]
+            choice = lv.variety.describe() if lv.variety else "best move"
+            elo = (
+                "-" if r is None else f"{r.elo:.0f}" + (" (extrapolated)" if r.extrapolated else "")
+            )
+            out.append(
+                f"| **level {n}** | {lv.nodes:,} | {choice} | {elo} | {_ci(r)} | "
+                f"{0 if r is None else r.games} | {_seconds(cal.seconds.get(n))} |"
+            )
+        out += ["", "Tuning criteria:", ""]
+        for c in cal.criteria:
+            mark = {True: "met", False: "NOT met", None: "not decided"}[c.ok]
+            out.append(f"- {c.name}: **{mark}** ({c.detail})")
+        if cal.variant in plots:
+            out += ["", f"![Elo against level, {cal.variant}]({plots[cal.variant]})"]
+        if extra and cal.variant in extra:
+            out += ["", extra[cal.variant]]
+        out.append("")
+    return "\n".join(out)
+
+
+def plot_ladder(cal: VariantCalibration, path: Path) -> None:
+    """A PNG of Elo against level with error bars (hollow markers: extrapolated)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
+    for extrapolated, colour, face, label in (
+        (False, "tab:blue", "tab:blue", "measured"),
+        (True, "tab:orange", "white", "extrapolated (ln nodes fit)"),
+    ):
+        pts = [
+            (n, r)
+            for n, r in sorted(cal.ratings.items())
+            if r is not None and r.extrapolated == extrapolated
+        ]
+        if pts:
+            ax.errorbar(
+                [n for n, _ in pts],
+                [r.elo for _, r in pts],
+                yerr=[[r.elo - r.elo_lo for _, r in pts], [r.elo_hi - r.elo for _, r in pts]],
+                fmt="o",
+                color=colour,
+                mfc=face,
+                capsize=4,
+                label=label,
+            )
+    for x, name in ((-1, "random"), (0, "greedy")):
+        if name in cal.others:
+            r = cal.others[name]
+            ax.errorbar(
+                [x],
+                [r.elo],
+                yerr=[[r.elo - r.elo_lo], [r.elo_hi - r.elo]],
+                fmt="s",
+                color="gray",
+                capsize=4,
+            )
+    ax.set_xticks(range(-1, 9), ["random", "greedy", *map(str, range(1, 9))])
+    ax.set_xlabel("level")
+    ax.set_ylabel("Elo (random = 0)")
+    ax.set_title(f"{cal.variant}: Elo by level (95% CI)")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write_docs(
+    cals: Sequence[VariantCalibration], docs: Path, extra: dict[str, str] | None = None
+) -> Path:
+    """``docs/ladder.md`` and ``docs/ladder-<variant>.png``; returns the markdown's path."""
+    docs.mkdir(parents=True, exist_ok=True)
+    plots = {}
+    for cal in cals:
+        name = f"ladder-{cal.variant}.png"
+        plot_ladder(cal, docs / name)
+        plots[cal.variant] = name
+    md = docs / "ladder.md"
+    md.write_text(ladder_markdown(cals, plots, extra))
+    return md

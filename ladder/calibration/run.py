@@ -1,0 +1,205 @@
+"""``ladder calibrate`` itself: load the record, play the rounds, fit, write.
+
+A run never touches the shipped levels file unless asked (``--write``): by default it
+writes the calibrated copy to ``--out``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from ladder.calibration.fit import VariantCalibration, fit_pool, fit_variant
+from ladder.calibration.plan import Plan, pairings
+from ladder.calibration.record import load_record, save_record
+from ladder.calibration.report import print_calibration, write_docs, write_levels_file
+from ladder.calibration.schedule import PairingState, first_round, next_round, widest_gaps
+from ladder.levels import LEVELS_FILE, load_levels
+from ladder.match.backends import Backend, make_backend
+from ladder.match.openings import load_openings
+from ladder.match.play import GameRecord, GameTask
+from ladder.match.runner import execute
+from ladder.match.store import ResultStore
+
+__all__ = ["CalibrationConfig", "run_calibration"]
+
+
+@dataclass
+class CalibrationConfig:
+    """Settings of a calibration run."""
+
+    variants: tuple[str, ...]
+    plan: Plan
+    levels_file: Path = LEVELS_FILE  #: the levels to calibrate
+    out: Path = Path("levels-calibrated.toml")  #: where the calibrated copy goes
+    budget_seconds: float | None = None  #: stop starting games after this long
+    bootstrap: int = 200
+    docs: Path | None = None  #: write ladder.md and the plots here
+    record: Path | None = None  #: the committed record's folder
+    play: bool = True
+
+
+def _records(store: ResultStore, states: list[PairingState], variant: str) -> list[GameRecord]:
+    ids = [s.match().match_id for s in states if s.variant == variant]
+    return list(store.records(ids))
+
+
+def run_calibration(
+    config: CalibrationConfig,
+    *,
+    db: Path | str,
+    concurrency: int | None = None,
+    ray_address: str | None = None,
+    console: Console | None = None,
+) -> list[VariantCalibration]:
+    """Play (or resume) the calibration games, fit, report, and write the outputs."""
+    console = console or Console(stderr=True)
+    levels = load_levels(config.levels_file)
+    # The players read their settings from a copy taken now: the games of this run are
+    # stored under the settings they were scheduled with, whatever happens to the file.
+    snapshot = Path(f"{db}.levels.toml")
+    snapshot.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(config.levels_file, snapshot)
+    start = time.monotonic()
+    with ResultStore(db) as store:
+        states: list[PairingState] = []
+        for variant in config.variants:
+            if config.record is not None:
+                added = load_record(store, config.record, variant)
+                if added:
+                    console.print(f"{variant}: {added} games from the record")
+            openings = load_openings(variant)
+            for pairing in pairings(variant, config.plan, snapshot):
+                state = PairingState(variant, pairing, openings, config.plan)
+                state.match(pairing.games).register(store)
+                states.append(state)
+        if config.play:
+            _play(config, store, states, concurrency, ray_address, console, start)
+        cals = []
+        for variant in config.variants:
+            cal = fit_variant(
+                _records(store, states, variant),
+                variant,
+                levels[variant],
+                bootstrap=config.bootstrap,
+                seed=config.plan.seed,
+            )
+            cals.append(cal)
+            print_calibration(console, cal)
+        if config.record is not None:
+            for variant in config.variants:
+                path, games = save_record(store, config.record, variant)
+                console.print(f"{variant}: {games} games in {path}")
+    write_levels_file(config.levels_file, config.out, cals)
+    console.print(f"wrote {config.out}")
+    if config.docs is not None:
+        md = write_docs(cals, config.docs)
+        console.print(f"wrote {md}")
+    return cals
+
+
+def _play(
+    config: CalibrationConfig,
+    store: ResultStore,
+    states: list[PairingState],
+    concurrency: int | None,
+    ray_address: str | None,
+    console: Console,
+    start: float,
+) -> None:
+    backend: Backend = make_backend(concurrency, ray_address)
+    columns = (
+        TextColumn("[bold]calibration[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[status]}"),
+    )
+    try:
+        with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
+            tasks = first_round(states)
+            for s in states:  # a resumed pairing may hold more games than its first round
+                stored = len(store.done_games(s.match().match_id))
+                s.scheduled = max(s.scheduled, stored + stored % 2)
+            progress_id = bar.add_task("games", total=len(tasks), status="first games")
+            rounds = 0
+            while tasks:
+                bar.update(progress_id, total=bar.tasks[0].completed + _pending(store, tasks))
+                if not _execute(config, store, backend, tasks, bar, progress_id, start):
+                    console.print("calibration: time budget spent; run again to continue")
+                    return
+                if config.record is not None:
+                    for variant in config.variants:
+                        save_record(store, config.record, variant)
+                fits = {}
+                for variant in config.variants:
+                    fit = fit_pool(_records(store, states, variant))
+                    if fit is not None:
+                        fits[variant] = fit
+                unsure = widest_gaps(states, fits)
+                rounds += 1
+                status = ", ".join(
+                    f"{w.state.variant} {w.state.pairing.weaker.name}-"
+                    f"{w.state.pairing.stronger.name} ±{w.half_width:.0f}"
+                    for w in unsure[:3]
+                )
+                bar.update(progress_id, status=f"round {rounds}: widest {status or 'none'}")
+                if not console.is_terminal:
+                    console.print(f"round {rounds}: widest gaps {status or 'none: done'}")
+                tasks = next_round(states, fits, backend.slots)
+    finally:
+        backend.close()
+
+
+def _pending(store: ResultStore, tasks: list[GameTask]) -> int:
+    done: dict[str, set[int]] = {}
+    n = 0
+    for t in tasks:
+        if t.match_id not in done:
+            done[t.match_id] = store.done_games(t.match_id)
+        n += t.game_no not in done[t.match_id]
+    return n
+
+
+def _execute(
+    config: CalibrationConfig,
+    store: ResultStore,
+    backend: Backend,
+    tasks: list[GameTask],
+    bar: Progress,
+    progress_id: TaskID,
+    start: float,
+) -> bool:
+    """Play ``tasks``; False when the budget ran out before they were all played."""
+    budget = None
+    if config.budget_seconds is not None:
+        budget = config.budget_seconds - (time.monotonic() - start)
+        if budget <= 0:
+            return False
+
+    def progress(rec: GameRecord | None) -> None:
+        if rec is not None:
+            bar.advance(progress_id)
+            task = bar.tasks[0]
+            if bar.disable and task.completed % 20 == 0:  # a log, not a terminal
+                left = task.time_remaining
+                eta = f", about {left / 60:.0f} min left in this round" if left else ""
+                bar.console.print(f"{task.completed:.0f}/{task.total:.0f} games{eta}")
+
+    result = execute(tasks, store, backend, budget_seconds=budget, progress=progress)
+    return not result.stopped_early

@@ -1,0 +1,108 @@
+"""The calibration fit: ratings, extrapolation, gaps, criteria, times per move."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from ladder.calibration.fit import MIN_GAMES, VariantCalibration, check_ladder, fit_variant
+from ladder.levels import Level, Rating, load_levels
+from ladder.match.bradley_terry import Difference
+from tests.calibration.synthetic import games, record
+
+TRUTH = {"random": 0.0, "greedy": 150.0, "L1": 450.0, "L2": 750.0, "L3": 1050.0, "L4": 1350.0}
+
+
+def _levels(tmp_path: Path) -> dict[int, Level]:
+    path = tmp_path / "levels.toml"
+    path.write_text(
+        "".join(f"[[level]]\nlevel = {n}\nnodes = {100 * 2**n}\n\n" for n in range(1, 9))
+    )
+    return load_levels(path)["xiangqi"]
+
+
+def test_fit_rates_the_played_levels_and_extrapolates_the_rest(tmp_path: Path) -> None:
+    levels = _levels(tmp_path)
+    cal = fit_variant(games(TRUTH, 60), "xiangqi", levels, bootstrap=30, seed=1)
+    for n in (1, 2, 3, 4):
+        r = cal.ratings[n]
+        assert r is not None and not r.extrapolated and r.games > 0
+        assert r.elo_lo < r.elo < r.elo_hi
+        assert abs(r.elo - TRUTH[f"L{n}"]) < 200
+    for n in (5, 6, 7, 8):
+        r = cal.ratings[n]
+        assert r is not None and r.extrapolated and r.games == 0
+    assert set(cal.others) == {"random", "greedy"}
+    assert set(cal.gaps) == {2, 3, 4}
+    gap, n_games = cal.gaps[3]
+    assert n_games == 120 and gap.lo < gap.elo < gap.hi and abs(gap.elo - 300) < 150
+    crit = {c.name.split()[0]: c for c in cal.criteria}
+    assert crit["every"].ok is False and "L5" in crit["every"].detail
+
+
+def test_extrapolation_follows_the_strongest_searching_levels(tmp_path: Path) -> None:
+    # Elo gained per doubling grows with nodes here (as the node scans measured): the
+    # line through the top levels, not through all, predicts the next level.
+    levels = _levels(tmp_path)
+    truth = {"random": 0.0, "greedy": 150.0, "L1": 300.0, "L2": 350.0, "L3": 450.0}
+    truth |= {"L4": 650.0, "L5": 850.0, "L6": 1050.0}
+    cal = fit_variant(games(truth, 200), "xiangqi", levels, bootstrap=10, seed=2)
+    r6, r7 = cal.ratings[6], cal.ratings[7]
+    assert r6 is not None and r7 is not None and r7.extrapolated
+    assert 150 < r7.elo - r6.elo < 250  # all six measured levels would give ~150
+
+
+def _calibration(elos: list[float], games_per_gap: int) -> VariantCalibration:
+    levels = load_levels()["xiangqi"]
+    cal = VariantCalibration(
+        "xiangqi",
+        None,
+        levels,
+        {n: Rating(e, e - 50, e + 50, 100) for n, e in enumerate(elos, start=1)},
+    )
+    gaps = {n: elos[n - 1] - elos[n - 2] for n in range(2, 9)}
+    cal.gaps = {n: (Difference(g, g - 60, g + 60, 30), games_per_gap) for n, g in gaps.items()}
+    cal.l1_vs_greedy = (0.7, games_per_gap)
+    return cal
+
+
+def test_criteria_are_decided_only_by_conclusive_intervals() -> None:
+    good = [450.0 + 300 * k for k in range(8)]
+    crit = {c.name.split()[0]: c for c in check_ladder(_calibration(good, 200))}
+    assert all(c.ok is True for c in crit.values()), crit
+    few = {c.name.split()[0]: c for c in check_ladder(_calibration(good, MIN_GAMES - 2))}
+    assert few["adjacent"].ok is None and "not decided: about" in few["adjacent"].detail
+    assert few["L1"].ok is None and "not decided" in few["L1"].detail
+    near = list(good)
+    near[1] = near[0] + 170  # 170 +- 60 straddles the 150 bound: more games needed
+    crit = {c.name.split()[0]: c for c in check_ladder(_calibration(near, 200))}
+    assert crit["adjacent"].ok is None and "L1-L2 +170" in crit["adjacent"].detail
+    assert "about 1600 more" in crit["adjacent"].detail  # 200 * (60 / 20)^2 - 200
+    bad = list(good)
+    bad[3] = bad[2] + 60  # L3-L4 surely too close (its interval ends at 120)
+    crit = {c.name.split()[0]: c for c in check_ladder(_calibration(bad, 200))}
+    assert crit["adjacent"].ok is False and "L3-L4 +60" in crit["adjacent"].detail
+    cal = _calibration(good, 200)
+    cal.l1_vs_greedy = (0.9, 100)
+    assert {c.name.split()[0]: c for c in check_ladder(cal)}["L1"].ok is False
+    three, four = cal.ratings[3], cal.ratings[4]
+    assert three is not None and four is not None
+    cal.ratings[4] = replace(four, elo=three.elo - 1)
+    assert {c.name.split()[0]: c for c in check_ladder(cal)}["strictly"].ok is False
+
+
+def test_seconds_per_move_is_the_median_of_each_sides_mean() -> None:
+    recs = [
+        record("L1", "L2", "1-0", 0, 0, "m", moves=10, seconds=(1.0, 5.0)),  # 5 moves each
+        record("L2", "L1", "1-0", 0, 1, "m", moves=9, seconds=(5.0, 0.4)),  # L2 5, L1 4
+        record("L1", "L2", "1-0", 1, 2, "m", moves=4, seconds=(2.0, 2.0)),  # 2 moves each
+        record("random", "L1", "1-0", 0, 0, "r", moves=2, seconds=(0.0, 0.3)),
+    ]
+    levels = load_levels()["xiangqi"]
+    cal = fit_variant(recs + games({"random": 0, "greedy": 100}, 2), "xiangqi", levels)
+    # L1: 1.0/5 = 0.2, 0.4/4 = 0.1, 2.0/2 = 1.0, 0.3/1 = 0.3 -> median (0.2 + 0.3) / 2
+    assert cal.seconds[1] == pytest.approx(0.25)
+    # L2: 5/5 = 1.0, 5/5 = 1.0, 2/2 = 1.0
+    assert cal.seconds[2] == pytest.approx(1.0)

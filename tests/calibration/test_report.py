@@ -1,0 +1,57 @@
+"""What a calibration writes: the levels file and docs/ladder.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ladder.calibration.fit import Criterion, VariantCalibration
+from ladder.calibration.report import ladder_markdown, write_docs, write_levels_file
+from ladder.levels import LEVELS_FILE, Rating, load_levels
+
+
+def _calibration(variant: str, rated: int) -> VariantCalibration:
+    levels = load_levels()[variant]
+    ratings: dict[int, Rating | None] = {
+        n: Rating(100.0 * n, 100.0 * n - 50, 100.0 * n + 50, 10 * n, n == rated)
+        if n <= rated
+        else None
+        for n in levels
+    }
+    cal = VariantCalibration(variant, None, levels, ratings)
+    cal.seconds = {1: 0.0123, 2: 1.5}
+    cal.others = {"random": Rating(0, 0, 0, 40), "greedy": Rating(200, 150, 250, 60)}
+    cal.criteria = [Criterion("strictly increasing", True, "yes")]
+    return cal
+
+
+def test_levels_file_gets_the_figures_and_keeps_the_settings(tmp_path: Path) -> None:
+    source = tmp_path / "levels.toml"
+    # The shipped file's level tables, plus a per-variant setting that writing must keep.
+    base = LEVELS_FILE.read_text().split("\n[variant.")[0]
+    source.write_text(base + "\n\n[variant.atomic-xiangqi.1]\nnodes = 800\n")
+    before = source.read_text()
+    out = tmp_path / "out" / "levels.toml"
+    write_levels_file(source, out, [_calibration("atomic-xiangqi", 8), _calibration("xiangqi", 2)])
+    assert source.read_text() == before  # the source is never touched
+    table = load_levels(out)
+    one = table["atomic-xiangqi"][1]
+    assert one.nodes == 800 and one.rating == Rating(100.0, 50.0, 150.0, 10, False)
+    assert one.seconds_per_move == 0.0123
+    assert table["atomic-xiangqi"][8].rating == Rating(800.0, 750.0, 850.0, 80, True)
+    assert table["xiangqi"][2].seconds_per_move == 1.5 and table["xiangqi"][3].rating is None
+    assert table["crazyhouse-xiangqi"][1].rating is None
+    assert out.read_text().startswith(base[:200])
+    # writing over it again replaces the tables, never duplicates them
+    write_levels_file(out, out, [_calibration("xiangqi", 2)])
+    assert out.read_text().count("[variant.xiangqi.1]") == 1
+
+
+def test_ladder_markdown_has_a_table_and_the_criteria_per_variant(tmp_path: Path) -> None:
+    cal = _calibration("xiangqi", 8)
+    md = ladder_markdown([cal], {"xiangqi": "ladder-xiangqi.png"}, {"xiangqi": "## Blunders"})
+    assert "## xiangqi" in md and "| **level 8** | 1,000,000 |" in md
+    assert "(extrapolated)" in md and "12.3 ms" in md and "1.50 s" in md
+    assert "- strictly increasing: **met** (yes)" in md and "## Blunders" in md
+    path = write_docs([cal], tmp_path)
+    assert path.read_text().startswith("# The ladder's measured strength")
+    assert (tmp_path / "ladder-xiangqi.png").read_bytes()[:4] == b"\x89PNG"

@@ -1,0 +1,119 @@
+"""``ladder calibrate`` as a user runs it: a subprocess with real engines, a tiny ladder
+and plan, resumed from its record, and the shipped levels file left alone."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ladder.calibration.record import record_path
+from ladder.levels import LEVELS_FILE, load_levels
+from ladder.match.store import ResultStore
+
+TINY_LEVELS = """
+[[level]]
+level = 1
+nodes = 200
+multipv = 8
+temperature_cp = 300
+
+[[level]]
+level = 2
+nodes = 200
+multipv = 8
+temperature_cp = 60
+
+[[level]]
+level = 3
+nodes = 50
+"""
+TINY_LEVELS += "".join(
+    f"\n[[level]]\nlevel = {n}\nnodes = {nodes}\n"
+    for n, nodes in ((4, 100), (5, 200), (6, 400), (7, 800), (8, 1600))
+)
+TINY_PLAN = """
+games = 2
+skip_one_games = 0
+max_games = 4
+target_half_width = 1.0   # nothing is ever sure enough: every gap gets its maximum
+[adjudication]
+max_plies = 40
+"""
+
+
+def _ladder(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).with_name("ladder")
+    return subprocess.run(
+        [str(exe), *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+
+
+def test_a_tiny_calibration_plays_resumes_and_writes_only_its_output(tmp_path: Path) -> None:
+    shipped = hashlib.sha256(LEVELS_FILE.read_bytes()).hexdigest()
+    levels, plan = tmp_path / "levels.toml", tmp_path / "plan.toml"
+    levels.write_text(TINY_LEVELS)
+    plan.write_text(TINY_PLAN)
+    common: list[str | Path] = [
+        "calibrate",
+        "--variant",
+        "xiangqi",
+        "--levels",
+        levels,
+        "--plan",
+        plan,
+        "--record",
+        tmp_path / "rec",
+        "--bootstrap",
+        "20",
+        "-j",
+        "2",
+    ]
+    run = _ladder(*common, "--db", tmp_path / "a.sqlite", "--docs", tmp_path / "docs", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "round 1: widest gaps" in run.stderr  # the adaptive rounds ran, with progress
+    with ResultStore(tmp_path / "a.sqlite") as store:
+        counts = [len(store.done_games(m["match_id"])) for m in store.matches()]
+    assert counts and all(n == 4 for n in counts)  # first 2 games, then up to the maximum
+    out = load_levels(tmp_path / "levels-calibrated.toml")["xiangqi"]
+    assert all(lv.rating is not None and lv.rating.games > 0 for lv in out.values())
+    assert all(lv.seconds_per_move is not None for lv in out.values())
+    assert load_levels(levels)["xiangqi"][1].rating is None  # --levels untouched
+    assert hashlib.sha256(LEVELS_FILE.read_bytes()).hexdigest() == shipped
+    assert "## xiangqi" in (tmp_path / "docs" / "ladder.md").read_text()
+    assert "not decided" in run.stderr  # 4 games decide no criterion
+    # A fresh database resumes from the record: nothing is played again.
+    again = _ladder(
+        *common, "--db", tmp_path / "b.sqlite", "--out", tmp_path / "o.toml", cwd=tmp_path
+    )
+    assert again.returncode == 0, again.stderr
+    assert f"{sum(counts)} games from the record" in again.stderr
+    with ResultStore(tmp_path / "b.sqlite") as store:
+        assert sum(1 for _ in store.records()) == sum(counts)
+    assert load_levels(tmp_path / "o.toml")["xiangqi"][8].rating == out[8].rating
+    assert record_path(tmp_path / "rec", "xiangqi").exists()
+    # --write replaces the file given by --levels, and only then.
+    wrote = _ladder(*common, "--db", tmp_path / "b.sqlite", "--fit-only", "--write", cwd=tmp_path)
+    assert wrote.returncode == 0, wrote.stderr
+    assert load_levels(levels)["xiangqi"][8].rating == out[8].rating
+
+
+def test_bad_arguments_are_one_line_errors(tmp_path: Path) -> None:
+    (tmp_path / "plan.toml").write_text("games = 1\n")
+    for args, message in (
+        (["--plan", tmp_path / "plan.toml"], "games >= 2"),
+        (["--plan", tmp_path / "missing.toml"], "missing.toml"),
+        (["--levels", tmp_path / "missing.toml"], "missing.toml"),
+        (["-j", "0"], "--concurrency"),
+    ):
+        run = _ladder("calibrate", "--db", tmp_path / "x.sqlite", *args, cwd=tmp_path)
+        assert run.returncode == 2, run.stderr
+        assert message in run.stderr and "Traceback" not in run.stderr
+        assert len(run.stderr.strip().splitlines()) == 1
