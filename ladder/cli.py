@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from ladder.calibration.cli import add_calibrate
 from ladder.doctor import add_doctor
@@ -44,8 +45,15 @@ def version_text(engine: Path | None = None) -> str:
     return f"{DISTRIBUTION} {package_version()}\nengine: {key} ({found.path}, from {found.source})"
 
 
+class OneLineErrors(argparse.ArgumentParser):
+    """A usage error is one line (``ladder serve: error: ...``), not usage + error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrors(
         prog="ladder", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
@@ -73,8 +81,6 @@ def build_parser() -> argparse.ArgumentParser:
     for name in ENGINE_COMMANDS:
         with contextlib.suppress(argparse.ArgumentError):  # it has its own --engine
             add_engine_option(sub.choices[name])
-    # Serving without an engine fails here, in one line, not inside the server's start-up.
-    sub.choices["serve"].set_defaults(needs_engine=True)
     return parser
 
 
@@ -92,8 +98,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.engine is not None and args.command in ENGINE_COMMANDS:
             # Everything below (engine pools, match workers) finds it there.
             os.environ[ENGINE_ENV] = str(find_engine(args.engine).path)
-        if getattr(args, "needs_engine", False):
-            find_engine()
         code = int(args.func(args))
         sys.stdout.flush()  # a closed reader shows here, not at interpreter exit
         return code
