@@ -67,18 +67,19 @@ def test_perft(installation: Installation) -> None:
 def test_no_engine_is_a_one_line_error(installation: Installation) -> None:
     empty = installation.root / "empty-cache"
     empty.mkdir(exist_ok=True)
-    for argv in (
-        ["ladder", "move", "--variant", "xiangqi", "--level", "1"],
-        ["ladder", "serve", "--port", "1"],
-        ["ladder", "engine", "path"],
+    for argv, code in (
+        (["ladder", "move", "--variant", "xiangqi", "--level", "1"], 3),
+        (["ladder", "serve", "--port", "1"], 2),
+        (["ladder", "engine", "path"], 2),
     ):
         done = installation.run(argv, env={"XDG_CACHE_HOME": str(empty)})
-        assert done.returncode == 2, (argv, done.stderr)
+        assert done.returncode == code, (argv, done.stderr)
         assert done.stdout == ""
         (line,) = done.stderr.splitlines()
-        assert line.startswith("ladder: no engine built") and line.endswith(
-            "run `ladder engine build`"
-        ), line  # no `make engine`: an installed package has no Makefile
+        assert line.startswith((f"ladder {argv[1]}: ", "ladder: ")), line
+        # it names the command that builds one, and not `make engine`: an installed
+        # package has no Makefile
+        assert "no engine built" in line and line.endswith("run `ladder engine build`"), line
     done = installation.run(["ladder", "--version"], env={"XDG_CACHE_HOME": str(empty)})
     assert done.stdout.splitlines()[1] == "engine: not built (run `ladder engine build`)"
 
