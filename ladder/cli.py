@@ -21,7 +21,13 @@ from typing import NoReturn
 
 from ladder.calibration.cli import add_calibrate
 from ladder.doctor import add_doctor
-from ladder.engine_binary import BUILD_COMMAND, ENGINE_ENV, EngineNotBuilt, find_engine
+from ladder.engine_binary import (
+    ENGINE_ENV,
+    EngineNotBuilt,
+    build_hint,
+    deprecation_notice,
+    find_engine,
+)
 from ladder.engine_cli import add_engine, add_engine_option
 from ladder.log_config import LEVELS, configure_logging
 from ladder.match.cli import add_match
@@ -40,7 +46,7 @@ def version_text(engine: Path | None = None) -> str:
     try:
         found = find_engine(engine)
     except EngineNotBuilt:
-        return f"{DISTRIBUTION} {package_version()}\nengine: not built (run `{BUILD_COMMAND}`)"
+        return f"{DISTRIBUTION} {package_version()}\nengine: not built; {build_hint()}"
     key = found.build_key or "no build key (not built by `ladder engine build`)"
     return f"{DISTRIBUTION} {package_version()}\nengine: {key} ({found.path}, from {found.source})"
 
@@ -88,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     configure_logging(args.ladder_log_level)
+    notice = deprecation_notice()
+    if notice is not None:
+        print(f"ladder: {notice}", file=sys.stderr)
     if args.version:
         print(version_text(args.engine))
         return 0

@@ -36,7 +36,9 @@ __all__ = [
     "UNPATCHED_ENGINE",
     "EngineNotBuilt",
     "FoundEngine",
+    "build_hint",
     "builds_dir",
+    "deprecation_notice",
     "engine_path",
     "find_engine",
     "user_cache",
@@ -91,15 +93,30 @@ def _executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
+def build_hint() -> str:
+    """What to run to build an engine the lookup finds."""
+    if CHECKOUT_ROOT is not None:
+        return f"run `make engine` (or `{BUILD_COMMAND}`)"
+    return f"run `{BUILD_COMMAND}`"
+
+
 def _given(path: Path, source: str) -> FoundEngine:
     if not _executable(path):
-        raise EngineNotBuilt(f"no engine executable at {path} (from {source})")
+        raise EngineNotBuilt(f"no engine executable at {path} (from {source}); {build_hint()}")
     return FoundEngine(path.resolve(), source)
 
 
+def deprecation_notice() -> str | None:
+    """The warning for an engine named by the deprecated variable, None if there is none
+    (the ``ladder`` command prints it; :func:`find_engine` logs it)."""
+    if os.environ.get(DEPRECATED_ENGINE_ENV) and not os.environ.get(ENGINE_ENV):
+        return f"{DEPRECATED_ENGINE_ENV} is deprecated: set {ENGINE_ENV} instead"
+    return None
+
+
 @functools.cache
-def _warn_deprecated_env() -> None:
-    log.warning("%s is deprecated: set %s instead", DEPRECATED_ENGINE_ENV, ENGINE_ENV)
+def _log_deprecation(notice: str) -> None:
+    log.warning(notice)
 
 
 def find_engine(option: Path | None = None) -> FoundEngine:
@@ -113,8 +130,9 @@ def find_engine(option: Path | None = None) -> FoundEngine:
     for name in (ENGINE_ENV, DEPRECATED_ENGINE_ENV):
         value = os.environ.get(name)
         if value:
-            if name == DEPRECATED_ENGINE_ENV:
-                _warn_deprecated_env()
+            notice = deprecation_notice()
+            if notice is not None:
+                _log_deprecation(notice)
             return _given(Path(value), name)
     searched = [(user_cache() / ENGINE_NAME, "user cache")]
     if CHECKOUT_ROOT is not None:
@@ -122,9 +140,8 @@ def find_engine(option: Path | None = None) -> FoundEngine:
     for path, source in searched:
         if _executable(path):
             return FoundEngine(path.resolve(), source)
-    build = f"`{BUILD_COMMAND}`" + (" (in this checkout: `make engine`)" if CHECKOUT_ROOT else "")
     where = " or ".join(str(path) for path, _ in searched)
-    raise EngineNotBuilt(f"no engine built (looked for {where}): run {build}")
+    raise EngineNotBuilt(f"no engine built (looked for {where}): {build_hint()}")
 
 
 def engine_path() -> Path:

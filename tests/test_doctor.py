@@ -92,7 +92,10 @@ def test_no_engine(tmp_path: Path) -> None:
     code, lines = doctor("--engine", str(tmp_path / "nothing"))
     assert code == 1
     assert failures(lines) == {
-        "engine": [f"no engine executable at {tmp_path / 'nothing'} (from --engine)"],
+        "engine": [
+            f"no engine executable at {tmp_path / 'nothing'} (from --engine); "
+            "run `make engine` (or `ladder engine build`)"
+        ],
         "variants": ["not checked: no engine"],
         "reference": ["not checked: no engine"],
     }

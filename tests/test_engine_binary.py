@@ -22,6 +22,8 @@ from ladder.engine_build import EngineBuild
 
 LADDER = Path(sys.executable).with_name("ladder")
 DEBIAN_FSF = Path("/usr/games/fairy-stockfish")
+#: A missing engine's message in a checkout ends with the commands that build one.
+CHECKOUT_HINT = "run `make engine` (or `ladder engine build`)"
 
 
 def ladder(
@@ -71,7 +73,9 @@ def test_lookup_order(user_cache: Path, engine_exe: Path, unpatched_engine_exe: 
     assert "deprecated" not in done.stderr
     done = ladder(*path, cache=user_cache, env={DEPRECATED_ENGINE_ENV: str(DEBIAN_FSF)})
     assert found(done) == (str(DEBIAN_FSF), DEPRECATED_ENGINE_ENV)
-    assert done.stderr.strip() == f"{DEPRECATED_ENGINE_ENV} is deprecated: set {ENGINE_ENV} instead"
+    assert done.stderr.strip() == (
+        f"ladder: {DEPRECATED_ENGINE_ENV} is deprecated: set {ENGINE_ENV} instead"
+    )
     assert found(ladder(*path, cache=user_cache)) == (str(unpatched_engine_exe), "user cache")
     empty = user_cache.parent / "empty"
     empty.mkdir()
@@ -89,7 +93,8 @@ def test_a_named_engine_that_is_missing_is_an_error_not_a_fallback(
         done = ladder("engine", "path", cache=user_cache, env={name: str(missing)})
     assert done.returncode == 2 and done.stdout == ""
     assert (
-        done.stderr.splitlines()[-1] == f"ladder: no engine executable at {missing} (from {name})"
+        done.stderr.splitlines()[-1]
+        == f"ladder: no engine executable at {missing} (from {name}); {CHECKOUT_HINT}"
     )
 
 
@@ -104,7 +109,7 @@ def test_nothing_built_names_both_build_commands(
         find_engine()
     message = str(err.value)
     assert "\n" not in message
-    assert message.endswith("run `ladder engine build` (in this checkout: `make engine`)")
+    assert message.endswith(CHECKOUT_HINT)
     assert str(tmp_path / "mistboard-ladder" / "fairy-stockfish") in message
 
 
@@ -143,4 +148,5 @@ def test_engine_option_reaches_the_engines_a_command_starts(
     done = ladder(*move, "--engine", str(tmp_path / "none"), cache=user_cache)
     assert done.returncode == 2
     (line,) = done.stderr.splitlines()
-    assert line == f"ladder: no engine executable at {tmp_path / 'none'} (from --engine)"
+    missing = tmp_path / "none"
+    assert line == f"ladder: no engine executable at {missing} (from --engine); {CHECKOUT_HINT}"

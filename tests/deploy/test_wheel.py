@@ -81,7 +81,7 @@ def test_no_engine_is_a_one_line_error(installation: Installation) -> None:
         # package has no Makefile
         assert "no engine built" in line and line.endswith("run `ladder engine build`"), line
     done = installation.run(["ladder", "--version"], env={"XDG_CACHE_HOME": str(empty)})
-    assert done.stdout.splitlines()[1] == "engine: not built (run `ladder engine build`)"
+    assert done.stdout.splitlines()[1] == "engine: not built; run `ladder engine build`"
 
 
 def test_engine_build_pyffish_installs_it(installation: Installation) -> None:
