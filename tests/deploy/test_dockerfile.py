@@ -100,6 +100,9 @@ def test_cmd_serves_and_healthcheck_passes(installation: Installation) -> None:
         with urllib.request.urlopen(request, timeout=60) as response:
             reply = json.load(response)
         assert Game.from_fen("xiangqi", moves=["h3e3"]).is_legal(reply["move"])
+        # the /play page's files are package data too
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/play", timeout=60) as response:
+            assert b"<html" in response.read().lower()
         engines = psutil.Process(server.pid).children(recursive=True)
         assert engines, "the server runs no engine"
     finally:
