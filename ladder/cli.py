@@ -2,7 +2,8 @@
 
 ladder move | serve | levels     the move service        (ladder/service/cli.py)
 ladder perft                     the rules checker       (ladder/rules/cli.py)
-ladder match | calibrate         matches, calibration    (ladder/match/cli.py)
+ladder match                     matches                 (ladder/match/cli.py)
+ladder calibrate                 calibration             (ladder/calibration/cli.py)
 ladder engine build | path       the engine              (ladder/engine_cli.py)
 ladder doctor                    checks the installation (ladder/doctor.py)
 
