@@ -10,6 +10,13 @@ SERVE_ARGS ?=
 
 .PHONY: setup engine reference-engines browser serve test test-slow lint clean
 
+# `make serve` and `make test` run the engine `make engine` builds, unless the environment
+# names one (LADDER_ENGINE, or its deprecated name MISTBOARD_ENGINE): the engine lookup
+# would otherwise put a `ladder engine build` in the per-user cache first.
+ifeq ($(LADDER_ENGINE)$(MISTBOARD_ENGINE),)
+export LADDER_ENGINE := $(CURDIR)/$(CACHE)/fairy-stockfish
+endif
+
 # The virtualenv with the project and its pinned dependencies.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -861,6 +861,57 @@ class Engine:
             elapsed=elapsed,
         )
 
+    async def perft(
+        self, fen: str | None, moves: Sequence[str] = (), depth: int = 1, *, timeout: float
+    ) -> dict[str, int]:
+        """Count the move sequences of ``depth`` plies (``go perft``), per first move.
+
+        Fairy-Stockfish's extension: it prints ``<move>: <count>`` per legal move, then
+        ``Nodes searched: <total>``; the total must equal the sum (else
+        :class:`EngineProtocolError`). Moves come back canonical. ``timeout`` bounds the
+        whole count (perft has no limit the client could turn into a budget).
+        """
+        if type(depth) is not int or not 1 <= depth <= 10:
+            raise EngineArgumentError(f"perft depth must be an int in 1..10, not {depth!r}")
+        files, ranks = self._board(fen)
+        position = self._position_command(fen, moves, files, ranks)
+        convert = from_ucci if self._ucci and ucci_uses_zero_based(ranks) else None
+        counts: dict[str, int] = {}
+        async with self._operation():
+            await self._send(f"{position}\ngo perft {depth}\n", "perft")
+            try:
+                async with self._phase("perft", timeout):
+                    unknown = 0
+                    while True:
+                        line = await self._readline()
+                        head, sep, tail = line.partition(": ")
+                        if head == "Nodes searched":
+                            break
+                        if sep and tail.isdigit():
+                            try:
+                                move = check_move(
+                                    convert(head) if convert else head, files=files, ranks=ranks
+                                )
+                            except EngineArgumentError as exc:
+                                raise EngineProtocolError(
+                                    f"engine's perft named a malformed move: {line[:200]!r}",
+                                    phase="perft",
+                                ) from exc
+                            counts[move] = int(tail)
+                        elif line:
+                            unknown = self._unknown(unknown, line)
+                    if not tail.isdigit() or int(tail) != sum(counts.values()):
+                        raise EngineProtocolError(
+                            f"engine's perft total {tail!r} is not the sum of its moves' counts",
+                            phase="perft",
+                        )
+            except asyncio.CancelledError:
+                # FSF counts on its search thread and cannot be stopped: its output would
+                # reach the next operation, so a cancelled count ends the engine.
+                await self._kill()
+                raise
+        return counts
+
     async def stop(self) -> None:
         """Ask a running :meth:`search` to finish now (``stop``).
 

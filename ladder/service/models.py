@@ -48,7 +48,9 @@ class OutcomeInfo(BaseModel):
 
     result: Literal["1-0", "0-1", "1/2-1/2"] = Field(examples=["1-0"])
     winner: Color | None = Field(description="`red`, `black`, or null for a draw", examples=["red"])
-    reason: Reason = Field(description="Why the game ended (RULES.md).", examples=["checkmate"])
+    reason: Reason = Field(
+        description="Why the game ended (docs/rules.md).", examples=["checkmate"]
+    )
 
 
 class Score(BaseModel):

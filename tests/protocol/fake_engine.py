@@ -19,6 +19,7 @@ Modes (the fault, and when it strikes):
     illegal-bestmove  answers go with `bestmove a1a1` (a move that does not move)
     slow-quit         takes 60 s to exit after quit
     slow-newgame      ucinewgame takes 1 s; the n-th go answers a1a(n+1)
+    bad-perft         answers go perft with counts whose sum is not its total
 
 --child    start a `sleep` child first (to test that the whole tree is killed)
 --once P   fault only if file P does not exist, creating it (a restart is then healthy)
@@ -48,6 +49,7 @@ MODES = {
     "illegal-bestmove",
     "slow-quit",
     "slow-newgame",
+    "bad-perft",
 }
 
 
@@ -129,6 +131,10 @@ def main(argv: list[str]) -> int:
         elif word == "isready":
             if mode != "hang-isready":
                 out("readyok")
+        elif word == "go" and mode == "bad-perft" and "perft" in cmd.split():
+            out("a1a2: 3")
+            out("")
+            out("Nodes searched: 5")
         elif word == "go":
             searches += 1
             if leak_mb:
