@@ -211,8 +211,20 @@ def _level_from(table: dict[str, Any], defaults: dict[str, Any]) -> Level:
         lvl = Level(variety=variety, rating=rating, **merged)
     except TypeError as exc:
         raise LevelsError(f"levels file: {exc}") from exc
-    if lvl.level not in LEVEL_NUMBERS or lvl.nodes < 1 or lvl.threads != 1:
-        raise LevelsError(f"level {lvl.level}: needs level 1..8, nodes >= 1, threads = 1")
+    return _checked(lvl, f"level {lvl.level}")
+
+
+def _checked(lvl: Level, where: str) -> Level:
+    """``lvl`` if its settings can be searched, else a LevelsError naming ``where``."""
+    if (
+        lvl.level not in LEVEL_NUMBERS
+        or not isinstance(lvl.nodes, int)
+        or lvl.nodes < 1
+        or lvl.threads != 1
+        or not isinstance(lvl.hash_mb, int)
+        or lvl.hash_mb < 1
+    ):
+        raise LevelsError(f"{where}: needs level 1..8, nodes >= 1, hash_mb >= 1, threads = 1")
     return lvl
 
 
@@ -231,8 +243,8 @@ def load_levels(path: Path = LEVELS_FILE) -> dict[str, dict[int, Level]]:
     for variant in VARIANT_IDS:
         levels = dict(base)
         for key, table in overrides.get(variant, {}).items():
-            n = int(key)
-            if n not in levels:
+            n = int(key) if key.isdigit() else 0
+            if n not in levels or "level" in table:
                 raise LevelsError(f"{path}: variant {variant}: no level {key}")
             settings = {k: v for k, v in table.items() if k not in VARIETY_KEYS}
             rating = _rating(settings, f"{path}: variant {variant} level {n}")
@@ -245,6 +257,7 @@ def load_levels(path: Path = LEVELS_FILE) -> dict[str, dict[int, Level]]:
                 )
             except TypeError as exc:
                 raise LevelsError(f"{path}: variant {variant} level {n}: {exc}") from exc
+            _checked(levels[n], f"{path}: variant {variant} level {n}")
         out[variant] = levels
     return out
 

@@ -90,6 +90,17 @@ def test_bad_overrides_are_named(tmp_path: Path) -> None:
         _load(tmp_path, text + "[variant.xiangqi.1]\nspeed = 2\n")
 
 
+@pytest.mark.parametrize(
+    "override", ["nodes = 0", "hash_mb = 0", 'nodes = "many"', "threads = 2", "level = 3"]
+)
+def test_a_bad_override_is_named(tmp_path: Path, override: str) -> None:
+    text = (
+        "[[level]]\nlevel = 1\nnodes = 50\n\n" + BASE + f"[variant.atomic-xiangqi.1]\n{override}\n"
+    )
+    with pytest.raises(LevelsError, match="atomic-xiangqi"):
+        _load(tmp_path, text)
+
+
 def test_a_rating_and_time_per_move_load_per_variant(tmp_path: Path) -> None:
     text = "[[level]]\nlevel = 1\nnodes = 50\n\n" + BASE
     text += (
