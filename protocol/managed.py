@@ -51,6 +51,7 @@ from protocol.errors import (
 )
 from protocol.info import PlayResult
 from protocol.limits import Limit
+from protocol.notation import RankNumbering
 from protocol.options import OptionValue
 from protocol.process import Backoff, Timeouts
 
@@ -105,9 +106,11 @@ class ManagedEngine:
         command: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
         *,
         protocol: Dialect = Dialect.UCI,
+        ranks: RankNumbering | None = None,
         options: Mapping[str, OptionValue] | None = None,
         variant_path: str | os.PathLike[str] | None = None,
         variant_aliases: Mapping[str, str] | None = None,
+        variant_path_optional: bool = False,
         timeouts: Timeouts | None = None,
         backoff: Backoff | None = None,
         retries: int = 1,
@@ -118,6 +121,8 @@ class ManagedEngine:
     ) -> None:
         self.command = command
         self.protocol = protocol
+        self.ranks = ranks
+        self.variant_path_optional = variant_path_optional
         self.base_options = dict(options or {})
         self.variant_path = os.fspath(variant_path) if variant_path is not None else None
         self.variant_aliases = dict(variant_aliases or {})
@@ -160,12 +165,13 @@ class ManagedEngine:
         engine = await Engine.start(
             self.command,
             protocol=self.protocol,
+            ranks=self.ranks,
             timeouts=self.timeouts,
             env=self._env,
             cwd=self._cwd,
         )
         try:
-            if self.variant_path is not None:
+            if self.variant_path is not None and self._loads_variants(engine):
                 await engine.load_variants(self.variant_path)
             if self.base_options:
                 await engine.configure(self.base_options)
@@ -173,6 +179,18 @@ class ManagedEngine:
             await engine.close()
             raise
         return engine
+
+    def _loads_variants(self, engine: Engine) -> bool:
+        """Whether ``variant_path`` is loaded into ``engine`` (with
+        ``variant_path_optional``, only into an engine that has ``VariantPath``)."""
+        return not self.variant_path_optional or "VariantPath" in engine.options
+
+    def engine_variant(self, engine: Engine, variant: str) -> str:
+        """The name ``engine`` knows ``variant`` by: its alias in the variants file when
+        that file is loaded into the engine, else ``variant`` itself."""
+        if self.variant_path is not None and self._loads_variants(engine):
+            return self.variant_aliases.get(variant, variant)
+        return variant
 
     async def _ensure(self, incidents: list[Incident]) -> Engine:
         engine = self._engine
@@ -226,7 +244,7 @@ class ManagedEngine:
         """Search ``fen`` + ``moves`` of ``variant`` under ``limit``, on a healthy engine.
 
         ``variant`` is an engine variant name or one of ``variant_aliases`` (None: leave
-        as is). ``options`` are set before the search (only those that changed). With
+        as is; the aliases apply when ``variant_path`` is loaded into the engine). ``options`` are set before the search (only those that changed). With
         ``new_game`` (the default) the hash is cleared first, so ``go nodes`` results
         are reproducible. Retries a faulted search ``retries`` times (default: the
         constructor's) on a restarted engine; see :class:`SearchOutcome`.
@@ -234,7 +252,6 @@ class ManagedEngine:
         if self._closed:
             raise EngineFailure("the managed engine is closed", [])
         allowed = self.retries if retries is None else retries
-        engine_variant = self.variant_aliases.get(variant, variant) if variant else None
         incidents: list[Incident] = []
         async with self._lock:
             attempt = 0
@@ -245,8 +262,8 @@ class ManagedEngine:
                     pid = engine.pid
                     if options:
                         await engine.configure(options)
-                    if engine_variant is not None:
-                        await engine.set_variant(engine_variant)
+                    if variant is not None:
+                        await engine.set_variant(self.engine_variant(engine, variant))
                     result = await engine.search(
                         fen, moves, limit, new_game=new_game, validate_move=validate_move
                     )

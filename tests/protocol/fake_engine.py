@@ -12,7 +12,10 @@ Modes (the fault, and when it strikes):
     hang-isready      handshake fine, never answers isready
     hang-search       never answers go with a bestmove, even after stop
     ignore-stop       searches `go infinite` and ignores stop
-    garbage           answers uci with binary garbage
+    garbage           answers uci with an `id` line of binary garbage and ANSI codes
+    banner            a well-behaved engine that prints a banner in ANSI colours, a
+                      prompt and blank lines before its handshake answer (as Sjaak II
+                      does), and an unreadable unknown line before each bestmove
     long-line         answers uci with 10 MB without a newline, then waits
     flood             answers go with an endless stream of unknown lines
     bad-bestmove      answers go with a malformed `bestmove zz9`
@@ -23,6 +26,8 @@ Modes (the fault, and when it strikes):
 --child    start a `sleep` child first (to test that the whole tree is killed)
 --once P   fault only if file P does not exist, creating it (a restart is then healthy)
 --leak-mb  allocate N MB more on every go (for the memory guard)
+--ranks R  how it numbers a 10-rank board in UCCI mode: 0-9 (default, the UCCI
+           specification) or 1-10 (as Sjaak II does); UCI mode always writes 1-10
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ MODES = {
     "hang-search",
     "ignore-stop",
     "garbage",
+    "banner",
     "long-line",
     "flood",
     "bad-bestmove",
@@ -63,6 +69,7 @@ def main(argv: list[str]) -> int:
     child = None
     leak_mb = 0
     leaked: list[bytearray] = []
+    zero_based = True
     i = 1
     while i < len(argv):
         if argv[i] == "--child":
@@ -79,6 +86,9 @@ def main(argv: list[str]) -> int:
         elif argv[i] == "--leak-mb":
             leak_mb = int(argv[i + 1])
             i += 2
+        elif argv[i] == "--ranks":
+            zero_based = {"0-9": True, "1-10": False}[argv[i + 1]]
+            i += 2
         else:
             raise SystemExit(f"unknown argument {argv[i]}")
     del child  # left running on purpose: the client must kill it
@@ -90,10 +100,14 @@ def main(argv: list[str]) -> int:
     searching_infinite = False
     searches = 0
 
+    def square(file: str, rank: int) -> str:
+        """A square of a 10-rank board (rank 1..10) as this engine writes it."""
+        return f"{file}{rank - 1 if ucci and zero_based else rank}"
+
     def bestmove() -> str:
         if mode == "slow-newgame":
             return f"bestmove a1a{1 + searches}"
-        return "bestmove a0a1 ponder a9a8" if ucci else "bestmove a1a2 ponder a10a9"
+        return f"bestmove {square('a', 1)}{square('a', 2)} ponder {square('a', 10)}{square('a', 9)}"
 
     for raw in sys.stdin:
         cmd = raw.strip()
@@ -103,9 +117,14 @@ def main(argv: list[str]) -> int:
             if mode == "hang-handshake":
                 continue
             if mode == "garbage":
-                sys.stdout.buffer.write(b"\x00\xff\xfe garbage \x1b[31m\n")
+                sys.stdout.buffer.write(b"id name \x00\xff\xfe garbage \x1b[31m\n")
                 sys.stdout.flush()
                 continue
+            if mode == "banner":
+                sys.stdout.buffer.write(
+                    b"Fake engine 1.0\n 9\x1b[1m\x1b[46m\x1b[30mr \x1b[45mn \x1b[0m\n\n"
+                    b"\xff\xfe not utf-8\n#[Xiangqi] 0w>\n"
+                )
             if mode == "long-line":
                 sys.stdout.write("x" * (10 * 1024 * 1024))
                 sys.stdout.flush()
@@ -136,7 +155,7 @@ def main(argv: list[str]) -> int:
                 block[::4096] = b"x" * len(block[::4096])  # touch every page
                 leaked.append(block)
             if mode == "crash-mid-search":
-                out("info depth 1 score cp 10 nodes 1 pv " + ("a0a1" if ucci else "a1a2"))
+                out(f"info depth 1 score cp 10 nodes 1 pv {square('a', 1)}{square('a', 2)}")
                 os.kill(os.getpid(), signal.SIGKILL)
             if mode == "hang-search":
                 continue
@@ -147,18 +166,20 @@ def main(argv: list[str]) -> int:
                 out("bestmove zz9")
                 continue
             if mode == "illegal-bestmove":
-                out("bestmove a0a0" if ucci else "bestmove a1a1")
+                out(f"bestmove {square('a', 1)}{square('a', 1)}")
                 continue
+            first, reply = square("a", 1) + square("a", 2), square("a", 10) + square("a", 9)
             if "infinite" in cmd.split():
                 searching_infinite = True
-                out("info depth 1 score cp 10 nodes 1 pv " + ("a0a1" if ucci else "a1a2"))
+                out(f"info depth 1 score cp 10 nodes 1 pv {first}")
                 continue
             out(
                 "info depth 1 seldepth 1 multipv 1 score "
                 + ("12" if ucci else "cp 12")
-                + " nodes 10 nps 1000 time 1 pv "
-                + ("a0a1 a9a8" if ucci else "a1a2 a10a9")
+                + f" nodes 10 nps 1000 time 1 pv {first} {reply}"
             )
+            if mode == "banner":
+                sys.stdout.buffer.write(b"\x1b[32mthinking done\x1b[0m\n")
             out(bestmove())
         elif word == "stop":
             if searching_infinite and mode not in ("ignore-stop", "hang-search"):
