@@ -244,7 +244,8 @@ class ManagedEngine:
         """Search ``fen`` + ``moves`` of ``variant`` under ``limit``, on a healthy engine.
 
         ``variant`` is an engine variant name or one of ``variant_aliases`` (None: leave
-        as is; the aliases apply when ``variant_path`` is loaded into the engine). ``options`` are set before the search (only those that changed). With
+        as is; the aliases apply when ``variant_path`` is loaded into the engine).
+        ``options`` are set before the search (only those that changed). With
         ``new_game`` (the default) the hash is cleared first, so ``go nodes`` results
         are reproducible. Retries a faulted search ``retries`` times (default: the
         constructor's) on a restarted engine; see :class:`SearchOutcome`.
