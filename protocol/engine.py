@@ -97,6 +97,7 @@ class EngineVariant:
 
 
 _DIALECTS: dict[Dialect, type[Engine]] = {}
+_THREADS = "Threads"
 
 
 class Engine:
@@ -158,6 +159,7 @@ class Engine:
         self._searching = False
         self._search_timeout: asyncio.Timeout | None = None
         self._values: dict[str, str | None] = {}
+        self._implicit: set[str] = set()  # options the engine does not have (no line)
         # name as given -> (type, value, option key, wire value) of validated values
         self._checked_values: dict[str, tuple[type, OptionValue, str, str | None]] = {}
 
@@ -209,6 +211,11 @@ class Engine:
             await engine.kill()
             raise
         engine._handshake_done = True
+        if _THREADS not in engine.options:
+            # An engine that lists no thread count runs one thread: Threads=1 is what it
+            # does already (and sends nothing); any other value is refused.
+            engine.options.add(Option(_THREADS, "spin", default=1, min=1, max=1))
+            engine._implicit.add(normalise_name(_THREADS))
         if engine._skipped_in_handshake:
             log.info(
                 "%s skipped %d unreadable line(s) before its handshake answer (a banner)",
@@ -490,7 +497,7 @@ class Engine:
         if self._values.get(key) == wire:
             return ""
         self._values[key] = wire
-        return self._setoption_line(option, wire)
+        return "" if key in self._implicit else self._setoption_line(option, wire)
 
     async def configure(self, options: Mapping[str, OptionValue]) -> None:
         """Set options. All values are validated before any is sent.

@@ -427,12 +427,16 @@ class UcciEngine(UciEngine):
     async def _handshake(self) -> None:
         await super()._handshake()
         if "usemillisec" in self.options:
-            if self.options["usemillisec"].default is not True:
-                await self.configure({"usemillisec": True})
+            # The specification has the GUI say so even when it is the default, and
+            # Sjaak II counts in seconds until told.
+            await self.configure({"usemillisec": True})
         else:
             self._clock_millis = False  # UCCI without usemillisec: clocks in seconds
         if self.ranks is None:
             self.ranks = await self._probe_ranks()
+            # Sjaak II's `startpos` is its game's first position, which the probe's FEN
+            # has become: a new game puts the standard one back.
+            await self._send(self._new_game_line(), "handshake")
 
     async def _probe_ranks(self) -> RankNumbering:
         """Ask for a move where Red's pieces all stand on its first rank; the rank digit

@@ -42,12 +42,14 @@ an engine with ``setboard=0`` is given the game from its start position).
   extends the wait to the handshake deadline.
 * **Options**: ``feature option="Name -spin 64 1 1024"`` becomes an :class:`Option`,
   set with ``option Name=value``. ``Hash`` is ``memory N`` (feature ``memory``) and
-  ``Threads`` is ``cores N`` (feature ``smp``; without it only ``Threads`` 1 is allowed).
-* **Limits** (:class:`Limit`): ``depth`` is ``sd``, ``time`` is ``st`` (seconds per
-  move), ``nodes`` is ``nps 1`` + ``st N`` and only where the engine offers it
-  (``feature nps=1``); a clock is ``level MOVES MIN:SEC INC`` (sent when it changes) and
-  ``time``/``otim`` in centiseconds before each ``go``. A setting that a later search
-  drops (a depth, say) can only be undone by ``new``: the client starts a new game.
+  ``Threads`` is ``cores N`` (feature ``smp``; without it, as for any engine without a
+  thread count, only ``Threads`` 1 is accepted, and nothing is sent).
+* **Limits** (:class:`Limit`): ``depth`` is ``sd``, ``time`` is ``st`` (whole seconds
+  per move, rounded up: engines read an integer), ``nodes`` is ``nps 1`` + ``st N`` and
+  only where the engine offers it (``feature nps=1``); a clock is ``level MOVES MIN:SEC
+  INC`` (sent when it changes) and ``time``/``otim`` in centiseconds before each
+  ``go``. A setting that a later search drops (a depth, say) can only be undone by
+  ``new``: the client starts a new game.
 * **Thinking output** (``post``) becomes ``info``: depth, score (centipawns, mate as
   100000 + N), time, nodes, PV (coordinate moves only).
 * **The answer**: ``move X`` (ranks 0..9 on a 10-rank board, as XBoard numbers them);
@@ -65,6 +67,7 @@ an engine with ``setboard=0`` is given the game from its start position).
 from __future__ import annotations
 
 import asyncio
+import math
 import shlex
 import time
 from collections.abc import Callable, Sequence
@@ -195,8 +198,8 @@ class XBoardEngine(Engine):
         name = self.features.get("myname")
         if isinstance(name, str) and name:
             self.id["name"] = name
-        cores = self.features.get("smp") == 1
-        self.options.add(Option(_THREADS, "spin", default=1, min=1, max=1024 if cores else 1))
+        if self.features.get("smp") == 1:
+            self.options.add(Option(_THREADS, "spin", default=1, min=1, max=1024))
         if self.features.get("memory") == 1:
             self.options.add(Option(_HASH, "spin", default=16, min=1, max=1 << 20))
 
@@ -243,7 +246,7 @@ class XBoardEngine(Engine):
 
     def _setoption_line(self, option: Option, wire: str | None) -> str:
         if option.name == _THREADS:
-            return f"cores {wire}\n" if self.features.get("smp") == 1 else ""
+            return f"cores {wire}\n"
         if option.name == _HASH:
             return f"memory {wire}\n"
         if wire is None:
@@ -330,12 +333,13 @@ class XBoardEngine(Engine):
             commands["nps"] = "nps 1"
             commands["st"] = f"st {max(1, limit.nodes)}"
         elif limit.time is not None:
-            commands["st"] = f"st {_seconds(limit.time)}"
+            commands["st"] = f"st {max(1, math.ceil(limit.time))}"
         elif clock is not None or limit.remaining_moves is not None:
             base = max(1, round(clock or 0))
             minutes, seconds = divmod(base, 60)
-            commands["level"] = (
-                f"level {limit.remaining_moves or 0} {minutes}:{seconds:02d} {_seconds(inc or 0)}"
+            increment = inc or 0
+            commands["level"] = f"level {limit.remaining_moves or 0} {minutes}:{seconds:02d} " + (
+                str(int(increment)) if float(increment).is_integer() else f"{increment:g}"
             )
         if limit.depth is not None:
             commands["sd"] = f"sd {max(1, limit.depth)}"
@@ -469,6 +473,7 @@ class XBoardEngine(Engine):
     ) -> bool:
         """Take one line of a search; True when it is the engine's answer (its move,
         resignation or result claim)."""
+        line = line.strip()
         head, _, rest = line.partition(" ")
         if head == "move" or (rest.startswith("... ") and head.rstrip(".").isdigit()):
             if result.move is not None or result.resigned or result.claim:
@@ -521,8 +526,3 @@ class XBoardEngine(Engine):
             async with self._phase("stop", self.timeouts.stop):
                 await self._read_until(sync[1])
         self.guard.stopping = False
-
-
-def _seconds(value: float) -> str:
-    """Seconds as XBoard reads them: an integer when whole."""
-    return str(int(value)) if float(value).is_integer() else f"{value:.3f}".rstrip("0")
