@@ -3,6 +3,7 @@
 ladder move | serve | levels     the move service        (ladder/service/cli.py)
 ladder perft                     the rules checker       (ladder/rules/cli.py)
 ladder match | calibrate         matches, calibration    (ladder/match/cli.py)
+ladder uci | ucci | xboard       the ladder as an engine (ladder/bridge/cli.py)
 
 `ladder --log-level debug COMMAND …` logs every line to and from each engine.
 """
@@ -14,6 +15,7 @@ import os
 import signal
 import sys
 
+from ladder.bridge.cli import add_engine_commands
 from ladder.calibration.cli import add_calibrate
 from ladder.log_config import LEVELS, configure_logging
 from ladder.match.cli import add_match
@@ -39,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     add_match(sub)
     add_calibrate(sub)
     add_perft(sub)
+    add_engine_commands(sub)
     args = parser.parse_args(argv)
     configure_logging(args.ladder_log_level)
     if not hasattr(args, "func"):

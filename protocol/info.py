@@ -9,7 +9,8 @@ after another::
     info depth 1 ... score mate 1 ... pv b1b10
     info depth 0 score mate 0                  (the side to move is checkmated)
     info ... score cp 30 wdl 520 400 80 ...    (with UCI_ShowWDL)
-    info string classical evaluation enabled   (free text to the end of the line)
+    info string classical evaluation enabled   (free text to the end of the line;
+                                                UCCI: info message …)
 
 Scores are from the point of view of the side to move, in centipawns (``cp``) or in
 moves to mate (``mate``; negative when the engine is getting mated). ``lowerbound`` /
@@ -122,7 +123,7 @@ _INT_KEYS = frozenset(
     }
 )
 _MOVE_LIST_KEYS = frozenset({"pv", "refutation", "currline"})
-_KEYS = _INT_KEYS | _MOVE_LIST_KEYS | {"score", "time", "wdl", "currmove", "string"}
+_KEYS = _INT_KEYS | _MOVE_LIST_KEYS | {"score", "time", "wdl", "currmove", "string", "message"}
 
 
 def parse_info(
@@ -179,8 +180,8 @@ def parse_info(
                     moves.append(convert(tokens[i]) if convert else tokens[i])
                     i += 1
                 info[key] = moves  # type: ignore[literal-required]
-            elif key == "string":
-                info["string"] = line.split("string", 1)[1].strip()
+            elif key in ("string", "message"):  # UCCI says `message`
+                info["string"] = line.split(key, 1)[1].strip()
                 break
             # any other key: ignore it, as the UCI spec asks of unknown tokens
     except (IndexError, ValueError, EngineArgumentError) as exc:

@@ -106,6 +106,7 @@ class LineReader:
         self.on_skip = on_skip
         self._lines: collections.deque[bytes] = collections.deque()
         self._partial = bytearray()
+        self._discarding = False
 
     @property
     def buffered(self) -> bool:
@@ -148,12 +149,22 @@ class LineReader:
         """Wait for at least one more complete line."""
         while not self._lines:
             if len(self._partial) > self.max_line:
+                # The rest of this line is dropped: a reader that goes on (a GUI's
+                # input) starts again at the next line.
+                self._partial = bytearray()
+                self._discarding = True
                 raise EngineProtocolError(
                     f"engine wrote a line over {self.max_line} bytes", phase="?"
                 )
             chunk = await self._stream.read(_READ_CHUNK)
             if not chunk:
                 raise EndOfOutput  # possibly after a partial line, which is dropped
+            if self._discarding:
+                end = chunk.find(b"\n")
+                if end < 0:
+                    continue
+                chunk = chunk[end + 1 :]
+                self._discarding = False
             if b"\n" not in chunk:
                 self._partial += chunk
                 continue

@@ -37,10 +37,10 @@ import asyncio
 import os
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from protocol.engine import Dialect, Engine
 from protocol.errors import (
@@ -55,6 +55,7 @@ from protocol.notation import RankNumbering
 from protocol.options import OptionValue
 from protocol.process import Backoff, Timeouts
 
+T = TypeVar("T")
 IncidentKind = Literal["crash", "timeout", "protocol", "start-failed", "memory", "died-idle"]
 
 
@@ -250,9 +251,38 @@ class ManagedEngine:
         are reproducible. Retries a faulted search ``retries`` times (default: the
         constructor's) on a restarted engine; see :class:`SearchOutcome`.
         """
+        allowed = self.retries if retries is None else retries
+
+        async def run(engine: Engine) -> PlayResult:
+            if options:
+                await engine.configure(options)
+            if variant is not None:
+                await engine.set_variant(self.engine_variant(engine, variant))
+            return await engine.search(
+                fen, moves, limit, new_game=new_game, validate_move=validate_move
+            )
+
+        result, incidents, pid = await self._supervised(run, allowed)
+        return SearchOutcome(result, incidents, pid)
+
+    async def ping(self) -> None:
+        """Make sure a healthy engine runs (starting one if needed) and answers a
+        readiness check (``isready``/``ping``); a faulted one is restarted as for a
+        search (:class:`EngineFailure` after ``retries``)."""
+
+        async def run(engine: Engine) -> None:
+            await engine.ping()
+
+        await self._supervised(run, self.retries)
+
+    async def _supervised(
+        self, action: Callable[[Engine], Awaitable[T]], allowed: int
+    ) -> tuple[T, list[Incident], int]:
+        """Run ``action`` on a healthy engine; after a fault, record it, restart and
+        retry up to ``allowed`` times. Returns the action's value, the incidents and
+        the pid of the engine that gave the value."""
         if self._closed:
             raise EngineFailure("the managed engine is closed", [])
-        allowed = self.retries if retries is None else retries
         incidents: list[Incident] = []
         async with self._lock:
             attempt = 0
@@ -261,15 +291,9 @@ class ManagedEngine:
                 try:
                     engine = await self._ensure(incidents)
                     pid = engine.pid
-                    if options:
-                        await engine.configure(options)
-                    if variant is not None:
-                        await engine.set_variant(self.engine_variant(engine, variant))
-                    result = await engine.search(
-                        fen, moves, limit, new_game=new_game, validate_move=validate_move
-                    )
+                    value = await action(engine)
                     self._failures = 0
-                    return SearchOutcome(result, incidents, engine.pid)
+                    return value, incidents, engine.pid
                 except EngineFault as exc:
                     if pid is not None:  # a fault of the running engine (not of a start)
                         self._failures += 1
