@@ -33,8 +33,9 @@ Unlike UCI, XBoard is stateful: the engine keeps the game. This client remembers
 the engine's board holds (the start position and the moves since, its own included) and
 brings it to each searched position with the fewest commands: ``undo`` back to the
 common part and the new moves (``usermove`` if the engine asked for it) in force mode,
-or a new game (``new``, ``variant``, ``force``, ``setboard`` when the engine offers it;
-an engine with ``setboard=0`` is given the game from its start position).
+or a new game (``new``, ``variant``, ``force``, ``setboard`` when the engine offers it,
+with XBoard's xiangqi letters H and E for horse and elephant; an engine with
+``setboard=0`` is given the game from its start position).
 
 * **Features**: every ``feature`` is answered ``accepted`` or ``rejected`` (``san=1`` is
   rejected: moves here are coordinates). Without ``done=1`` within two seconds of
@@ -285,7 +286,7 @@ class XBoardEngine(Engine):
                     f"{self.name} cannot set up a position (no feature setboard=1): "
                     "send the game from its start position"
                 )
-            lines.append(f"setboard {fen}")
+            lines.append(f"setboard {_xboard_fen(fen)}")
         return lines
 
     async def new_game(self) -> None:
@@ -526,3 +527,15 @@ class XBoardEngine(Engine):
             async with self._phase("stop", self.timeouts.stop):
                 await self._read_until(sync[1])
         self.guard.stopping = False
+
+
+# XBoard's xiangqi letters: H for the horse and E for the elephant (FSF: N and B).
+_XIANGQI_LETTERS = str.maketrans("NBnb", "HEhe")
+
+
+def _xboard_fen(fen: str) -> str:
+    """``fen`` as XBoard writes it: on a 9x10 board, H and E for horse and elephant."""
+    if board_shape(fen) != (9, 10):
+        return fen
+    board, sep, rest = fen.partition(" ")
+    return board.translate(_XIANGQI_LETTERS) + sep + rest

@@ -185,7 +185,10 @@ class XBoardServer(GuiServer):
 
     async def cmd_setboard(self, args: list[str]) -> None:
         await self.cancel_search()
-        problem = self.session.set_position(" ".join(args), [])
+        fields = list(args)
+        if len(fields) == 4 and fields[2].isdigit() and fields[3].isdigit():
+            fields[2:2] = ["-", "-"]  # XBoard's xiangqi FEN has no castling or e.p. field
+        problem = self.session.set_position(" ".join(fields), [])
         self.claimed = -1
         if problem is not None:
             self.send(f"tellusererror Illegal position: {problem}")

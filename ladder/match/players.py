@@ -69,13 +69,9 @@ class Resignation(Exception):
 
 
 @functools.cache
-def _standard_start(variant: str) -> str:
+def _variant_start(variant: str) -> str:
+    """The canonical start FEN of ``variant``."""
     return Game.from_fen(variant).start_fen
-
-
-def _start_fen(game: Game) -> str:
-    """The canonical start position of ``game``'s variant."""
-    return _standard_start(game.variant.name)
 
 
 @dataclass(frozen=True)
@@ -423,13 +419,12 @@ class EnginePlayer:
             raise RuntimeError("EnginePlayer.start() was not called")
         new_game = self._first_search or self.spec.newgame_every_move
         self._first_search = False
-        if self.spec.protocol == "xboard":
-            # An XBoard engine keeps the game itself (and may not offer setboard): it is
-            # given the game from its start, and the client sends only what is new.
-            fen: str | None = None if game.start_fen == _start_fen(game) else game.start_fen
-            moves: tuple[str, ...] = tuple(game.moves)
-        else:
-            fen, moves = game.engine_position()
+        # An engine we did not build is given the game from its start: `startpos` (no
+        # FEN) when that is the variant's start (Sjaak II reads xiangqi FENs with h/e,
+        # not FSF's n/b; XBoard engines may not offer setboard, and keep the game
+        # themselves), and every move since, so it sees every repetition.
+        fen = None if game.start_fen == _variant_start(game.variant.name) else game.start_fen
+        moves = tuple(game.moves)
         outcome = await self.engine.search(
             game.variant.name if self.spec.uci_variant else None,
             fen,

@@ -78,6 +78,10 @@ def test_setboard_playother_and_the_end_of_the_game() -> None:
         gui.send("new", "force", "setboard rnbakabnr/9 w - - 0 1", "ping 1")
         lines = gui.expect("pong 1")
         assert lines[0].startswith("tellusererror Illegal position:")
+        # XBoard's own xiangqi FEN (H/E letters, no castling or e.p. field) is read.
+        xboard_start = "rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR w 0 1"
+        gui.send(f"setboard {xboard_start}", "ping 2")
+        assert gui.expect("pong 2") == ["pong 2"]
         # playother: the engine takes the side not on move, and replies to Red's move.
         gui.send("playother", "usermove b0c2")
         lines = gui.expect("move ")
