@@ -22,6 +22,7 @@ from protocol import (
     EngineProtocolError,
     EngineTerminatedError,
     EngineTimeoutError,
+    InfoDict,
     Limit,
     ManagedEngine,
     OptionError,
@@ -187,7 +188,7 @@ async def test_thinking_output_becomes_info(
 ) -> None:
     engine = await start(fake_xboard("normal"))
     no_leaked_processes.add(engine.pid)
-    seen = []
+    seen: list[InfoDict] = []
     try:
         result = await engine.search(None, [], Limit(depth=2), on_info=seen.append)
     finally:
