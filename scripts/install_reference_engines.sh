@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Reference engines we did not build, for tests/protocol: Debian's stockfish (chess, UCI)
-# and fairy-stockfish (11.1, xiangqi in UCI and UCCI), installed at /usr/games/.
-# Idempotent: does nothing when both are installed; runs `apt-get update` only when the
+# Engines and a GUI we did not build, for the tests: Debian's stockfish (chess, UCI),
+# fairy-stockfish (11.1, xiangqi in UCI and UCCI), sjaakii (Sjaak II: UCI and UCCI),
+# fairymax (maxqi: XBoard only), and xboard with xvfb (XBoard run headless against
+# `ladder xboard`), installed at /usr/games/ and /usr/bin/.
+# Idempotent: does nothing when all are installed; runs `apt-get update` only when the
 # package lists do not know the packages yet (or the first install attempt fails).
 set -euo pipefail
 
-PACKAGES=(stockfish fairy-stockfish)
+PACKAGES=(stockfish fairy-stockfish sjaakii fairymax xboard xvfb xauth)
 missing=()
 for pkg in "${PACKAGES[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
@@ -34,7 +36,8 @@ if ! $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
     $SUDO apt-get update -qq
     $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-for exe in /usr/games/stockfish /usr/games/fairy-stockfish; do
+for exe in /usr/games/stockfish /usr/games/fairy-stockfish /usr/games/sjaakii \
+    /usr/games/maxqi /usr/games/xboard /usr/bin/xvfb-run; do
     test -x "$exe" || { echo "missing $exe after install" >&2; exit 1; }
 done
 echo "installed reference engines: ${missing[*]}"
