@@ -169,8 +169,9 @@ class XBoardEngine(Engine):
         self._limits: dict[str, str] = {}  # time-control commands sent since `new`
 
     def matters(self, visible: str) -> bool:
-        """Thinking output (lines starting with a digit) matters too."""
-        return super().matters(visible) or visible[:1].isdigit()
+        """Thinking output (a line starting with a digit) matters too, during a search
+        (before the handshake such a line is a banner's: Sjaak II prints its board)."""
+        return super().matters(visible) or (self._searching and visible[:1].isdigit())
 
     # ------------------------------------------------------------------ handshake
 

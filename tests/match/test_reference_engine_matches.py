@@ -23,6 +23,7 @@ ENGINES = {
     # Sjaak II: an ANSI banner before `ucciok`, ranks 1..10 in UCCI mode (found out)
     "sjaakii-ucci": "engine:/usr/games/sjaakii,protocol=ucci,depth=3",
     "sjaakii-uci": "engine:/usr/games/sjaakii,protocol=uci,depth=3",
+    "sjaakii-xboard": "engine:/usr/games/sjaakii,protocol=xboard,depth=3",
     # fairymax's maxqi: XBoard only, no setboard, ranks 0..9
     "maxqi-xboard": "engine:/usr/games/maxqi,protocol=xboard,depth=3",
     # Debian's Fairy-Stockfish 11.1 in UCCI mode (ranks 0..9), its own xiangqi

@@ -324,14 +324,41 @@ async def test_maxqi_plays_a_checked_game(maxqi: Path, no_leaked_processes: set[
             game.push(result.move)
         with pytest.raises(EngineArgumentError, match="setboard"):
             await engine.search(game.fen(), [], Limit(depth=1))
-        # `?` (stop) ends a long search once it is thinking.
-        thinking = asyncio.Event()
-        search = asyncio.create_task(
-            engine.search(None, game.moves, Limit(time=600), on_info=lambda _: thinking.set())
-        )
-        await thinking.wait()
-        await engine.stop()
-        stopped = await search
-        assert stopped.move is not None and game.is_legal(stopped.move)
+        await stop_a_long_search(engine, game)
+    finally:
+        await engine.close()
+
+
+async def stop_a_long_search(engine: XBoardEngine, game: Game) -> None:
+    """`?` (stop) ends a long search once it is thinking, with a legal move."""
+    thinking = asyncio.Event()
+    search = asyncio.create_task(
+        engine.search(None, game.moves, Limit(time=600), on_info=lambda _: thinking.set())
+    )
+    await thinking.wait()
+    await engine.stop()
+    stopped = await search
+    assert stopped.move is not None and game.is_legal(stopped.move)
+
+
+async def test_sjaak_ii_in_xboard_mode(sjaakii: Path, no_leaked_processes: set[int]) -> None:
+    """Debian's Sjaak II speaks XBoard too: its ANSI board before the features is
+    skipped, setboard takes XBoard's H/E letters, its moves pass the rules checker."""
+    engine = await start([str(sjaakii)])
+    no_leaked_processes.add(engine.pid)
+    try:
+        assert engine.features["setboard"] == 1 and engine.id["name"].startswith("Sjaak II")
+        await engine.configure({"Threads": 1})
+        await engine.set_variant("xiangqi")
+        game = Game.from_fen("xiangqi")
+        for ply in range(4):
+            result = await engine.search(
+                None, game.moves, Limit(depth=3), new_game=ply == 0, validate_move=game.is_legal
+            )
+            assert result.move is not None and "score" in result.info
+            game.push(result.move)
+        result = await engine.search(game.fen(), [], Limit(depth=3), validate_move=game.is_legal)
+        assert result.move is not None
+        await stop_a_long_search(engine, game)
     finally:
         await engine.close()
