@@ -162,6 +162,10 @@ class Engine:
         self._implicit: set[str] = set()  # options the engine does not have (no line)
         # name as given -> (type, value, option key, wire value) of validated values
         self._checked_values: dict[str, tuple[type, OptionValue, str, str | None]] = {}
+        self._init_dialect()
+
+    def _init_dialect(self) -> None:
+        """Set up the dialect's own per-engine state (called by ``__init__``)."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -367,6 +371,16 @@ class Engine:
                         self._write_nowait(f"{self.stop_command}\n")
                         self.guard.stopping = True
                 raise
+
+    async def _read_search_end(self, ends: Callable[[str], bool]) -> str:
+        """Lines until the one that ends a search (returned); ``info`` lines are
+        dropped, others counted as unknown (inside a phase)."""
+        while True:
+            line = await self.reader.readline()
+            if ends(line):
+                return line
+            if not line.startswith("info"):
+                self.unknown.add(line)
 
     async def _read_until(self, token: str) -> list[str]:
         """Lines until one equal to ``token`` (inside a phase)."""

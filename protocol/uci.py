@@ -80,7 +80,6 @@ from protocol.notation import (
     check_token,
 )
 from protocol.options import Option, normalise_name, parse_option
-from protocol.process import EngineProcess, Timeouts
 
 __all__ = ["UcciEngine", "UciEngine"]
 
@@ -115,21 +114,16 @@ class UciEngine(Engine):
         }
     )
 
-    def __init__(
-        self,
-        process: EngineProcess,
-        *,
-        timeouts: Timeouts,
-        max_unknown_lines: int = 10_000,
-        ranks: RankNumbering | None = None,
-    ) -> None:
-        super().__init__(
-            process, timeouts=timeouts, max_unknown_lines=max_unknown_lines, ranks=ranks
-        )
-        self.variant_path: str | None = None
-        self._confirmed: set[str] = set()  # variants FSF announced since the last switch
-        self._final_info_only: Option | None = None  # the engine's FinalInfoOnly, if any
-        self._clock_millis = True
+    variant_path: str | None
+    _confirmed: set[str]
+    _final_info_only: Option | None
+    _clock_millis: bool
+
+    def _init_dialect(self) -> None:
+        self.variant_path = None
+        self._confirmed = set()  # variants FSF announced since the last switch
+        self._final_info_only = None  # the engine's FinalInfoOnly, if any
+        self._clock_millis = True  # UCCI without usemillisec: clocks in seconds
 
     # ------------------------------------------------------------------ handshake
 
@@ -180,12 +174,7 @@ class UciEngine(Engine):
                 await self._send(f"{self.stop_command}\n", "stop")
                 self.guard.stopping = True
             async with self._phase("stop", self.timeouts.stop):
-                while True:
-                    line = await self.reader.readline()
-                    if self._is_search_end(line):
-                        break
-                    if not line.startswith("info"):
-                        self.unknown.add(line)
+                await self._read_search_end(self._is_search_end)
             self._searching = False
             self.guard.stopping = False
         await self._sync()
@@ -443,12 +432,7 @@ class UcciEngine(UciEngine):
         of the move's from-square is how the engine numbers ranks."""
         await self._send(f"position fen {_RANKS_PROBE_FEN}\ngo depth 1\n", "handshake")
         async with self._phase("handshake", self.timeouts.handshake):
-            while True:
-                line = await self.reader.readline()
-                if self._is_search_end(line):
-                    break
-                if not line.startswith("info"):
-                    self.unknown.add(line)
+            line = await self._read_search_end(self._is_search_end)
             tokens = line.split()
             square = _SQUARE_RE.match(tokens[1]) if len(tokens) > 1 else None
             numbering = _FIRST_RANK.get(square.group(1)) if square else None

@@ -82,7 +82,6 @@ from protocol.info import InfoDict, PlayResult, merge_info, parse_xboard_thinkin
 from protocol.limits import Limit
 from protocol.notation import RankNumbering, board_shape, check_move, check_safe, check_token
 from protocol.options import Option, parse_xboard_option
-from protocol.process import EngineProcess, Timeouts
 
 __all__ = ["XBoardEngine"]
 
@@ -148,25 +147,21 @@ class XBoardEngine(Engine):
     stop_command: ClassVar[str] = "?"
     sync_phase: ClassVar[str] = "ping"
 
-    def __init__(
-        self,
-        process: EngineProcess,
-        *,
-        timeouts: Timeouts,
-        max_unknown_lines: int = 10_000,
-        ranks: RankNumbering | None = None,
-    ) -> None:
-        super().__init__(
-            process, timeouts=timeouts, max_unknown_lines=max_unknown_lines, ranks=ranks
-        )
-        #: The features the engine announced (integers where they are numbers).
-        self.features: dict[str, str | int] = {}
+    #: The features the engine announced (integers where they are numbers).
+    features: dict[str, str | int]
+    _pings: int
+    _root: tuple[str | None, str | None] | None
+    _moves: list[str]
+    _limits: dict[str, str]
+
+    def _init_dialect(self) -> None:
+        self.features = {}
         self._pings = 0
         # What the engine's board holds: (variant, FEN or None for its start position)
         # and the canonical moves since; None: unknown (set up a new game).
-        self._root: tuple[str | None, str | None] | None = None
-        self._moves: list[str] = []
-        self._limits: dict[str, str] = {}  # time-control commands sent since `new`
+        self._root = None
+        self._moves = []
+        self._limits = {}  # time-control commands sent since `new`
 
     def matters(self, visible: str) -> bool:
         """Thinking output (a line starting with a digit) matters too, during a search

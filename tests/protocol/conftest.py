@@ -14,7 +14,6 @@ import psutil
 import pytest
 
 FAKE_ENGINE = Path(__file__).with_name("fake_engine.py")
-FAKE_XBOARD = Path(__file__).with_name("fake_xboard.py")
 DEBIAN_STOCKFISH = Path("/usr/games/stockfish")
 DEBIAN_FAIRY_STOCKFISH = Path("/usr/games/fairy-stockfish")
 SJAAKII = Path("/usr/games/sjaakii")
@@ -91,20 +90,10 @@ def sent_to_engine() -> Iterator[Callable[[str], asyncio.Event]]:
 
 @pytest.fixture
 def fake() -> Callable[..., list[str]]:
-    """argv of the fault-injection engine: fake("hang-search", "--child")."""
+    """argv of the fault-injection engine (every dialect): fake("hang-search", "--child")."""
 
     def command(mode: str, *args: str) -> list[str]:
         return [sys.executable, str(FAKE_ENGINE), mode, *args]
-
-    return command
-
-
-@pytest.fixture
-def fake_xboard() -> Callable[..., list[str]]:
-    """argv of the fault-injection XBoard engine: fake_xboard("resign", "--child")."""
-
-    def command(mode: str, *args: str) -> list[str]:
-        return [sys.executable, str(FAKE_XBOARD), mode, *args]
 
     return command
 

@@ -1,12 +1,13 @@
 """The XBoard/CECP client: feature negotiation, options, the board kept in step with the
 fewest commands, limits, thinking output, the engine's answers (move, resignation,
-claims, draw offers) and faults, against a fake engine (a real process) and Debian's
-``maxqi``."""
+claims, draw offers) and faults, against the fake engine in XBoard mode (a real
+process), Debian's ``maxqi`` and Sjaak II."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import psutil
@@ -52,14 +53,23 @@ async def start(command: list[str], timeouts: Timeouts = FAST) -> XBoardEngine:
     return engine
 
 
+@contextlib.asynccontextmanager
+async def running(command: list[str], pids: set[int]) -> AsyncIterator[XBoardEngine]:
+    """An XBoard engine for the length of a block (its pid for the leak check)."""
+    engine = await start(command)
+    pids.add(engine.pid)
+    try:
+        yield engine
+    finally:
+        await engine.close()
+
+
 async def test_features_options_and_variants(
-    fake_xboard: Callable[..., list[str]],
+    fake: Callable[..., list[str]],
     wire: Callable[[str], list[str]],
     no_leaked_processes: set[int],
 ) -> None:
-    engine = await start(fake_xboard("normal"))
-    no_leaked_processes.add(engine.pid)
-    try:
+    async with running(fake("normal"), no_leaked_processes) as engine:
         sent = wire(">")
         assert sent[:2] == ["xboard", "protover 2"]
         assert "rejected san" in sent and "rejected frobnicate" in sent  # unknown: rejected
@@ -90,18 +100,14 @@ async def test_features_options_and_variants(
             await engine.set_variant("shogi")
         await engine.ping()
         assert wire(">")[-1].startswith("ping ")
-    finally:
-        await engine.close()
 
 
 async def test_the_board_is_kept_in_step_with_few_commands(
-    fake_xboard: Callable[..., list[str]],
+    fake: Callable[..., list[str]],
     wire: Callable[[str], list[str]],
     no_leaked_processes: set[int],
 ) -> None:
-    engine = await start(fake_xboard("normal"))
-    no_leaked_processes.add(engine.pid)
-    try:
+    async with running(fake("normal"), no_leaked_processes) as engine:
         await engine.set_variant("xiangqi")
         wire(">")
         first = await engine.search(None, ["h3e3"], Limit(depth=3), new_game=True)
@@ -142,18 +148,14 @@ async def test_the_board_is_kept_in_step_with_few_commands(
         with pytest.raises(EngineArgumentError):
             await engine.search("4k4/R8 w\x00", [], Limit(depth=1))
         assert wire(">") == []  # nothing was sent for the refused searches
-    finally:
-        await engine.close()
 
 
 async def test_limits_and_clocks(
-    fake_xboard: Callable[..., list[str]],
+    fake: Callable[..., list[str]],
     wire: Callable[[str], list[str]],
     no_leaked_processes: set[int],
 ) -> None:
-    engine = await start(fake_xboard("normal"))
-    no_leaked_processes.add(engine.pid)
-    try:
+    async with running(fake("normal"), no_leaked_processes) as engine:
         await engine.search(None, [], Limit(nodes=5000), new_game=True)
         assert "nps 1" in (sent := wire(">")) and "st 5000" in sent
         with pytest.raises(EngineArgumentError, match="nodes and time"):
@@ -165,11 +167,7 @@ async def test_limits_and_clocks(
         assert "time 9550" in sent and "otim 8000" in sent  # centiseconds, the mover first
         await engine.search(None, [], clock)
         assert not any(line.startswith("level") for line in wire(">"))  # sent when it changes
-    finally:
-        await engine.close()
-    plain = await start(fake_xboard("normal", "--features", "ping=1 done=1"))
-    no_leaked_processes.add(plain.pid)
-    try:
+    async with running(fake("normal", "--features", "ping=1 done=1"), no_leaked_processes) as plain:
         with pytest.raises(EngineArgumentError, match="no node limit"):
             await plain.search(None, [], Limit(nodes=100))
         with pytest.raises(EngineArgumentError, match="setboard"):
@@ -179,20 +177,14 @@ async def test_limits_and_clocks(
         await plain.configure({"Threads": 1})  # accepted, and nothing sent
         with pytest.raises(OptionError):
             await plain.configure({"Threads": 2})
-    finally:
-        await plain.close()
 
 
 async def test_thinking_output_becomes_info(
-    fake_xboard: Callable[..., list[str]], no_leaked_processes: set[int]
+    fake: Callable[..., list[str]], no_leaked_processes: set[int]
 ) -> None:
-    engine = await start(fake_xboard("normal"))
-    no_leaked_processes.add(engine.pid)
     seen: list[InfoDict] = []
-    try:
+    async with running(fake("normal"), no_leaked_processes) as engine:
         result = await engine.search(None, [], Limit(depth=2), on_info=seen.append)
-    finally:
-        await engine.close()
     assert result.move == "h3e3"
     assert seen[0]["score"].relative == Cp(12) and seen[0]["pv"] == ["h3e3"]
     # " 2\t-100003 1 120 7 2 h2e2 a9a8?": mated in 3, tbhits 2, seldepth 7, a fail low
@@ -217,18 +209,14 @@ async def test_resignations_claims_and_draw_offers(
     resigned: bool,
     claim: str | None,
     draw: bool,
-    fake_xboard: Callable[..., list[str]],
+    fake: Callable[..., list[str]],
     no_leaked_processes: set[int],
 ) -> None:
-    engine = await start(fake_xboard(mode))
-    no_leaked_processes.add(engine.pid)
-    try:
+    async with running(fake(mode), no_leaked_processes) as engine:
         result = await engine.search(None, [], Limit(depth=1))
         assert (result.move, result.resigned, result.claim) == (move, resigned, claim)
         assert result.draw_offered is draw
         await engine.ping()  # in step after the answer
-    finally:
-        await engine.close()
 
 
 # mode -> (error type, phase): each fault is met by a start and a search
@@ -244,13 +232,13 @@ MATRIX: dict[str, tuple[type[EngineFault], str]] = {
 
 @pytest.mark.parametrize("mode", sorted(MATRIX))
 async def test_fault_matrix(
-    mode: str, fake_xboard: Callable[..., list[str]], no_leaked_processes: set[int]
+    mode: str, fake: Callable[..., list[str]], no_leaked_processes: set[int]
 ) -> None:
     error, phase = MATRIX[mode]
     engine = None
     with pytest.raises(error) as caught:
         try:
-            engine = await start(fake_xboard(mode, "--child"))
+            engine = await start(fake(mode, "--child"))
         finally:
             if engine is not None:
                 no_leaked_processes.add(engine.pid)
@@ -261,9 +249,9 @@ async def test_fault_matrix(
 
 
 async def test_an_illegal_move_of_the_engine_is_a_fault(
-    fake_xboard: Callable[..., list[str]], no_leaked_processes: set[int]
+    fake: Callable[..., list[str]], no_leaked_processes: set[int]
 ) -> None:
-    engine = await start(fake_xboard("normal"))
+    engine = await start(fake("normal"))
     no_leaked_processes.add(engine.pid)
     with pytest.raises(EngineProtocolError, match="illegal move"):
         await engine.search(None, [], Limit(depth=1), validate_move=lambda move: False)
@@ -271,30 +259,23 @@ async def test_an_illegal_move_of_the_engine_is_a_fault(
 
 
 async def test_a_banner_and_a_late_done_are_fine_and_protocol_1_is_waited_for(
-    fake_xboard: Callable[..., list[str]], no_leaked_processes: set[int]
+    fake: Callable[..., list[str]], no_leaked_processes: set[int]
 ) -> None:
-    engine = await start(fake_xboard("banner"))
-    no_leaked_processes.add(engine.pid)
-    try:
+    async with running(fake("banner"), no_leaked_processes) as engine:
         assert engine.features["done"] == 1
         assert (await engine.search(None, [], Limit(depth=1))).move == "h3e3"
-    finally:
-        await engine.close()
-    old = await start(fake_xboard("protover1"))  # no features: 2 s, as XBoard waits
-    no_leaked_processes.add(old.pid)
-    try:
+    # No features: 2 s of waiting, as XBoard waits.
+    async with running(fake("protover1"), no_leaked_processes) as old:
         assert old.features == {}
         await old.ping()  # no ping feature: nothing to wait for
         assert (await old.search(None, [], Limit(depth=1))).move == "h3e3"
-    finally:
-        await old.close()
 
 
 async def test_managed_xboard_engine_restarts_after_a_crash(
-    fake_xboard: Callable[..., list[str]], tmp_path: Path, no_leaked_processes: set[int]
+    fake: Callable[..., list[str]], tmp_path: Path, no_leaked_processes: set[int]
 ) -> None:
     async with ManagedEngine(
-        fake_xboard("crash-mid-search", "--child", "--once", str(tmp_path / "crashed")),
+        fake("crash-mid-search", "--child", "--once", str(tmp_path / "crashed")),
         protocol=Dialect.XBOARD,
         options={"Threads": 1},
         timeouts=FAST,
@@ -309,9 +290,7 @@ async def test_managed_xboard_engine_restarts_after_a_crash(
 async def test_maxqi_plays_a_checked_game(maxqi: Path, no_leaked_processes: set[int]) -> None:
     """Debian's maxqi: no setboard, no usermove, no nps; ranks 0..9; its moves pass the
     rules checker, over a game given from the start position."""
-    engine = await start([str(maxqi)])
-    no_leaked_processes.add(engine.pid)
-    try:
+    async with running([str(maxqi)], no_leaked_processes) as engine:
         assert engine.id["name"].startswith("MaxQi") and engine.features["setboard"] == 0
         await engine.configure({"Threads": 1, "Hash": 16})
         await engine.set_variant("xiangqi")
@@ -325,8 +304,6 @@ async def test_maxqi_plays_a_checked_game(maxqi: Path, no_leaked_processes: set[
         with pytest.raises(EngineArgumentError, match="setboard"):
             await engine.search(game.fen(), [], Limit(depth=1))
         await stop_a_long_search(engine, game)
-    finally:
-        await engine.close()
 
 
 async def stop_a_long_search(engine: XBoardEngine, game: Game) -> None:
@@ -344,9 +321,7 @@ async def stop_a_long_search(engine: XBoardEngine, game: Game) -> None:
 async def test_sjaak_ii_in_xboard_mode(sjaakii: Path, no_leaked_processes: set[int]) -> None:
     """Debian's Sjaak II speaks XBoard too: its ANSI board before the features is
     skipped, setboard takes XBoard's H/E letters, its moves pass the rules checker."""
-    engine = await start([str(sjaakii)])
-    no_leaked_processes.add(engine.pid)
-    try:
+    async with running([str(sjaakii)], no_leaked_processes) as engine:
         assert engine.features["setboard"] == 1 and engine.id["name"].startswith("Sjaak II")
         await engine.configure({"Threads": 1})
         await engine.set_variant("xiangqi")
@@ -360,5 +335,3 @@ async def test_sjaak_ii_in_xboard_mode(sjaakii: Path, no_leaked_processes: set[i
         result = await engine.search(game.fen(), [], Limit(depth=3), validate_move=game.is_legal)
         assert result.move is not None
         await stop_a_long_search(engine, game)
-    finally:
-        await engine.close()
