@@ -145,6 +145,11 @@ class GuiServer:
             await handler(words[1:])
         except SessionError as exc:
             self.error(str(exc))
+        except GuiGone:
+            raise
+        except Exception as exc:  # a bug of ours must not end the GUI's engine
+            log.exception("%s: %r failed", self.name, line[:80])
+            self.error(f"internal error on {words[0]!r}: {type(exc).__name__}: {exc}")
 
     def unknown(self, line: str) -> None:
         self.error(f"unknown command: {line[:80]!r}")
@@ -157,8 +162,14 @@ class GuiServer:
 
     def start_search(self, search: Awaitable[None]) -> None:
         async def run() -> None:
-            with contextlib.suppress(GuiGone):
+            try:
                 await search
+            except GuiGone:
+                pass
+            except Exception as exc:  # a bug of ours: said, not swallowed
+                log.exception("%s: the search failed", self.name)
+                with contextlib.suppress(GuiGone):
+                    self.error(f"internal error in the search: {type(exc).__name__}: {exc}")
 
         self.search_task = asyncio.create_task(run())
 
@@ -187,8 +198,10 @@ class GuiServer:
         legal move (a GUI waits for a move); None when there is no legal move."""
         try:
             return await self.session.best_move(banned)
-        except SessionError as exc:
-            self.error(str(exc))
+        except SessionError as exc:  # e.g. an Elo the new variant's levels cannot play
+            self.error(f"{exc}: playing Level {self.session.level}")
+            self.session.elo = None
+            return await self.level_answer(banned)
         except EngineError as exc:
             self.error(f"the engine failed ({exc}): playing a random legal move")
         legal = sorted(self.session.game.legal_moves())

@@ -88,6 +88,26 @@ def test_elo_plays_from_a_rated_levels_file(rated_levels: Path) -> None:
         assert said[0].startswith("info string error: Elo 5000: elo must be between 100")
 
 
+def test_an_elo_the_next_variant_cannot_play_falls_back_to_the_level(tmp_path: Path) -> None:
+    xiangqi_only = tmp_path / "levels.toml"
+    xiangqi_only.write_text(
+        "\n".join(
+            part
+            for part in RATED_LEVELS.split("\n\n")
+            if not part.startswith(("[variant.atomic", "[variant.crazyhouse"))
+        )
+    )
+    with ladder("uci", "--levels", str(xiangqi_only), "--level", "2") as gui:
+        gui.send(
+            "uci", "setoption name Elo value 450", "setoption name UCI_Variant value atomic-xiangqi"
+        )
+        gui.send("position startpos", "go")
+        lines = gui.expect("bestmove")
+        assert lines[-3].startswith("info string error: Elo is unavailable")
+        assert lines[-3].endswith("playing Level 2")
+        assert bestmove(lines) in Game.from_fen("atomic-xiangqi").legal_moves()
+
+
 def test_bad_input_gets_an_error_line_and_a_legal_fallback() -> None:
     with ladder("uci") as gui:
         gui.send("uci")
