@@ -40,6 +40,7 @@ import enum
 import logging
 import os
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -330,9 +331,9 @@ class Engine:
             shown = line if line.isprintable() else repr(line)
             log.debug("%s %s %s", name, arrow, shown)
 
-    def _received(self, line: str) -> None:
+    def _received(self, raw: bytes) -> None:
         if log.isEnabledFor(logging.DEBUG):
-            self._log_wire("<", [line])
+            self._log_wire("<", [raw.decode("utf-8", "backslashreplace").rstrip("\r")])
 
     def matters(self, visible: str) -> bool:
         """Whether an unreadable line saying ``visible`` would matter to the dialect
@@ -346,13 +347,11 @@ class Engine:
         else:
             log.info("%s: skipped an unreadable line: %r", self.name, error.text[:200])
 
-    @contextlib.asynccontextmanager
-    async def _phase(self, phase: str, timeout: float) -> AsyncIterator[asyncio.Timeout]:
+    def _phase(self, phase: str, timeout: float) -> AbstractAsyncContextManager[asyncio.Timeout]:
         """A read phase under the guard (deadline, faults), with its own count of
         unknown lines."""
         self.unknown = UnknownLines(self._max_unknown)
-        async with self.guard.phase(phase, timeout) as deadline:
-            yield deadline
+        return self.guard.phase(phase, timeout)
 
     @contextlib.asynccontextmanager
     async def _operation(self) -> AsyncIterator[None]:

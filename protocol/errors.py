@@ -53,8 +53,8 @@ class EngineFault(EngineError):
     """The engine misbehaved; its process tree has been killed and reaped.
 
     ``phase`` names what the client was doing: ``startup``, ``handshake``, ``isready``
-    (XBoard: ``ping``), ``configure``, ``search``, ``stop``, ``quit``. ``stderr`` is the tail of what the
-    engine wrote to its standard error, when captured.
+    (XBoard: ``ping``), ``configure``, ``search``, ``stop``, ``quit``. ``stderr`` is the
+    tail of what the engine wrote to its standard error, when captured.
     """
 
     def __init__(self, message: str, *, phase: str, stderr: str = "") -> None:

@@ -84,7 +84,7 @@ def _always(_visible: str) -> bool:
 class LineReader:
     """Lines from an engine's stdout (see the module docstring).
 
-    ``on_line`` sees every line as read (undecodable bytes escaped), for the wire log.
+    ``on_line`` sees every line as read (bytes, before any check), for the wire log.
     ``matters(visible)`` says whether an unreadable line would have said something the
     session relies on; if not, the line is skipped and handed to ``on_skip``. By default
     every unreadable line matters (is raised).
@@ -95,7 +95,7 @@ class LineReader:
         stream: asyncio.StreamReader,
         *,
         max_line: int = DEFAULT_MAX_LINE,
-        on_line: Callable[[str], None] | None = None,
+        on_line: Callable[[bytes], None] | None = None,
         matters: Callable[[str], bool] = _always,
         on_skip: Callable[[UnreadableLine], None] | None = None,
     ) -> None:
@@ -175,7 +175,7 @@ class LineReader:
     def _checked(self, raw: bytes) -> str | None:
         """``raw`` decoded and checked; None when it is skipped."""
         if self.on_line is not None:
-            self.on_line(raw.decode("utf-8", "backslashreplace").rstrip("\r"))
+            self.on_line(raw)
         if len(raw) > self.max_line:
             raise EngineProtocolError(f"engine wrote a line over {self.max_line} bytes", phase="?")
         try:

@@ -94,6 +94,10 @@ class GuiServer:
         except (BrokenPipeError, ValueError, OSError) as exc:
             raise GuiGone from exc
 
+    def _received(self, raw: bytes) -> None:
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s < %s", self.name, raw.decode("utf-8", "backslashreplace").rstrip())
+
     def error(self, message: str) -> None:
         """Tell the GUI about a refused command (the dialect's error line)."""
         raise NotImplementedError
@@ -112,7 +116,7 @@ class GuiServer:
 
     async def run(self, stream: asyncio.StreamReader) -> int:
         """Read and answer commands until ``quit`` or the end of the input."""
-        reader = LineReader(stream, on_line=lambda line: log.debug("%s < %s", self.name, line))
+        reader = LineReader(stream, on_line=self._received)
         try:
             while not self.quitting:
                 try:
