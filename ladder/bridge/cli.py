@@ -13,6 +13,7 @@ from ladder.bridge.server import GuiServer, open_stdin
 from ladder.bridge.session import LevelSession, SessionError
 from ladder.bridge.uci import UcciServer, UciServer
 from ladder.bridge.xboard import XBoardServer
+from ladder.engine_binary import EngineNotBuilt, engine_path
 from ladder.levels import LEVELS_FILE, LevelsError
 from ladder.variants import VARIANT_IDS
 
@@ -56,11 +57,15 @@ def add_engine_commands(sub: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     try:
         session = LevelSession(
-            levels_file=args.levels, variant=args.variant, level=args.level, seed=args.seed
+            levels_file=args.levels,
+            engine=engine_path(),  # not built: said here, in one line, before any GUI talk
+            variant=args.variant,
+            level=args.level,
+            seed=args.seed,
         )
         if args.elo is not None:
             session.set_elo(args.elo)
-    except (SessionError, LevelsError, OSError) as exc:
+    except (SessionError, LevelsError, EngineNotBuilt, OSError) as exc:
         print(f"ladder {args.protocol}: {exc}", file=sys.stderr)
         return 2
     server = SERVERS[args.protocol](session)

@@ -207,6 +207,7 @@ class GuiServer:
             self.session.elo = None
             return await self.level_answer(banned)
         except EngineError as exc:
+            log.warning("%s: the engine failed in %s: %s", self.name, self.session.game.fen(), exc)
             self.error(f"the engine failed ({exc}): playing a random legal move")
         legal = sorted(self.session.game.legal_moves())
         if not legal:
@@ -221,4 +222,5 @@ class GuiServer:
         try:
             await self.session.prepare()
         except EngineError as exc:
+            log.warning("%s: the engine does not start: %s", self.name, exc)
             self.error(f"the engine does not start ({exc}); moves will be random")

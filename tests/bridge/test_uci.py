@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from ladder.levels import LEVELS_FILE, elo_range, load_levels
 from ladder.match.play import derive_seed
 from ladder.rules import Game
 from protocol import Dialect, Engine, Limit, XBoardEngine
-from tests.bridge.helpers import LADDER, RATED_LEVELS, ladder
+from tests.bridge.helpers import LADDER, RATED_LEVELS, LineSession, ladder
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -171,3 +172,21 @@ async def test_our_clients_drive_the_ladder(dialect: Dialect) -> None:
             await engine.send_result("*")
     finally:
         await engine.close()
+
+
+def test_an_engine_that_keeps_failing_gets_error_lines_and_legal_moves(tmp_path: Path) -> None:
+    """The engine crashes at every start: `isready` and `go` are still answered (an
+    error line, then readyok, or a random legal move), never a hang."""
+    broken = tmp_path / "broken-engine"
+    fake = Path(__file__).parents[1] / "protocol" / "fake_engine.py"
+    broken.write_text(f"#!/bin/sh\nexec {sys.executable} {fake} crash-at-start\n")
+    broken.chmod(0o755)
+    gui = LineSession([LADDER, "uci"], env={"MISTBOARD_ENGINE": str(broken)})
+    with gui:
+        gui.send("uci", "isready")
+        lines = gui.expect("readyok")
+        assert lines[-2].startswith("info string error: the engine does not start")
+        gui.send("position startpos moves h3e3", "go")
+        lines = gui.expect("bestmove")
+        assert any("playing a random legal move" in line for line in lines)
+        assert bestmove(lines) in Game.from_fen("xiangqi", moves=["h3e3"]).legal_moves()
