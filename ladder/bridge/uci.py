@@ -217,10 +217,13 @@ class UciServer(GuiServer):
         self.send(f"bestmove {self.to_gui(answer.move)}{ponder}")
 
     def send_thinking(self, answer: Answer) -> None:
-        score = f"mate {answer.mate}" if answer.mate is not None else f"cp {answer.cp or 0}"
+        if answer.mate is not None:
+            score = f" score mate {answer.mate}"
+        else:  # no score at all for a move the engine did not search (a fallback)
+            score = f" score cp {answer.cp}" if answer.cp is not None else ""
         pv = " ".join(self.to_gui(m) for m in answer.pv)
         self.send(
-            f"info depth {answer.depth} score {score} nodes {answer.nodes} "
+            f"info depth {answer.depth}{score} nodes {answer.nodes} "
             f"time {round(answer.seconds * 1000)} pv {pv}"
         )
 
@@ -289,9 +292,10 @@ class UcciServer(UciServer):
         super().report(answer)
 
     def send_thinking(self, answer: Answer) -> None:
-        score = comparable_cp(answer.cp, answer.mate) or 0
+        score = comparable_cp(answer.cp, answer.mate)
         pv = " ".join(self.to_gui(m) for m in answer.pv)
-        self.send(f"info depth {answer.depth} score {score} pv {pv}")
+        said = f" score {score}" if score is not None else ""
+        self.send(f"info depth {answer.depth}{said} pv {pv}")
         self.send(f"info time {round(answer.seconds * 1000)} nodes {answer.nodes}")
 
 

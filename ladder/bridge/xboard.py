@@ -48,6 +48,7 @@ from ladder.bridge.session import SEED_OPTION_MAX, Answer, LevelSession, Session
 from ladder.level_move import comparable_cp
 from ladder.variants import VARIANT_IDS
 from protocol import RankNumbering
+from protocol.info import XBOARD_MATE
 
 __all__ = ["XBoardServer"]
 
@@ -277,10 +278,11 @@ class XBoardServer(GuiServer):
         self.flush_pongs()
 
     def report(self, answer: Answer) -> None:
-        if self.post:
-            score = comparable_cp(answer.cp, answer.mate) or 0
+        score = comparable_cp(answer.cp, answer.mate)
+        if self.post and score is not None:  # (no score: a move the engine did not search)
             if answer.mate is not None:  # XBoard: 100000 + N for mate in N moves
-                score = (100_000 + answer.mate) if answer.mate > 0 else (-100_000 + answer.mate)
+                mate = answer.mate
+                score = XBOARD_MATE + mate if mate > 0 else -XBOARD_MATE + mate
             pv = " ".join(self.to_gui(m) for m in answer.pv)
             centis = round(answer.seconds * 100)
             self.send(f"{answer.depth} {score} {centis} {answer.nodes} {pv}")

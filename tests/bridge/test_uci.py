@@ -189,4 +189,5 @@ def test_an_engine_that_keeps_failing_gets_error_lines_and_legal_moves(tmp_path:
         gui.send("position startpos moves h3e3", "go")
         lines = gui.expect("bestmove")
         assert any("playing a random legal move" in line for line in lines)
+        assert " score " not in lines[-2]  # no score for a move nothing searched
         assert bestmove(lines) in Game.from_fen("xiangqi", moves=["h3e3"]).legal_moves()
