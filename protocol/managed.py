@@ -28,7 +28,12 @@ When the engine faults during the call (exit, hang, garbage, bad bestmove), the 
 recorded as an :class:`Incident`, the engine is restarted and the search retried, up to
 ``retries`` times; after that :class:`~protocol.errors.EngineFailure` is raised, carrying
 the incidents. Caller errors (bad FEN, unknown option…) are raised as they are, with
-the engine left running.
+the engine left running. :meth:`ManagedEngine.ping` does the same for a readiness check
+(a GUI's ``isready``: start the engine now, or make sure it answers).
+
+Any dialect (``protocol=Dialect.XBOARD``, ``ranks="1-10"``…). For engines we did not
+build, ``variant_path_optional=True`` loads the variants file only into an engine that
+has ``VariantPath`` (the aliases then apply); the others play the variant by its own name.
 """
 
 from __future__ import annotations
