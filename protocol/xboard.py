@@ -59,7 +59,7 @@ with XBoard's xiangqi letters H and E for horse and elephant; an engine with
   says ``force`` and, with ``ping=1``, waits for a ``pong``, so that a claim sent just
   after the move is read with it and the engine is idle before the next command.
 * ``Illegal move`` about a move we sent means the engine's board and ours differ: a
-  fault. ``Error (…)`` lines about optional commands are logged and ignored.
+  fault. ``Error (…)`` lines about optional commands are logged (INFO) and ignored.
 * ``ping N``/``pong N`` is the readiness check (:meth:`ping`; a no-op without
   ``ping=1``). ``?`` is stop (move now). :meth:`send_result` tells the engine how the
   game ended (``result 1-0 {…}``).
@@ -93,6 +93,7 @@ _KNOWN_FEATURES = frozenset(
         "ping",
         "setboard",
         "playother",
+        "san",
         "usermove",
         "time",
         "draw",
@@ -500,8 +501,8 @@ class XBoardEngine(Engine):
                 f"engine refused a move of ours (its board and ours differ): {line[:200]!r}",
                 phase="search",
             )
-        if head == "Error":
-            log.warning("%s: %s", self.name, line[:200])
+        if head == "Error":  # about an optional command (maxqi: `cores`, though smp=1)
+            log.info("%s: %s", self.name, line[:200])
             return False
         if head[:1].isdigit():
             parsed = parse_xboard_thinking(line, turn, convert)
