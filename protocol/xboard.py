@@ -345,7 +345,7 @@ class XBoardEngine(Engine):
 
     def _setup(self, fen: str | None, moves: Sequence[str], new_game: bool) -> list[str]:
         """The commands that bring the engine's board to ``fen`` + ``moves``, in force
-        mode; updates what the client knows the board holds."""
+        mode (a new game forgets the time controls sent before it)."""
         variant = self.variant.name if self.variant is not None else None
         root = (variant, fen)
         common = 0
