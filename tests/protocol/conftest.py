@@ -18,7 +18,7 @@ DEBIAN_STOCKFISH = Path("/usr/games/stockfish")
 DEBIAN_FAIRY_STOCKFISH = Path("/usr/games/fairy-stockfish")
 SJAAKII = Path("/usr/games/sjaakii")
 MAXQI = Path("/usr/games/maxqi")
-INSTALL_HINT = "run scripts/install_reference_engines.sh (make setup does)"
+INSTALL_HINT = "run scripts/install_reference_engines.sh (make test does)"
 
 
 @pytest.fixture(scope="session")
