@@ -2,7 +2,10 @@
 
 ladder move | serve | levels     the move service        (ladder/service/cli.py)
 ladder perft                     the rules checker       (ladder/rules/cli.py)
-ladder match | calibrate         matches, calibration    (ladder/match/cli.py)
+ladder match                     matches                 (ladder/match/cli.py)
+ladder calibrate                 calibration             (ladder/calibration/cli.py)
+ladder engine build | path       the engine              (ladder/engine_cli.py)
+ladder doctor                    checks the installation (ladder/doctor.py)
 ladder uci | ucci | xboard       the ladder as an engine (ladder/bridge/cli.py)
 
 `ladder --log-level debug COMMAND …` logs every line to and from each engine.
@@ -11,17 +14,44 @@ ladder uci | ucci | xboard       the ladder as an engine (ladder/bridge/cli.py)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 from ladder.bridge.cli import add_engine_commands
 from ladder.calibration.cli import add_calibrate
+from ladder.doctor import add_doctor
+from ladder.engine_binary import (
+    ENGINE_ENV,
+    EngineNotBuilt,
+    build_hint,
+    deprecation_notice,
+    find_engine,
+)
+from ladder.engine_cli import add_engine, add_engine_option
 from ladder.log_config import LEVELS, configure_logging
 from ladder.match.cli import add_match
+from ladder.package_data import DISTRIBUTION, package_version
 from ladder.rules.cli import add_perft
 from ladder.service.cli import add_levels, add_move, add_serve
+
+#: Subcommands that run the patched engine through the usual lookup (engine pools, match
+#: workers): they take --engine after their name too, passed on as $LADDER_ENGINE.
+#: (`doctor` and `engine path` take it themselves: they report a bad one.)
+ENGINE_COMMANDS = ("move", "serve", "match", "calibrate", "uci", "ucci", "xboard")
+
+
+def version_text(engine: Path | None = None) -> str:
+    """What ``ladder --version`` prints: the package version and the engine build key."""
+    try:
+        found = find_engine(engine)
+    except EngineNotBuilt:
+        return f"{DISTRIBUTION} {package_version()}\nengine: not built; {build_hint()}"
+    key = found.build_key or "no build key (not built by `ladder engine build`)"
+    return f"{DISTRIBUTION} {package_version()}\nengine: {key} ({found.path}, from {found.source})"
 
 
 class OneLineErrors(argparse.ArgumentParser):
@@ -31,10 +61,16 @@ class OneLineErrors(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrors(
         prog="ladder", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument(
+        "--version",
+        action="store_true",
+        help="print the package version and the build key of the engine it would run",
+    )
+    add_engine_option(parser, default=None)
     parser.add_argument(
         "--log-level",
         dest="ladder_log_level",  # `serve` has a --log-level of its own (uvicorn's)
@@ -49,16 +85,38 @@ def main(argv: list[str] | None = None) -> int:
     add_match(sub)
     add_calibrate(sub)
     add_perft(sub)
+    add_engine(sub)
+    add_doctor(sub)
     add_engine_commands(sub)
+    for name in ENGINE_COMMANDS:
+        with contextlib.suppress(argparse.ArgumentError):  # it has its own --engine
+            add_engine_option(sub.choices[name])
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     configure_logging(args.ladder_log_level)
+    notice = deprecation_notice()
+    if notice is not None:
+        print(f"ladder: {notice}", file=sys.stderr)
+    if args.version:
+        print(version_text(args.engine))
+        return 0
     if not hasattr(args, "func"):
         parser.print_help()
         return 2
     try:
+        if args.engine is not None and args.command in ENGINE_COMMANDS:
+            # Everything below (engine pools, match workers) finds it there.
+            os.environ[ENGINE_ENV] = str(find_engine(args.engine).path)
         code = int(args.func(args))
         sys.stdout.flush()  # a closed reader shows here, not at interpreter exit
         return code
+    except EngineNotBuilt as exc:
+        print(f"ladder: {exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # `ladder levels | head`: the reader went away; end quietly, as a Unix filter does.
         # (Not SIG_DFL for SIGPIPE: that would let any closed socket or dead engine pipe

@@ -9,9 +9,10 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from ladder.package_data import data_path
 from ladder.variants import VARIANT_IDS
 
-LEVELS_FILE = Path(__file__).resolve().parent / "levels.toml"
+LEVELS_FILE = data_path("levels.toml")
 LEVEL_NUMBERS = range(1, 9)
 
 

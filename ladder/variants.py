@@ -3,10 +3,12 @@ names in variants.ini."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Final, Literal, get_args
 
-VARIANTS_INI = Path(__file__).resolve().parent.parent / "variants.ini"
+from ladder.package_data import data_path
+
+#: The rule sets for the engine (the repository's top-level file, built into the package).
+VARIANTS_INI = data_path("variants.ini")
 
 #: The API id of a rule set. The rules checker, the service's request schema and the CLI
 #: all take their lists from here.

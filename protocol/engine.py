@@ -44,7 +44,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import ClassVar
+from typing import ClassVar, Self, cast
 
 import chess
 
@@ -182,13 +182,14 @@ class Engine:
         max_line: int = DEFAULT_MAX_LINE,
         max_unknown_lines: int = 10_000,
         ranks: RankNumbering | str | None = None,
-    ) -> Engine:
+    ) -> Self:
         """Spawn the engine and perform the handshake.
 
         ``command`` is an executable path or an argv list. On :class:`Engine` itself,
-        ``protocol`` picks the dialect class (default UCI); on a dialect class it may be
-        left out. ``ranks`` (``"0-9"``/``"1-10"``) says how the engine numbers a 10-rank
-        board, when it differs from the dialect's default.
+        ``protocol`` picks the dialect class (default UCI); on a dialect class
+        (``UciEngine.start(…)``, typed as that class) it may be left out. ``ranks``
+        (``"0-9"``/``"1-10"``) says how the engine numbers a 10-rank board, when it
+        differs from the dialect's default.
         """
         if cls is Engine:
             engine_class = _DIALECTS[protocol or Dialect.UCI]
@@ -227,7 +228,7 @@ class Engine:
                 engine.name,
                 engine._skipped_in_handshake,
             )
-        return engine
+        return cast(Self, engine)  # Engine.start gives the dialect's class: an Engine
 
     async def __aenter__(self) -> Engine:
         return self

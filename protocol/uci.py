@@ -55,6 +55,7 @@ Things the engine never tells you, and how this client copes:
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import time
@@ -404,6 +405,55 @@ class UciEngine(Engine):
             resigned=resign,
             elapsed=elapsed,
         )
+
+    async def perft(
+        self, fen: str | None, moves: Sequence[str] = (), depth: int = 1, *, timeout: float
+    ) -> dict[str, int]:
+        """Count the move sequences of ``depth`` plies (``go perft``), per first move.
+
+        Fairy-Stockfish's extension: it prints ``<move>: <count>`` per legal move, then
+        ``Nodes searched: <total>``; the total must equal the sum (else
+        :class:`EngineProtocolError`). Moves come back canonical. ``timeout`` bounds the
+        whole count (perft has no limit the client could turn into a budget).
+        """
+        if type(depth) is not int or not 1 <= depth <= 10:
+            raise EngineArgumentError(f"perft depth must be an int in 1..10, not {depth!r}")
+        files, ranks = self._board(fen)
+        position = self._position_command(fen, moves, files, ranks)
+        numbering = self._numbering(ranks)
+        counts: dict[str, int] = {}
+        async with self._operation():
+            await self._send(f"{position}\ngo perft {depth}\n", "perft")
+            try:
+                async with self._phase("perft", timeout):
+                    while True:
+                        line = await self.reader.readline()
+                        head, sep, tail = line.partition(": ")
+                        if head == "Nodes searched":
+                            break
+                        if sep and tail.isdigit():
+                            try:
+                                move = numbering.from_engine(head) if numbering else head
+                                check_move(move, files=files, ranks=ranks)
+                            except EngineArgumentError as exc:
+                                raise EngineProtocolError(
+                                    f"engine's perft named a malformed move: {line[:200]!r}",
+                                    phase="perft",
+                                ) from exc
+                            counts[move] = int(tail)
+                        elif line:
+                            self.unknown.add(line)
+                    if not tail.isdigit() or int(tail) != sum(counts.values()):
+                        raise EngineProtocolError(
+                            f"engine's perft total {tail!r} is not the sum of its moves' counts",
+                            phase="perft",
+                        )
+            except asyncio.CancelledError:
+                # FSF counts on its search thread and cannot be stopped: its output would
+                # reach the next operation, so a cancelled count ends the engine.
+                await self.kill()
+                raise
+        return counts
 
 
 class UcciEngine(UciEngine):

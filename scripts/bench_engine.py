@@ -19,16 +19,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from build_engine import ROOT, build
+from ladder.engine_binary import CHECKOUT_CACHE, builds_dir
+from ladder.engine_build import PROFILES, EngineBuild, build
+from ladder.variants import VARIANTS_INI
 
 POSITIONS = Path(__file__).resolve().parent / "bench_positions_xiangqi.fen"
-PROFILES = ("plain", "lto", "fast")
+BUILDS = tuple(reversed(PROFILES))  # plain first: the baseline
 
 
 def run_bench(exe: Path, depth: int) -> tuple[int, int]:
     """One FSF `bench` over our positions; returns (nodes, nodes per second)."""
     script = (
-        f"setoption name VariantPath value {ROOT / 'variants.ini'}\n"
+        f"setoption name VariantPath value {VARIANTS_INI}\n"
         f"bench mistboard-xiangqi 16 1 {depth} {POSITIONS} depth\nquit\n"
     )
     out = subprocess.run(
@@ -47,11 +49,11 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=13)
     args = ap.parse_args()
 
-    exes = {p: build(unpatched=False, profile=p, pyffish_wheel=False) for p in PROFILES}
-    nps: dict[str, list[int]] = {p: [] for p in PROFILES}
+    exes = {p: build(EngineBuild("engine", p), builds_dir(CHECKOUT_CACHE)) for p in BUILDS}
+    nps: dict[str, list[int]] = {p: [] for p in BUILDS}
     nodes: dict[str, int] = {}
     for r in range(args.rounds):
-        for p in PROFILES:
+        for p in BUILDS:
             n, v = run_bench(exes[p], args.depth)
             nodes[p] = n
             nps[p].append(v)
@@ -63,7 +65,7 @@ def main() -> None:
         print(f"warning: builds searched different node counts: {nodes}", file=sys.stderr)
     base = statistics.median(nps["plain"])
     print(f"{'build':6s} {'median nps':>12s} {'vs plain -O2':>13s}")
-    for p in PROFILES:
+    for p in BUILDS:
         med = statistics.median(nps[p])
         print(f"{p:6s} {med:>12,.0f} {med / base:>12.3f}x")
 

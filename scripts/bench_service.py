@@ -151,7 +151,7 @@ from ladder.service.mover import MoveService  # noqa: E402
 
 
 def engine() -> Path:
-    env = os.environ.get("MISTBOARD_ENGINE")
+    env = os.environ.get("LADDER_ENGINE")
     if env:
         return Path(env).resolve()
     return (DEFAULT_ENGINE if DEFAULT_ENGINE.exists() else UNPATCHED_ENGINE).resolve()
@@ -193,7 +193,7 @@ class Server:
     def __init__(self, engines: int, exe: Path) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "MISTBOARD_ENGINE": str(exe)}
+        env = {**os.environ, "LADDER_ENGINE": str(exe)}
         self.p = subprocess.Popen(
             [
                 sys.executable,

@@ -18,6 +18,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from ladder.package_data import data_path
 from ladder.rules import Game, RulesError
 
 __all__ = [
@@ -32,7 +33,7 @@ __all__ = [
     "suite_digest",
 ]
 
-OPENINGS_DIR = Path(__file__).resolve().parent.parent / "openings"
+OPENINGS_DIR = data_path("openings")
 
 
 class OpeningError(ValueError):

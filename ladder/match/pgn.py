@@ -1,12 +1,10 @@
 """PGN for match games: WXF move notation, Red/Black headers, per-move search comments.
 
 Moves are written in WXF notation (``C2=5``, ``H8+7``, drops ``A@45``) as Fairy-Stockfish
-writes it (``pyffish.get_san_moves`` with ``NOTATION_XIANGQI_WXF``, our variants.ini
-loaded). Should pyffish be missing or refuse a move (an unpatched pyffish does not know
-the atomic explosion), that move and the rest are written in canonical notation
-(``h3e3``), which :func:`replay` reads as well. Comments: ``{book}`` for opening moves,
-else ``{+0.35/9 10018N 0.047s}`` (score from the mover's view in pawns, or ``+M5``;
-depth; nodes; search time).
+writes it (:func:`ladder.wxf.wxf_moves`); a move pyffish cannot write is written in
+canonical notation (``h3e3``), which :func:`replay` reads as well. Comments: ``{book}``
+for opening moves, else ``{+0.35/9 10018N 0.047s}`` (score from the mover's view in
+pawns, or ``+M5``; depth; nodes; search time).
 
 :func:`read_pgn` parses the text back and :func:`replay` turns a parsed game into a
 rules-checker :class:`~ladder.rules.Game`, matching every WXF token against the WXF of
@@ -17,58 +15,19 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
-from types import ModuleType
 from typing import Any
 
 from ladder.rules import Game, RulesError
-from ladder.variants import FSF_VARIANT, VARIANTS_INI
+from ladder.variants import FSF_VARIANT
+from ladder.wxf import pyffish_module, wxf_moves
 
 __all__ = ["PgnError", "PgnGame", "format_pgn", "read_pgn", "replay", "wxf_moves"]
 
 
 class PgnError(ValueError):
     """PGN text that cannot be read back into a legal game."""
-
-
-@lru_cache(maxsize=1)
-def _pyffish() -> ModuleType | None:
-    try:
-        import pyffish
-    except ImportError:  # pragma: no cover - pyffish is part of `make engine`
-        return None
-    pyffish.load_variant_config(VARIANTS_INI.read_text())
-    return pyffish
-
-
-def wxf_moves(variant: str, start_fen: str, moves: Sequence[str]) -> list[str]:
-    """WXF notation of ``moves`` from ``start_fen`` (canonical notation where pyffish
-    cannot write a move: see the module docstring)."""
-    sf = _pyffish()
-    if sf is None or not moves:
-        return list(moves)
-    section = FSF_VARIANT[variant]
-    try:
-        return list(
-            sf.get_san_moves(section, start_fen, list(moves), False, sf.NOTATION_XIANGQI_WXF)
-        )
-    except ValueError:
-        pass
-    out: list[str] = []
-    for i, move in enumerate(moves):
-        try:
-            out.append(
-                sf.get_san(section, start_fen, move, False, sf.NOTATION_XIANGQI_WXF)
-                if i == 0
-                else sf.get_san_moves(
-                    section, start_fen, list(moves[: i + 1]), False, sf.NOTATION_XIANGQI_WXF
-                )[-1]
-            )
-        except ValueError:
-            return out + list(moves[i:])
-    return out
 
 
 def _comment(info: dict[str, Any]) -> str | None:
@@ -245,7 +204,7 @@ def replay(pgn: PgnGame) -> Game:
         game = Game.from_fen(variant, pgn.headers.get("FEN"))
     except RulesError as exc:
         raise PgnError(f"bad FEN header: {exc}") from exc
-    sf = _pyffish()
+    sf = pyffish_module()
     section = FSF_VARIANT[variant]
     for ply, token in enumerate(pgn.moves, start=1):
         if game.is_legal(token):

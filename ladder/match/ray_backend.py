@@ -4,7 +4,7 @@ Each game is one task (``num_cpus=1``) running :func:`ladder.match.worker.run_ta
 Ray reuses its worker processes, so engines stay started between games as in the local
 pool. The driver collects the records and writes the database, as with the local pool.
 Every node needs this project installed (same Python environment) and the engine at the
-path the player specs name (``$MISTBOARD_ENGINE`` or ``.cache/fairy-stockfish``).
+path the player specs name (``$LADDER_ENGINE``, else ``ladder engine path``'s).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ class RayBackend:
         self._ray = ray
         self._owns = not ray.is_initialized()
         if self._owns:
-            env = {"env_vars": {k: v for k, v in os.environ.items() if k.startswith("MISTBOARD_")}}
+            prefixes = ("LADDER_", "MISTBOARD_")  # MISTBOARD_ENGINE: LADDER_ENGINE's old name
+            env = {"env_vars": {k: v for k, v in os.environ.items() if k.startswith(prefixes)}}
             if address == "local":
                 ray.init(
                     num_cpus=slots or os.cpu_count(),

@@ -1,4 +1,4 @@
-"""Mistboard's rules checker: an independent pure-Python implementation of RULES.md.
+"""Mistboard's rules checker: an independent pure-Python implementation of docs/rules.md.
 
 Three rule sets (``xiangqi``, ``atomic-xiangqi``, ``crazyhouse-xiangqi``); FEN and move
 notation as Fairy-Stockfish writes them; legal moves, check, and the game outcome. It does

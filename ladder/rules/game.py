@@ -6,7 +6,7 @@ per-ply bookkeeping (position keys, whether each move gave check, capture plies)
 makes :meth:`Game.outcome` O(1) apart from move generation, and
 :meth:`Game.engine_position`, what an engine is sent, O(1) too.
 
-Outcome order at a position (RULES.md; see docs/rules-checker.md for the reasoning):
+Outcome order at a position (docs/rules.md; see docs/rules-checker.md for the reasoning):
 
 1. ``general-exploded`` (atomic): a general is gone; the side that removed it wins.
 2. no legal move: the side to move loses (``checkmate`` if in check, else

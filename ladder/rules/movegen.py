@@ -170,7 +170,7 @@ class Position:
         return k >= 0 and attacked(self.board, k, side)
 
     def in_check(self, side: int | None = None) -> bool:
-        """Check as RULES.md defines it for this rule set (wide sense in atomic)."""
+        """Check as docs/rules.md defines it for this rule set (wide sense in atomic)."""
         if side is None:
             side = self.turn
         if not self.variant.atomic:
@@ -370,7 +370,7 @@ class Position:
         return out
 
     def _atomic_captures(self, caps: list[int], out: list[int], ksq: int, ek: int, us: int) -> None:
-        """Judge atomic captures (RULES.md "atomic-xiangqi") and append the legal ones.
+        """Judge atomic captures (docs/rules.md "atomic-xiangqi") and append the legal ones.
 
         A cannon capture is a trade (cannon and target go, nothing else); a capture
         that removes the enemy general is legal outright; a non-cannon capture next to

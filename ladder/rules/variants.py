@@ -21,8 +21,8 @@ class VariantSpec:
 
     Attributes:
         name: the API id (:data:`ladder.variants.VARIANT_IDS`).
-        atomic: captures explode (RULES.md "atomic-xiangqi"); check is the wide sense.
-        drops: hands, drops and captures-to-hand (RULES.md "crazyhouse-xiangqi");
+        atomic: captures explode (docs/rules.md "atomic-xiangqi"); check is the wide sense.
+        drops: hands, drops and captures-to-hand (docs/rules.md "crazyhouse-xiangqi");
             advisors and elephants are free on their own half.
         start_fen: the standard start position.
     """

@@ -1,4 +1,4 @@
-"""atomic-xiangqi (RULES.md, page 000): every rule in a concrete position, over UCI and pyffish."""
+"""atomic-xiangqi (docs/rules.md): every rule in a concrete position, over UCI and pyffish."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def after(fsf: UciEngine, fen: str, moves: list[str]) -> tuple[str, set[str]]:
 
 
 def test_worked_fact_chariot_takes_cannon_next_to_general(fsf: UciEngine) -> None:
-    """RULES.md worked fact: Rxd8 (cannon) next to the general on d9 removes the general and
+    """docs/rules.md worked fact: Rxd8 (cannon) next to the general on d9 removes the general and
     the elephant on e8 (orthogonal neighbours); the advisor on e9 (diagonal) stays; Red wins."""
     fen, legal = after(fsf, "9/3ka4/3cb4/9/9/9/9/3R5/9/4K4 w - - 0 1", ["d3d8"])
     assert fen == "9/4a4/9/9/9/9/9/9/9/4K4 b - - 0 1"

@@ -1,4 +1,4 @@
-"""crazyhouse-xiangqi (RULES.md, page 003): drops, hands, advisors and elephants on their half."""
+"""crazyhouse-xiangqi (docs/rules.md): drops, hands, advisors and elephants on their half."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_start_position(fsf: UciEngine) -> None:
 
 
 def test_drop_zones_worked_fact(fsf: UciEngine) -> None:
-    """RULES.md worked fact: on an empty own half, 45 points for an advisor or elephant, 90 for
+    """docs/rules.md worked fact: on an empty own half, 45 points for an advisor or elephant, 90 for
     a chariot, horse or cannon, 10 + 45 for a soldier. The generals stand on e1 and d10, so the
     zones minus those points are the legal drops."""
     moves = legal(fsf, "3k5/9/9/9/9/9/9/9/9/4K4[ABRNCP] w - - 0 1")

@@ -9,7 +9,7 @@ pipes: every probe (variant, position, ``go nodes`` 1000/5000, MultiPV 1/3) give
 bestmove and, per line, the same score, node count and PV on a fresh engine as on one
 engine that has searched all three variants and other positions in between.
 
-Fails against a build without patch 0002 (``MISTBOARD_ENGINE=<that build> pytest ...``).
+Fails against a build without patch 0002 (``LADDER_ENGINE=<that build> pytest ...``).
 """
 
 from __future__ import annotations

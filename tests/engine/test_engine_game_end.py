@@ -1,4 +1,4 @@
-"""Game-end rules common to the three rule sets (RULES.md "Common to all three")."""
+"""Game-end rules common to the three rule sets (docs/rules.md "Common to all three")."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def test_stalemate_loses(pyffish: ModuleType, variant: str) -> None:
 def test_stalemate_on_the_sixtieth_ply_wins(
     fsf: UciEngine, stock_fsf: UciEngine, pyffish: ModuleType, variant: str
 ) -> None:
-    """RULES.md: the count reaches 60 with the stalemating move: that wins, it is no draw."""
+    """docs/rules.md: the count reaches 60 with the stalemating move: that wins, it is no draw."""
     fen = with_hand(variant, STALEMATE.format(59))
     assert pyffish.is_optional_game_end(variant, fen, ["i2e2"])[0] is False
     assert pyffish.game_result(variant, fen, ["i2e2"]) == -MATE
@@ -104,6 +104,16 @@ def test_perpetual_check_loses(pyffish: ModuleType, variant: str) -> None:
     assert pyffish.is_optional_game_end(variant, fen, PERPETUAL_MOVES[:-1])[0] is False
     # Third occurrence, Black to move: Red checked with every move and loses.
     assert pyffish.is_optional_game_end(variant, fen, PERPETUAL_MOVES) == (True, MATE)
+
+
+@pytest.mark.parametrize("variant", ALL)
+def test_sixty_plies_come_before_a_perpetual_check_on_the_same_ply(
+    pyffish: ModuleType, variant: str
+) -> None:
+    """The same perpetual check from a count of 51: its third occurrence is also the 60th
+    ply without a capture, and the sixty-ply draw is decided first (docs/rules.md)."""
+    fen = with_hand(variant, PERPETUAL.replace(" 0 1", " 51 1"))
+    assert pyffish.is_optional_game_end(variant, fen, PERPETUAL_MOVES) == (True, 0)
 
 
 CHASE = "5k3/9/9/9/7n1/9/9/9/9/3K2R2 w - - 0 1"

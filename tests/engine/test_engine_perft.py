@@ -11,14 +11,14 @@ XIANGQI = "mistboard-xiangqi"
 
 @pytest.mark.parametrize(("depth", "nodes"), [(1, 44), (2, 1_920), (3, 79_666)])
 def test_xiangqi_start_perft(fsf: UciEngine, depth: int, nodes: int) -> None:
-    """RULES.md worked facts: xiangqi start position perft 44, 1,920, 79,666."""
+    """docs/rules.md worked facts: xiangqi start position perft 44, 1,920, 79,666."""
     fsf.variant(XIANGQI)
     fsf.position()
     assert fsf.perft(depth) == nodes
 
 
 def test_xiangqi_start_perft_4(fsf: UciEngine) -> None:
-    """RULES.md worked facts: depth 4 = 3,290,240 (about a second with a -O2 build)."""
+    """docs/rules.md worked facts: depth 4 = 3,290,240 (about a second with a -O2 build)."""
     fsf.variant(XIANGQI)
     fsf.position()
     assert fsf.perft(4, timeout=120) == 3_290_240

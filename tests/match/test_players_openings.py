@@ -59,7 +59,7 @@ def test_greedy_takes_the_most_valuable_piece() -> None:
 
 
 def test_greedy_wins_at_once_in_atomic() -> None:
-    # A chariot taking the cannon on d8 blows up the general on d9 (RULES.md worked fact).
+    # A chariot taking the cannon on d8 blows up the general on d9 (docs/rules.md worked fact).
     fen = "9/3k5/3c5/9/9/9/9/9/9/3R1K3 w - - 0 1"
     game = Game.from_fen("atomic-xiangqi", fen)
     assert greedy_move(game, random.Random(0)) == "d1d8"

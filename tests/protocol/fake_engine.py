@@ -26,6 +26,7 @@ It speaks UCI or UCCI when its first command is `uci`/`ucci`, XBoard/CECP when i
     illegal-bestmove  answers go with `bestmove a1a1` (a move that does not move)
     slow-quit         takes 60 s to exit after quit
     slow-newgame      ucinewgame takes 1 s; the n-th go answers a1a(n+1)
+    bad-perft         answers go perft with counts whose sum is not its total
   XBoard (it keeps no board, only a count of the moves on it, and answers with the move
   of a fixed list at that count, after two thinking-output lines):
     protover1         sends no features at all (an engine from before protocol 2)
@@ -72,6 +73,7 @@ MODES = {
     "illegal-bestmove",
     "slow-quit",
     "slow-newgame",
+    "bad-perft",
     "protover1",
     "illegal",
     "resign",
@@ -209,6 +211,10 @@ def uci(config: Settings, commands: Iterator[str]) -> int:
         elif word == "isready":
             if mode != "hang-isready":
                 out("readyok")
+        elif word == "go" and mode == "bad-perft" and "perft" in cmd.split():
+            out("a1a2: 3")
+            out("")
+            out("Nodes searched: 5")
         elif word == "go":
             searches += 1
             if leak_mb:

@@ -25,6 +25,7 @@ from protocol import (
     Limit,
     ManagedEngine,
     Timeouts,
+    UciEngine,
 )
 from protocol.errors import EngineFault
 
@@ -326,3 +327,23 @@ async def test_cancel_while_new_game_syncs_drains_the_sent_search(
         assert second.move == "a1a3"  # the 2nd go's answer; a1a2 belonged to the 1st
     finally:
         await engine.close()
+
+
+async def test_a_perft_total_that_is_not_the_sum_is_a_fault(
+    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+) -> None:
+    engine = await UciEngine.start(fake("bad-perft"))
+    no_leaked_processes.add(engine.pid)
+    with pytest.raises(EngineProtocolError, match="not the sum"):
+        await engine.perft(None, [], 1, timeout=5)
+    assert engine.closed
+
+
+async def test_an_engine_without_perft_times_out_and_is_killed(
+    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+) -> None:
+    engine = await UciEngine.start(fake("normal"))  # answers `go perft` with a bestmove
+    no_leaked_processes.add(engine.pid)
+    with pytest.raises(EngineTimeoutError):
+        await engine.perft(None, [], 1, timeout=1.0)
+    assert engine.closed

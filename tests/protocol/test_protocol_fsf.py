@@ -11,6 +11,8 @@ import chess
 import pytest
 from chess.engine import Cp, Mate
 
+from ladder.rules import Game, divide
+from ladder.variants import FSF_VARIANT
 from protocol import (
     Dialect,
     Engine,
@@ -219,4 +221,44 @@ async def test_other_argument_errors(fsf: UciEngine) -> None:
             await fsf.search(fen, moves, Limit(nodes=100))
     with pytest.raises(OptionError):
         await fsf.load_variants("relative/variants.ini")
+    await fsf.ping()
+
+
+# ------------------------------------------------------------------ perft
+
+PERFT_CASES = [
+    ("xiangqi", None, [], 2),
+    ("xiangqi", None, ["h3e3", "b10c8"], 2),
+    ("crazyhouse-xiangqi", None, ["h3e3"], 1),  # drops
+    ("atomic-xiangqi", None, ["h3e3", "h8e8", "b3b10"], 2),  # captures and explosions
+    ("atomic-xiangqi", "9/3ka4/3cb4/9/9/9/3R5/9/9/4K4 w - - 0 1", ["d4d8"], 1),  # game over
+]
+
+
+@pytest.mark.parametrize(("variant", "fen", "moves", "depth"), PERFT_CASES)
+async def test_perft_equals_the_rules_checker_move_by_move(
+    fsf: Engine, variant: str, fen: str | None, moves: list[str], depth: int
+) -> None:
+    game = Game.from_fen(variant, fen, moves)
+    await fsf.load_variants(VARIANTS_INI)
+    await fsf.set_variant(FSF_VARIANT[variant])
+    counts = await fsf.perft(fen, moves, depth, timeout=30)
+    # canonical moves (ranks 1..10) in UCCI mode too
+    assert counts == (divide(game, depth) if game.outcome() is None else {})
+
+
+async def test_the_engine_searches_after_a_perft(fsf: Engine) -> None:
+    await fsf.set_variant("xiangqi")
+    assert sum((await fsf.perft(None, [], 1, timeout=30)).values()) == 44
+    result = await fsf.search(None, ["h3e3"], Limit(nodes=100), new_game=True)
+    assert Game.from_fen("xiangqi", moves=["h3e3"]).is_legal(result.move or "")
+    await fsf.ping()
+
+
+@pytest.mark.parametrize("depth", [0, 11, "2", 1.5])
+async def test_bad_perft_depth_is_refused_before_anything_is_sent(
+    fsf: Engine, depth: object
+) -> None:
+    with pytest.raises(EngineArgumentError):
+        await fsf.perft(None, [], depth, timeout=30)  # type: ignore[arg-type]
     await fsf.ping()

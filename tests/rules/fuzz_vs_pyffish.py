@@ -67,7 +67,7 @@ from ladder.rules import Game, normalize_move
 from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI
 
 MODES = ("fen", "replay")
-#: RULES.md "Sixty plies without a capture" (the harness's own copy: tests break the
+#: docs/rules.md "Sixty plies without a capture" (the harness's own copy: tests break the
 #: checker's constant on purpose).
 SIXTY = 60
 #: ``fen`` mode asks ``is_optional_game_end`` from this halfmove clock on.

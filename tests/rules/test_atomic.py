@@ -1,4 +1,4 @@
-"""atomic-xiangqi (RULES.md; page 000): the explosion, the cannon shot, both generals'
+"""atomic-xiangqi (docs/rules.md; page 000): the explosion, the cannon shot, both generals'
 rules, wide check, and the worked blast example."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def game(pieces: dict[str, str], turn: str = "w", variant: str = A) -> Game:
 
 
 def test_worked_example_chariot_takes_cannon_next_to_general() -> None:
-    # RULES.md worked fact: Rxd8 next to the general on d9 removes it (Red wins), the
+    # docs/rules.md worked fact: Rxd8 next to the general on d9 removes it (Red wins), the
     # elephant on e8 (orthogonal to d8) goes too, the advisor on e9 (diagonal) stays.
     g = game({"e1": "K", "d4": "R", "d9": "k", "d8": "c", "e8": "b", "e9": "a"})
     assert "d4d8" in g.legal_moves()

@@ -1,4 +1,4 @@
-"""crazyhouse-xiangqi (RULES.md; page 003): start, hands, drops and drop zones,
+"""crazyhouse-xiangqi (docs/rules.md; page 003): start, hands, drops and drop zones,
 advisors/elephants on their own half, and the worked drop counts."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def test_start_position_and_first_move_may_be_a_drop() -> None:
 
 @pytest.mark.parametrize("colour", [0, 1])
 def test_worked_drop_zone_sizes(colour: int) -> None:
-    # RULES.md: on an empty own half, 45 points for an advisor or elephant, 90 for a
+    # docs/rules.md: on an empty own half, 45 points for an advisor or elephant, 90 for a
     # chariot, horse or cannon, 10 + 45 for a soldier.
     zones = DROP_ZONES[colour]
     assert len(zones[ADVISOR]) == len(zones[ELEPHANT]) == 45

@@ -121,6 +121,16 @@ def test_perpetual_check_loses() -> None:
     assert outcome_of(g) == ("0-1", "black", Reason.PERPETUAL_CHECK)
 
 
+def test_sixty_plies_come_before_a_perpetual_check_on_the_same_ply() -> None:
+    # From a count of 52, the third occurrence is also the 60th ply without a capture.
+    g = game(PERPETUAL, halfmove=52)
+    for move in ["a9a10", "e10e9", "a10a9", "e9e10"] * 2:
+        assert g.outcome() is None
+        g.push(move)
+    assert g.halfmove_clock == 60
+    assert outcome_of(g) == ("1/2-1/2", None, Reason.SIXTY_PLIES)
+
+
 def test_perpetual_check_by_black_loses() -> None:
     g = game({"d10": "k", "e1": "K", "a2": "r"}, turn="b")
     for move in ["a2a1", "e1e2", "a1a2", "e2e1"] * 2:

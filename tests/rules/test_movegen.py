@@ -1,5 +1,5 @@
 """Legal moves in xiangqi: perft from the start, and every piece's rule in hand-made
-positions (RULES.md "Common to all three"; pages 002/004)."""
+positions (docs/rules.md "Common to all three"; pages 002/004)."""
 
 from __future__ import annotations
 

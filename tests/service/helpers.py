@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def service_engine() -> Path:
-    """The engine the service tests run: $MISTBOARD_ENGINE, else the patched build,
+    """The engine the service tests run: $LADDER_ENGINE, else the patched build,
     else (during development, before `make engine` built it) the unpatched reference."""
-    env = os.environ.get("MISTBOARD_ENGINE")
+    env = os.environ.get("LADDER_ENGINE")
     if env:
         return Path(env).resolve()
     for path in (DEFAULT_ENGINE, UNPATCHED_ENGINE):
@@ -38,7 +38,7 @@ class Server(ServeProcess):
     """A running `ladder serve`; :meth:`stop` also checks that no engine outlived it."""
 
     def __init__(self, args: list[str] | None = None, **kwargs: Any) -> None:
-        kwargs.setdefault("env", {"MISTBOARD_ENGINE": str(service_engine())})
+        kwargs.setdefault("env", {"LADDER_ENGINE": str(service_engine())})
         kwargs.setdefault("cwd", ROOT)
         super().__init__(args or [], **kwargs)
         self.seen_engines: set[int] = set()

@@ -32,7 +32,7 @@ def bearer(key: str) -> dict[str, str]:
 
 
 def ladder(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MISTBOARD_ENGINE": str(service_engine())}
+    env = {**os.environ, "LADDER_ENGINE": str(service_engine())}
     return subprocess.run(
         [*ladder_command(), *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )

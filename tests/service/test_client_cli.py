@@ -63,7 +63,7 @@ def _ladder(*args: str, timeout: float = 120, **env: str) -> subprocess.Complete
     return subprocess.run(
         [*ladder_command(), *args],
         cwd=ROOT,
-        env={**os.environ, "MISTBOARD_ENGINE": str(service_engine()), **env},
+        env={**os.environ, "LADDER_ENGINE": str(service_engine()), **env},
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -240,12 +240,10 @@ def test_cli_errors_are_one_line() -> None:
         assert result.returncode == code, (args, result.stderr)
         assert len(lines) == 1 and text in lines[0], (args, result.stderr)
         assert "Traceback" not in result.stderr
-    missing = _ladder(
-        "move", "--variant", "xiangqi", "--level", "1", MISTBOARD_ENGINE="/nonexistent"
-    )
+    missing = _ladder("move", "--variant", "xiangqi", "--level", "1", LADDER_ENGINE="/nonexistent")
     assert missing.returncode == 3 and missing.stderr.count("\n") == 1
     assert "run `make engine`" in missing.stderr
-    missing = _ladder("serve", "--port", "0", MISTBOARD_ENGINE="/nonexistent")
+    missing = _ladder("serve", "--port", "0", LADDER_ENGINE="/nonexistent")
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
 
 

@@ -143,7 +143,7 @@ def test_engine_incidents_are_logged_and_readiness_follows(
     """An engine that dies is logged (with its stderr tail) and replaced; while none can
     run, /readyz answers 503 and /healthz stays 200 (the server itself is alive)."""
     wrapper, flag = flaky_engine
-    server = start_server(engines=1, env={"MISTBOARD_ENGINE": str(wrapper)})
+    server = start_server(engines=1, env={"LADDER_ENGINE": str(wrapper)})
     try:
         (engine,) = server.engine_pids()
         assert httpx.get(server.url + "/readyz", timeout=30).status_code == 200
