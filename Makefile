@@ -35,7 +35,8 @@ engine: $(VENV)/.installed
 		$(PY) -m pip install --quiet --force-reinstall --no-deps "$$wheel" && echo "$$wheel" > $(VENV)/.pyffish-installed; \
 	fi
 
-# Engines we did not build (Debian's stockfish and fairy-stockfish), for the protocol tests.
+# Engines and a GUI we did not build (Debian's stockfish, fairy-stockfish, sjaakii, fairymax's
+# maxqi; xboard under xvfb), for the protocol, match and ladder-as-an-engine tests.
 reference-engines:
 	bash scripts/install_reference_engines.sh
 

@@ -6,6 +6,7 @@ ladder match                     matches                 (ladder/match/cli.py)
 ladder calibrate                 calibration             (ladder/calibration/cli.py)
 ladder engine build | path       the engine              (ladder/engine_cli.py)
 ladder doctor                    checks the installation (ladder/doctor.py)
+ladder uci | ucci | xboard       the ladder as an engine (ladder/bridge/cli.py)
 
 `ladder --log-level debug COMMAND …` logs every line to and from each engine.
 """
@@ -20,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from ladder.bridge.cli import add_engine_commands
 from ladder.calibration.cli import add_calibrate
 from ladder.doctor import add_doctor
 from ladder.engine_binary import (
@@ -39,7 +41,7 @@ from ladder.service.cli import add_levels, add_move, add_serve
 #: Subcommands that run the patched engine through the usual lookup (engine pools, match
 #: workers): they take --engine after their name too, passed on as $LADDER_ENGINE.
 #: (`doctor` and `engine path` take it themselves: they report a bad one.)
-ENGINE_COMMANDS = ("move", "serve", "match", "calibrate")
+ENGINE_COMMANDS = ("move", "serve", "match", "calibrate", "uci", "ucci", "xboard")
 
 
 def version_text(engine: Path | None = None) -> str:
@@ -85,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_perft(sub)
     add_engine(sub)
     add_doctor(sub)
+    add_engine_commands(sub)
     for name in ENGINE_COMMANDS:
         with contextlib.suppress(argparse.ArgumentError):  # it has its own --engine
             add_engine_option(sub.choices[name])

@@ -30,9 +30,9 @@ from ladder.engine_cli import add_engine_option
 from ladder.levels import LEVELS_FILE, LevelsError, load_levels
 from ladder.rules import Game, RulesError, divide
 from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI
-from protocol.engine import Engine
 from protocol.errors import EngineError
 from protocol.process import Timeouts
+from protocol.uci import UciEngine
 
 __all__ = ["REFERENCE_POSITIONS", "Finding", "ReferencePosition", "add_doctor", "diagnose"]
 
@@ -165,7 +165,7 @@ async def check_engine(found: FoundEngine) -> list[Finding]:
     build = found.build_key or "not built by `ladder engine build`: no build key"
     where = f"{found.path} (from {found.source}; {build})"
     try:
-        engine = await Engine.start(found.path, timeouts=Timeouts())
+        engine = await UciEngine.start(found.path, timeouts=Timeouts())
     except (EngineError, OSError) as exc:
         return [Finding("engine", False, f"{where}: does not answer the UCI handshake: {exc}")]
     findings: list[Finding] = []
@@ -193,7 +193,7 @@ async def check_engine(found: FoundEngine) -> list[Finding]:
     return findings
 
 
-async def _reference_findings(engine: Engine) -> list[Finding]:
+async def _reference_findings(engine: UciEngine) -> list[Finding]:
     problems: list[str] = []
     for ref in REFERENCE_POSITIONS:
         try:

@@ -1,4 +1,4 @@
-"""Talking to engines: async UCI and UCCI clients and the process manager.
+"""Talking to engines: async UCI, UCCI and XBoard/CECP clients and the process manager.
 
     from protocol import Dialect, Engine, Limit
 
@@ -8,10 +8,13 @@
         result = await engine.search(None, ["h3e3"], Limit(nodes=10_000), new_game=True)
         result.move, result.info["score"]       # canonical notation, chess.engine.PovScore
 
-See docs/protocol.md. Modules: :mod:`protocol.engine` (the client),
-:mod:`protocol.managed` (the supervised wrapper), :mod:`protocol.process` (process
-manager), :mod:`protocol.limits`, :mod:`protocol.info`, :mod:`protocol.options`,
-:mod:`protocol.notation`, :mod:`protocol.errors`.
+See docs/protocol.md. Modules: :mod:`protocol.engine` (the shared core, :class:`Engine`),
+:mod:`protocol.uci` (:class:`UciEngine`, :class:`UcciEngine`), :mod:`protocol.xboard`
+(:class:`XBoardEngine`), :mod:`protocol.managed` (the supervised wrapper),
+:mod:`protocol.process` (process manager), :mod:`protocol.lines` (the line reader),
+:mod:`protocol.guard` (deadlines and faults), :mod:`protocol.limits`,
+:mod:`protocol.info`, :mod:`protocol.options`, :mod:`protocol.notation`,
+:mod:`protocol.errors`.
 """
 
 from protocol.engine import Dialect, Engine, EngineVariant
@@ -28,11 +31,16 @@ from protocol.errors import (
     UnsafeArgumentError,
     VariantError,
 )
+from protocol.guard import FaultGuard
 from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
+from protocol.lines import LineReader
 from protocol.managed import Incident, ManagedEngine, SearchOutcome
+from protocol.notation import RankNumbering
 from protocol.options import Option, OptionMap
 from protocol.process import Backoff, EngineProcess, ProcessStats, Timeouts
+from protocol.uci import UcciEngine, UciEngine
+from protocol.xboard import XBoardEngine
 
 __all__ = [
     "Backoff",
@@ -48,17 +56,23 @@ __all__ = [
     "EngineTerminatedError",
     "EngineTimeoutError",
     "EngineVariant",
+    "FaultGuard",
     "Incident",
     "InfoDict",
     "Limit",
+    "LineReader",
     "ManagedEngine",
     "Option",
     "OptionError",
     "OptionMap",
     "PlayResult",
     "ProcessStats",
+    "RankNumbering",
     "SearchOutcome",
     "Timeouts",
+    "UcciEngine",
+    "UciEngine",
     "UnsafeArgumentError",
     "VariantError",
+    "XBoardEngine",
 ]

@@ -52,9 +52,9 @@ class VariantError(OptionError):
 class EngineFault(EngineError):
     """The engine misbehaved; its process tree has been killed and reaped.
 
-    ``phase`` names what the client was doing: ``startup``, ``handshake``, ``isready``,
-    ``configure``, ``search``, ``stop``, ``quit``. ``stderr`` is the tail of what the
-    engine wrote to its standard error, when captured.
+    ``phase`` names what the client was doing: ``startup``, ``handshake``, ``isready``
+    (XBoard: ``ping``), ``configure``, ``search``, ``stop``, ``quit``. ``stderr`` is the
+    tail of what the engine wrote to its standard error, when captured.
     """
 
     def __init__(self, message: str, *, phase: str, stderr: str = "") -> None:
@@ -86,9 +86,9 @@ class EngineTimeoutError(EngineFault, TimeoutError):
 
 
 class EngineProtocolError(EngineFault):
-    """The engine wrote something unusable: undecodable bytes, control characters, an
-    over-long line, a flood of unknown lines, a malformed ``info`` value or a malformed
-    or illegal ``bestmove``."""
+    """The engine wrote something unusable: undecodable bytes or control characters in a
+    line that matters, an over-long line, a flood of unknown lines, a malformed ``info``
+    value, a malformed or illegal move, or a refusal of a move we sent."""
 
 
 class EngineFailure(EngineError):

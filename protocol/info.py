@@ -9,7 +9,8 @@ after another::
     info depth 1 ... score mate 1 ... pv b1b10
     info depth 0 score mate 0                  (the side to move is checkmated)
     info ... score cp 30 wdl 520 400 80 ...    (with UCI_ShowWDL)
-    info string classical evaluation enabled   (free text to the end of the line)
+    info string classical evaluation enabled   (free text to the end of the line;
+                                                UCCI: info message …)
 
 Scores are from the point of view of the side to move, in centipawns (``cp``) or in
 moves to mate (``mate``; negative when the engine is getting mated). ``lowerbound`` /
@@ -43,9 +44,16 @@ import chess
 from chess.engine import Cp, Mate, PovScore, PovWdl, Wdl
 
 from protocol.errors import EngineArgumentError, EngineProtocolError
-from protocol.notation import NO_MOVE
+from protocol.notation import MOVE_RE, NO_MOVE
 
-__all__ = ["InfoDict", "InfoMerger", "PlayResult", "parse_bestmove", "parse_info"]
+__all__ = [
+    "InfoDict",
+    "InfoMerger",
+    "PlayResult",
+    "parse_bestmove",
+    "parse_info",
+    "parse_xboard_thinking",
+]
 
 
 class InfoDict(TypedDict, total=False):
@@ -92,6 +100,9 @@ class PlayResult:
     ``MultiPV`` option, or fewer when a tiny search ends before it finished them all)."""
     draw_offered: bool = False
     resigned: bool = False
+    claim: str | None = None
+    """A game result the engine claimed, as it wrote it (XBoard: ``0-1 {Black mates}``,
+    with or instead of a move). Whether the claim holds is the caller's rules' call."""
     elapsed: float = 0.0
     """Wall-clock seconds from sending ``go`` to reading ``bestmove`` (with a new game:
     from sending ``ucinewgame``, which goes out with ``go``)."""
@@ -112,7 +123,7 @@ _INT_KEYS = frozenset(
     }
 )
 _MOVE_LIST_KEYS = frozenset({"pv", "refutation", "currline"})
-_KEYS = _INT_KEYS | _MOVE_LIST_KEYS | {"score", "time", "wdl", "currmove", "string"}
+_KEYS = _INT_KEYS | _MOVE_LIST_KEYS | {"score", "time", "wdl", "currmove", "string", "message"}
 
 
 def parse_info(
@@ -169,8 +180,8 @@ def parse_info(
                     moves.append(convert(tokens[i]) if convert else tokens[i])
                     i += 1
                 info[key] = moves  # type: ignore[literal-required]
-            elif key == "string":
-                info["string"] = line.split("string", 1)[1].strip()
+            elif key in ("string", "message"):  # UCCI says `message`
+                info["string"] = line.split(key, 1)[1].strip()
                 break
             # any other key: ignore it, as the UCI spec asks of unknown tokens
     except (IndexError, ValueError, EngineArgumentError) as exc:
@@ -299,3 +310,65 @@ def parse_bestmove(
     except EngineArgumentError as exc:
         raise EngineProtocolError(f"malformed bestmove: {line[:200]!r}", phase="search") from exc
     return move, ponder, draw, resign
+
+
+#: XBoard's mate scores: 100000 + N for mate in N moves, -100000 - N for mated in N.
+XBOARD_MATE = 100_000
+_XBOARD_MOVE_NUMBER_RE = re.compile(r"^[0-9]+\.+$")
+
+
+def parse_xboard_thinking(
+    line: str, turn: chess.Color, convert: Callable[[str], str] | None = None
+) -> InfoDict | None:
+    """Parse an XBoard thinking-output line, ``ply score time nodes [seldepth [nps]]
+    [tbhits] pv``, into an :class:`InfoDict`; None when it is not one (fewer than four
+    leading integers).
+
+    The score is in centipawns from the side to move's point of view, a mate as
+    ``XBOARD_MATE + N``; the time is in centiseconds. Of the integers between nodes and
+    the PV the last is tbhits, the ones before it seldepth and nps (the CECP rule). A
+    PV ending in ``?`` is an upper bound, ``!`` a lower bound. PV moves in coordinate
+    notation are converted with ``convert`` (the engine's rank numbering); the PV stops
+    at the first token that is not one (SAN, comments), skipping move numbers.
+    """
+    tokens = line.split()
+    numbers: list[int] = []
+    for token in tokens:
+        if not (token.isascii() and token.lstrip("-").isdigit()):
+            break
+        numbers.append(int(token))
+    if len(numbers) < 4:
+        return None
+    depth, score, centis, nodes = numbers[:4]
+    info = InfoDict(depth=depth, time=centis / 100.0, nodes=nodes)
+    if score >= XBOARD_MATE:
+        relative: Cp | Mate = Mate(score - XBOARD_MATE)
+    elif score <= -XBOARD_MATE:
+        relative = Mate(score + XBOARD_MATE)
+    else:
+        relative = Cp(score)
+    info["score"] = PovScore(relative, turn)
+    extra = numbers[4:]
+    if extra:
+        info["tbhits"] = extra.pop()
+    if extra:
+        info["seldepth"] = extra.pop(0)
+    if extra:
+        info["nps"] = extra.pop(0)
+    rest = tokens[len(numbers) :]
+    if rest and rest[-1][-1:] in ("?", "!"):
+        info["upperbound" if rest[-1].endswith("?") else "lowerbound"] = True
+    pv: list[str] = []
+    for token in rest:
+        if _XBOARD_MOVE_NUMBER_RE.match(token):
+            continue
+        try:
+            move = token.rstrip("?!+#")
+            move = convert(move) if convert else move
+        except EngineArgumentError:
+            break
+        if not MOVE_RE.match(move):
+            break
+        pv.append(move)
+    info["pv"] = pv
+    return info

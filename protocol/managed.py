@@ -28,7 +28,12 @@ When the engine faults during the call (exit, hang, garbage, bad bestmove), the 
 recorded as an :class:`Incident`, the engine is restarted and the search retried, up to
 ``retries`` times; after that :class:`~protocol.errors.EngineFailure` is raised, carrying
 the incidents. Caller errors (bad FEN, unknown option…) are raised as they are, with
-the engine left running.
+the engine left running. :meth:`ManagedEngine.ping` does the same for a readiness check
+(a GUI's ``isready``: start the engine now, or make sure it answers).
+
+Any dialect (``protocol=Dialect.XBOARD``, ``ranks="1-10"``…). For engines we did not
+build, ``variant_path_optional=True`` loads the variants file only into an engine that
+has ``VariantPath`` (the aliases then apply); the others play the variant by its own name.
 """
 
 from __future__ import annotations
@@ -38,10 +43,10 @@ import os
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from protocol.engine import Dialect, Engine
 from protocol.errors import (
@@ -52,9 +57,11 @@ from protocol.errors import (
 )
 from protocol.info import PlayResult
 from protocol.limits import Limit
+from protocol.notation import RankNumbering
 from protocol.options import OptionValue
 from protocol.process import Backoff, Timeouts
 
+T = TypeVar("T")
 #: Incidents kept in :attr:`ManagedEngine.history` (the oldest are dropped: a service
 #: that runs for months must not keep every incident, nor the exceptions they hold).
 HISTORY = 256
@@ -110,9 +117,11 @@ class ManagedEngine:
         command: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
         *,
         protocol: Dialect = Dialect.UCI,
+        ranks: RankNumbering | None = None,
         options: Mapping[str, OptionValue] | None = None,
         variant_path: str | os.PathLike[str] | None = None,
         variant_aliases: Mapping[str, str] | None = None,
+        variant_path_optional: bool = False,
         timeouts: Timeouts | None = None,
         backoff: Backoff | None = None,
         retries: int = 1,
@@ -123,6 +132,8 @@ class ManagedEngine:
     ) -> None:
         self.command = command
         self.protocol = protocol
+        self.ranks = ranks
+        self.variant_path_optional = variant_path_optional
         self.base_options = dict(options or {})
         self.variant_path = os.fspath(variant_path) if variant_path is not None else None
         self.variant_aliases = dict(variant_aliases or {})
@@ -165,12 +176,13 @@ class ManagedEngine:
         engine = await Engine.start(
             self.command,
             protocol=self.protocol,
+            ranks=self.ranks,
             timeouts=self.timeouts,
             env=self._env,
             cwd=self._cwd,
         )
         try:
-            if self.variant_path is not None:
+            if self.variant_path is not None and self._loads_variants(engine):
                 await engine.load_variants(self.variant_path)
             if self.base_options:
                 await engine.configure(self.base_options)
@@ -178,6 +190,18 @@ class ManagedEngine:
             await engine.close()
             raise
         return engine
+
+    def _loads_variants(self, engine: Engine) -> bool:
+        """Whether ``variant_path`` is loaded into ``engine`` (with
+        ``variant_path_optional``, only into an engine that has ``VariantPath``)."""
+        return not self.variant_path_optional or "VariantPath" in engine.options
+
+    def engine_variant(self, engine: Engine, variant: str) -> str:
+        """The name ``engine`` knows ``variant`` by: its alias in the variants file when
+        that file is loaded into the engine, else ``variant`` itself."""
+        if self.variant_path is not None and self._loads_variants(engine):
+            return self.variant_aliases.get(variant, variant)
+        return variant
 
     async def _ensure(self, incidents: list[Incident]) -> Engine:
         engine = self._engine
@@ -231,15 +255,44 @@ class ManagedEngine:
         """Search ``fen`` + ``moves`` of ``variant`` under ``limit``, on a healthy engine.
 
         ``variant`` is an engine variant name or one of ``variant_aliases`` (None: leave
-        as is). ``options`` are set before the search (only those that changed). With
+        as is; the aliases apply when ``variant_path`` is loaded into the engine).
+        ``options`` are set before the search (only those that changed). With
         ``new_game`` (the default) the hash is cleared first, so ``go nodes`` results
         are reproducible. Retries a faulted search ``retries`` times (default: the
         constructor's) on a restarted engine; see :class:`SearchOutcome`.
         """
+        allowed = self.retries if retries is None else retries
+
+        async def run(engine: Engine) -> PlayResult:
+            if options:
+                await engine.configure(options)
+            if variant is not None:
+                await engine.set_variant(self.engine_variant(engine, variant))
+            return await engine.search(
+                fen, moves, limit, new_game=new_game, validate_move=validate_move
+            )
+
+        result, incidents, pid = await self._supervised(run, allowed)
+        return SearchOutcome(result, incidents, pid)
+
+    async def ping(self) -> None:
+        """Make sure a healthy engine runs (starting one if needed) and answers a
+        readiness check (``isready``/``ping``); a faulted one is restarted as for a
+        search (:class:`EngineFailure` after ``retries``)."""
+
+        async def run(engine: Engine) -> None:
+            await engine.ping()
+
+        await self._supervised(run, self.retries)
+
+    async def _supervised(
+        self, action: Callable[[Engine], Awaitable[T]], allowed: int
+    ) -> tuple[T, list[Incident], int]:
+        """Run ``action`` on a healthy engine; after a fault, record it, restart and
+        retry up to ``allowed`` times. Returns the action's value, the incidents and
+        the pid of the engine that gave the value."""
         if self._closed:
             raise EngineFailure("the managed engine is closed", [])
-        allowed = self.retries if retries is None else retries
-        engine_variant = self.variant_aliases.get(variant, variant) if variant else None
         incidents: list[Incident] = []
         async with self._lock:
             attempt = 0
@@ -248,15 +301,9 @@ class ManagedEngine:
                 try:
                     engine = await self._ensure(incidents)
                     pid = engine.pid
-                    if options:
-                        await engine.configure(options)
-                    if engine_variant is not None:
-                        await engine.set_variant(engine_variant)
-                    result = await engine.search(
-                        fen, moves, limit, new_game=new_game, validate_move=validate_move
-                    )
+                    value = await action(engine)
                     self._failures = 0
-                    return SearchOutcome(result, incidents, engine.pid)
+                    return value, incidents, engine.pid
                 except EngineFault as exc:
                     if pid is not None:  # a fault of the running engine (not of a start)
                         self._failures += 1

@@ -17,6 +17,7 @@ of :mod:`protocol` only ever see the canonical 1..10 notation.
 
 from __future__ import annotations
 
+import enum
 import re
 
 from protocol.errors import EngineArgumentError, UnsafeArgumentError
@@ -101,6 +102,27 @@ def check_move(move: str, *, files: int | None = None, ranks: int | None = None)
 def ucci_uses_zero_based(ranks: int | None) -> bool:
     """Whether UCCI mode renumbers this board's ranks (FSF: only 10-rank boards)."""
     return ranks is None or ranks == 10
+
+
+class RankNumbering(enum.Enum):
+    """How an engine numbers the ten ranks of a xiangqi board in its moves.
+
+    The UCCI and XBoard specifications say ``0``..``9`` (Fairy-Stockfish in UCCI mode,
+    ``maxqi``, XBoard itself); Fairy-Stockfish in UCI mode, and Sjaak II even in UCCI
+    mode, write ``1``..``10``, the canonical notation. Boards of another height keep
+    their usual numbering in every dialect.
+    """
+
+    ONE_BASED = "1-10"
+    ZERO_BASED = "0-9"
+
+    def to_engine(self, move: str) -> str:
+        """A canonical move as this engine writes it (on a 10-rank board)."""
+        return to_ucci(move) if self is RankNumbering.ZERO_BASED else move
+
+    def from_engine(self, move: str) -> str:
+        """A move this engine wrote (on a 10-rank board), canonical."""
+        return from_ucci(move) if self is RankNumbering.ZERO_BASED else move
 
 
 def to_ucci(move: str) -> str:

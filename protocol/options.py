@@ -183,6 +183,57 @@ def parse_option(line: str, *, ucci: bool = False) -> Option:
     return Option(name=name, type=kind, default=default, min=lo, max=hi, var=tuple(var))  # type: ignore[arg-type]
 
 
+# XBoard's option types -> ours (a slider is a spin shown differently; a file or path
+# is a string; save and reset are buttons with side effects in the GUI).
+_XBOARD_TYPES: dict[str, OptionType] = {
+    "spin": "spin",
+    "slider": "spin",
+    "check": "check",
+    "string": "string",
+    "file": "string",
+    "path": "string",
+    "combo": "combo",
+    "button": "button",
+    "save": "button",
+    "reset": "button",
+}
+
+
+def parse_xboard_option(text: str) -> Option:
+    """Parse the value of an XBoard ``feature option="…"`` into an :class:`Option`::
+
+        Hash -spin 64 1 1024          Ponder -check 0          Book -file book.bin
+        Style -combo Solid /// *Normal /// Risky               Clear Hash -button
+
+    (the current value of a combo is the one marked ``*``). Raises :class:`ValueError`.
+
+    >>> parse_xboard_option("Style -combo Solid /// *Normal /// Risky").default
+    'Normal'
+    """
+    name, sep, rest = text.partition(" -")
+    name = name.strip()
+    kind_word, _, args = rest.partition(" ")
+    kind = _XBOARD_TYPES.get(kind_word)
+    if not sep or not name or kind is None:
+        raise ValueError(f"not an XBoard option: {text!r}")
+    try:
+        if kind == "spin":
+            value, low, high = (int(v) for v in args.split())
+            return Option(name=name, type=kind, default=value, min=low, max=high)
+        if kind == "check":
+            return Option(name=name, type=kind, default=int(args.strip()) != 0)
+    except ValueError as exc:
+        raise ValueError(f"XBoard option {name!r}: bad numbers in {text!r}") from exc
+    if kind == "combo":
+        choices = [c.strip() for c in args.split("///")]
+        default = next((c[1:] for c in choices if c.startswith("*")), None)
+        var = tuple(c.removeprefix("*") for c in choices if c)
+        return Option(name=name, type=kind, default=default, var=var)
+    if kind == "string":
+        return Option(name=name, type=kind, default=args.strip())
+    return Option(name=name, type=kind)
+
+
 class OptionMap(Mapping[str, Option]):
     """Options by name, case-insensitive and space/underscore-insensitive.
 

@@ -29,9 +29,8 @@ from pathlib import Path
 import psutil
 
 from protocol.errors import EngineStartError, EngineTimeoutError
+from protocol.lines import DEFAULT_MAX_LINE
 
-#: The longest line accepted from an engine (FSF's UCI_Variant option line is ~2 KB).
-DEFAULT_MAX_LINE = 1 << 20
 _STDERR_TAIL = 4096
 _HAS_WAITID = hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
 _WAITID_FLAGS = (os.WEXITED | os.WNOHANG | os.WNOWAIT) if _HAS_WAITID else 0

@@ -25,7 +25,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from protocol import Dialect, Engine, Limit
+from protocol import Dialect, Engine, Limit, UciEngine
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -109,7 +109,10 @@ async def main() -> None:
     exe = args.engine or default_engine()
     protocol = Dialect(args.protocol)
 
-    engine = await Engine.start(exe, protocol=protocol)
+    engine = await Engine.start(
+        exe, protocol=protocol, ranks="0-9" if args.protocol == "ucci" else None
+    )
+    assert isinstance(engine, UciEngine)  # UcciEngine is one too
     raw = RawEngine(exe, protocol)
     try:
         await engine.configure({"Threads": 1, "Hash": 16})

@@ -11,7 +11,7 @@ from ladder.variants import VARIANT_IDS
 __all__ = ["add_match"]
 
 _PLAYERS_HELP = (
-    "level:N | engine:PATH,protocol=uci|ucci,nodes=N|depth=N|movetime=MS,"
+    "level:N | engine:PATH,protocol=uci|ucci|xboard,[ranks=0-9|1-10,]nodes=N|depth=N|movetime=MS,"
     "Option=value,... | random | greedy"
 )
 

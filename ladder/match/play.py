@@ -18,7 +18,7 @@ from typing import Any
 
 from ladder.match.adjudication import Adjudication, Adjudicator
 from ladder.match.openings import Opening
-from ladder.match.players import MoveInfo, Player, PlayerSpec
+from ladder.match.players import MoveInfo, Player, PlayerSpec, Resignation
 from ladder.rules import Game
 from protocol import EngineFailure
 
@@ -129,6 +129,12 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
         # service answers this move for this seed.
         try:
             info = await player.choose(game, derive_seed(task.seed, game.ply))
+        except Resignation as exc:
+            winner = "black" if mover == "red" else "red"
+            result = "1-0" if winner == "red" else "0-1"
+            reason = "resignation"
+            infos.append({"resigned": str(exc)[:500]})
+            break
         except (EngineFailure, RuntimeError) as exc:
             winner = "black" if mover == "red" else "red"
             result = "1-0" if winner == "red" else "0-1"

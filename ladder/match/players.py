@@ -9,9 +9,11 @@ Player specs are short strings (the ``ladder match`` command line takes them as 
   patched engine, :func:`ladder.engine_binary.engine_path`), ``levels=PATH``,
   ``name=...``.
 * ``engine:PATH,protocol=ucci,nodes=20000,Hash=16`` -- any engine. Keys: ``protocol``
-  (uci/ucci), ``nodes``, ``depth``, ``movetime`` (ms) (the search limit), ``name``,
-  ``variants`` (a variants.ini to load with VariantPath; default ours; ``none`` for an
-  engine without that option), ``uci_variant`` (``none``: never set UCI_Variant, for
+  (uci/ucci/xboard), ``ranks`` (0-9 or 1-10: how the engine numbers a xiangqi board's
+  ranks, when not its protocol's default; UCCI finds out by itself), ``nodes``,
+  ``depth``, ``movetime`` (ms) (the search limit), ``name``, ``variants`` (a variants.ini
+  to load with VariantPath; default ours, into an engine that has that option; ``none``:
+  never), ``uci_variant`` (``none``: never set UCI_Variant, for
   plain xiangqi engines), ``newgame`` (``move``: clear the hash before every search;
   default ``game``). Any other ``Key=value`` is an engine option. ``Threads`` is 1.
 * ``random`` -- a uniformly random legal move; ``greedy`` -- the capture that wins the
@@ -23,6 +25,7 @@ for many games (an engine process per player and colour slot).
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from dataclasses import asdict, dataclass, field, replace
@@ -34,7 +37,7 @@ from ladder.level_move import SearchJob, choose, search_level
 from ladder.levels import LEVELS_FILE, Level, LevelsError, at_elo, load_levels
 from ladder.rules import Game
 from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI
-from protocol import Dialect, InfoDict, Limit, ManagedEngine, PlayResult
+from protocol import Dialect, InfoDict, Limit, ManagedEngine, PlayResult, RankNumbering
 from protocol.options import OptionValue
 
 __all__ = [
@@ -47,6 +50,7 @@ __all__ = [
     "PlayerSpec",
     "PlayerSpecError",
     "RandomPlayer",
+    "Resignation",
     "make_player",
 ]
 
@@ -60,6 +64,16 @@ class PlayerSpecError(ValueError):
     """A player spec string that cannot be understood."""
 
 
+class Resignation(Exception):
+    """The engine resigned instead of moving (it loses the game)."""
+
+
+@functools.cache
+def _variant_start(variant: str) -> str:
+    """The canonical start FEN of ``variant``."""
+    return Game.from_fen(variant).start_fen
+
+
 @dataclass(frozen=True)
 class PlayerSpec:
     """A parsed player spec (hashable, picklable: it travels to worker processes)."""
@@ -69,6 +83,7 @@ class PlayerSpec:
     level: int | None = None
     path: str | None = None  #: engine executable (None: the patched engine)
     protocol: str = "uci"
+    ranks: str | None = None  #: "0-9"/"1-10": the engine's rank numbering, if given
     nodes: int | None = None
     depth: int | None = None
     movetime_ms: int | None = None
@@ -146,8 +161,11 @@ class PlayerSpec:
                 return None if real is None else opts.pop(real)
 
             protocol = (take("protocol") or "uci").lower()
-            if protocol not in ("uci", "ucci"):
-                raise PlayerSpecError(f"protocol must be uci or ucci, got {protocol!r}")
+            if protocol not in ("uci", "ucci", "xboard"):
+                raise PlayerSpecError(f"protocol must be uci, ucci or xboard, got {protocol!r}")
+            ranks = take("ranks")
+            if ranks is not None and ranks not in ("0-9", "1-10"):
+                raise PlayerSpecError(f"ranks must be 0-9 or 1-10, got {ranks!r}")
             nodes, depth, movetime = take("nodes"), take("depth"), take("movetime")
             variants = take("variants")
             uci_variant = (take("uci_variant") or "").lower() != "none"
@@ -169,6 +187,7 @@ class PlayerSpec:
                 text=text,
                 path=path,
                 protocol=protocol,
+                ranks=ranks,
                 nodes=limits[0],
                 depth=limits[1],
                 movetime_ms=limits[2],
@@ -390,10 +409,12 @@ class EnginePlayer:
         )
         self.engine = ManagedEngine(
             self._executable(),
-            protocol=Dialect.UCCI if self.spec.protocol == "ucci" else Dialect.UCI,
+            protocol=Dialect(self.spec.protocol),
+            ranks=RankNumbering(self.spec.ranks) if self.spec.ranks else None,
             options=self._options(),
             variant_path=path,
             variant_aliases=FSF_VARIANT,
+            variant_path_optional=variants == "default",
             retries=1,
         )
 
@@ -407,7 +428,12 @@ class EnginePlayer:
             raise RuntimeError("EnginePlayer.start() was not called")
         new_game = self._first_search or self.spec.newgame_every_move
         self._first_search = False
-        fen, moves = game.engine_position()
+        # An engine we did not build is given the game from its start: `startpos` (no
+        # FEN) when that is the variant's start (Sjaak II reads xiangqi FENs with h/e,
+        # not FSF's n/b; XBoard engines may not offer setboard, and keep the game
+        # themselves), and every move since, so it sees every repetition.
+        fen = None if game.start_fen == _variant_start(game.variant.name) else game.start_fen
+        moves = tuple(game.moves)
         outcome = await self.engine.search(
             game.variant.name if self.spec.uci_variant else None,
             fen,
@@ -421,8 +447,15 @@ class EnginePlayer:
 
     async def choose(self, game: Game, seed: int) -> MoveInfo:
         result, incidents = await self._search(game, self._limit(game.variant.name))
+        if result.resigned:
+            raise Resignation(
+                f"{self.spec.name} resigned" + (f": {result.claim}" if result.claim else "")
+            )
         if result.move is None:
-            raise RuntimeError(f"{self.spec.name} answered no move in a position with legal moves")
+            claimed = f" (it claimed {result.claim})" if result.claim else ""
+            raise RuntimeError(
+                f"{self.spec.name} answered no move in a position with legal moves{claimed}"
+            )
         cp, mate = _score(result.info)
         return MoveInfo(
             result.move,

@@ -26,6 +26,9 @@ def test_parse_player_specs() -> None:
     assert (eng.kind, eng.path, eng.protocol, eng.nodes) == ("engine", "/x/fsf", "ucci", 20000)
     assert eng.options == (("Hash", "16"),)
     assert eng.name == "fsf20k"
+    xb = PlayerSpec.parse("engine:/usr/games/maxqi,protocol=xboard,depth=3")
+    assert (xb.protocol, xb.depth, xb.ranks) == ("xboard", 3, None)
+    assert PlayerSpec.parse("engine:/s,protocol=ucci,ranks=1-10,depth=3").ranks == "1-10"
     assert PlayerSpec.parse("random").kind == "random"
     assert PlayerSpec.parse("greedy").name == "greedy"
     for bad in (
@@ -33,7 +36,8 @@ def test_parse_player_specs() -> None:
         "level:x",
         "engine:/x",
         "engine:/x,nodes=1,Threads=4",
-        "engine:/x,nodes=1,protocol=xboard",
+        "engine:/x,nodes=1,protocol=cecp",
+        "engine:/x,nodes=1,protocol=ucci,ranks=1-9",
         "alphazero",
     ):
         with pytest.raises(PlayerSpecError):

@@ -16,7 +16,9 @@ import pytest
 FAKE_ENGINE = Path(__file__).with_name("fake_engine.py")
 DEBIAN_STOCKFISH = Path("/usr/games/stockfish")
 DEBIAN_FAIRY_STOCKFISH = Path("/usr/games/fairy-stockfish")
-INSTALL_HINT = "run scripts/install_reference_engines.sh (make setup does)"
+SJAAKII = Path("/usr/games/sjaakii")
+MAXQI = Path("/usr/games/maxqi")
+INSTALL_HINT = "run scripts/install_reference_engines.sh (make test does)"
 
 
 @pytest.fixture(scope="session")
@@ -39,6 +41,22 @@ def debian_fairy_stockfish() -> Path:
     if not DEBIAN_FAIRY_STOCKFISH.exists():
         pytest.fail(f"{DEBIAN_FAIRY_STOCKFISH} missing: {INSTALL_HINT}")
     return DEBIAN_FAIRY_STOCKFISH
+
+
+@pytest.fixture(scope="session")
+def sjaakii() -> Path:
+    """Debian's Sjaak II (UCI and UCCI; ranks 1..10 even in UCCI, an ANSI banner)."""
+    if not SJAAKII.exists():
+        pytest.fail(f"{SJAAKII} missing: {INSTALL_HINT}")
+    return SJAAKII
+
+
+@pytest.fixture(scope="session")
+def maxqi() -> Path:
+    """Debian's MaxQi (fairymax's xiangqi engine; XBoard only, no setboard)."""
+    if not MAXQI.exists():
+        pytest.fail(f"{MAXQI} missing: {INSTALL_HINT}")
+    return MAXQI
 
 
 @pytest.fixture
@@ -72,12 +90,31 @@ def sent_to_engine() -> Iterator[Callable[[str], asyncio.Event]]:
 
 @pytest.fixture
 def fake() -> Callable[..., list[str]]:
-    """argv of the fault-injection engine: fake("hang-search", "--child")."""
+    """argv of the fault-injection engine (every dialect): fake("hang-search", "--child")."""
 
     def command(mode: str, *args: str) -> list[str]:
         return [sys.executable, str(FAKE_ENGINE), mode, *args]
 
     return command
+
+
+@pytest.fixture
+def wire(caplog: pytest.LogCaptureFixture) -> Callable[[str], list[str]]:
+    """The wire log on: ``wire(">")`` are the lines sent to engines since the last call,
+    ``wire("<")`` the lines received."""
+    caplog.set_level(logging.DEBUG, logger="protocol.engine")
+    taken = {">": 0, "<": 0}
+
+    def lines(arrow: str) -> list[str]:
+        found = [
+            r.getMessage().partition(f") {arrow} ")[2]
+            for r in caplog.records
+            if r.name == "protocol.engine" and f") {arrow} " in r.getMessage()
+        ]
+        new, taken[arrow] = found[taken[arrow] :], len(found)
+        return new
+
+    return lines
 
 
 def _descendants() -> set[tuple[int, float]]:

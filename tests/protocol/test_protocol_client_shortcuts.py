@@ -1,30 +1,29 @@
 """The engine client's shortcuts (per-search CPU) keep its behaviour: the buffered
-line reader, the memo of checked moves, options not re-validated when unchanged, and
-the one-system-call liveness check."""
+line reader (and what it skips), the memo of checked moves, options not re-sent when
+unchanged, and the one-system-call liveness check."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import subprocess
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import psutil
 import pytest
 
 from protocol import (
-    Dialect,
     Engine,
     EngineArgumentError,
     EngineProtocolError,
     EngineTerminatedError,
+    LineReader,
     OptionError,
-    Timeouts,
     notation,
 )
-from protocol.engine import _EOF
+from protocol.lines import EndOfOutput, UnknownLines, UnreadableLine
 from protocol.notation import check_move, check_token
 from protocol.process import EngineProcess
 
@@ -34,45 +33,47 @@ pytestmark = pytest.mark.timeout(60)
 # --- the line reader ------------------------------------------------------------------
 
 
-def reader_engine(limit: int = 64) -> tuple[Engine, asyncio.StreamReader]:
-    """An Engine reading from a StreamReader the test feeds (no process behind it)."""
+def reader(limit: int = 64) -> tuple[LineReader, asyncio.StreamReader]:
+    """A LineReader over a StreamReader the test feeds (no process behind it)."""
     stream = asyncio.StreamReader(limit=limit)
-    fake_process: Any = SimpleNamespace(stdin=None, stdout=stream)
-    return Engine(fake_process, Dialect.UCI, timeouts=Timeouts()), stream
+    return LineReader(stream, max_line=limit), stream
 
 
 async def test_reader_splits_chunks_into_lines() -> None:
-    engine, stream = reader_engine()
+    lines, stream = reader()
     stream.feed_data(b"id name x\ninfo a\r\ninfo b")
-    assert await engine._readline() == "id name x"
-    assert await engine._readline() == "info a"  # \r\n ends a line too
+    assert await lines.readline() == "id name x"
+    assert await lines.readline() == "info a"  # \r\n ends a line too
     stream.feed_data(b"c\n\nreadyok\nbest")
-    assert await engine._readline() == "info bc"  # a line cut between two reads
-    assert await engine._readline() == ""
-    assert await engine._readline() == "readyok"
+    assert await lines.readline() == "info bc"  # a line cut between two reads
+    assert await lines.readline() == ""
+    assert lines.buffered and lines.take() == "readyok"
+    assert not lines.buffered and lines.take() is None
     stream.feed_data(b"move a1a2\n")
-    assert await engine._readline() == "bestmove a1a2"
+    assert await lines.readline() == "bestmove a1a2"
     stream.feed_eof()
-    with pytest.raises(_EOF):
-        await engine._readline()
+    with pytest.raises(EndOfOutput):
+        await lines.readline()
 
 
 async def test_reader_keeps_lines_for_the_next_read() -> None:
     """Lines read in the same chunk as the one a phase waited for stay for the next."""
-    engine, stream = reader_engine()
-    stream.feed_data(b"readyok\ninfo string x\nbestmove a1a2\n")
-    assert await engine._read_until("readyok") == []
-    assert await engine._readline() == "info string x"
-    assert await engine._readline() == "bestmove a1a2"
+    lines, stream = reader()
+    stream.feed_data(b"uciok\ninfo string x\nreadyok\ninfo string y\nbestmove a1a2\n")
+    unknown = UnknownLines(10)
+    assert await lines.read_until("readyok", unknown) == ["uciok", "info string x"]
+    assert unknown.count == 1  # uciok was not asked for; info lines never count
+    assert await lines.readline() == "info string y"
+    assert await lines.readline() == "bestmove a1a2"
 
 
 async def test_reader_eof_after_a_partial_line() -> None:
-    engine, stream = reader_engine()
+    lines, stream = reader()
     stream.feed_data(b"uciok\nhalf a li")
     stream.feed_eof()
-    assert await engine._readline() == "uciok"
-    with pytest.raises(_EOF):
-        await engine._readline()
+    assert await lines.readline() == "uciok"
+    with pytest.raises(EndOfOutput):
+        await lines.readline()
 
 
 @pytest.mark.parametrize(
@@ -86,11 +87,39 @@ async def test_reader_eof_after_a_partial_line() -> None:
     ],
 )
 async def test_reader_refuses_bad_lines(data: bytes, message: str) -> None:
-    engine, stream = reader_engine(limit=64)
+    lines, stream = reader(limit=64)
     stream.feed_data(b"good line\n" + data)
-    assert await engine._readline() == "good line"  # what came before is still read
+    assert await lines.readline() == "good line"  # what came before is still read
     with pytest.raises(EngineProtocolError, match=message):
-        await engine._readline()
+        await lines.readline()
+
+
+async def test_reader_skips_unreadable_lines_that_do_not_matter() -> None:
+    """A banner in ANSI colours (Sjaak II's) is skipped and reported; the same bytes in
+    a line that matters are a fault."""
+    skipped: list[UnreadableLine] = []
+    stream = asyncio.StreamReader()
+    lines = LineReader(
+        stream, matters=lambda visible: visible.startswith("bestmove"), on_skip=skipped.append
+    )
+    stream.feed_data(
+        b" 8\x1b[1m\x1b[46m\x1b[30mr \x1b[0m\n\xff\xfe banner\nucciok\n"
+        b"\x1b[31mbestmove a1a2\x1b[0m\n"
+    )
+    assert await lines.readline() == "ucciok"
+    assert [s.visible for s in skipped] == ["8r", "banner"]
+    assert "\\xff" in skipped[1].text  # undecodable bytes shown escaped
+    with pytest.raises(UnreadableLine, match="control characters") as caught:
+        await lines.readline()
+    assert caught.value.visible == "bestmove a1a2"
+
+
+def test_unknown_lines_are_bounded() -> None:
+    unknown = UnknownLines(2)
+    unknown.add("a")
+    unknown.add("b")
+    with pytest.raises(EngineProtocolError, match="over 2 unexpected lines"):
+        unknown.add("c")
 
 
 # --- checked moves ----------------------------------------------------------------------
@@ -130,32 +159,50 @@ def test_check_token_refuses_whitespace(value: str) -> None:
 # --- options ----------------------------------------------------------------------------
 
 
-async def test_unchanged_options_are_not_revalidated(
-    fsf_exe: Path, no_leaked_processes: set[int]
+async def test_unchanged_options_are_not_resent(
+    fsf_exe: Path,
+    no_leaked_processes: set[int],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    """configure() with the values the engine has sends nothing; any change, another
+    spelling or another type is validated and sent (or refused) as usual."""
+    caplog.set_level(logging.DEBUG, logger="protocol.engine")
+
+    def sent() -> list[str]:
+        lines = [r.getMessage().partition(") > ")[2] for r in caplog.records]
+        caplog.clear()
+        return [line for line in lines if line]
+
     engine = await Engine.start(fsf_exe)
     no_leaked_processes.add(engine.pid)
     try:
+        sent()  # the handshake
         await engine.configure({"Threads": 1, "Hash": 16, "MultiPV": 3})
-        assert engine._unchanged({"Threads": 1, "Hash": 16, "MultiPV": 3})
-        assert engine._unchanged({"MultiPV": 3})
-        assert not engine._unchanged({"MultiPV": 4})
-        assert not engine._unchanged({"MultiPV": True})  # same value, not the same type
-        assert not engine._unchanged({"Threads": 1, "Contempt": 0})  # never validated
+        assert sent() == [
+            "setoption name Threads value 1",
+            "setoption name Hash value 16",
+            "setoption name MultiPV value 3",
+        ]
+        await engine.configure({"Threads": 1, "Hash": 16, "MultiPV": 3})
+        await engine.configure({"MultiPV": 3})
+        assert sent() == []
+        await engine.configure({"MultiPV": 4})
+        assert sent() == ["setoption name MultiPV value 4"]
         # a change through another spelling of the name is seen
         await engine.configure({"hash": 32})
-        assert not engine._unchanged({"Hash": 16})
         await engine.configure({"Hash": 16})
-        assert engine._values["hash"] == "16"
-        # a bad value is still refused, however often the good one was set
+        assert sent() == ["setoption name Hash value 32", "setoption name Hash value 16"]
+        assert engine.option_values["hash"] == "16"
+        # a bad value is still refused, however often the good one was set, and so is
+        # the same value with another type
         with pytest.raises(OptionError):
             await engine.configure({"MultiPV": 0})
         with pytest.raises(OptionError):
             await engine.configure({"MultiPV": True})
+        assert sent() == []
         await engine.ping()
         # a closed engine says so, unchanged values or not
         await engine.close()
-        assert not engine._unchanged({"Hash": 16})
         with pytest.raises(EngineTerminatedError):
             await engine.configure({"Hash": 16})
     finally:

@@ -25,6 +25,7 @@ from protocol import (
     Limit,
     ManagedEngine,
     Timeouts,
+    UciEngine,
 )
 from protocol.errors import EngineFault
 
@@ -88,7 +89,13 @@ async def test_fault_matrix(
         # --child: the engine leaves a `sleep` behind that must die with it
         engine = None
         try:
-            engine = await Engine.start(fake(mode, "--child"), protocol=protocol, timeouts=FAST)
+            # ranks given: no probe search in the UCCI handshake (the phases are tested)
+            engine = await Engine.start(
+                fake(mode, "--child"),
+                protocol=protocol,
+                timeouts=FAST,
+                ranks="0-9" if protocol is Dialect.UCCI else None,
+            )
         finally:
             if engine is not None:
                 pids.append(engine.pid)
@@ -151,7 +158,7 @@ async def test_managed_engine_restarts_after_fault(
         assert incident.kind in ("crash", "timeout", "protocol", "start-failed")
         assert managed.starts == 2
         assert managed.engine is not None
-        assert managed.engine._values.get("hash") == "32"  # re-applied after the restart
+        assert managed.engine.option_values.get("hash") == "32"  # re-applied after the restart
         no_leaked_processes.add(outcome.pid)
         # and the next search is quiet
         again = await managed.search("xiangqi", None, [], Limit(nodes=100))
@@ -255,7 +262,7 @@ async def test_write_to_killed_engine_is_terminated(
     no_leaked_processes.add(engine.pid)
     try:
         await engine.search(None, [], Limit(nodes=10))
-        engine._stdin = KillBeforeWrite(engine._stdin, engine.pid, flavour)  # type: ignore[assignment]
+        engine.process.stdin = KillBeforeWrite(engine.process.stdin, engine.pid, flavour)  # type: ignore[assignment]
         with pytest.raises(EngineTerminatedError) as caught:
             await engine.search(None, ["h3e3"], Limit(nodes=10))
         assert caught.value.phase == "search"
@@ -278,7 +285,7 @@ async def test_write_to_killed_engine_restarts_under_manager(
         no_leaked_processes.add(first.pid)
         engine = managed.engine
         assert engine is not None
-        engine._stdin = KillBeforeWrite(engine._stdin, engine.pid, flavour)  # type: ignore[assignment]
+        engine.process.stdin = KillBeforeWrite(engine.process.stdin, engine.pid, flavour)  # type: ignore[assignment]
         second = await managed.search(None, None, ["h3e3"], Limit(nodes=10))
         assert [i.kind for i in second.incidents] == ["crash"]
         if flavour != "asyncio":  # asyncio drops the write: the EOF after it tells
@@ -325,7 +332,7 @@ async def test_cancel_while_new_game_syncs_drains_the_sent_search(
 async def test_a_perft_total_that_is_not_the_sum_is_a_fault(
     fake: Callable[..., list[str]], no_leaked_processes: set[int]
 ) -> None:
-    engine = await Engine.start(fake("bad-perft"))
+    engine = await UciEngine.start(fake("bad-perft"))
     no_leaked_processes.add(engine.pid)
     with pytest.raises(EngineProtocolError, match="not the sum"):
         await engine.perft(None, [], 1, timeout=5)
@@ -335,7 +342,7 @@ async def test_a_perft_total_that_is_not_the_sum_is_a_fault(
 async def test_an_engine_without_perft_times_out_and_is_killed(
     fake: Callable[..., list[str]], no_leaked_processes: set[int]
 ) -> None:
-    engine = await Engine.start(fake("normal"))  # answers `go perft` with a bestmove
+    engine = await UciEngine.start(fake("normal"))  # answers `go perft` with a bestmove
     no_leaked_processes.add(engine.pid)
     with pytest.raises(EngineTimeoutError):
         await engine.perft(None, [], 1, timeout=1.0)

@@ -20,6 +20,8 @@ from protocol import (
     Limit,
     OptionError,
     PlayResult,
+    UcciEngine,
+    UciEngine,
     UnsafeArgumentError,
     VariantError,
 )
@@ -37,8 +39,9 @@ pytestmark = pytest.mark.timeout(60)
 @pytest.fixture(params=[Dialect.UCI, Dialect.UCCI], ids=["uci", "ucci"])
 async def fsf(
     request: pytest.FixtureRequest, fsf_exe: Path, no_leaked_processes: set[int]
-) -> AsyncIterator[Engine]:
+) -> AsyncIterator[UciEngine]:
     engine = await Engine.start(fsf_exe, protocol=request.param)
+    assert isinstance(engine, UciEngine)  # UcciEngine is one too
     no_leaked_processes.add(engine.pid)
     try:
         yield engine
@@ -46,7 +49,7 @@ async def fsf(
         await engine.close()
 
 
-async def test_handshake_and_option_discovery(fsf: Engine) -> None:
+async def test_handshake_and_option_discovery(fsf: UciEngine) -> None:
     assert fsf.id["name"].startswith("Fairy-Stockfish")
     hash_option = fsf.options["Hash"]
     assert hash_option.type == "spin" and hash_option.min == 1 and hash_option.default == 16
@@ -64,7 +67,7 @@ async def test_handshake_and_option_discovery(fsf: Engine) -> None:
     await fsf.ping()  # the engine survived the setoption lines
 
 
-async def test_invalid_option_values_are_rejected_before_sending(fsf: Engine) -> None:
+async def test_invalid_option_values_are_rejected_before_sending(fsf: UciEngine) -> None:
     # FSF would drop these silently; `Hash abc` would even abort it (stof).
     bad_values: list[tuple[str, Any]] = [
         ("Hash", "abc"),
@@ -81,7 +84,7 @@ async def test_invalid_option_values_are_rejected_before_sending(fsf: Engine) ->
     assert not fsf.closed
 
 
-async def test_deterministic_go_nodes(fsf: Engine) -> None:
+async def test_deterministic_go_nodes(fsf: UciEngine) -> None:
     await fsf.configure({"Threads": 1, "Hash": 16})
     await fsf.set_variant("xiangqi")
     results = [
@@ -94,7 +97,7 @@ async def test_deterministic_go_nodes(fsf: Engine) -> None:
     assert results[0].info["score"].turn == chess.BLACK  # Black to move after h3e3
 
 
-async def test_mate_in_one_and_checkmated(fsf: Engine) -> None:
+async def test_mate_in_one_and_checkmated(fsf: UciEngine) -> None:
     await fsf.set_variant("xiangqi")
     result = await fsf.search(MATE_IN_1, [], Limit(depth=5), new_game=True)
     assert result.move == "b1b10"  # canonical rank 10, in UCCI mode too
@@ -108,7 +111,7 @@ async def test_mate_in_one_and_checkmated(fsf: Engine) -> None:
     assert again.move is None
 
 
-async def test_variants_through_variant_path(fsf: Engine) -> None:
+async def test_variants_through_variant_path(fsf: UciEngine) -> None:
     await fsf.load_variants(VARIANTS_INI)
     info = await fsf.set_variant("mistboard-xiangqi")
     assert (info.files, info.ranks) == (9, 10)
@@ -139,7 +142,7 @@ async def test_rank_conversion_matches_across_protocols(
             await engine.configure({"Threads": 1, "Hash": 16})
             await engine.load_variants(VARIANTS_INI)
             await engine.set_variant("mistboard-xiangqi")
-            if protocol is Dialect.UCCI:
+            if isinstance(engine, UcciEngine):
                 assert engine.position_command(None, moves).endswith("moves h2e2 b9c7 h0g2 h9g7")
             results.append(await engine.search(None, moves, Limit(nodes=10_000), new_game=True))
     uci, ucci = results
@@ -160,7 +163,7 @@ async def _infinite_search(engine: Engine) -> asyncio.Task[PlayResult]:
     return task
 
 
-async def test_stop_an_infinite_search(fsf: Engine) -> None:
+async def test_stop_an_infinite_search(fsf: UciEngine) -> None:
     task = await _infinite_search(fsf)
     await fsf.stop()
     result = await task
@@ -168,7 +171,7 @@ async def test_stop_an_infinite_search(fsf: Engine) -> None:
     await fsf.ping()
 
 
-async def test_cancelled_search_resynchronises(fsf: Engine) -> None:
+async def test_cancelled_search_resynchronises(fsf: UciEngine) -> None:
     task = await _infinite_search(fsf)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -206,7 +209,7 @@ async def test_control_characters_never_reach_the_engine(
     assert (await fsf.search(MATE_IN_1, [], Limit(depth=2))).move is not None
 
 
-async def test_other_argument_errors(fsf: Engine) -> None:
+async def test_other_argument_errors(fsf: UciEngine) -> None:
     for fen, moves in [
         (START + " moves h3e3", []),
         (START, "h3e3"),

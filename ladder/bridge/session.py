@@ -1,0 +1,254 @@
+"""What `ladder uci|ucci|xboard` play, whatever the dialect: one game, one level.
+
+A :class:`LevelSession` holds the game as the rules checker sees it
+(:class:`ladder.rules.Game`: every position and move a GUI sends is parsed and judged
+there, and nothing else reaches the engine), the strength (a level 1-8 or an Elo on the
+calibrated curve) and the engine (:class:`protocol.ManagedEngine` over our patched
+Fairy-Stockfish, started on first use, restarted after a fault).
+
+Each move is the level's move, computed by the code the move service runs
+(:mod:`ladder.level_move`): ``SearchJob.for_level`` at the game's ply,
+``search_level`` (a new game, ``go nodes N``, the bestmove checked against the legal
+moves), and ``choose`` with the level's variety rule at that ply. The choice's seed is
+derived from the game and the position (:meth:`LevelSession.move_seed`): the game's seed
+(random for each new game, or the ``Seed`` option) and the moves from its start
+position, so a game replays only when asked to.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from ladder.engine_binary import engine_path
+from ladder.level_move import SearchJob, choose, search_level
+from ladder.levels import (
+    LEVEL_NUMBERS,
+    LEVELS_FILE,
+    Level,
+    LevelsError,
+    at_elo,
+    elo_range,
+    load_levels,
+)
+from ladder.match.play import derive_seed
+from ladder.rules import Game, RulesError
+from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI
+from protocol import ManagedEngine
+
+__all__ = ["SEED_OPTION_MAX", "Answer", "LevelSession", "SessionError"]
+
+#: The largest ``Seed`` option (a spin option is a 32-bit integer in most GUIs).
+SEED_OPTION_MAX = 2**31 - 1
+
+
+class SessionError(ValueError):
+    """A request the session refuses (the message names the problem); nothing changed."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The level's move and the line behind it (score from the mover's point of view)."""
+
+    move: str
+    ponder: str | None
+    cp: int | None
+    mate: int | None
+    depth: int
+    nodes: int
+    pv: tuple[str, ...]
+    seconds: float
+
+
+class LevelSession:
+    """One game against one level (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        levels_file: Path = LEVELS_FILE,
+        engine: Path | None = None,
+        variant: str = VARIANT_IDS[0],
+        level: int = 1,
+        seed: int = 0,
+    ) -> None:
+        self.levels_file = levels_file
+        self.levels = load_levels(levels_file)
+        self._engine_command = engine
+        self._engine: ManagedEngine | None = None
+        self.check_variant(variant)
+        self.variant = variant
+        self.level = level
+        self.elo: float | None = None
+        #: The ``Seed`` option: 0 draws a new game seed for each game.
+        self.seed = 0
+        self.game = Game.from_fen(variant)
+        self.game_seed = 0
+        self.new_game()
+        self.set_seed(seed)
+        self.set_level(level)
+
+    # ------------------------------------------------------------------ settings
+
+    def check_variant(self, variant: str) -> None:
+        if variant not in VARIANT_IDS:
+            raise SessionError(
+                f"unknown variant {variant!r}: expected one of {', '.join(VARIANT_IDS)}"
+            )
+
+    def set_variant(self, variant: str) -> None:
+        """Play ``variant`` from its start position (a new game)."""
+        self.check_variant(variant)
+        self.variant = variant
+        self.new_game()
+
+    def set_level(self, level: int) -> None:
+        """Play level ``level`` (1-8); an Elo set before is dropped."""
+        if level not in LEVEL_NUMBERS:
+            raise SessionError(f"Level must be 1..8, not {level}")
+        self.level, self.elo = level, None
+
+    def elo_span(self, variant: str | None = None) -> tuple[float, float] | None:
+        """The Elo range ``variant`` (default: the current one) can play, None when its
+        levels are not all rated."""
+        return elo_range(self.levels[variant or self.variant])
+
+    def set_elo(self, elo: float) -> None:
+        """Play at ``elo`` (interpolated between the two rated levels around it)."""
+        self.playing_level(elo)  # raises when there is no such strength
+        self.elo = elo
+
+    def playing_level(self, elo: float | None = None) -> Level:
+        """The settings played now (or at ``elo``)."""
+        levels = self.levels[self.variant]
+        elo = self.elo if elo is None else elo
+        if elo is None:
+            return levels[self.level]
+        if self.elo_span() is None:
+            raise SessionError(
+                f"Elo is unavailable: {self.levels_file} has no measured rating for every "
+                f"{self.variant} level (run `ladder calibrate`); use Level"
+            )
+        try:
+            return at_elo(levels, elo)
+        except LevelsError as exc:
+            raise SessionError(f"Elo {elo:g}: {exc}") from None
+
+    def set_seed(self, seed: int) -> None:
+        """The ``Seed`` option: this game's seed and every next game's (0: a random
+        seed for each new game)."""
+        if not 0 <= seed <= SEED_OPTION_MAX:
+            raise SessionError(f"Seed must be 0..{SEED_OPTION_MAX}, not {seed}")
+        self.seed = seed
+        if seed:
+            self.game_seed = seed
+
+    # ------------------------------------------------------------------ the game
+
+    def new_game(self) -> None:
+        """The variant's start position, and a new game seed."""
+        self.game = Game.from_fen(self.variant)
+        self.game_seed = self.seed or secrets.randbits(63)
+
+    def set_position(self, fen: str | None, moves: list[str]) -> str | None:
+        """Set the game to ``fen`` (None: the start position) + ``moves``; returns an
+        error message, or None when all was accepted.
+
+        What is refused falls back to what is legal: a bad FEN to the variant's start
+        position (and its moves are not played), a bad or illegal move ends the list
+        there (the position is the one before it), as GUIs expect of an engine.
+        """
+        try:
+            game = Game.from_fen(self.variant, fen)
+        except RulesError as exc:
+            self.game = Game.from_fen(self.variant)
+            return f"bad position ({exc.reason}): using the start position"
+        self.game = game
+        for i, move in enumerate(moves, start=1):
+            error = self.play(move)
+            if error is not None:
+                return f"move {i} of the position: {error}; stopped before it"
+        return None
+
+    def play(self, move: str) -> str | None:
+        """Play ``move`` (canonical); returns why not, or None when it was played."""
+        try:
+            self.game.push(move)
+        except RulesError as exc:
+            return exc.reason
+        return None
+
+    def move_seed(self) -> int:
+        """The variety rule's seed for the current position: the game's seed and every
+        move from the game's start."""
+        return derive_seed(self.game_seed, self.game.start_fen, *self.game.moves)
+
+    # ------------------------------------------------------------------ searching
+
+    @property
+    def engine(self) -> ManagedEngine:
+        """The managed engine (created on first use; its process starts at the first
+        search or :meth:`prepare`)."""
+        if self._engine is None:
+            self._engine = ManagedEngine(
+                self._engine_command or engine_path(),
+                options={"Threads": 1},
+                variant_path=VARIANTS_INI,
+                variant_aliases=FSF_VARIANT,
+                retries=2,
+            )
+        return self._engine
+
+    async def prepare(self) -> None:
+        """Start the engine now, or check that it answers (a GUI's ``isready``)."""
+        await self.engine.ping()
+
+    async def best_move(self, banned: frozenset[str] = frozenset()) -> Answer | None:
+        """The level's move in the current position (None when there is no legal move).
+        ``banned`` moves (UCCI ``banmoves``) are not played unless nothing else is legal.
+
+        Raises :class:`protocol.EngineFailure` when the engine keeps failing."""
+        legal = frozenset(self.game.legal_moves())
+        if not legal:
+            return None
+        allowed = legal - banned or legal
+        level = self.playing_level()
+        ply = self.game.game_ply
+        fen, moves = self.game.engine_position()
+        job = SearchJob.for_level(FSF_VARIANT[self.variant], fen, moves, level, ply)
+        searched = await search_level(self.engine, job, legal)
+        result = searched.result
+        seed = self.move_seed()
+        choice = choose(result, level.variety_at(ply), seed, allowed)
+        if choice is not None:
+            move, ponder, line = choice.move, choice.ponder, choice.line
+        else:  # the engine's best move is banned: its best allowed line, else any move
+            lines = sorted(
+                (ln for ln in result.lines.values() if ln.move in allowed),
+                key=lambda ln: ln.multipv,
+            )
+            line = lines[0] if lines else None
+            move = line.move if line else random.Random(seed).choice(sorted(allowed))
+            ponder = line.pv[1] if line and len(line.pv) > 1 else None
+        return Answer(
+            move=move,
+            ponder=ponder,
+            cp=line.cp if line else None,
+            mate=line.mate if line else None,
+            depth=line.depth if line else result.depth,
+            nodes=result.nodes,
+            pv=line.pv if line else (move,),
+            seconds=result.time_s,
+        )
+
+    async def stop(self) -> None:
+        """Ask a running search to finish now (its answer is then the level's pick among
+        what was searched)."""
+        if self._engine is not None:
+            await self._engine.stop()
+
+    async def close(self) -> None:
+        if self._engine is not None:
+            await self._engine.close()

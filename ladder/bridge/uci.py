@@ -1,0 +1,306 @@
+"""`ladder uci` and `ladder ucci`: the ladder as a UCI or UCCI engine.
+
+UCI (moves as Fairy-Stockfish writes them, ranks 1..10)::
+
+    < uci
+    > id name Mistboard ladder (level 1)
+    > id author Mistboard
+    > option name UCI_Variant type combo default xiangqi var xiangqi var atomic-xiangqi ...
+    > option name Level type spin default 1 min 1 max 8
+    > option name Seed type spin default 0 min 0 max 2147483647
+    > option name Elo type spin default 620 min 620 max 2410     (only with ratings)
+    > uciok
+    < setoption name Level value 3
+    < isready
+    > readyok
+    < position startpos moves h3e3
+    < go wtime 60000 btime 60000
+    > info depth 5 score cp -12 nodes 3021 time 14 pv h10g8 h1g3
+    > bestmove h10g8 ponder h1g3
+
+UCCI (the specification's ranks 0..9, options without ``name``/``value``)::
+
+    < ucci
+    > id name Mistboard ladder (level 1)
+    > option UCI_Variant type combo default xiangqi var xiangqi ...
+    > option Level type spin default 1 min 1 max 8
+    > option usemillisec type check default true
+    > option newgame type button
+    > ucciok
+    < setoption Level 2
+    < position fen rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 moves h2e2
+    < banmoves h9g7
+    < go time 300000 increment 0
+    > info depth 5 score -12 pv b9c7 h0g2
+    > info time 14 nodes 3021
+    > bestmove b9c7 ponder h0g2
+    < quit
+    > bye
+
+Every ``go`` plays the level's move (:mod:`ladder.bridge.session`): the search limits
+and clocks a GUI sends are read and ignored, since a level is a node count. ``go
+infinite`` and ``go ponder`` hold the answer until ``stop``/``ponderhit``. ``stop``
+ends a search at once; in UCCI, ``stop`` with nothing to stop answers ``nobestmove``
+(as the specification asks). A refused command gets ``info string error: …`` (UCCI:
+``info message error: …``) and changes nothing; a refused position falls back to what
+is legal (see :meth:`LevelSession.set_position`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import ClassVar, TextIO
+
+from ladder.bridge.server import GuiServer
+from ladder.bridge.session import SEED_OPTION_MAX, Answer, LevelSession, SessionError
+from ladder.level_move import comparable_cp
+from ladder.variants import VARIANT_IDS
+from protocol import RankNumbering
+
+__all__ = ["UcciServer", "UciServer"]
+
+
+class UciServer(GuiServer):
+    """`ladder uci` (see the module docstring)."""
+
+    name = "uci"
+    ranks = RankNumbering.ONE_BASED
+    hello: ClassVar[str] = "uci"
+    #: How an option line names its option (``name`` in UCI, nothing in UCCI).
+    option_word: ClassVar[str] = "name "
+
+    def __init__(self, session: LevelSession, output: TextIO | None = None) -> None:
+        super().__init__(session, output)
+        self.banned: frozenset[str] = frozenset()
+        self.release = asyncio.Event()
+        self.commands.update(
+            {
+                self.hello: self.cmd_hello,
+                "isready": self.cmd_isready,
+                "setoption": self.cmd_setoption,
+                "ucinewgame": self.cmd_newgame,
+                "position": self.cmd_position,
+                "go": self.cmd_go,
+                "stop": self.cmd_stop,
+                "ponderhit": self.cmd_ponderhit,
+                "quit": self.cmd_quit,
+                "debug": self.cmd_ignore,
+                "register": self.cmd_ignore,
+            }
+        )
+
+    def error(self, message: str) -> None:
+        self.send(f"info string error: {message}")
+
+    # ------------------------------------------------------------------ options
+
+    def option_lines(self) -> list[str]:
+        word = self.option_word
+        session = self.session
+        variants = " ".join(f"var {v}" for v in VARIANT_IDS)
+        lines = [
+            f"option {word}UCI_Variant type combo default {session.variant} {variants}",
+            f"option {word}Level type spin default {session.level} min 1 max 8",
+            f"option {word}Seed type spin default {session.seed} min 0 max {SEED_OPTION_MAX}",
+        ]
+        spans = [s for v in VARIANT_IDS if (s := session.elo_span(v)) is not None]
+        if spans:  # Elo needs a calibrated levels file; without one it is not offered
+            low, high = round(min(s[0] for s in spans)), round(max(s[1] for s in spans))
+            lines.append(f"option {word}Elo type spin default {low} min {low} max {high}")
+        return lines
+
+    def parse_setoption(self, args: list[str]) -> tuple[str, str]:
+        """(name, value) of ``setoption name N value V``."""
+        text = " ".join(args)
+        if not text.startswith("name "):
+            raise SessionError(f"setoption needs 'name …': {text[:80]!r}")
+        name, _, value = text[len("name ") :].partition(" value ")
+        return name.strip(), value.strip()
+
+    def set_option(self, name: str, value: str) -> None:
+        session = self.session
+        key = name.lower()
+        if key == "uci_variant":
+            session.set_variant(value)
+        elif key == "level":
+            session.set_level(_integer(name, value))
+        elif key == "elo":
+            session.set_elo(_integer(name, value))
+        elif key == "seed":
+            session.set_seed(_integer(name, value))
+        else:
+            known = ", ".join(["UCI_Variant", "Level", "Elo", "Seed"])
+            raise SessionError(f"unknown option {name!r} (options: {known})")
+
+    # ------------------------------------------------------------------ commands
+
+    async def cmd_ignore(self, args: list[str]) -> None:
+        return None
+
+    async def cmd_hello(self, args: list[str]) -> None:
+        self.send(f"id name Mistboard ladder (level {self.session.level})")
+        self.send("id author Mistboard")
+        for line in self.option_lines():
+            self.send(line)
+        self.send(f"{self.hello}ok")
+
+    async def cmd_isready(self, args: list[str]) -> None:
+        await self.ready()
+        self.send("readyok")
+
+    async def cmd_setoption(self, args: list[str]) -> None:
+        await self.finish_search()
+        name, value = self.parse_setoption(args)
+        self.set_option(name, value)
+
+    async def cmd_newgame(self, args: list[str]) -> None:
+        await self.finish_search()
+        self.session.new_game()
+
+    async def cmd_position(self, args: list[str]) -> None:
+        await self.finish_search()
+        self.banned = frozenset()
+        fen: str | None = None
+        if args[:1] == ["startpos"]:
+            rest = args[1:]
+        elif args[:1] == ["fen"]:
+            end = args.index("moves") if "moves" in args else len(args)
+            fen, rest = " ".join(args[1:end]), args[end:]
+        else:
+            self.session.set_position(None, [])
+            raise SessionError("position needs startpos or fen: using the start position")
+        if rest and rest[0] != "moves":
+            self.error(f"position: expected 'moves', got {rest[0]!r}")
+        moves = [self.from_gui(m) or m for m in rest[1:]]
+        problem = self.session.set_position(fen, moves)
+        if problem is not None:
+            self.error(problem)
+
+    async def cmd_go(self, args: list[str]) -> None:
+        await self.finish_search()
+        self.release = asyncio.Event()
+        if "infinite" not in args and "ponder" not in args:
+            self.release.set()
+        self.start_search(self.search())
+
+    async def search(self) -> None:
+        answer = await self.level_answer(self.banned)
+        await self.release.wait()
+        self.report(answer)
+
+    async def cmd_stop(self, args: list[str]) -> None:
+        if not self.searching:
+            self.idle_stop()
+            return
+        self.release.set()
+        await self.session.stop()
+        await self.wait_search()
+
+    def idle_stop(self) -> None:
+        return None  # UCI: nothing to stop
+
+    async def cmd_ponderhit(self, args: list[str]) -> None:
+        self.release.set()
+
+    async def cmd_quit(self, args: list[str]) -> None:
+        self.quitting = True
+
+    # ------------------------------------------------------------------ answers
+
+    def report(self, answer: Answer | None) -> None:
+        if answer is None:
+            self.error("no legal move: the game is over")
+            self.send("bestmove (none)")
+            return
+        self.send_thinking(answer)
+        ponder = f" ponder {self.to_gui(answer.ponder)}" if answer.ponder else ""
+        self.send(f"bestmove {self.to_gui(answer.move)}{ponder}")
+
+    def send_thinking(self, answer: Answer) -> None:
+        if answer.mate is not None:
+            score = f" score mate {answer.mate}"
+        else:  # no score at all for a move the engine did not search (a fallback)
+            score = f" score cp {answer.cp}" if answer.cp is not None else ""
+        pv = " ".join(self.to_gui(m) for m in answer.pv)
+        self.send(
+            f"info depth {answer.depth}{score} nodes {answer.nodes} "
+            f"time {round(answer.seconds * 1000)} pv {pv}"
+        )
+
+
+class UcciServer(UciServer):
+    """`ladder ucci` (see the module docstring)."""
+
+    name = "ucci"
+    ranks = RankNumbering.ZERO_BASED
+    hello = "ucci"
+    option_word = ""
+
+    def __init__(self, session: LevelSession, output: TextIO | None = None) -> None:
+        super().__init__(session, output)
+        self.commands.update({"banmoves": self.cmd_banmoves, "probe": self.cmd_probe})
+
+    def error(self, message: str) -> None:
+        self.send(f"info message error: {message}")
+
+    def option_lines(self) -> list[str]:
+        return [
+            *super().option_lines(),
+            "option usemillisec type check default true",
+            "option newgame type button",
+        ]
+
+    def parse_setoption(self, args: list[str]) -> tuple[str, str]:
+        if not args:
+            raise SessionError("setoption needs an option name")
+        if args[0] == "name":  # a GUI that writes UCI's form
+            return super().parse_setoption(args)
+        return args[0], " ".join(args[1:])
+
+    def set_option(self, name: str, value: str) -> None:
+        key = name.lower()
+        if key == "usemillisec":
+            return  # clocks are read and ignored: any unit will do
+        if key == "newgame":
+            self.session.new_game()
+            return
+        super().set_option(name, value)
+
+    async def cmd_banmoves(self, args: list[str]) -> None:
+        legal = set(self.session.game.legal_moves())
+        banned = {self.from_gui(m) or m for m in args}
+        unknown = sorted(m for m in banned if m not in legal)
+        if unknown:
+            self.error(f"banmoves: not legal here, ignored: {' '.join(unknown)}")
+        self.banned = frozenset(banned & legal)
+
+    async def cmd_probe(self, args: list[str]) -> None:
+        self.send("pophash")  # no hash table of ours to show
+
+    def idle_stop(self) -> None:
+        self.send("nobestmove")
+
+    async def cmd_quit(self, args: list[str]) -> None:
+        await self.cancel_search()
+        self.send("bye")
+        self.quitting = True
+
+    def report(self, answer: Answer | None) -> None:
+        if answer is None:
+            self.send("nobestmove")
+            return
+        super().report(answer)
+
+    def send_thinking(self, answer: Answer) -> None:
+        score = comparable_cp(answer.cp, answer.mate)
+        pv = " ".join(self.to_gui(m) for m in answer.pv)
+        said = f" score {score}" if score is not None else ""
+        self.send(f"info depth {answer.depth}{said} pv {pv}")
+        self.send(f"info time {round(answer.seconds * 1000)} nodes {answer.nodes}")
+
+
+def _integer(name: str, value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise SessionError(f"option {name} needs an integer, not {value!r}") from None

@@ -1,0 +1,318 @@
+"""`ladder xboard`: the ladder as an XBoard/CECP engine.
+
+    xboard -fcp "ladder xboard --level 2" -variant xiangqi      (a GUI that we did not write)
+
+XBoard numbers a xiangqi board's ranks 0..9 (``move h0g2``), as ``maxqi`` does; an
+adapter that passes a UCI engine's 1..10 ranks through (Debian's ``uci2wb``) is
+forfeited by XBoard on its first move, which is why this command exists. A session::
+
+    < xboard
+    < protover 2
+    > feature done=0
+    > feature myname="Mistboard ladder (level 1)" variants="xiangqi,atomic-xiangqi,..."
+    >   setboard=1 ping=1 usermove=1 playother=1 colors=0 analyze=0 draw=0 ...
+    > feature option="Level -spin 1 1 8"
+    > feature done=1
+    < new
+    < variant xiangqi
+    < level 40 5 0
+    < post
+    < usermove h2e2            (the GUI's move: the engine plays Black after `new`)
+    > 5 -12 1 3021 h9g7 h0g2   (thinking output: ply, score, centiseconds, nodes, pv)
+    > move h9g7
+    < ping 3
+    > pong 3
+
+The engine plays the side ``new``, ``go`` and ``playother`` give it, in the game the
+rules checker keeps: a GUI move it refuses is answered ``Illegal move (reason): MOVE``
+and not played; a refused ``setboard`` is ``tellusererror Illegal position: …`` and the
+variant's start position is used instead. When the game ends by our rules (RULES.md)
+after a move, the engine says so (``1-0 {checkmate}``, ``1/2-1/2 {sixty-plies}``);
+XBoard's own rules for xiangqi differ in places (repetitions, the move count), so a GUI
+should accept the engine's claims (XBoard: ``-testClaims false``). ``?`` moves now,
+``force`` stops without a move, ``result`` ends the game, ``ping`` is answered after a
+move in progress (as the protocol asks). Clocks (``level``, ``st``, ``time``, ``otim``)
+are read and ignored: a level is a node count. The ``Level``, ``Elo`` and ``Seed``
+options are set with ``option Level=3``. Only ``xiangqi`` is a variant XBoard itself
+knows; ``atomic-xiangqi`` and ``crazyhouse-xiangqi`` need a GUI that leaves the rules to
+the engine.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TextIO
+
+from ladder.bridge.server import GuiServer
+from ladder.bridge.session import SEED_OPTION_MAX, Answer, LevelSession, SessionError
+from ladder.level_move import comparable_cp
+from ladder.variants import VARIANT_IDS
+from protocol import RankNumbering
+from protocol.info import XBOARD_MATE
+
+__all__ = ["XBoardServer"]
+
+# A move in XBoard's coordinate notation (ranks 0..9 on a 10-rank board) or a drop.
+_MOVE_RE = re.compile(r"^(?:[A-Z]@|[a-i][0-9])[a-i][0-9][a-z]?$")
+#: Commands a GUI may send that this engine reads and ignores (clocks, pondering, …).
+IGNORED = frozenset(
+    {
+        "accepted",
+        "rejected",
+        "random",
+        "level",
+        "st",
+        "sd",
+        "time",
+        "otim",
+        "nps",
+        "hard",
+        "easy",
+        "computer",
+        "name",
+        "rating",
+        "ics",
+        "memory",
+        "cores",
+        "egtpath",
+        "draw",
+        "hint",
+        "bk",
+        "pause",
+        "resume",
+        "white",
+        "black",
+        "exit",
+        ".",
+    }
+)
+
+
+class XBoardServer(GuiServer):
+    """`ladder xboard` (see the module docstring)."""
+
+    name = "xboard"
+    ranks = RankNumbering.ZERO_BASED
+
+    def __init__(self, session: LevelSession, output: TextIO | None = None) -> None:
+        super().__init__(session, output)
+        self.start_variant = session.variant
+        self.force = False
+        self.side: str | None = "black"  # the side the engine plays (None: neither)
+        self.post = True
+        self.pongs: list[str] = []  # pings that came while the engine was thinking
+        self.claimed = -1  # the ply whose ending was announced
+        self.commands.update(
+            {
+                "xboard": self.cmd_ignore,
+                "protover": self.cmd_protover,
+                "new": self.cmd_new,
+                "variant": self.cmd_variant,
+                "force": self.cmd_force,
+                "go": self.cmd_go,
+                "playother": self.cmd_playother,
+                "usermove": self.cmd_usermove,
+                "setboard": self.cmd_setboard,
+                "undo": self.cmd_undo,
+                "remove": self.cmd_remove,
+                "post": self.cmd_post,
+                "nopost": self.cmd_nopost,
+                "ping": self.cmd_ping,
+                "?": self.cmd_move_now,
+                "result": self.cmd_result,
+                "option": self.cmd_option,
+                "quit": self.cmd_quit,
+                **dict.fromkeys(IGNORED, self.cmd_ignore),
+            }
+        )
+
+    def error(self, message: str) -> None:
+        self.send(f"Error ({message})")
+
+    def unknown(self, line: str) -> None:
+        self.send(f"Error (unknown command): {line[:80]}")
+
+    async def handle(self, line: str) -> None:
+        words = line.split()
+        if words and words[0] not in self.commands and _MOVE_RE.match(words[0]):
+            await self.cmd_usermove(words[:1])  # a move sent without `usermove`
+            return
+        await super().handle(line)
+
+    async def cancel_search(self) -> None:
+        await super().cancel_search()
+        self.flush_pongs()
+
+    def flush_pongs(self) -> None:
+        for number in self.pongs:
+            self.send(f"pong {number}")
+        self.pongs.clear()
+
+    # ------------------------------------------------------------------ setup
+
+    async def cmd_ignore(self, args: list[str]) -> None:
+        return None
+
+    async def cmd_protover(self, args: list[str]) -> None:
+        session = self.session
+        self.send("feature done=0")
+        self.send(
+            f'feature myname="Mistboard ladder (level {session.level})" '
+            f'variants="{",".join(VARIANT_IDS)}" setboard=1 ping=1 usermove=1 playother=1 '
+            "colors=0 analyze=0 draw=0 sigint=0 sigterm=0 reuse=1 time=1 name=0 pause=0 "
+            "nps=0 memory=0 smp=0 exclude=0 setscore=0 debug=1"
+        )
+        self.send(f'feature option="Level -spin {session.level} 1 8"')
+        self.send(f'feature option="Seed -spin {session.seed} 0 {SEED_OPTION_MAX}"')
+        spans = [s for v in VARIANT_IDS if (s := session.elo_span(v)) is not None]
+        if spans:  # Elo needs a calibrated levels file; without one it is not offered
+            low, high = round(min(s[0] for s in spans)), round(max(s[1] for s in spans))
+            self.send(f'feature option="Elo -spin {low} {low} {high}"')
+        self.send("feature done=1")
+
+    async def cmd_new(self, args: list[str]) -> None:
+        await self.cancel_search()
+        self.session.set_variant(self.start_variant)
+        self.force, self.side, self.claimed = False, "black", -1
+
+    async def cmd_variant(self, args: list[str]) -> None:
+        await self.cancel_search()
+        name = args[0] if args else ""
+        if name not in VARIANT_IDS:
+            self.send(f"Error (unsupported variant): {name[:40]}")
+            return
+        self.session.set_variant(name)
+        self.claimed = -1
+
+    async def cmd_setboard(self, args: list[str]) -> None:
+        await self.cancel_search()
+        fields = list(args)
+        if len(fields) == 4 and fields[2].isdigit() and fields[3].isdigit():
+            fields[2:2] = ["-", "-"]  # XBoard's xiangqi FEN has no castling or e.p. field
+        problem = self.session.set_position(" ".join(fields), [])
+        self.claimed = -1
+        if problem is not None:
+            self.send(f"tellusererror Illegal position: {problem}")
+
+    async def cmd_option(self, args: list[str]) -> None:
+        name, _, value = " ".join(args).partition("=")
+        key = name.strip().lower()
+        try:
+            number = int(value)
+        except ValueError:
+            raise SessionError(f"option {name.strip()[:40]} needs a number") from None
+        if key == "level":
+            self.session.set_level(number)
+        elif key == "elo":
+            self.session.set_elo(number)
+        elif key == "seed":
+            self.session.set_seed(number)
+        else:
+            raise SessionError(f"unknown option {name.strip()[:40]!r}")
+
+    async def cmd_post(self, args: list[str]) -> None:
+        self.post = True
+
+    async def cmd_nopost(self, args: list[str]) -> None:
+        self.post = False
+
+    # ------------------------------------------------------------------ who moves
+
+    async def cmd_force(self, args: list[str]) -> None:
+        await self.cancel_search()
+        self.force, self.side = True, None
+
+    async def cmd_go(self, args: list[str]) -> None:
+        await self.cancel_search()
+        self.force, self.side = False, self.session.game.turn
+        self.think()
+
+    async def cmd_playother(self, args: list[str]) -> None:
+        await self.cancel_search()
+        self.force = False
+        self.side = "black" if self.session.game.turn == "red" else "red"
+
+    async def cmd_usermove(self, args: list[str]) -> None:
+        if self.searching:
+            self.send(f"Error (command not legal now): usermove {' '.join(args)[:40]}")
+            return
+        text = args[0] if args else ""
+        problem = self.session.play(self.from_gui(text) or text)
+        if problem is not None:
+            self.send(f"Illegal move ({problem[:120]}): {text[:40]}")
+            return
+        self.announce_end()
+        if not self.force and self.side == self.session.game.turn:
+            self.think()
+
+    async def cmd_undo(self, args: list[str]) -> None:
+        await self.take_back(1)
+
+    async def cmd_remove(self, args: list[str]) -> None:
+        await self.take_back(2)
+
+    async def take_back(self, plies: int) -> None:
+        await self.cancel_search()
+        game = self.session.game
+        if game.ply < plies:
+            self.send("Error (command not legal now): no move to take back")
+            return
+        for _ in range(plies):
+            game.pop()
+        self.claimed = -1
+
+    # ------------------------------------------------------------------ thinking
+
+    def think(self) -> None:
+        if self.session.game.outcome() is not None:
+            self.announce_end()
+            return
+        self.start_search(self.search())
+
+    async def search(self) -> None:
+        answer = await self.level_answer()
+        if answer is None:
+            self.announce_end()
+        else:
+            self.report(answer)
+        self.flush_pongs()
+
+    def report(self, answer: Answer) -> None:
+        score = comparable_cp(answer.cp, answer.mate)
+        if self.post and score is not None:  # (no score: a move the engine did not search)
+            if answer.mate is not None:  # XBoard: 100000 + N for mate in N moves
+                mate = answer.mate
+                score = XBOARD_MATE + mate if mate > 0 else -XBOARD_MATE + mate
+            pv = " ".join(self.to_gui(m) for m in answer.pv)
+            centis = round(answer.seconds * 100)
+            self.send(f"{answer.depth} {score} {centis} {answer.nodes} {pv}")
+        self.session.play(answer.move)  # legal: the level chose it among the legal moves
+        self.send(f"move {self.to_gui(answer.move)}")
+        self.announce_end()
+
+    def announce_end(self) -> None:
+        """Say how the game ended (once), if it has by our rules."""
+        game = self.session.game
+        outcome = game.outcome()
+        if outcome is None or self.claimed == game.ply:
+            return
+        self.claimed = game.ply
+        self.send(f"{outcome.result} {{{outcome.reason.value}}}")
+
+    async def cmd_move_now(self, args: list[str]) -> None:
+        if self.searching:
+            await self.session.stop()
+
+    async def cmd_ping(self, args: list[str]) -> None:
+        number = args[0] if args else ""
+        if self.searching:
+            self.pongs.append(number)  # answered after the move, as the protocol asks
+        else:
+            self.send(f"pong {number}")
+
+    async def cmd_result(self, args: list[str]) -> None:
+        await self.cancel_search()
+        self.force, self.side = True, None
+
+    async def cmd_quit(self, args: list[str]) -> None:
+        self.quitting = True

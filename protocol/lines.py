@@ -1,0 +1,214 @@
+"""Reading an engine's output line by line: chunked, bounded, and checked.
+
+Every dialect reads the same way (:class:`LineReader`): one read of whatever the pipe
+holds (one wake-up of the event loop for a burst of lines), split into lines that are
+handed out one by one. Each line is decoded and checked when it is taken, in order, so
+lines after the one a phase waited for stay for the next phase.
+
+What a line may contain:
+
+* A line over ``max_line`` bytes (or that many bytes without a line end) ends the
+  session: :class:`~protocol.errors.EngineProtocolError`.
+* A line that is not UTF-8, or that holds control characters (anything below 0x20 but
+  tab, and DEL; ``\\r\\n`` line ends are fine), is an :class:`UnreadableLine`. Whether
+  that is fatal is the dialect's call, by what the line would say
+  (:attr:`UnreadableLine.visible`): Sjaak II prints a board in ANSI colours before it
+  answers ``ucci``, which a client skips, while ``bestmove`` with a bell in it is a
+  fault. :class:`LineReader` asks its ``matters`` predicate and skips (and reports) the
+  lines that do not matter.
+
+:class:`UnknownLines` bounds how many lines an engine may write that nobody asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import re
+from collections.abc import Callable
+
+from protocol.errors import EngineProtocolError
+
+__all__ = ["DEFAULT_MAX_LINE", "EndOfOutput", "LineReader", "UnknownLines", "UnreadableLine"]
+
+#: The longest line accepted from an engine (FSF's UCI_Variant option line is ~2 KB).
+DEFAULT_MAX_LINE = 1 << 20
+_READ_CHUNK = 1 << 18  # bytes asked of the pipe at a time (what asyncio reads at once)
+# Control characters other than tab in a line: not text an engine means.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+# ANSI escape sequences (colours, cursor moves), removed to see what a line says.
+_ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
+
+
+class EndOfOutput(Exception):
+    """The engine closed its standard output (after the lines read so far)."""
+
+
+class UnreadableLine(EngineProtocolError):
+    """A line with undecodable bytes or control characters.
+
+    ``text`` is the line as read (undecodable bytes escaped), ``visible`` what it says
+    once ANSI escapes and other control characters are removed (for deciding whether
+    the line mattered).
+    """
+
+    def __init__(self, message: str, *, text: str, visible: str) -> None:
+        super().__init__(message, phase="?")
+        self.text = text
+        self.visible = visible
+
+
+class UnknownLines:
+    """Counts lines that nobody asked for; more than ``limit`` is a flood (a fault)."""
+
+    __slots__ = ("count", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.count = 0
+
+    def add(self, line: str) -> None:
+        """Count ``line``; :class:`EngineProtocolError` once over the limit."""
+        self.count += 1
+        if self.count > self.limit:
+            raise EngineProtocolError(
+                f"engine wrote over {self.limit} unexpected lines (last {line[:80]!r})",
+                phase="?",
+            )
+
+
+def _always(_visible: str) -> bool:
+    return True
+
+
+class LineReader:
+    """Lines from an engine's stdout (see the module docstring).
+
+    ``on_line`` sees every line as read (bytes, before any check), for the wire log.
+    ``matters(visible)`` says whether an unreadable line would have said something the
+    session relies on; if not, the line is skipped and handed to ``on_skip``. By default
+    every unreadable line matters (is raised).
+    """
+
+    def __init__(
+        self,
+        stream: asyncio.StreamReader,
+        *,
+        max_line: int = DEFAULT_MAX_LINE,
+        on_line: Callable[[bytes], None] | None = None,
+        matters: Callable[[str], bool] = _always,
+        on_skip: Callable[[UnreadableLine], None] | None = None,
+    ) -> None:
+        self._stream = stream
+        self.max_line = max_line
+        self.on_line = on_line
+        self.matters = matters
+        self.on_skip = on_skip
+        self._lines: collections.deque[bytes] = collections.deque()
+        self._partial = bytearray()
+        self._discarding = False
+
+    @property
+    def buffered(self) -> bool:
+        """Whether a complete line is already read (:meth:`take` returns it at once)."""
+        return bool(self._lines)
+
+    async def readline(self) -> str:
+        """The next line (without its line end), checked. Raises :class:`EndOfOutput`
+        at the end of the output and :class:`EngineProtocolError` for a line that is
+        too long, or unreadable and one that matters."""
+        while True:
+            if not self._lines:
+                await self._fill()
+            line = self._checked(self._lines.popleft())
+            if line is not None:
+                return line
+
+    def take(self) -> str | None:
+        """The next line if one is already read (no wait), else None; checked as in
+        :meth:`readline` (an unreadable line that does not matter is skipped)."""
+        while self._lines:
+            line = self._checked(self._lines.popleft())
+            if line is not None:
+                return line
+        return None
+
+    async def read_until(self, token: str, unknown: UnknownLines) -> list[str]:
+        """Read lines until one equal to ``token``; returns the lines before it. Lines
+        other than ``info`` ones count as unknown."""
+        lines: list[str] = []
+        while True:
+            line = await self.readline()
+            if line == token:
+                return lines
+            if not line.startswith("info"):
+                unknown.add(line)
+            lines.append(line)
+
+    async def _fill(self) -> None:
+        """Wait for at least one more complete line."""
+        while not self._lines:
+            if len(self._partial) > self.max_line:
+                # The rest of this line is dropped: a reader that goes on (a GUI's
+                # input) starts again at the next line.
+                self._partial = bytearray()
+                self._discarding = True
+                raise EngineProtocolError(
+                    f"engine wrote a line over {self.max_line} bytes", phase="?"
+                )
+            chunk = await self._stream.read(_READ_CHUNK)
+            if not chunk:
+                raise EndOfOutput  # possibly after a partial line, which is dropped
+            if self._discarding:
+                end = chunk.find(b"\n")
+                if end < 0:
+                    continue
+                chunk = chunk[end + 1 :]
+                self._discarding = False
+            if b"\n" not in chunk:
+                self._partial += chunk
+                continue
+            lines = (bytes(self._partial) + chunk if self._partial else chunk).split(b"\n")
+            self._partial = bytearray(lines.pop())
+            self._lines.extend(lines)
+
+    def _checked(self, raw: bytes) -> str | None:
+        """``raw`` decoded and checked; None when it is skipped."""
+        if self.on_line is not None:
+            self.on_line(raw)
+        if len(raw) > self.max_line:
+            raise EngineProtocolError(f"engine wrote a line over {self.max_line} bytes", phase="?")
+        try:
+            line = raw.decode("utf-8").rstrip("\r")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", "backslashreplace").rstrip("\r")
+            self._unreadable(
+                UnreadableLine(
+                    f"engine wrote undecodable bytes: {raw[:80]!r}",
+                    text=text,
+                    visible=_visible(raw.decode("utf-8", "replace")),
+                )
+            )
+            return None
+        if _CONTROL_RE.search(line):
+            self._unreadable(
+                UnreadableLine(
+                    f"engine wrote control characters: {line[:80]!r}",
+                    text=line,
+                    visible=_visible(line),
+                )
+            )
+            return None
+        return line
+
+    def _unreadable(self, error: UnreadableLine) -> None:
+        """Raise ``error`` if the line matters, else report it skipped."""
+        if self.matters(error.visible):
+            raise error
+        if self.on_skip is not None:
+            self.on_skip(error)
+
+
+def _visible(text: str) -> str:
+    """What a line says once ANSI escapes and other control characters are removed."""
+    return _CONTROL_RE.sub("", _ANSI_RE.sub("", text.rstrip("\r"))).replace("\ufffd", "").strip()

@@ -1,0 +1,193 @@
+"""`ladder uci` as a GUI drives it: a real subprocess over real pipes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from ladder.client import Ladder
+from ladder.levels import LEVELS_FILE, elo_range, load_levels
+from ladder.match.play import derive_seed
+from ladder.rules import Game
+from protocol import Dialect, Engine, Limit, XBoardEngine
+from tests.bridge.helpers import LADDER, RATED_LEVELS, LineSession, ladder
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def bestmove(lines: list[str]) -> str:
+    return lines[-1].split()[1]
+
+
+def test_handshake_lists_the_options(tmp_path: Path) -> None:
+    unrated = tmp_path / "unrated.toml"
+    unrated.write_text(RATED_LEVELS.split("[variant.")[0])
+    with ladder("uci", "--levels", str(unrated)) as gui:
+        gui.send("uci")
+        lines = gui.expect("uciok")
+    assert lines[0].startswith("id name Mistboard ladder")
+    options = [line for line in lines if line.startswith("option ")]
+    assert options == [
+        "option name UCI_Variant type combo default xiangqi var xiangqi var atomic-xiangqi "
+        "var crazyhouse-xiangqi",
+        "option name Level type spin default 1 min 1 max 8",
+        "option name Seed type spin default 0 min 0 max 2147483647",
+    ]  # no Elo: nothing is rated in this levels file
+
+
+def test_the_shipped_levels_offer_elo_only_when_calibrated() -> None:
+    rated = any(elo_range(levels) for levels in load_levels(LEVELS_FILE).values())
+    with ladder("uci") as gui:
+        gui.send("uci")
+        lines = gui.expect("uciok")
+        assert any(line.startswith("option name Elo ") for line in lines) == rated
+        if not rated:
+            gui.send("setoption name Elo value 1500", "isready")
+            said = gui.expect("readyok")
+            assert said[0].startswith("info string error: Elo is unavailable")
+            assert "ladder calibrate" in said[0]
+
+
+async def test_each_move_is_the_services_move_for_the_derived_seed() -> None:
+    """`ladder uci --seed S` plays, in each position, the move service's move for the
+    seed derived from S and the game so far (the same code: level_move)."""
+    games = [("xiangqi", 2, []), ("xiangqi", 3, ["h3e3", "h10g8"]), ("atomic-xiangqi", 1, [])]
+    answers = []
+    with ladder("uci", "--seed", "11") as gui:
+        gui.send("uci")
+        gui.expect("uciok")
+        for variant, level, moves in games:
+            gui.send(
+                f"setoption name UCI_Variant value {variant}",
+                f"setoption name Level value {level}",
+                "position startpos" + (" moves " + " ".join(moves) if moves else ""),
+                "go wtime 60000 btime 60000",
+            )
+            lines = gui.expect("bestmove")
+            assert lines[-2].startswith("info depth ") and " score " in lines[-2]
+            answers.append(bestmove(lines))
+    async with Ladder(engines=1) as service:
+        for (variant, level, moves), played in zip(games, answers, strict=True):
+            start = Game.from_fen(variant).start_fen
+            seed = derive_seed(11, start, *moves)
+            reply = await service.move(variant=variant, level=level, moves=moves, seed=seed)
+            assert reply.move == played
+
+
+def test_elo_plays_from_a_rated_levels_file(rated_levels: Path) -> None:
+    with ladder("uci", "--levels", str(rated_levels)) as gui:
+        gui.send("uci")
+        lines = gui.expect("uciok")
+        assert "option name Elo type spin default 100 min 100 max 800" in lines
+        gui.send("setoption name Elo value 450", "position startpos", "go depth 3")
+        move = bestmove(gui.expect("bestmove"))
+        assert move in Game.from_fen("xiangqi").legal_moves()
+        gui.send("setoption name Elo value 5000", "isready")
+        said = gui.expect("readyok")
+        assert said[0].startswith("info string error: Elo 5000: elo must be between 100")
+
+
+def test_an_elo_the_next_variant_cannot_play_falls_back_to_the_level(tmp_path: Path) -> None:
+    xiangqi_only = tmp_path / "levels.toml"
+    xiangqi_only.write_text(
+        "\n".join(
+            part
+            for part in RATED_LEVELS.split("\n\n")
+            if not part.startswith(("[variant.atomic", "[variant.crazyhouse"))
+        )
+    )
+    with ladder("uci", "--levels", str(xiangqi_only), "--level", "2") as gui:
+        gui.send(
+            "uci", "setoption name Elo value 450", "setoption name UCI_Variant value atomic-xiangqi"
+        )
+        gui.send("position startpos", "go")
+        lines = gui.expect("bestmove")
+        assert lines[-3].startswith("info string error: Elo is unavailable")
+        assert lines[-3].endswith("playing Level 2")
+        assert bestmove(lines) in Game.from_fen("atomic-xiangqi").legal_moves()
+
+
+def test_bad_input_gets_an_error_line_and_a_legal_fallback() -> None:
+    with ladder("uci") as gui:
+        gui.send("uci")
+        gui.expect("uciok")
+        gui.send("position fen rnbakabnr/9/9 w - - 0 1 moves h3e3", "go")
+        lines = gui.expect("bestmove")
+        assert lines[0].startswith("info string error: bad position")
+        assert bestmove(lines) in Game.from_fen("xiangqi").legal_moves()  # the start position
+        gui.send("position startpos moves h3e3 h10g8 a1a5 b1c3", "go")
+        lines = gui.expect("bestmove")
+        assert lines[0].startswith("info string error: move 3 of the position: illegal move")
+        assert bestmove(lines) in Game.from_fen("xiangqi", moves=["h3e3", "h10g8"]).legal_moves()
+        assert gui.proc.stdin is not None
+        gui.proc.stdin.write("setoption name Level value nine\nfly me\nisready\x07\n")
+        gui.proc.stdin.write("x" * (1 << 21) + "\n")  # a 2 MB line
+        gui.proc.stdin.write("setoption name Threads value 4\nisready\n")
+        gui.proc.stdin.flush()
+        lines = gui.expect("readyok")
+        assert [line.split(":")[0] for line in lines] == ["info string error"] * 5 + ["readyok"]
+        assert "needs an integer" in lines[0] and "unknown command: 'fly me'" in lines[1]
+        assert "unreadable input line" in lines[2] and "over 1048576 bytes" in lines[3]
+        assert "unknown option 'Threads'" in lines[4]
+        gui.send("position startpos", "go")  # still playing
+        assert bestmove(gui.expect("bestmove")) in Game.from_fen("xiangqi").legal_moves()
+
+
+def test_no_legal_move_is_bestmove_none() -> None:
+    with ladder("uci") as gui:
+        gui.send("uci", "position fen 1R2k4/R8/9/9/9/9/9/9/9/3K5 b - - 1 1", "go")
+        assert gui.expect("bestmove")[-1] == "bestmove (none)"
+
+
+def test_go_infinite_answers_on_stop_and_isready_meanwhile() -> None:
+    with ladder("uci") as gui:
+        gui.send("uci", "position startpos", "go infinite", "isready")
+        lines = gui.expect(lambda line: line in ("readyok",) or line.startswith("bestmove"))
+        assert lines[-1] == "readyok"  # no bestmove before stop
+        gui.send("stop")
+        assert bestmove(gui.expect("bestmove")) in Game.from_fen("xiangqi").legal_moves()
+        gui.send("setoption name Level value 8", "position startpos", "go", "quit")
+        assert gui.wait() == 0  # quit does not wait for the level-8 search's bestmove
+
+
+@pytest.mark.parametrize("dialect", [Dialect.UCI, Dialect.UCCI, Dialect.XBOARD])
+async def test_our_clients_drive_the_ladder(dialect: Dialect) -> None:
+    """Our own clients against `ladder uci|ucci|xboard`: the UCCI client finds out the
+    0-9 ranks by itself, thinking output carries the score, every move is legal."""
+    engine = await Engine.start([LADDER, dialect.value, "--seed", "5"], protocol=dialect)
+    try:
+        assert engine.id["name"].startswith("Mistboard ladder")
+        await engine.configure({"Level": 2})
+        await engine.set_variant("xiangqi")
+        game = Game.from_fen("xiangqi")
+        for _ in range(4):
+            result = await engine.search(
+                None, game.moves, Limit(depth=1), validate_move=game.is_legal
+            )
+            assert result.move is not None and "score" in result.info
+            game.push(result.move)
+        if isinstance(engine, XBoardEngine):
+            await engine.send_result("*")
+    finally:
+        await engine.close()
+
+
+def test_an_engine_that_keeps_failing_gets_error_lines_and_legal_moves(tmp_path: Path) -> None:
+    """The engine crashes at every start: `isready` and `go` are still answered (an
+    error line, then readyok, or a random legal move), never a hang."""
+    broken = tmp_path / "broken-engine"
+    fake = Path(__file__).parents[1] / "protocol" / "fake_engine.py"
+    broken.write_text(f"#!/bin/sh\nexec {sys.executable} {fake} crash-at-start\n")
+    broken.chmod(0o755)
+    gui = LineSession([LADDER, "uci"], env={"MISTBOARD_ENGINE": str(broken)})
+    with gui:
+        gui.send("uci", "isready")
+        lines = gui.expect("readyok")
+        assert lines[-2].startswith("info string error: the engine does not start")
+        gui.send("position startpos moves h3e3", "go")
+        lines = gui.expect("bestmove")
+        assert any("playing a random legal move" in line for line in lines)
+        assert " score " not in lines[-2]  # no score for a move nothing searched
+        assert bestmove(lines) in Game.from_fen("xiangqi", moves=["h3e3"]).legal_moves()

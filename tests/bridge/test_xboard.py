@@ -1,0 +1,92 @@
+"""`ladder xboard`, scripted as XBoard drives an engine (CECP, protover 2): features,
+new/variant/usermove, force/go/playother, setboard, undo/remove, ping, ``?``, result;
+moves with XBoard's 0..9 ranks."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+from ladder.rules import Game
+from protocol.notation import from_ucci, to_ucci
+from tests.bridge.helpers import ladder
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def engine_move(lines: list[str]) -> str:
+    """The engine's move (canonical) from the lines up to its `move` line."""
+    assert lines[-1].startswith("move ")
+    return from_ucci(lines[-1].split()[1])
+
+
+def test_features_and_a_game_as_xboard_plays_it() -> None:
+    with ladder("xboard", "--seed", "9") as gui:
+        gui.send("xboard", "protover 2")
+        lines = gui.expect("feature done=1")
+        assert lines[0] == "feature done=0"
+        features = dict(
+            word.split("=", 1) for line in lines for word in shlex.split(line)[1:] if "=" in word
+        )
+        assert features["variants"] == "xiangqi,atomic-xiangqi,crazyhouse-xiangqi"
+        assert features["setboard"] == features["ping"] == features["usermove"] == "1"
+        assert 'feature option="Level -spin 1 1 8"' in lines
+        gui.send("accepted setboard", "new", "variant xiangqi", "level 40 5 0", "post", "hard")
+        gui.send("time 30000", "otim 30000", "usermove h2e2")  # the engine plays Black
+        game = Game.from_fen("xiangqi", moves=["h3e3"])
+        lines = gui.expect("move ")
+        thinking = lines[-2].split()
+        assert len(thinking) >= 5 and all(t.lstrip("-").isdigit() for t in thinking[:4])
+        assert from_ucci(thinking[4]) == engine_move(lines)
+        game.push(engine_move(lines))
+
+        # A bare move (no `usermove`) is a move too; an illegal one is refused.
+        reply = game.legal_moves()[0]
+        gui.send("a0a9", to_ucci(reply))
+        lines = gui.expect("move ")
+        assert lines[0].startswith("Illegal move (") and lines[0].endswith(": a0a9")
+        game.push(reply)
+        game.push(engine_move(lines))
+
+        # ping is answered after the move when the engine is thinking.
+        mine = game.legal_moves()[0]
+        gui.send(f"usermove {to_ucci(mine)}", "ping 7")
+        lines = gui.expect("pong 7")
+        assert lines[-2].startswith("move ")
+        game.push(mine)
+        game.push(engine_move(lines[:-1]))
+
+        # undo/remove take moves back; force then go makes the engine play Red.
+        gui.send("force", "remove", "undo", "go")
+        game.pop(), game.pop(), game.pop()
+        lines = gui.expect("move ")
+        assert engine_move(lines) in game.legal_moves()
+        gui.send("result 1/2-1/2 {agreed}", "ping 8")
+        assert gui.expect("pong 8")[-1] == "pong 8"
+
+
+def test_setboard_playother_and_the_end_of_the_game() -> None:
+    with ladder("xboard") as gui:
+        gui.send("xboard", "protover 2", "new", "variant xiangqi", "force", "option Level=5")
+        # Red mates in one: the engine plays Red and says the game is over. (Level 5 past
+        # its opening variety, ply 40: its best move, not one of the near-equal ones.)
+        gui.send("setboard 4k4/R8/9/9/9/9/9/9/9/1R1K5 w - - 0 21", "go")
+        lines = gui.expect(lambda line: line.startswith("1-0"))
+        assert lines[-2] == "move b0b9" and lines[-1] == "1-0 {checkmate}"
+        # A bad position: an error dialog, and the start position instead.
+        gui.send("new", "force", "setboard rnbakabnr/9 w - - 0 1", "ping 1")
+        lines = gui.expect("pong 1")
+        assert lines[0].startswith("tellusererror Illegal position:")
+        # XBoard's own xiangqi FEN (H/E letters, no castling or e.p. field) is read.
+        xboard_start = "rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR w 0 1"
+        gui.send(f"setboard {xboard_start}", "ping 2")
+        assert gui.expect("pong 2") == ["pong 2"]
+        # playother: the engine takes the side not on move, and replies to Red's move.
+        gui.send("playother", "usermove b0c2")
+        lines = gui.expect("move ")
+        assert engine_move(lines) in Game.from_fen("xiangqi", moves=["b1c3"]).legal_moves()
+        gui.send("variant chess", "analyze", "quit")
+        lines = gui.expect(lambda line: line.startswith("Error (unknown command): analyze"))
+        assert lines[0] == "Error (unsupported variant): chess"
+        assert gui.wait() == 0
