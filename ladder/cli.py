@@ -1,8 +1,9 @@
 """The `ladder` command line: each package registers its own subcommands.
 
-ladder move | serve | levels     the move service        (ladder/service/cli.py)
-ladder perft                     the rules checker       (ladder/rules/cli.py)
-ladder match | calibrate         matches, calibration    (ladder/match/cli.py)
+ladder move | serve | levels       the move service        (ladder/service/cli.py)
+ladder perft                       the rules checker       (ladder/rules/cli.py)
+ladder match | tournament | study  matches and studies     (ladder/match/cli.py)
+ladder calibrate                   calibration             (ladder/calibration/cli.py)
 
 `ladder --log-level debug COMMAND …` logs every line to and from each engine.
 """
@@ -16,7 +17,7 @@ import sys
 
 from ladder.calibration.cli import add_calibrate
 from ladder.log_config import LEVELS, configure_logging
-from ladder.match.cli import add_match
+from ladder.match.cli import add_match, add_study, add_tournament
 from ladder.rules.cli import add_perft
 from ladder.service.cli import add_levels, add_move, add_serve
 
@@ -37,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     add_serve(sub)
     add_levels(sub)
     add_match(sub)
+    add_tournament(sub)
+    add_study(sub)
     add_calibrate(sub)
     add_perft(sub)
     args = parser.parse_args(argv)

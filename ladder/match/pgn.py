@@ -139,6 +139,7 @@ def format_pgn(
     notation: str = "wxf",
     minimal: bool = False,
     notes: Mapping[int, str] | None = None,
+    extra_headers: Sequence[tuple[str, str]] = (),
 ) -> str:
     """The PGN text of a :class:`~ladder.match.play.GameRecord`.
 
@@ -147,7 +148,8 @@ def format_pgn(
     style readers expect, then the match's own tags. ``minimal``: the standard tags,
     ``Game``, ``Format``, ``FEN`` and the moves only (no comments), as cutechess's
     ``-pgnout … min`` and for readers that do not skip comments. ``notes``: extra
-    comment text after a ply (0-based index into the moves), e.g. a study's.
+    comment text after a ply (0-based index into the moves), e.g. a study's;
+    ``extra_headers`` follow the others.
     """
     if notation not in NOTATIONS:
         raise PgnError(f"unknown PGN notation {notation!r}: expected one of {sorted(NOTATIONS)}")
@@ -176,6 +178,7 @@ def format_pgn(
             ("GameNo", str(r.game_no)),
             ("Opening", str(r.opening_no)),
         ]
+    headers += list(extra_headers)
     lines = [f'[{k} "{str(v).replace(chr(34), chr(39))}"]' for k, v in headers]
     if notation == "iccs":
         written = [iccs_move(m) for m in r.moves]

@@ -296,6 +296,10 @@ class EnginePlayer:
             incidents,
         )
 
+    async def evaluate(self, game: Game, limit: Limit) -> PlayResult:
+        """One search of ``game``'s position under ``limit`` (a study's reference)."""
+        return (await self._search(game, limit))[0]
+
     async def probe(self, variant: str) -> None:
         """One depth-1 search from ``variant``'s start position, not retried."""
         await self._search(Game.from_fen(variant), Limit(depth=1), retries=0)

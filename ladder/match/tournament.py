@@ -139,7 +139,7 @@ class Crosstable:
         names = list(order or self.players)
         width = max(len(n) for n in names)
         cells = [f"{i + 1:>9}" for i in range(len(names))]
-        lines = [f"{'':>3} {'player':<{width}} " + "".join(cells) + f" {'score':>13}"]
+        lines = [f"{'':>3} {'player':<{width}} " + "".join(cells) + f" {'score':>14}"]
         for i, a in enumerate(names):
             row = []
             for b in names:
