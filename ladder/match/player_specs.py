@@ -427,6 +427,6 @@ def parse_engine_arguments(tokens: Sequence[str]) -> PlayerSpec:
 
 
 def _quote(value: str) -> str:
-    if any(ch in value for ch in ',"\\') or value != value.strip():
+    if any(ch in value for ch in ',"\\') or value.split() != [value]:
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return value
