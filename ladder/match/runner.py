@@ -444,7 +444,7 @@ def play_match(
                 print(f"[{len(records)}/{len(tasks)}] {stats.line()}", file=out, flush=True)
             return stats.decided
 
-        result = ExecuteResult()
+        result = ExecuteResult(skipped=min(len(records), len(tasks)))
         code: ExitCode | None = None
         error: str | None = None
         try:

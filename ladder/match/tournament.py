@@ -338,7 +338,7 @@ def play_tournament(
                 print(f"[{len(records)}/{len(tasks)}] games", file=out, flush=True)
             return False
 
-        result = ExecuteResult()
+        result = ExecuteResult(skipped=min(len(records), len(tasks)))
         code = ExitCode.ABORTED
         error: str | None = None
         try:

@@ -14,7 +14,7 @@ import pytest
 
 from ladder.match.exit_codes import ExitCode
 
-CRASHING_ENGINE = Path(__file__).with_name("crashing_engine.py")
+FAULTY_ENGINE = Path(__file__).with_name("faulty_engine.py")
 
 
 def ladder(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -116,7 +116,7 @@ def test_sprt_decisions_have_their_own_exit_codes(
 
 def _crashy(engine_exe: Path, counter: Path, searches: int) -> str:
     """An engine spec that answers ``searches`` searches, then crashes on every one."""
-    args = f"{CRASHING_ENGINE} {engine_exe} {counter} {searches}"
+    args = f"{FAULTY_ENGINE} {engine_exe} --crash-after {searches} {counter}"
     return f'engine:{sys.executable},args="{args}",nodes=50,name=crashy'
 
 

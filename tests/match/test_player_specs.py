@@ -27,7 +27,7 @@ PINNED_IDS = [
     ("xiangqi", "level:3,levels=LEVELS,name=L3", "random", "xiangqi:L3-vs-random:b112616314"),
     (
         "xiangqi",
-        "level:5,variety=off,levels=LEVELS,name=\"level:5,variety=off\"",
+        'level:5,variety=off,levels=LEVELS,name="level:5,variety=off"',
         "engine:/opt/fsf,nodes=20000,Hash=16,name=fsf20k",
         "xiangqi:level:5,variety=off-vs-fsf20k:d3446b3cc2",
     ),
@@ -46,7 +46,7 @@ PINNED_IDS = [
     ),
     (
         "atomic-xiangqi",
-        "level:5,variety=off,levels=LEVELS,name=\"level:5,variety=off\"",
+        'level:5,variety=off,levels=LEVELS,name="level:5,variety=off"',
         "engine:/opt/fsf,nodes=20000,Hash=16,name=fsf20k",
         "atomic-xiangqi:level:5,variety=off-vs-fsf20k:84c5aaca50",
     ),
