@@ -20,8 +20,10 @@ and the endings by reason: the table a designer compares between two rule varian
 from __future__ import annotations
 
 import asyncio
+import calendar
 import math
 import re
+import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -235,8 +237,8 @@ def _record_from_pgn(parsed: Any, index: int, source: str, variant: str | None) 
         pair_no=index // 2,
         opening_no=int(h["Opening"]) if h.get("Opening", "").isdigit() else 0,
         variant=game.variant.name,
-        red=h.get("Red") or h.get("White") or "Red",
-        black=h.get("Black") or "Black",
+        red=h.get("Red") or h.get("White") or "?",
+        black=h.get("Black") or "?",
         red_slot="A",
         start_fen=game.start_fen,
         book_plies=book,
@@ -248,8 +250,16 @@ def _record_from_pgn(parsed: Any, index: int, source: str, variant: str | None) 
         search_seconds={"red": 0.0, "black": 0.0},
         wall_seconds=0.0,
         worker=h.get("Site", "?"),
-        finished_at=0.0,
+        finished_at=_date(h.get("Date", "")),
     )
+
+
+def _date(text: str) -> float:
+    """A PGN ``Date`` tag as a Unix time (today's when it has no full date)."""
+    try:
+        return calendar.timegm(time.strptime(text, "%Y.%m.%d"))
+    except ValueError:
+        return time.time()
 
 
 def load_games(
