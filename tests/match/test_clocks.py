@@ -17,7 +17,6 @@ from ladder.match.clocks import Clock, TimeControl
 from ladder.match.pgn import read_pgn
 from ladder.match.store import ResultStore
 
-
 FAULTY_ENGINE = Path(__file__).with_name("faulty_engine.py")
 
 

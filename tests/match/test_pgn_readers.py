@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import cchess
+import cchess  # type: ignore[import-untyped]
 import chess
 import chess.pgn
 
@@ -123,10 +123,10 @@ def test_match_pgn_read_by_python_chess_and_cchess(tmp_path: Path, engine_exe: P
         theirs = cchess.Game.read_from(str(path))
         moves = [m for line in theirs.dump_iccs_moves() for m in line]
         assert len(moves) == len(rec.moves), f"cchess stopped at move {len(moves)}"
-        ours = replay(next(iter(read_pgn(chunk))))
-        assert ours.moves == rec.moves
+        replayed = replay(next(iter(read_pgn(chunk))))
+        assert replayed.moves == rec.moves
         board = theirs.init_board.copy()
         for move in moves:
             assert board.move_iccs(move) is not None
             board.next_turn()
-        assert board.to_fen().split()[0] == ours.board_fen().split("[")[0]
+        assert board.to_fen().split()[0] == replayed.board_fen().split("[")[0]
