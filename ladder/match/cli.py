@@ -475,13 +475,14 @@ def add_study(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         dest="reference",
         default="level:8,variety=off",
         metavar="PLAYER",
-        help="the reference engine, a player spec (default: level:8,variety=off)",
+        help="the reference engine, a player spec that searches (default: the patched "
+        "engine, as level:8,variety=off)",
     )
     p.add_argument(
         "--nodes",
-        type=positive_int,
-        default=None,
-        help="search each position this many nodes (default: the reference's own limit)",
+        type=non_negative_int,
+        default=50_000,
+        help="search each position this many nodes (default 50000; 0: the reference's own limit)",
     )
     p.add_argument(
         "--json",
@@ -505,7 +506,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
             db=args.db,
             variant=args.variant,
             reference=args.reference,
-            nodes=args.nodes,
+            nodes=args.nodes or None,
             json_path=args.json_path,
             notation=args.pgn_notation,
             report=report,
