@@ -5,6 +5,8 @@ PY := $(VENV)/bin/python
 CACHE := .cache
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# More `ladder serve` options, e.g. SERVE_ARGS="--engines 2 --api-keys keys.txt".
+SERVE_ARGS ?=
 
 .PHONY: setup engine reference-engines serve test test-slow lint clean
 
@@ -33,7 +35,7 @@ reference-engines:
 setup: $(VENV)/.installed engine
 
 serve: setup
-	$(VENV)/bin/ladder serve --host $(HOST) --port $(PORT)
+	$(VENV)/bin/ladder serve --host $(HOST) --port $(PORT) $(SERVE_ARGS)
 
 test: setup reference-engines lint
 	$(VENV)/bin/pytest

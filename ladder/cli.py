@@ -14,6 +14,7 @@ import argparse
 import os
 import signal
 import sys
+from typing import NoReturn
 
 from ladder.calibration.cli import add_calibrate
 from ladder.log_config import LEVELS, configure_logging
@@ -22,8 +23,15 @@ from ladder.rules.cli import add_perft
 from ladder.service.cli import add_levels, add_move, add_serve
 
 
+class OneLineErrors(argparse.ArgumentParser):
+    """A usage error is one line (``ladder serve: error: ...``), not usage + error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrors(
         prog="ladder", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(

@@ -11,7 +11,10 @@
         ladder.move(variant="xiangqi", moves=[], level=1, seed=7)
 
 Every failure raises :class:`ladder.service.errors.ServiceError` (status, code, message,
-field, ply, retry_after), the same in both modes.
+field, ply, retry_after), the same in both modes: an answer's error as the server gave
+it; no answer at all as ``unreachable`` (503: connection refused or lost), ``timeout``
+(504) or ``bad_url`` (400). A 503 answer (busy, deadline, shutting down) is retried up
+to ``retries`` times, after the ``Retry-After`` it gives (at most ``max_retry_wait`` s).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from ladder.service.config import ServiceConfig
-from ladder.service.errors import ServiceError
+from ladder.service.errors import ErrorCode, ServiceError
 from ladder.service.models import (
     Health,
     LevelsResponse,
@@ -37,7 +40,9 @@ from ladder.service.models import (
     PositionResponse,
     VariantsResponse,
 )
-from ladder.service.mover import MoveService
+from ladder.service.mover import MoveFailed, MoveService
+from ladder.service.pool import PoolError
+from ladder.service.status import as_service_error
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -68,6 +73,9 @@ class Ladder:
         service: MoveService | None = None,
         config: ServiceConfig | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        api_key: str | None = None,
+        retries: int = 2,
+        max_retry_wait: float = 10.0,
     ) -> None:
         self.base_url = base_url
         self._timeout = timeout
@@ -79,12 +87,23 @@ class Ladder:
             self._service = MoveService(cfg)
             self._owns_service = True
         self._transport = transport
+        self._headers = {"content-type": "application/json"}
+        if api_key:
+            self._headers["authorization"] = f"Bearer {api_key}"
+        self.retries = retries
+        self.max_retry_wait = max_retry_wait
 
     async def __aenter__(self) -> Ladder:
         if self.base_url is not None:
-            self._http = httpx.AsyncClient(
-                base_url=self.base_url, timeout=self._timeout, transport=self._transport
-            )
+            try:
+                self._http = httpx.AsyncClient(
+                    base_url=self.base_url,
+                    timeout=self._timeout,
+                    transport=self._transport,
+                    headers=self._headers,
+                )
+            except (httpx.InvalidURL, TypeError, ValueError) as exc:
+                raise _bad_url(self.base_url, exc) from None
         elif self._owns_service:
             assert self._service is not None
             await self._service.start()
@@ -111,9 +130,33 @@ class Ladder:
     ) -> M:
         assert self._http is not None, "use `async with Ladder(...)`"
         content = body.model_dump_json(exclude_none=True) if body is not None else None
-        resp = await self._http.request(
-            method, path, content=content, headers={"content-type": "application/json"}
-        )
+        for attempt in range(self.retries + 1):
+            try:
+                return await self._request(method, path, model, content)
+            except ServiceError as err:
+                if err.status != 503 or attempt == self.retries:
+                    raise
+                await asyncio.sleep(min(self.max_retry_wait, err.retry_after or 1))
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    async def _request(self, method: str, path: str, model: type[M], content: str | None) -> M:
+        assert self._http is not None
+        try:
+            resp = await self._http.request(method, path, content=content)
+        except httpx.TimeoutException as exc:
+            raise ServiceError(
+                504,
+                ErrorCode.TIMEOUT,
+                f"no answer from {self.base_url} within {self._timeout:g} s ({type(exc).__name__})",
+            ) from None
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            raise _bad_url(self.base_url, exc) from None
+        except httpx.TransportError as exc:
+            raise ServiceError(
+                503,
+                ErrorCode.UNREACHABLE,
+                f"cannot reach {self.base_url}: {exc or type(exc).__name__}",
+            ) from None
         if resp.status_code >= 400:
             try:
                 data = resp.json()
@@ -124,7 +167,23 @@ class Ladder:
                 with contextlib.suppress(ValueError):
                     err.retry_after = int(resp.headers["retry-after"])
             raise err
-        return model.model_validate_json(resp.content)
+        try:
+            return model.model_validate_json(resp.content)
+        except ValidationError as exc:
+            raise ServiceError(
+                502,
+                ErrorCode.HTTP_ERROR,
+                f"{self.base_url}{path} answered something else "
+                f"than the ladder API: {exc.error_count()} problem(s)",
+            ) from None
+
+    async def _local(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run an in-process call, its pool's and mover's failures as ServiceError."""
+        assert self._service is not None
+        try:
+            return await work
+        except (PoolError, MoveFailed) as exc:
+            raise as_service_error(exc, self._service.config.retry_after_s) from None
 
     async def move(
         self,
@@ -140,7 +199,7 @@ class Ladder:
             MoveRequest, variant=variant, fen=fen, moves=list(moves), level=level, seed=seed
         )
         if self._service is not None:
-            return await self._service.move(req)
+            return await self._local(self._service.move(req))
         return await self._call("POST", "/v1/move", MoveResponse, req)
 
     async def position(
@@ -169,6 +228,14 @@ class Ladder:
         if self._service is not None:
             return self._service.health()
         return await self._call("GET", "/healthz", Health)
+
+
+def _bad_url(url: str | None, exc: Exception) -> ServiceError:
+    return ServiceError(
+        400,
+        ErrorCode.BAD_URL,
+        f"bad service URL {url!r}: {exc} (expected e.g. http://127.0.0.1:8000)",
+    )
 
 
 class LadderSync:

@@ -37,6 +37,7 @@ import asyncio
 import os
 import random
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,10 @@ from protocol.info import PlayResult
 from protocol.limits import Limit
 from protocol.options import OptionValue
 from protocol.process import Backoff, Timeouts
+
+#: Incidents kept in :attr:`ManagedEngine.history` (the oldest are dropped: a service
+#: that runs for months must not keep every incident, nor the exceptions they hold).
+HISTORY = 256
 
 IncidentKind = Literal["crash", "timeout", "protocol", "start-failed", "memory", "died-idle"]
 
@@ -132,8 +137,8 @@ class ManagedEngine:
         self._failures = 0  # consecutive faults, for the backoff
         self._lock = asyncio.Lock()
         self._closed = False
-        #: Every incident since construction (the pool may export it as metrics).
-        self.history: list[Incident] = []
+        #: The last HISTORY incidents (the pool may export them as metrics).
+        self.history: deque[Incident] = deque(maxlen=HISTORY)
         #: Number of engine processes started.
         self.starts = 0
 

@@ -18,15 +18,15 @@ from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi_offline import FastAPIOffline
 from pydantic import TypeAdapter
 from starlette.exceptions import HTTPException
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ladder.service.config import ServiceConfig
-from ladder.service.errors import ServiceError
-from ladder.service.metrics import Metrics
+from ladder.service.access import AccessControl, HostCheck, JsonCors, KeyRing, RateLimit
+from ladder.service.config import MAX_SEED, ServiceConfig
+from ladder.service.errors import ErrorCode, ServiceError, error_response
 from ladder.service.models import (
     ErrorResponse,
     Health,
@@ -37,7 +37,10 @@ from ladder.service.models import (
     PositionResponse,
     VariantsResponse,
 )
-from ladder.service.mover import MoveService
+from ladder.service.mover import MoveFailed, MoveService, MoveTrace
+from ladder.service.observe import ObserveRequests
+from ladder.service.pool import PoolError
+from ladder.service.status import UNAVAILABLE, as_service_error
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -46,13 +49,17 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse, "description": desc}
     for code, desc in {
         400: "Malformed JSON",
+        401: "No API key, or an unknown one (when the service has keys)",
         409: "The game is already over",
         413: "Body too large",
         422: "Invalid field, FEN or move",
+        429: "Over the rate limit; see Retry-After",
         502: "The engine gave no usable answer",
         503: "Busy (queue full) or deadline passed; see Retry-After",
     }.items()
 }
+#: What the GET endpoints can answer besides 200.
+GET_ERRORS: dict[int | str, dict[str, Any]] = {code: ERRORS[code] for code in (401, 429)}
 
 
 #: An oversized body up to this size is read and dropped before the 413 is sent.
@@ -63,8 +70,8 @@ class BodyLimit:
     """Pure ASGI middleware: read the request body up to `limit` bytes (413 beyond),
     then replay it; later `receive` calls pass through (so disconnects are seen)."""
 
-    def __init__(self, app: ASGIApp, limit: int, metrics: Metrics) -> None:
-        self.app, self.limit, self.metrics = app, limit, metrics
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD"):
@@ -117,35 +124,12 @@ class BodyLimit:
                 return
 
     async def _too_large(self, scope: Scope, send: Send) -> None:
-        err = ServiceError(413, "body_too_large", f"request body exceeds {self.limit} bytes")
-        self.metrics.requests.inc(scope.get("path", ""), "413")
-        response = JSONResponse(err.to_dict(), status_code=413, headers={"Connection": "close"})
+        err = ServiceError(
+            413, ErrorCode.BODY_TOO_LARGE, f"request body exceeds {self.limit} bytes"
+        )
+        response = error_response(err)
+        response.headers["Connection"] = "close"
         await response({"type": "http"}, _no_receive, send)
-
-
-class CountRequests:
-    """Pure ASGI middleware: count answered requests by route template and status."""
-
-    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
-        self.app, self.metrics = app, metrics
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        status = 0
-
-        async def observe(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, observe)
-        finally:
-            route = getattr(scope.get("route"), "path", "other")
-            self.metrics.requests.inc(route, str(status or 500))
 
 
 async def _no_receive() -> Message:
@@ -162,13 +146,6 @@ def _field_name(loc: tuple[Any, ...]) -> str:
         else:
             out += f".{p}" if out else str(p)
     return out or "body"
-
-
-def _error_response(err: ServiceError) -> JSONResponse:
-    headers = {}
-    if err.retry_after is not None:
-        headers["Retry-After"] = str(err.retry_after)
-    return JSONResponse(err.to_dict(), status_code=err.status, headers=headers)
 
 
 async def _until_disconnect(receive: Receive) -> None:
@@ -204,7 +181,7 @@ async def cancel_on_disconnect(receive: Receive, work: Awaitable[T]) -> T:
         return await work
     except asyncio.CancelledError:
         if gone and task.uncancel() == 0:
-            raise ServiceError(499, "client_disconnected", "the client went away") from None
+            raise ServiceError(499, ErrorCode.CLIENT_DISCONNECTED, "the client went away") from None
         raise
     finally:
         running = False
@@ -263,10 +240,14 @@ class MoveFastPath:
             await self.app(scope, _replay(messages, receive), send)
             return
         scope["route"] = self.route  # what the router would set (request metrics use it)
+        trace = scope.get("state", {}).get("trace")
         try:
-            reply = await cancel_on_disconnect(receive, self.service.move(req))
+            reply = await cancel_on_disconnect(receive, self.service.move(req, trace))
         except ServiceError as err:
-            response: Response = _error_response(err)
+            response: Response = error_response(err)
+        except UNAVAILABLE as exc:
+            assert isinstance(exc, PoolError | MoveFailed)
+            response = error_response(as_service_error(exc, self.service.config.retry_after_s))
         else:
             response = Response(
                 content=_MOVE_RESPONSE.dump_json(reply, by_alias=True),
@@ -308,38 +289,56 @@ def create_app(
     answered by :class:`MoveFastPath`; without it every request goes through FastAPI
     (tests/service/test_fast_path.py checks that both give the same answers)."""
     svc = service or MoveService(config)
+    cfg = svc.config
     metrics = svc.metrics
+    keys = KeyRing(cfg.api_keys_file) if cfg.api_keys_file is not None else None
+    rate_limit = RateLimit(cfg.rate_limit_per_minute) if cfg.rate_limit_per_minute else None
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await svc.start()
+        sampler = asyncio.get_running_loop().create_task(_sample(svc))
         try:
             yield
         finally:
+            sampler.cancel()
+            await asyncio.gather(sampler, return_exceptions=True)
             await svc.close()
 
-    app = FastAPI(
+    app = FastAPIOffline(
         title="Mistboard ladder",
         version="1.0",
         summary="The computer opponent: an engine move at a strength level, and the "
         "rules checker, for xiangqi, atomic-xiangqi and crazyhouse-xiangqi.",
         lifespan=lifespan,
+        # `POST /v1/move/` is a 404, not a redirect built from the Host header.
+        redirect_slashes=False,
+        # The docs work offline: no online validator badge either.
+        swagger_ui_parameters={"validatorUrl": None},
     )
     app.state.service = svc
+    app.state.keys = keys
 
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
-        return _error_response(exc)
+        return error_response(exc)
+
+    async def unavailable(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, PoolError | MoveFailed)
+        return error_response(as_service_error(exc, cfg.retry_after_s))
+
+    for kind in UNAVAILABLE:
+        app.add_exception_handler(kind, unavailable)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = exc.errors()
         first = errors[0] if errors else {"loc": ("body",), "msg": "invalid request"}
         if first.get("type") == "json_invalid":
-            return _error_response(
+            return error_response(
                 ServiceError(
                     400,
-                    "malformed_json",
+                    ErrorCode.MALFORMED_JSON,
                     f"body is not valid JSON: {first.get('msg')}",
                     field="body",
                 )
@@ -352,21 +351,30 @@ def create_app(
         loc = tuple(first.get("loc", ()))
         if len(loc) >= 3 and loc[-2] == "moves" and isinstance(loc[-1], int):
             ply = loc[-1] + 1
-        return _error_response(ServiceError(422, "invalid_request", message, field=field, ply=ply))
+        return error_response(
+            ServiceError(422, ErrorCode.INVALID_REQUEST, message, field=field, ply=ply)
+        )
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
-        codes = {404: "not_found", 405: "method_not_allowed"}
+        codes = {
+            400: ErrorCode.MALFORMED_JSON,  # FastAPI's "There was an error parsing the body"
+            404: ErrorCode.NOT_FOUND,
+            405: ErrorCode.METHOD_NOT_ALLOWED,
+        }
         err = ServiceError(
-            exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail)
+            exc.status_code, codes.get(exc.status_code, ErrorCode.HTTP_ERROR), str(exc.detail)
         )
-        return _error_response(err)
+        response = error_response(err)
+        if exc.headers:
+            response.headers.update(exc.headers)
+        return response
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error on %s", request.url.path)
-        return _error_response(
-            ServiceError(500, "internal_error", f"internal error: {type(exc).__name__}")
+        return error_response(
+            ServiceError(500, ErrorCode.INTERNAL_ERROR, f"internal error: {type(exc).__name__}")
         )
 
     @app.post("/v1/move", response_model=MoveResponse, responses=ERRORS, tags=["play"])
@@ -376,42 +384,175 @@ def create_app(
         Reproducible: the same variant, position, moves, level and seed always give the
         same move. Without a seed a random one is used and returned.
         """
-        return await cancel_on_disconnect(request.receive, svc.move(req))
+        trace: MoveTrace | None = getattr(request.state, "trace", None)
+        return await cancel_on_disconnect(request.receive, svc.move(req, trace))
 
     @app.post("/v1/position", response_model=PositionResponse, responses=ERRORS, tags=["rules"])
     async def position(req: PositionRequest) -> PositionResponse:
         """The rules checker: FEN, legal moves, check and outcome of a position."""
         return await svc.position(req)
 
-    @app.get("/v1/levels", response_model=LevelsResponse, tags=["info"])
+    @app.get(
+        "/v1/levels",
+        response_model=LevelsResponse,
+        responses=GET_ERRORS,
+        tags=["info"],
+    )
     async def levels() -> LevelsResponse:
         """Every level of every variant: node limit, variety rule, measured rating."""
         return svc.level_table()
 
-    @app.get("/v1/variants", response_model=VariantsResponse, tags=["info"])
+    @app.get(
+        "/v1/variants",
+        response_model=VariantsResponse,
+        responses=GET_ERRORS,
+        tags=["info"],
+    )
     async def variants() -> VariantsResponse:
         """The rule sets this service plays."""
         return svc.variants()
 
     @app.get("/healthz", response_model=Health, tags=["ops"])
     async def healthz() -> Health:
-        """Liveness: engines running, busy, and the queue."""
+        """Liveness: the server answers. Engines running, busy, and the queue."""
         return svc.health()
 
-    @app.get("/metrics", response_class=PlainTextResponse, tags=["ops"])
-    async def prometheus() -> PlainTextResponse:
-        """Prometheus metrics (text format 0.0.4)."""
-        return PlainTextResponse(
-            metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8"
-        )
+    @app.get(
+        "/readyz",
+        response_model=Health,
+        responses={503: {"model": ErrorResponse, "description": "No engine is running"}},
+        tags=["ops"],
+    )
+    async def readyz() -> Health:
+        """Readiness: 200 while at least one engine runs, else 503 (``not_ready``), so a
+        load balancer stops sending requests here."""
+        health = svc.health()
+        if not health.ready:
+            raise ServiceError(
+                503,
+                ErrorCode.NOT_READY,
+                f"no engine is running ({health.engines_alive} of {health.engines})",
+                retry_after=cfg.retry_after_s,
+            )
+        return health
 
-    # Outermost last: BodyLimit, CountRequests, then (innermost, so that the body limit
-    # and the request count apply to it too) the /v1/move fast path.
-    if svc.config.move_fast_path:
+    @app.get(
+        "/metrics",
+        response_class=Response,
+        responses={200: {"content": {"text/plain": {}}}},
+        tags=["ops"],
+    )
+    async def prometheus() -> Response:
+        """Prometheus metrics (text exposition format)."""
+        svc.sample_metrics()
+        return Response(metrics.render(), media_type=metrics.content_type)
+
+    app.openapi = lambda: _openapi(app, secured=keys is not None)  # type: ignore[method-assign]
+
+    # add_middleware puts each one outside the previous ones, so from the inside out:
+    # the /v1/move fast path (innermost: the body limit, the keys and the request log
+    # apply to it too), the body limit, keys and rate limit, CORS, the host check, HEAD
+    # served as GET, and the request log and metrics (outermost: they see every answer).
+    if cfg.move_fast_path:
         app.add_middleware(MoveFastPath, service=svc, route=_route(app, "/v1/move", "POST"))
-    app.add_middleware(CountRequests, metrics=metrics)
-    app.add_middleware(BodyLimit, limit=svc.config.max_body_bytes, metrics=metrics)
+    app.add_middleware(BodyLimit, limit=cfg.max_body_bytes)
+    app.add_middleware(
+        AccessControl,
+        keys=keys,
+        rate_limit=rate_limit,
+        on_unauthorized=metrics.unauthorized.inc,
+        on_rate_limited=metrics.rate_limited.inc,
+    )
+    if cfg.cors_origins:
+        app.add_middleware(
+            JsonCors,
+            allow_origins=list(cfg.cors_origins),
+            allow_methods=["GET", "HEAD", "POST"],
+            allow_headers=["Authorization", "Content-Type"],
+            expose_headers=["Retry-After"],
+            max_age=600,
+        )
+    if cfg.allowed_hosts:
+        app.add_middleware(HostCheck, allowed=cfg.allowed_hosts)
+    app.add_middleware(HeadAsGet)
+    app.add_middleware(ObserveRequests, metrics=metrics)
     return app
+
+
+class HeadAsGet:
+    """Pure ASGI middleware: ``HEAD`` is answered as ``GET`` without the body, on every
+    path (the API's GET endpoints and the docs alike); the schema lists the GETs."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        # A copy: the server reads the original scope's method to leave the body out.
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
+
+
+async def _sample(svc: MoveService) -> None:
+    """Refresh the sampled metrics now and then (a scrape refreshes them too)."""
+    while True:
+        svc.sample_metrics()
+        await asyncio.sleep(max(svc.config.watch_interval_s, 1.0))
+
+
+def _openapi(app: FastAPI, *, secured: bool) -> dict[str, Any]:
+    """FastAPI's schema, with the bearer scheme declared (and required on ``/v1/*`` when
+    the service has keys) and integer bounds written as integers: FastAPI's schema
+    models hold them as floats (the seed's maximum, 2^63-1, became 9.223372036854776e18,
+    which is out of range)."""
+    if app.openapi_schema is not None:
+        return app.openapi_schema
+    from fastapi.openapi.utils import get_openapi
+
+    schema = get_openapi(
+        title=app.title,
+        version=app.version,
+        summary=app.summary,
+        routes=app.routes,
+    )
+    _integer_bounds(schema)
+    schema.setdefault("components", {})["securitySchemes"] = {
+        "bearer": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An API key from the server's key file (`ladder serve "
+            "--api-keys FILE`); required on /v1/* when the server has keys.",
+        }
+    }
+    if secured:
+        for path, operations in schema["paths"].items():
+            if path.startswith("/v1/"):
+                for operation in operations.values():
+                    operation["security"] = [{"bearer": []}]
+    app.openapi_schema = schema
+    return schema
+
+
+def _integer_bounds(node: Any) -> None:
+    """Write the bounds of integer schemas as integers (exact for the seed's)."""
+    if isinstance(node, dict):
+        if node.get("type") == "integer":
+            for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+                value = node.get(key)
+                if isinstance(value, float):
+                    node[key] = MAX_SEED if value == float(MAX_SEED) else int(value)
+        for child in node.values():
+            _integer_bounds(child)
+    elif isinstance(node, list):
+        for child in node:
+            _integer_bounds(child)
 
 
 def _route(app: FastAPI, path: str, method: str) -> Any:

@@ -53,14 +53,35 @@ class ServiceConfig:
     #: Answer valid ``POST /v1/move`` requests without FastAPI's generic request
     #: handling (:class:`ladder.service.app.MoveFastPath`); same answers, less CPU.
     move_fast_path: bool = True
+    #: Recycle an engine between searches when its RSS exceeds this (MiB); None: never
+    #: (the engine's memory is bounded by its Hash option; the check costs ~0.15 ms).
+    engine_max_rss_mb: int | None = None
+    #: How often (s) the pool replaces idle engines that died, and CPU and memory are
+    #: sampled for the metrics.
+    watch_interval_s: float = 1.0
+    #: A file of API keys (one per line, ``#`` comments): every ``/v1/*`` request then
+    #: needs ``Authorization: Bearer KEY``. None: no keys.
+    api_keys_file: Path | None = None
+    #: Requests per minute per key (or per client address without keys); None: no limit.
+    rate_limit_per_minute: int | None = None
+    #: ``Host`` header values accepted (``*.example.com`` matches subdomains); empty: any.
+    allowed_hosts: tuple[str, ...] = ()
+    #: Origins allowed to call the API from a browser (CORS); empty: none.
+    cors_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.engines < 1:
-            raise ValueError("engines must be >= 1")
+            raise ValueError(f"engines must be at least 1 (got {self.engines})")
         if self.max_queue < 0:
-            raise ValueError("max_queue must be >= 0")
+            raise ValueError(f"max queue must be 0 or more (got {self.max_queue})")
         if self.max_attempts < 1:
-            raise ValueError("max_attempts must be >= 1")
+            raise ValueError(f"max attempts must be at least 1 (got {self.max_attempts})")
+        if self.rate_limit_per_minute is not None and self.rate_limit_per_minute < 1:
+            raise ValueError(f"rate limit must be at least 1 (got {self.rate_limit_per_minute})")
+        if self.engine_max_rss_mb is not None and self.engine_max_rss_mb < 1:
+            raise ValueError(
+                f"engine max RSS must be at least 1 MiB (got {self.engine_max_rss_mb})"
+            )
 
     def search_timeout(self, level: Level) -> float:
         """Seconds one search at `level` may take before the engine counts as hung."""

@@ -2,7 +2,44 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
+
+from starlette.responses import JSONResponse
+
+
+class ErrorCode(StrEnum):
+    """Every ``error.code`` the service (or the Python client) gives, and nothing else."""
+
+    MALFORMED_JSON = "malformed_json"  #: 400
+    BAD_HTTP = "bad_http"  #: 400, the request is not valid HTTP/1.1
+    INVALID_HOST = "invalid_host"  #: 400, ``Host`` not in the allowed hosts
+    CORS_REJECTED = "cors_rejected"  #: 400, a CORS preflight from an origin not allowed
+    UNAUTHORIZED = "unauthorized"  #: 401
+    NOT_FOUND = "not_found"  #: 404
+    METHOD_NOT_ALLOWED = "method_not_allowed"  #: 405
+    REQUEST_TIMEOUT = "request_timeout"  #: 408, no complete request in time
+    GAME_OVER = "game_over"  #: 409 (or 422 for a move after the end)
+    BODY_TOO_LARGE = "body_too_large"  #: 413
+    INVALID_REQUEST = "invalid_request"  #: 422
+    UNKNOWN_VARIANT = "unknown_variant"  #: 422
+    BAD_FEN = "bad_fen"  #: 422
+    ILLEGAL_MOVE = "illegal_move"  #: 422
+    RATE_LIMITED = "rate_limited"  #: 429
+    HEADER_TOO_LARGE = "header_too_large"  #: 431
+    CLIENT_DISCONNECTED = "client_disconnected"  #: 499 (logged; the client is gone)
+    INTERNAL_ERROR = "internal_error"  #: 500
+    ENGINE_FAILED = "engine_failed"  #: 502
+    BUSY = "busy"  #: 503
+    DEADLINE_EXCEEDED = "deadline_exceeded"  #: 503
+    SHUTTING_DOWN = "shutting_down"  #: 503
+    NOT_READY = "not_ready"  #: 503, no engine alive
+    TOO_MANY_CONNECTIONS = "too_many_connections"  #: 503
+    HTTP_ERROR = "http_error"  #: any other status
+    # The Python client's own, when no HTTP answer came:
+    UNREACHABLE = "unreachable"  #: 503, connection refused or lost
+    TIMEOUT = "timeout"  #: 504, no answer within the client's timeout
+    BAD_URL = "bad_url"  #: 400, the base URL is not an http(s) URL
 
 
 class ServiceError(Exception):
@@ -63,23 +100,14 @@ class ServiceError(Exception):
         return f"ServiceError({self.status}, {self.code!r}, {self.message!r})"
 
 
+def error_response(err: ServiceError) -> JSONResponse:
+    """The HTTP answer to `err`: its status, the JSON envelope, ``Retry-After``."""
+    headers = {"Retry-After": str(err.retry_after)} if err.retry_after is not None else None
+    return JSONResponse(err.to_dict(), status_code=err.status, headers=headers)
+
+
 def invalid(
-    message: str, *, field: str, ply: int | None = None, code: str = "invalid_request"
+    message: str, *, field: str, ply: int | None = None, code: str = ErrorCode.INVALID_REQUEST
 ) -> ServiceError:
     """A 422: the request is well-formed JSON but names something that cannot be."""
     return ServiceError(422, code, message, field=field, ply=ply)
-
-
-def busy(message: str, retry_after: int) -> ServiceError:
-    """A 503 with Retry-After: every engine is taken and the queue is full."""
-    return ServiceError(503, "busy", message, retry_after=retry_after)
-
-
-def engine_failed(message: str, retry_after: int) -> ServiceError:
-    """A 502: the engine gave no usable answer, on every attempt."""
-    return ServiceError(502, "engine_failed", message, retry_after=retry_after)
-
-
-def deadline_exceeded(message: str, retry_after: int) -> ServiceError:
-    """A 503: the request's deadline passed before a usable answer."""
-    return ServiceError(503, "deadline_exceeded", message, retry_after=retry_after)

@@ -1,19 +1,50 @@
-"""Prometheus metrics in the text exposition format (no client library needed).
+"""Every Prometheus metric of the service, defined here and nowhere else (prometheus_client).
 
-Counters and histograms live in a :class:`Metrics` registry; gauges are read from
-callbacks at scrape time (queue depth, busy engines), so they are never stale.
+One :class:`Metrics` object per service holds them in its own registry. Counters that
+carry labels are created for every known label value at start, so every series exists
+(at 0) before anything happened. Gauges are *set* (by the pool when its state changes,
+and by :meth:`Metrics.sample` for CPU and memory) rather than computed by a callback at
+scrape time: that is what prometheus_client's multiprocess mode can aggregate, so a
+later ``ladder serve --workers N`` only has to set ``PROMETHEUS_MULTIPROC_DIR`` (each
+gauge says how its values combine across processes); :meth:`Metrics.render` then
+reads every process's values.
 """
 
 from __future__ import annotations
 
-import bisect
-import threading
-from collections.abc import Callable, Iterable
+import os
+import platform
+from collections.abc import Iterable
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
-LabelValues = tuple[str, ...]
+import psutil
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
+from prometheus_client.multiprocess import MultiProcessCollector
 
-#: Search time buckets, seconds: level 1 takes milliseconds, level 8 tens of seconds.
-SEARCH_BUCKETS: tuple[float, ...] = (
+from ladder.variants import VARIANT_IDS
+
+# No `*_created` series beside each counter and histogram: they double the exposition
+# and say nothing a dashboard uses here.
+disable_created_metrics()  # type: ignore[no-untyped-call]
+
+#: Buckets (seconds) from 50 µs to a minute: a level-1 search takes well under a
+#: millisecond, a queue wait may be zero, and the strongest level takes seconds.
+LATENCY_BUCKETS: tuple[float, ...] = (
+    0.00005,
+    0.0001,
+    0.00025,
+    0.0005,
+    0.001,
+    0.0025,
     0.005,
     0.01,
     0.025,
@@ -25,151 +56,273 @@ SEARCH_BUCKETS: tuple[float, ...] = (
     2.5,
     5.0,
     10.0,
-    25.0,
+    30.0,
     60.0,
 )
 
+#: Engine incident kinds (protocol.managed.IncidentKind, plus the service's own
+#: judgements of an answer: ``none`` for ``bestmove (none)`` with legal moves left,
+#: ``illegal`` for a move the rules checker refuses).
+INCIDENT_KINDS: tuple[str, ...] = (
+    "crash",
+    "timeout",
+    "protocol",
+    "start-failed",
+    "memory",
+    "died-idle",
+    "none",
+    "illegal",
+)
 
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+#: Routes counted by name; anything else is ``other``.
+ROUTES: tuple[str, ...] = (
+    "/v1/move",
+    "/v1/position",
+    "/v1/levels",
+    "/v1/variants",
+    "/healthz",
+    "/readyz",
+    "/metrics",
+    "other",
+)
 
+#: Statuses the service answers with (each route's series starts at 0 for all of them).
+STATUSES: tuple[int, ...] = (
+    200,
+    400,
+    401,
+    404,
+    405,
+    408,
+    409,
+    413,
+    422,
+    429,
+    431,
+    499,
+    500,
+    502,
+    503,
+)
 
-def _labels(names: Iterable[str], values: Iterable[str], extra: str = "") -> str:
-    parts = [f'{n}="{_escape(v)}"' for n, v in zip(names, values, strict=True)]
-    if extra:
-        parts.append(extra)
-    return "{" + ",".join(parts) + "}" if parts else ""
+#: Why the server closed a connection on its own (ladder.service.http_protocol).
+CLOSE_REASONS: tuple[str, ...] = (
+    "header_too_large",
+    "request_timeout",
+    "connection_cap",
+    "bad_http",
+    "write_stalled",
+    "idle",
+)
 
-
-def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
-
-
-class Counter:
-    """A monotonically increasing count per label set."""
-
-    def __init__(self, name: str, help_: str, labels: tuple[str, ...] = ()) -> None:
-        self.name, self.help, self.label_names = name, help_, labels
-        self._values: dict[LabelValues, float] = {}
-        self._lock = threading.Lock()
-
-    def inc(self, *labels: str, amount: float = 1.0) -> None:
-        """Add `amount` to the series with these label values."""
-        with self._lock:
-            self._values[labels] = self._values.get(labels, 0.0) + amount
-
-    def value(self, *labels: str) -> float:
-        """The current value of one series (0 if never incremented)."""
-        return self._values.get(labels, 0.0)
-
-    def render(self) -> list[str]:
-        out = [f"# HELP {self.name} {self.help}", f"# TYPE {self.name} counter"]
-        with self._lock:
-            items = sorted(self._values.items())
-        out += [f"{self.name}{_labels(self.label_names, k)} {_num(v)}" for k, v in items]
-        return out
-
-
-class Histogram:
-    """Observations in cumulative buckets, per label set."""
-
-    def __init__(
-        self,
-        name: str,
-        help_: str,
-        labels: tuple[str, ...] = (),
-        buckets: tuple[float, ...] = SEARCH_BUCKETS,
-    ) -> None:
-        self.name, self.help, self.label_names = name, help_, labels
-        self.buckets = tuple(sorted(buckets))
-        self._series: dict[LabelValues, tuple[list[int], list[float]]] = {}
-        self._lock = threading.Lock()
-
-    def observe(self, value: float, *labels: str) -> None:
-        """Record one observation."""
-        with self._lock:
-            counts, sums = self._series.setdefault(labels, ([0] * (len(self.buckets) + 1), [0.0]))
-            counts[bisect.bisect_left(self.buckets, value)] += 1
-            sums[0] += value
-
-    def render(self) -> list[str]:
-        out = [f"# HELP {self.name} {self.help}", f"# TYPE {self.name} histogram"]
-        with self._lock:
-            items = sorted((k, (list(c), s[0])) for k, (c, s) in self._series.items())
-        for key, (counts, total) in items:
-            running = 0
-            for bound, n in zip(self.buckets, counts, strict=False):
-                running += n
-                le = _labels(self.label_names, key, f'le="{_num(bound)}"')
-                out.append(f"{self.name}_bucket{le} {running}")
-            running += counts[-1]
-            inf = _labels(self.label_names, key, 'le="+Inf"')
-            out.append(f"{self.name}_bucket{inf} {running}")
-            out.append(f"{self.name}_sum{_labels(self.label_names, key)} {_num(total)}")
-            out.append(f"{self.name}_count{_labels(self.label_names, key)} {running}")
-        return out
+#: Levels of the ladder (series are created for each).
+LEVELS: tuple[int, ...] = tuple(range(1, 9))
 
 
-class Gauge:
-    """A value read from a callback at scrape time."""
+def _package_version() -> str:
+    try:
+        return version("mistboard-ladder")
+    except PackageNotFoundError:
+        return "unknown"
 
-    def __init__(self, name: str, help_: str, read: Callable[[], float]) -> None:
-        self.name, self.help, self.read = name, help_, read
 
-    def render(self) -> list[str]:
-        return [
-            f"# HELP {self.name} {self.help}",
-            f"# TYPE {self.name} gauge",
-            f"{self.name} {_num(self.read())}",
-        ]
+def engine_build_key(exe: Path | None) -> str:
+    """The engine build's cache key (scripts/build_engine.py names the build's folder
+    after it), or ``unknown`` for an engine that did not come from that cache."""
+    if exe is None:
+        return "unknown"
+    folder = exe.resolve().parent.name
+    return folder if folder.startswith("engine-") else "unknown"
 
 
 class Metrics:
-    """The service's metrics registry."""
+    """The service's metrics, in their own registry (several services may live in one
+    process, e.g. in the tests)."""
 
-    def __init__(self) -> None:
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry(auto_describe=True)
+        r = self.registry
         self.requests = Counter(
-            "ladder_http_requests_total",
+            "ladder_http_requests",
             "HTTP requests answered, by route and status code.",
             ("route", "status"),
+            registry=r,
         )
-        self.moves = Counter(
-            "ladder_moves_total", "Moves answered, by variant and level.", ("variant", "level")
+        self.request_seconds = Histogram(
+            "ladder_http_request_duration_seconds",
+            "Time from a request's arrival to its answer, by route.",
+            ("route",),
+            buckets=LATENCY_BUCKETS,
+            registry=r,
         )
-        self.engine_failures = Counter(
-            "ladder_engine_failures_total",
-            "Failed engine attempts, by kind (crash, timeout, illegal, none, protocol).",
-            ("kind",),
+        self.queue_wait_seconds = Histogram(
+            "ladder_queue_wait_seconds",
+            "Time a move request waited for an engine.",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
         )
-        self.busy = Counter("ladder_busy_total", "Requests refused because the queue was full.")
         self.search_seconds = Histogram(
             "ladder_search_seconds",
             "Engine search wall time, by variant and level.",
             ("variant", "level"),
+            buckets=LATENCY_BUCKETS,
+            registry=r,
         )
-        self.gauges: list[Gauge] = []
-        self.restart_counter: Callable[[], float] = lambda: 0.0
+        self.moves = Counter(
+            "ladder_moves",
+            "Moves answered, by variant and level.",
+            ("variant", "level"),
+            registry=r,
+        )
+        self.engine_incidents = Counter(
+            "ladder_engine_incidents",
+            "Engine faults, by kind: crash, timeout, protocol, start-failed, memory "
+            "(recycled over its RSS bound), died-idle, none, illegal.",
+            ("kind",),
+            registry=r,
+        )
+        self.engine_restarts = Counter(
+            "ladder_engine_restarts", "Engine processes started after the first.", registry=r
+        )
+        self.busy = Counter(
+            "ladder_busy",
+            "Move requests refused for want of an engine (queue full, pushed out of it by "
+            "a fairer share, or no engine within the queue timeout).",
+            registry=r,
+        )
+        self.rate_limited = Counter(
+            "ladder_rate_limited", "Requests refused by the rate limit (429).", registry=r
+        )
+        self.unauthorized = Counter(
+            "ladder_unauthorized",
+            "Requests refused for a missing or unknown key (401).",
+            registry=r,
+        )
+        self.connections_closed = Counter(
+            "ladder_connections_closed",
+            "Connections the server closed on its own, by reason.",
+            ("reason",),
+            registry=r,
+        )
+        # Gauges: set on change; `livesum` adds the live processes' values up.
+        self.queue_depth = Gauge(
+            "ladder_queue_depth",
+            "Move requests waiting for an engine.",
+            registry=r,
+            multiprocess_mode="livesum",
+        )
+        self.engines = Gauge(
+            "ladder_engines", "Engines in the pool.", registry=r, multiprocess_mode="livesum"
+        )
+        self.engines_alive = Gauge(
+            "ladder_engines_alive",
+            "Engine processes running.",
+            registry=r,
+            multiprocess_mode="livesum",
+        )
+        self.engines_busy = Gauge(
+            "ladder_engines_busy",
+            "Engines searching or recovering.",
+            registry=r,
+            multiprocess_mode="livesum",
+        )
+        self.connections = Gauge(
+            "ladder_http_connections",
+            "Open HTTP connections.",
+            registry=r,
+            multiprocess_mode="livesum",
+        )
+        # Sampled (Metrics.sample): per process, so `liveall` (one series per pid).
+        self.process_cpu_seconds = Gauge(
+            "ladder_process_cpu_seconds",
+            "CPU time (user + system) of the server process.",
+            registry=r,
+            multiprocess_mode="liveall",
+        )
+        self.process_rss_bytes = Gauge(
+            "ladder_process_resident_memory_bytes",
+            "Resident memory of the server process.",
+            registry=r,
+            multiprocess_mode="liveall",
+        )
+        self.engine_rss_bytes = Gauge(
+            "ladder_engine_resident_memory_bytes",
+            "Resident memory of each engine process, by pool slot.",
+            ("engine",),
+            registry=r,
+            multiprocess_mode="liveall",
+        )
+        self.engine_cpu_seconds = Gauge(
+            "ladder_engine_cpu_seconds",
+            "CPU time of each engine process since it started, by pool slot.",
+            ("engine",),
+            registry=r,
+            multiprocess_mode="liveall",
+        )
+        self.build_info = Gauge(
+            "ladder_build_info",
+            "Always 1; the labels say what runs.",
+            ("version", "engine_build_key", "python"),
+            registry=r,
+            multiprocess_mode="livemax",
+        )
+        self._process = psutil.Process()
+        self._init_series()
 
-    def add_gauge(self, name: str, help_: str, read: Callable[[], float]) -> None:
-        """Register a gauge read at scrape time."""
-        self.gauges.append(Gauge(name, help_, read))
+    def _init_series(self) -> None:
+        """Create every labelled series at 0, so that each exists from the start."""
+        for route in ROUTES:
+            self.request_seconds.labels(route)
+            for status in STATUSES:
+                self.requests.labels(route, str(status))
+        for variant in VARIANT_IDS:
+            for level in LEVELS:
+                self.moves.labels(variant, str(level))
+                self.search_seconds.labels(variant, str(level))
+        for kind in INCIDENT_KINDS:
+            self.engine_incidents.labels(kind)
+        for reason in CLOSE_REASONS:
+            self.connections_closed.labels(reason)
 
-    def render(self) -> str:
-        """The whole registry in the Prometheus text format (version 0.0.4)."""
-        lines: list[str] = []
-        for metric in (
-            self.requests,
-            self.moves,
-            self.engine_failures,
-            self.busy,
-            self.search_seconds,
-        ):
-            lines += metric.render()
-        lines += [
-            "# HELP ladder_engine_restarts_total Engine processes restarted.",
-            "# TYPE ladder_engine_restarts_total counter",
-            f"ladder_engine_restarts_total {_num(self.restart_counter())}",
-        ]
-        for gauge in self.gauges:
-            lines += gauge.render()
-        return "\n".join(lines) + "\n"
+    def set_build(self, engine: Path | None) -> None:
+        """Record what runs: the package version and the engine build key."""
+        self.build_info.labels(
+            _package_version(), engine_build_key(engine), platform.python_version()
+        ).set(1)
+
+    def count_request(self, route: str, status: int, seconds: float) -> None:
+        """One answered request (routes outside :data:`ROUTES` count as ``other``)."""
+        name = route if route in ROUTES else "other"
+        self.requests.labels(name, str(status)).inc()
+        self.request_seconds.labels(name).observe(seconds)
+
+    def sample(self, engine_pids: Iterable[tuple[int, int | None]]) -> None:
+        """Read this process's CPU and memory and each engine's (slot, pid), via psutil."""
+        with self._process.oneshot():
+            cpu = self._process.cpu_times()
+            self.process_cpu_seconds.set(cpu.user + cpu.system)
+            self.process_rss_bytes.set(self._process.memory_info().rss)
+        for slot, pid in engine_pids:
+            rss, cpu_s = 0.0, 0.0
+            if pid is not None:
+                try:
+                    engine = psutil.Process(pid)
+                    with engine.oneshot():
+                        rss = float(engine.memory_info().rss)
+                        times = engine.cpu_times()
+                        cpu_s = times.user + times.system
+                except psutil.Error:  # it died since: 0 until it is replaced
+                    pass
+            self.engine_rss_bytes.labels(str(slot)).set(rss)
+            self.engine_cpu_seconds.labels(str(slot)).set(cpu_s)
+
+    def render(self) -> bytes:
+        """The exposition text: this registry, or with ``PROMETHEUS_MULTIPROC_DIR`` set,
+        every process's values combined."""
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            combined = CollectorRegistry()
+            MultiProcessCollector(combined)  # type: ignore[no-untyped-call]
+            return generate_latest(combined)
+        return generate_latest(self.registry)
+
+    content_type = CONTENT_TYPE_LATEST

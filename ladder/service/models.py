@@ -11,8 +11,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ladder.levels import Rating, Variety
-from ladder.rules import MAX_MOVES
+from ladder.rules import MAX_MOVES, Reason
 from ladder.service.config import MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_SEED
+from ladder.service.errors import ErrorCode
 from ladder.variants import VariantId
 
 Color = Literal["red", "black"]
@@ -45,26 +46,32 @@ class _Strict(BaseModel):
 class OutcomeInfo(BaseModel):
     """How a game ended: `result` is `1-0` (Red won), `0-1` or `1/2-1/2`."""
 
-    result: Literal["1-0", "0-1", "1/2-1/2"]
-    winner: Color | None = Field(description="`red`, `black`, or null for a draw")
-    reason: str = Field(
-        description="e.g. `checkmate`, `stalemate`, `repetition`, "
-        "`perpetual-check`, `sixty-plies`, `general-exploded`"
-    )
+    result: Literal["1-0", "0-1", "1/2-1/2"] = Field(examples=["1-0"])
+    winner: Color | None = Field(description="`red`, `black`, or null for a draw", examples=["red"])
+    reason: Reason = Field(description="Why the game ended (RULES.md).", examples=["checkmate"])
 
 
 class Score(BaseModel):
-    """The engine's evaluation from the mover's point of view: exactly one of cp and mate.
+    """The engine's evaluation from the mover's point of view: `cp` or `mate`, never both.
 
-    `mate` is in moves: positive when the mover mates, negative when it is mated.
+    `mate` is in moves: positive when the mover mates, negative when it is mated. Both
+    are null when the move played is not one the engine scored (a weak level's variety
+    rule may play a move outside the lines the engine searched).
     """
 
-    cp: int | None = None
-    mate: int | None = None
+    cp: int | None = Field(None, description="Centipawns; null for a mate score or no score.")
+    mate: int | None = Field(None, description="Moves to mate; null unless a mate was found.")
 
 
 class MoveRequest(_Strict):
     """Ask for the computer's move at a level, in a position given as start FEN + moves."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"variant": "xiangqi", "moves": ["h3e3"], "level": 3, "seed": 12345}]
+        },
+    )
 
     variant: VariantId
     fen: Fen | None = Field(None, description="Start position; the variant's own if omitted.")
@@ -76,8 +83,11 @@ class MoveRequest(_Strict):
             ge=0,
             le=MAX_SEED,
             strict=True,
+            examples=[12345],
             description=(
-                "Makes the answer reproducible; a random one is chosen (and returned) if omitted."
+                "Makes the answer reproducible (0 to 2^63-1); a random one is chosen "
+                "(and returned) if omitted. Seeds the service draws stay below 2^53, so a "
+                "JavaScript client can send them back unchanged."
             ),
         ),
     ] = None
@@ -157,7 +167,10 @@ class VariantsResponse(BaseModel):
 class Health(BaseModel):
     """Liveness and load."""
 
-    status: Literal["ok", "degraded"]
+    status: Literal["ok", "degraded"] = Field(
+        description="`ok` when every engine runs, `degraded` when some do not."
+    )
+    ready: bool = Field(description="At least one engine runs (what `/readyz` answers).")
     engines: int
     engines_alive: int
     engines_busy: int
@@ -168,15 +181,20 @@ class Health(BaseModel):
 class ErrorDetail(BaseModel):
     """Why a request failed."""
 
-    code: str = Field(
-        description="Stable name: `invalid_request`, `illegal_move`, "
-        "`bad_fen`, `game_over`, `busy`, `engine_failed`, ..."
+    code: ErrorCode = Field(description="Stable machine-readable name.", examples=["illegal_move"])
+    message: str = Field(
+        examples=["moves[1] (ply 2): illegal move 'h3e3': no piece on h3"],
     )
-    message: str
-    field: str | None = Field(None, description="The offending field, e.g. `moves[3]`.")
-    ply: int | None = Field(None, description="The offending ply, 1 = first of `moves`.")
-    retry_after: int | None = None
-    outcome: OutcomeInfo | None = None
+    field: str | None = Field(
+        None, description="The offending field, e.g. `moves[3]`.", examples=["moves[1]"]
+    )
+    ply: int | None = Field(
+        None, description="The offending ply, 1 = first of `moves`.", examples=[2]
+    )
+    retry_after: int | None = Field(
+        None, description="Seconds to wait before trying again (also the Retry-After header)."
+    )
+    outcome: OutcomeInfo | None = Field(None, description="How the game ended (`game_over`).")
 
 
 class ErrorResponse(BaseModel):

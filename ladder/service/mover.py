@@ -2,6 +2,13 @@
 
 :class:`MoveService` is the whole product without HTTP; :mod:`ladder.service.app` puts
 it behind FastAPI and :class:`ladder.client.Ladder` can use it directly.
+
+Retries live here and only here: a worker's search is one attempt
+(:class:`~ladder.service.worker.SearchAttemptFailed` when the engine faults), and
+:meth:`MoveService.move` makes at most ``max_attempts`` of them within the request's
+deadline. What it cannot answer it raises as its own exceptions (:class:`MoveFailed`)
+or the pool's (:class:`~ladder.service.pool.PoolError`); the HTTP layer
+(:mod:`ladder.service.status`) maps them to statuses.
 """
 
 from __future__ import annotations
@@ -10,12 +17,13 @@ import asyncio
 import logging
 import secrets
 import time
+from dataclasses import dataclass
 from types import TracebackType
 
 from ladder.level_move import Choice, SearchJob, SearchResult, choose
 from ladder.levels import Level, load_levels
 from ladder.service.config import ServiceConfig
-from ladder.service.errors import ServiceError, deadline_exceeded, engine_failed
+from ladder.service.errors import ErrorCode, ServiceError
 from ladder.service.metrics import Metrics
 from ladder.service.models import (
     Health,
@@ -31,10 +39,34 @@ from ladder.service.models import (
 )
 from ladder.service.pool import EnginePool
 from ladder.service.positions import Checked, Positions, start_fen
-from ladder.service.worker import EngineWorker, WorkerFactory, WorkerFailure, default_factory
+from ladder.service.worker import EngineWorker, SearchAttemptFailed, WorkerFactory, default_factory
 from ladder.variants import FSF_VARIANT, VARIANT_IDS
 
 log = logging.getLogger(__name__)
+
+
+class MoveFailed(Exception):
+    """A move request got no usable answer (see the subclasses)."""
+
+
+class NoEngineAnswer(MoveFailed):
+    """Every attempt failed: the engine crashed, hung or answered nonsense each time."""
+
+
+class DeadlineExceeded(MoveFailed):
+    """The request's deadline passed before a usable answer."""
+
+
+@dataclass
+class MoveTrace:
+    """What happened to one request, for its log line: filled in as it goes."""
+
+    client: str = "local"  #: the key id (or client address) the request is queued under
+    variant: str | None = None
+    level: int | None = None
+    queue_wait_s: float | None = None
+    engine: int | None = None  #: the pool slot that served it
+    attempts: int = 0
 
 
 class MoveService:
@@ -43,7 +75,9 @@ class MoveService:
     ``async with MoveService(ServiceConfig(engines=2)) as svc:``
     ``    reply = await svc.move(MoveRequest(variant="xiangqi", moves=["h3e3"], level=3))``
 
-    Raises :class:`ladder.service.errors.ServiceError` for anything it cannot answer.
+    Raises :class:`ladder.service.errors.ServiceError` for a request that cannot be
+    answered as asked (4xx), :class:`MoveFailed` and
+    :class:`~ladder.service.pool.PoolError` when the engines could not answer it.
     """
 
     def __init__(
@@ -58,28 +92,33 @@ class MoveService:
         self.levels = levels if levels is not None else load_levels()
         self.metrics = metrics or Metrics()
         self.positions = Positions()
+        m = self.metrics
         factory = worker_factory or default_factory(
-            self.config, lambda kind: self.metrics.engine_failures.inc(kind)
+            self.config,
+            on_incident=lambda kind: m.engine_incidents.labels(kind).inc(),
+            on_restart=m.engine_restarts.inc,
         )
         self.pool: EnginePool[EngineWorker] = EnginePool(
             factory,
             self.config.engines,
             self.config.max_queue,
-            self.config.retry_after_s,
-            on_busy=self.metrics.busy.inc,
+            on_busy=m.busy.inc,
+            on_change=self._pool_changed,
+            watch_interval=self.config.watch_interval_s,
         )
-        m = self.metrics
-        m.restart_counter = lambda: float(self.pool.restarts)
-        m.add_gauge(
-            "ladder_queue_depth", "Requests waiting for an engine.", lambda: self.pool.queue_depth
-        )
-        m.add_gauge(
-            "ladder_engines_busy", "Engines searching or recovering.", lambda: self.pool.busy_count
-        )
-        m.add_gauge(
-            "ladder_engines_alive", "Engine processes running.", lambda: self.pool.alive_count
-        )
-        m.add_gauge("ladder_engines", "Engines in the pool.", lambda: self.pool.size)
+        m.engines.set(self.pool.size)
+        m.set_build(self.config.engine_path)
+
+    def _pool_changed(self) -> None:
+        pool, m = self.pool, self.metrics
+        m.queue_depth.set(pool.queue_depth)
+        m.engines_busy.set(pool.busy_count)
+        m.engines_alive.set(pool.alive_count)
+
+    def sample_metrics(self) -> None:
+        """Refresh the sampled metrics (CPU and memory of the server and its engines)."""
+        self.metrics.sample((w.index, w.pid) for w in self.pool.workers)
+        self._pool_changed()
 
     # -- life cycle -------------------------------------------------------------------
 
@@ -105,68 +144,74 @@ class MoveService:
 
     # -- the API ----------------------------------------------------------------------
 
-    async def move(self, req: MoveRequest) -> MoveResponse:
+    async def move(self, req: MoveRequest, trace: MoveTrace | None = None) -> MoveResponse:
         """The engine's move at ``req.level`` in the given game."""
+        trace = trace if trace is not None else MoveTrace()
+        trace.variant, trace.level = req.variant, req.level
         level = self.levels[req.variant][req.level]
-        seed = req.seed if req.seed is not None else secrets.randbits(63)
+        seed = req.seed if req.seed is not None else secrets.randbits(53)
         checked = await self.positions.judge(req.variant, req.fen, req.moves)
         if checked.outcome is not None:
             o = checked.outcome
             raise ServiceError(
                 409,
-                "game_over",
+                ErrorCode.GAME_OVER,
                 f"the game is already over: {o.reason} ({o.result})",
-                outcome=o.model_dump(),
+                outcome=o.model_dump(mode="json"),
             )
         ply = checked.game.game_ply
         variety = level.variety_at(ply)
         fen, moves = checked.game.engine_position()
         job = SearchJob.for_level(FSF_VARIANT[req.variant], fen, moves, level, ply)
         cfg = self.config
-        loop = asyncio.get_running_loop()
         budget = cfg.request_deadline(level)
-        deadline = loop.time() + budget
+        deadline = asyncio.get_running_loop().time() + budget
         failures: list[str] = []
         choice: Choice | None = None
         result: SearchResult | None = None
         elapsed = 0.0
-        async with self.pool.lease(min(cfg.queue_timeout_s, budget)) as lease:
+        queued_at = time.perf_counter()
+        async with self.pool.lease(min(cfg.queue_timeout_s, budget), trace.client) as lease:
+            trace.queue_wait_s = time.perf_counter() - queued_at
+            self.metrics.queue_wait_seconds.observe(trace.queue_wait_s)
             worker = lease.worker
+            trace.engine = worker.index
             try:
                 async with asyncio.timeout_at(deadline):
-                    for _attempt in range(cfg.max_attempts):
+                    for attempt in range(1, cfg.max_attempts + 1):
+                        trace.attempts = attempt
                         t0 = time.perf_counter()
                         try:
                             result = await worker.search(job, checked.legal)
-                        except WorkerFailure as exc:
-                            lease.dirty = True
+                        except SearchAttemptFailed as exc:
+                            lease.dirty = True  # recovered (restarted) if this was the last try
                             failures.append(f"engine {worker.index}: {exc}")
-                            break  # the manager has already restarted and retried
+                            continue
                         elapsed = time.perf_counter() - t0
                         choice = choose(result, variety, seed, checked.legal)
                         if choice is not None:
+                            lease.dirty = False
                             break
-                        # `(none)` or nonsense: replace the process and try again.
-                        kind = "none" if result.bestmove is None else "illegal"
-                        self.metrics.engine_failures.inc(kind)
-                        failures.append(
-                            f"engine {worker.index} answered {result.bestmove or '(none)'}"
+                        # `(none)` with legal moves left: replace the process, try again.
+                        answer = result.bestmove or "(none)"
+                        failures.append(f"engine {worker.index} answered {answer}")
+                        lease.dirty = True
+                        await worker.kill(
+                            "none" if result.bestmove is None else "illegal",
+                            f"answered {answer} with {len(checked.legal)} legal moves",
                         )
-                        await worker.kill()
             except TimeoutError:
                 lease.dirty = True
-                raise deadline_exceeded(
+                raise DeadlineExceeded(
                     f"no engine answer within the request's deadline ({budget:.1f} s)"
-                    + (f": {'; '.join(failures)}" if failures else ""),
-                    cfg.retry_after_s,
+                    + (f": {'; '.join(failures)}" if failures else "")
                 ) from None
         if choice is None or result is None:
-            raise engine_failed(
-                "the engine gave no usable answer: " + ("; ".join(failures) or "unknown failure"),
-                cfg.retry_after_s,
+            raise NoEngineAnswer(
+                "the engine gave no usable answer: " + ("; ".join(failures) or "unknown failure")
             )
-        self.metrics.search_seconds.observe(elapsed, req.variant, str(req.level))
-        self.metrics.moves.inc(req.variant, str(req.level))
+        self.metrics.search_seconds.labels(req.variant, str(req.level)).observe(elapsed)
+        self.metrics.moves.labels(req.variant, str(req.level)).inc()
         after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, choice.move)
         return self._answer(req, seed, after, choice, result, elapsed)
 
@@ -181,7 +226,7 @@ class MoveService:
     ) -> MoveResponse:
         ponder = choice.ponder if choice.ponder in after.legal else None
         line = choice.line
-        score = Score(cp=line.cp, mate=line.mate) if line is not None else Score()
+        score = Score(cp=line.cp, mate=line.mate) if line is not None else Score(cp=None, mate=None)
         return MoveResponse(
             variant=req.variant,
             level=req.level,
@@ -237,6 +282,7 @@ class MoveService:
         pool = self.pool
         return Health(
             status="ok" if pool.alive_count == pool.size else "degraded",
+            ready=pool.alive_count > 0 and not pool.closed,
             engines=pool.size,
             engines_alive=pool.alive_count,
             engines_busy=pool.busy_count,
@@ -245,4 +291,4 @@ class MoveService:
         )
 
 
-__all__ = ["MoveService"]
+__all__ = ["DeadlineExceeded", "MoveFailed", "MoveService", "MoveTrace", "NoEngineAnswer"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ladder.rules import Game, Outcome, RulesError
-from ladder.service.errors import ServiceError, invalid
+from ladder.service.errors import ErrorCode, ServiceError, invalid
 from ladder.service.models import OutcomeInfo
 
 #: Requests needing more plies of checking than this are checked in a worker thread,
@@ -53,10 +53,8 @@ def outcome_model(outcome: Outcome | None) -> OutcomeInfo | None:
     """The checker's outcome as the API's model."""
     if outcome is None:
         return None
-    return OutcomeInfo(
-        result=outcome.result,
-        winner=outcome.winner,
-        reason=str(outcome.reason),
+    return OutcomeInfo.model_validate(
+        {"result": outcome.result, "winner": outcome.winner, "reason": outcome.reason}
     )
 
 
@@ -67,8 +65,8 @@ def start_fen(variant: str) -> str:
 
 def _fen_error(exc: RulesError) -> ServiceError:
     if exc.field == "variant":
-        return invalid(f"variant: {exc.reason}", field="variant", code="unknown_variant")
-    return invalid(f"fen: {exc.reason}", field="fen", code="bad_fen")
+        return invalid(f"variant: {exc.reason}", field="variant", code=ErrorCode.UNKNOWN_VARIANT)
+    return invalid(f"fen: {exc.reason}", field="fen", code=ErrorCode.BAD_FEN)
 
 
 def _judge(variant: str, game: Game) -> Checked:
@@ -88,7 +86,7 @@ def _extend(start: Checked, extra: tuple[str, ...], first_ply: int) -> Checked:
         try:
             game.push(move)
         except RulesError as exc:
-            code = "game_over" if "already over" in exc.reason else "illegal_move"
+            code = ErrorCode.GAME_OVER if "already over" in exc.reason else ErrorCode.ILLEGAL_MOVE
             raise invalid(
                 f"{field} (ply {ply}): {exc.reason}", field=field, ply=ply, code=code
             ) from None

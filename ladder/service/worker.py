@@ -3,15 +3,21 @@
 The worker runs a :class:`~ladder.level_move.SearchJob` with
 :func:`ladder.level_move.search_level` (the level search the match runner plays too:
 Threads=1, ``ucinewgame`` before every search, the level's node limit, MultiPV and Hash
-only re-sent when they change, the variant switched only when it changes). The manager
-restarts an engine that crashes, hangs, writes garbage, breaks its pipe or answers an
-illegal move (judged by the rules checker's legal moves) and retries the search a bounded
-number of times; this module turns what it gives up on into :class:`WorkerFailure`.
+only re-sent when they change, the variant switched only when it changes).
+
+One call is one attempt: the manager is built with ``retries=0``, so an engine that
+crashes, hangs, writes garbage, breaks its pipe or answers an illegal move (judged by
+the rules checker's legal moves) is killed and reported at once as
+:class:`SearchAttemptFailed`; its next search starts a fresh process (after the
+manager's backoff). Retrying is the caller's decision
+(:meth:`ladder.service.mover.MoveService.move`), made in one place.
+
+Every incident is logged (logger ``ladder.engine``, one structured line each, with the
+engine's stderr tail) and counted.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -22,18 +28,17 @@ from ladder.service.config import ServiceConfig
 from ladder.variants import FSF_VARIANT
 from protocol.errors import EngineError, EngineFailure, EngineFault
 from protocol.limits import Limit
-from protocol.managed import ManagedEngine
+from protocol.managed import Incident, IncidentKind, ManagedEngine
 from protocol.process import Timeouts
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("ladder.engine")
 
-#: No RSS guard: the engine's memory is bounded by its Hash option (at most the level's
-#: `hash_mb`), and the guard's psutil reads cost ~0.15 ms per search.
-MAX_RSS: int | None = None
+#: Longest stderr tail put in a log line (characters).
+STDERR_TAIL = 2000
 
 
-class WorkerFailure(Exception):
-    """The engine gave no usable answer (after the manager's restarts and retries)."""
+class SearchAttemptFailed(Exception):
+    """One search attempt gave no answer: the engine faulted (and was killed)."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
@@ -44,12 +49,19 @@ class EngineWorker:
     """A pool slot holding one supervised engine process."""
 
     def __init__(
-        self, index: int, config: ServiceConfig, on_incident: Callable[[str], None] | None = None
+        self,
+        index: int,
+        config: ServiceConfig,
+        on_incident: Callable[[str], None] | None = None,
+        on_restart: Callable[[], None] | None = None,
     ) -> None:
         self.index = index
         self.config = config
         self._on_incident = on_incident
+        self._on_restart = on_restart
+        self._last_pid: int | None = None
         exe: Path = config.engine_path or engine_path()
+        max_rss = config.engine_max_rss_mb * 2**20 if config.engine_max_rss_mb else None
         self.managed = ManagedEngine(
             [str(exe)],
             options={"Threads": 1},
@@ -64,8 +76,8 @@ class EngineWorker:
                 search_margin=config.search_timeout_base_s,
                 worst_case_nps=config.min_nps,
             ),
-            retries=config.max_attempts - 1,
-            max_rss=MAX_RSS,
+            retries=0,  # one attempt per call: MoveService.move owns the retries
+            max_rss=max_rss,
         )
 
     # -- state ------------------------------------------------------------------------
@@ -77,11 +89,6 @@ class EngineWorker:
         return engine is not None and not engine.closed and engine.process.alive()
 
     @property
-    def restarts(self) -> int:
-        """Engine processes started after the first."""
-        return max(0, self.managed.starts - 1)
-
-    @property
     def pid(self) -> int | None:
         """The engine's process id, if it runs."""
         engine = self.managed.engine
@@ -91,57 +98,128 @@ class EngineWorker:
 
     async def start(self) -> None:
         """Start the engine and load the variants (a one-node search does both)."""
-        await self.managed.search(FSF_VARIANT["xiangqi"], None, [], Limit(nodes=1))
+        try:
+            outcome = await self.managed.search(FSF_VARIANT["xiangqi"], None, [], Limit(nodes=1))
+        except EngineFailure as exc:
+            self._report(exc.incidents)
+            raise
+        self._report(outcome.incidents)
+        self._note_pid(outcome.pid)
 
     async def close(self) -> None:
         """Quit the engine (killed if it does not exit in time)."""
         await self.managed.close()
 
     async def recover(self) -> None:
-        """Bring the engine back in sync after an interrupted search: ``stop``, drain the
-        ``bestmove``, ``isready``. An engine that does not answer in time is killed (and
-        the next search starts a fresh process); one that faulted is already gone."""
+        """Bring the engine back in sync after an interrupted search (``stop``, drain the
+        ``bestmove``, ``isready``); an engine that does not answer in time, or that is
+        gone, is replaced by a fresh process."""
         engine = self.managed.engine
-        if engine is None or engine.closed:
-            return
-        # A fault (a broken pipe too) kills and reaps it: the next search starts a fresh one.
-        with contextlib.suppress(EngineFault):
-            await engine.ping()
+        if engine is not None and not engine.closed and engine.process.alive():
+            try:
+                await engine.ping()
+                return
+            except EngineFault as exc:  # killed and reaped by the client
+                self._report_fault(exc, "recover")
+        await self.start()
 
-    async def kill(self) -> None:
-        """Kill the engine process now (the next search starts a fresh one)."""
+    async def kill(self, kind: str, reason: str) -> None:
+        """Kill the engine now, for an answer the service refused (`kind`: ``none`` or
+        ``illegal``); the next search starts a fresh process."""
         engine = self.managed.engine
+        pid = engine.pid if engine is not None else None
+        self._count(kind)
+        log.error(
+            "engine %d: %s; killed",
+            self.index,
+            reason,
+            extra={"event": "engine_incident", "engine": self.index, "kind": kind, "pid": pid},
+        )
         if engine is not None:
             await engine.kill()
 
     # -- searching --------------------------------------------------------------------
 
     async def search(self, job: SearchJob, legal: frozenset[str]) -> SearchResult:
-        """Run one level search; raises :class:`WorkerFailure` if no usable answer came."""
+        """Run one level search, one attempt; raises :class:`SearchAttemptFailed`."""
         try:
             searched = await search_level(self.managed, job, legal)
         except EngineFailure as exc:
-            for incident in exc.incidents:
-                self._incident(incident.kind)
+            self._report(exc.incidents)
             kinds = ", ".join(sorted({i.kind for i in exc.incidents})) or "engine"
-            raise WorkerFailure(kinds, str(exc)) from exc
+            raise SearchAttemptFailed(kinds, str(exc)) from exc
         except EngineError as exc:  # refused before sending: never expected here
-            log.error("engine refused a checked search: %s", exc)
-            raise WorkerFailure("argument", f"engine refused the search: {exc}") from exc
-        for incident in searched.incidents:
-            self._incident(incident.kind)
+            log.error(
+                "engine %d refused a checked search: %s",
+                self.index,
+                exc,
+                extra={"event": "engine_incident", "engine": self.index, "kind": "argument"},
+            )
+            raise SearchAttemptFailed("argument", f"engine refused the search: {exc}") from exc
+        self._report(searched.incidents)
+        self._note_pid(self.pid)
         return searched.result
 
-    def _incident(self, kind: str) -> None:
+    # -- incidents --------------------------------------------------------------------
+
+    def _count(self, kind: str) -> None:
         if self._on_incident is not None:
             self._on_incident(kind)
+
+    def _report(self, incidents: list[Incident]) -> None:
+        for incident in incidents:
+            self._count(incident.kind)
+            stderr = getattr(incident.error, "stderr", "") or ""
+            log.error(
+                "engine %d: %s during %s: %s",
+                self.index,
+                incident.kind,
+                incident.phase,
+                incident.message,
+                extra={
+                    "event": "engine_incident",
+                    "engine": self.index,
+                    "kind": incident.kind,
+                    "phase": incident.phase,
+                    "pid": incident.pid,
+                    "restart_delay_s": round(incident.restart_delay, 3),
+                    "stderr_tail": stderr[-STDERR_TAIL:],
+                },
+            )
+
+    def _report_fault(self, exc: EngineFault, phase: str) -> None:
+        kind: IncidentKind = "timeout" if isinstance(exc, TimeoutError) else "crash"
+        self._report([Incident(kind, phase, str(exc), self._last_pid, error=exc)])
+
+    def _note_pid(self, pid: int | None) -> None:
+        """Log (and count) a new engine process."""
+        if pid is None or pid == self._last_pid:
+            return
+        first = self._last_pid is None
+        log.info(
+            "engine %d: process %d %s",
+            self.index,
+            pid,
+            "started" if first else f"started in place of {self._last_pid}",
+            extra={
+                "event": "engine_started" if first else "engine_restarted",
+                "engine": self.index,
+                "pid": pid,
+                "previous_pid": self._last_pid,
+            },
+        )
+        if not first and self._on_restart is not None:
+            self._on_restart()
+        self._last_pid = pid
 
 
 WorkerFactory = Callable[[int], EngineWorker]
 
 
 def default_factory(
-    config: ServiceConfig, on_incident: Callable[[str], None] | None = None
+    config: ServiceConfig,
+    on_incident: Callable[[str], None] | None = None,
+    on_restart: Callable[[], None] | None = None,
 ) -> WorkerFactory:
     """Workers on the configured (or built) engine."""
-    return lambda i: EngineWorker(i, config, on_incident)
+    return lambda i: EngineWorker(i, config, on_incident, on_restart)

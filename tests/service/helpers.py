@@ -1,15 +1,13 @@
-"""Helpers of the service tests: a real uvicorn server in a subprocess, on a loopback
-ephemeral port, with real engine processes; checking answers against the rules."""
+"""Helpers of the service tests: `ladder serve` started as a subprocess (the door an
+operator uses) on a loopback ephemeral port, with real engine processes; checking
+answers against the rules."""
 
 from __future__ import annotations
 
-import json
 import os
-import signal
-import subprocess
-import sys
+import socket
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +15,11 @@ import httpx
 import psutil
 import pytest
 
-from ladder.client import wait_until_healthy
 from ladder.engine_binary import DEFAULT_ENGINE, UNPATCHED_ENGINE
 from ladder.rules import Game
+from ladder.service.launch import ServeProcess
 
 ROOT = Path(__file__).resolve().parents[2]
-START_TIMEOUT = 60.0
 
 
 def service_engine() -> Path:
@@ -37,83 +34,88 @@ def service_engine() -> Path:
     pytest.fail("no engine built: run `make engine`")
 
 
-@dataclass
-class Server:
-    """A running service subprocess."""
+class Server(ServeProcess):
+    """A running `ladder serve`; :meth:`stop` also checks that no engine outlived it."""
 
-    proc: subprocess.Popen[str]
-    url: str
-    seen_engines: set[int] = field(default_factory=set)
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
+    def __init__(self, args: list[str] | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("env", {"MISTBOARD_ENGINE": str(service_engine())})
+        kwargs.setdefault("cwd", ROOT)
+        super().__init__(args or [], **kwargs)
+        self.seen_engines: set[int] = set()
 
     def engine_pids(self) -> list[int]:
         """Pids of the engine processes the server runs now (remembered for the leak
         check at shutdown)."""
-        try:
-            kids = psutil.Process(self.proc.pid).children(recursive=True)
-        except psutil.NoSuchProcess:
-            return []
-        pids = [k.pid for k in kids if k.is_running() and k.status() != psutil.STATUS_ZOMBIE]
+        pids = super().engine_pids()
         self.seen_engines.update(pids)
         return pids
 
     def client(self, **kw: Any) -> httpx.Client:
         return httpx.Client(base_url=self.url, timeout=kw.pop("timeout", 120.0), **kw)
 
-    def stop(self) -> None:
+    @property
+    def host_port(self) -> tuple[str, int]:
+        host, port = self.url.removeprefix("http://").rsplit(":", 1)
+        return host, int(port)
+
+    def connect(self) -> socket.socket:
+        """A raw TCP connection to the server."""
+        return socket.create_connection(self.host_port, timeout=60)
+
+    def health(self) -> dict[str, Any]:
+        return dict(httpx.get(self.url + "/healthz", timeout=30).json())
+
+    def wait_health(
+        self, ok: Callable[[dict[str, Any]], bool], timeout: float = 60
+    ) -> dict[str, Any]:
+        """Poll /healthz until `ok` says yes (an event the server reports, not a delay)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            health = self.health()
+            if ok(health):
+                return health
+            if time.monotonic() > deadline:
+                pytest.fail(f"health never reached the expected state: {health}")
+            time.sleep(0.02)
+
+    def stop(self, timeout: float = 30.0) -> int | None:
         """SIGTERM, wait, and check that no engine process outlived the server."""
-        self.engine_pids()
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-                pytest.fail("server did not stop within 20 s of SIGTERM")
+        if self.proc is not None and self.proc.poll() is None:
+            self.engine_pids()
+        code = super().stop(timeout)
         deadline = time.monotonic() + 5
         leaked = self._alive(self.seen_engines)
         while leaked and time.monotonic() < deadline:
             time.sleep(0.1)
             leaked = self._alive(self.seen_engines)
         assert not leaked, f"engine processes outlived the server: {leaked}"
+        return code
 
     @staticmethod
     def _alive(pids: set[int]) -> list[int]:
         out = []
         for pid in pids:
             try:
-                p = psutil.Process(pid)
-                if p.status() != psutil.STATUS_ZOMBIE:
+                if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
                     out.append(pid)
             except psutil.NoSuchProcess:
                 pass
         return out
 
 
-def start_server(**config: Any) -> Server:
-    """Start `tests.service.server_main` with this ServiceConfig; wait until healthy."""
-    config.setdefault("engine_path", str(service_engine()))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.service.server_main", json.dumps(config)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ},
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if not line.startswith("PORT "):
-        proc.kill()
-        proc.wait()
-        pytest.fail(f"server did not start: {line!r}")
-    server = Server(proc, f"http://127.0.0.1:{int(line.split()[1])}")
-    if not wait_until_healthy(server.url, START_TIMEOUT, alive=lambda: proc.poll() is None):
-        server.stop()
-        pytest.fail("server did not become healthy")
+def wait_until(condition: Callable[[], bool], timeout: float = 60) -> None:
+    """Check `condition` until it holds (an event to wait for, with a generous deadline)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail("the expected state never came")
+        time.sleep(0.02)
+
+
+def start_server(*args: str, engines: int = 2, **kwargs: Any) -> Server:
+    """`ladder serve --port 0 --engines N ARGS...`, started; returns once it serves."""
+    server = Server(["--engines", str(engines), "--log-format", "json", *args], **kwargs)
+    server.start()
     server.engine_pids()
     return server
 

@@ -5,18 +5,20 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
-import sys
+import threading
+from typing import Any
 
 import httpx
-import psutil
 import pytest
 
-from ladder.client import Ladder, LadderSync, wait_until_healthy
+from ladder.client import Ladder, LadderSync
 from ladder.service.config import ServiceConfig
 from ladder.service.errors import ServiceError
+from ladder.service.launch import ladder_command
 
-from .helpers import ROOT, Server, check_move_reply, service_engine
+from .helpers import ROOT, Server, check_move_reply, service_engine, start_server, wait_until
 
 
 async def test_async_client(server: Server) -> None:
@@ -56,16 +58,23 @@ async def test_in_process_same_as_http(server: Server) -> None:
         assert err.value.status == 422 and err.value.field == "fen"
 
 
-def _ladder(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MISTBOARD_ENGINE": str(service_engine())}
+def _ladder(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
+    """The `ladder` command (the console script) as a user runs it."""
     return subprocess.run(
-        [sys.executable, "-m", "ladder.cli", *args],
+        [*ladder_command(), *args],
         cwd=ROOT,
-        env=env,
+        env={**os.environ, "MISTBOARD_ENGINE": str(service_engine()), **env},
         capture_output=True,
         text=True,
         timeout=timeout,
     )
+
+
+def _free_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def test_cli_move_in_process_and_url(server: Server) -> None:
@@ -112,39 +121,141 @@ def test_cli_levels() -> None:
     assert [lv["level"] for lv in data["xiangqi"]] == list(range(1, 9))
 
 
-def test_cli_serve() -> None:
-    """`ladder serve` starts uvicorn with the engines and stops cleanly on SIGTERM."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "MISTBOARD_ENGINE": str(service_engine())}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ladder.cli",
+def test_make_serve() -> None:
+    """`make serve`'s command starts the service (HOST and PORT as the README says;
+    PORT=0 picks a free port, printed), and SIGTERM stops it with its engines."""
+    server = Server(
+        command=[
+            "make",
             "serve",
-            "--port",
-            str(port),
-            "--engines",
-            "1",
-            "--log-level",
-            "warning",
+            "HOST=127.0.0.1",
+            "PORT=0",
+            "SERVE_ARGS=--engines 1 --log-format json",
         ],
-        cwd=ROOT,
-        env=env,
     )
+    with server:
+        assert server.url.startswith("http://127.0.0.1:")
+        health = httpx.get(server.url + "/healthz", timeout=30).json()
+        assert health["engines"] == 1 and health["ready"]
+        r = httpx.post(
+            server.url + "/v1/move",
+            json={"variant": "xiangqi", "moves": ["h3e3"], "level": 1, "seed": 1},
+            timeout=60,
+        )
+        assert r.status_code == 200
+        assert len(server.engine_pids()) == 1
+    # Server.stop checked that no engine outlived it
+
+
+def test_client_errors_are_service_errors() -> None:
+    """No server, no answer, no scheme: ServiceError, never a raw httpx exception."""
+    with pytest.raises(ServiceError) as err, LadderSync(f"http://127.0.0.1:{_free_port()}") as c:
+        c.health()
+    assert (err.value.status, err.value.code) == (503, "unreachable")
+    with pytest.raises(ServiceError) as err, LadderSync("127.0.0.1:8000") as c:
+        c.health()
+    assert (err.value.status, err.value.code) == (400, "bad_url")
+    with socket.socket() as silent:  # accepts connections (the backlog), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        with pytest.raises(ServiceError) as err, LadderSync(url, timeout=0.5) as c:
+            c.levels()
+    assert (err.value.status, err.value.code) == (504, "timeout")
+
+
+def test_client_retries_503_after_retry_after() -> None:
+    """A busy server (one engine, no queue) answers 503 with Retry-After: the client
+    tries again, a bounded number of times, and succeeds once the engine is free."""
+    server = start_server("--max-queue", "0", engines=1)
+    body = {"variant": "xiangqi", "moves": ["h3e3"], "level": 1, "seed": 2}
     try:
-        url = f"http://127.0.0.1:{port}"
-        assert wait_until_healthy(url, 60, alive=lambda: proc.poll() is None)
-        assert httpx.get(url + "/healthz").json()["engines"] == 1
-        engines = psutil.Process(proc.pid).children(recursive=True)
-        assert len(engines) == 1
+        (engine,) = server.engine_pids()
+        os.kill(engine, signal.SIGSTOP)
+        try:
+            blocker = threading.Thread(
+                target=lambda: httpx.post(server.url + "/v1/move", json=body, timeout=120)
+            )
+            blocker.start()
+            server.wait_health(lambda h: h["engines_busy"] == 1)
+            start = len(server.log_lines)
+            with pytest.raises(ServiceError) as err, LadderSync(server.url, retries=2) as c:
+                c.move(variant="xiangqi", moves=["h3e3"], level=1, seed=3)
+            assert err.value.status == 503 and err.value.code == "busy"
+            # the first try and two retries, then it gave up (each is logged once its
+            # answer is out, so the last line may come just after the client saw it)
+            wait_until(
+                lambda: len([x for x in server.log_lines[start:] if '"status": 503' in x]) >= 3
+            )
+            busy = [x for x in server.log_lines[start:] if '"status": 503' in x]
+            assert len(busy) == 3
+            results: list[Any] = []
+
+            def patient() -> None:
+                with LadderSync(server.url, retries=50) as c:
+                    results.append(c.move(variant="xiangqi", moves=["h3e3"], level=1, seed=3))
+
+            waiter = threading.Thread(target=patient)
+            waiter.start()
+            server.wait_for_log(lambda x: '"status": 503' in x, start=start + len(busy) + 1)
+        finally:
+            os.kill(engine, signal.SIGCONT)
+        waiter.join(timeout=120)
+        blocker.join(timeout=120)
+        assert len(results) == 1
+        check_move_reply("xiangqi", ["h3e3"], results[0].model_dump())
     finally:
-        proc.terminate()
-        # uvicorn shuts down gracefully, then re-raises the signal: exit status -SIGTERM.
-        assert proc.wait(timeout=20) in (0, -signal.SIGTERM)
-    psutil.wait_procs(engines, timeout=5)
-    assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in engines)
+        server.stop()
+
+
+def test_cli_errors_are_one_line() -> None:
+    cases = [
+        (
+            (
+                "move",
+                "--variant",
+                "xiangqi",
+                "--level",
+                "1",
+                "--url",
+                f"http://127.0.0.1:{_free_port()}",
+            ),
+            3,
+            "cannot reach",
+        ),
+        (
+            ("move", "--variant", "xiangqi", "--level", "1", "--url", "127.0.0.1:8000"),
+            2,
+            "bad service URL",
+        ),
+        (("move", "--variant", "xiangqi", "--level", "9"), 2, "level"),
+        (("serve", "--engines", "0"), 2, "--engines: must be at least 1"),
+        (("serve", "--port", "70000"), 2, "--port"),
+        (("serve", "--rate-limit", "0"), 2, "--rate-limit"),
+        (("levels", "--bogus"), 2, "unrecognized arguments"),
+    ]
+    for args, code, text in cases:
+        result = _ladder(*args)
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == code, (args, result.stderr)
+        assert len(lines) == 1 and text in lines[0], (args, result.stderr)
+        assert "Traceback" not in result.stderr
+    missing = _ladder(
+        "move", "--variant", "xiangqi", "--level", "1", MISTBOARD_ENGINE="/nonexistent"
+    )
+    assert missing.returncode == 3 and missing.stderr.count("\n") == 1
+    assert "run `make engine`" in missing.stderr
+    missing = _ladder("serve", "--port", "0", MISTBOARD_ENGINE="/nonexistent")
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+
+
+def test_serve_on_a_taken_port_is_one_line() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = _ladder("serve", "--port", str(port), "--engines", "1")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        f"ladder serve: cannot listen on 127.0.0.1:{port}: Address already in use"
+    ]

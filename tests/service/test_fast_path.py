@@ -137,14 +137,14 @@ async def test_valid_requests_take_the_fast_path(
     seen: list[bool] = []
     original = MoveService.move
 
-    async def move(self: MoveService, req: Any) -> Any:
+    async def move(self: MoveService, req: Any, trace: Any = None) -> Any:
         seen.append(
             any(
                 type(f.frame.f_locals.get("self")).__name__ == "MoveFastPath"
                 for f in inspect.stack(0)
             )
         )
-        return await original(self, req)
+        return await original(self, req, trace)
 
     monkeypatch.setattr(MoveService, "move", move)
     body = {"variant": "xiangqi", "level": 1, "moves": MOVES, "seed": 3}

@@ -1,18 +1,22 @@
-"""Unit tests without engines: the pool's queue, the variety rule, metrics, errors, the
-position cache."""
+"""Unit tests without engines: the pool's fair queues, the variety rule, metrics, errors,
+the position cache, API keys and rate limits, the exception-to-status mapping."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from ladder.level_move import Line, SearchResult, choose
 from ladder.levels import Variety
-from ladder.service.errors import ServiceError
-from ladder.service.metrics import Metrics
-from ladder.service.pool import EnginePool
+from ladder.service.errors import ErrorCode, ServiceError
+from ladder.service.metrics import INCIDENT_KINDS, Metrics
+from ladder.service.mover import DeadlineExceeded, MoveFailed, NoEngineAnswer
+from ladder.service.pool import EnginePool, PoolClosed, PoolError, QueueFull, QueueTimeout
 from ladder.service.positions import Positions
+from ladder.service.status import as_service_error
 
 
 class FakeWorker:
@@ -25,10 +29,6 @@ class FakeWorker:
     def alive(self) -> bool:
         return not self.closed
 
-    @property
-    def restarts(self) -> int:
-        return self.recovered
-
     async def start(self) -> None:
         pass
 
@@ -40,17 +40,17 @@ class FakeWorker:
         self.closed = True
 
 
-async def _queued(pool: EnginePool[FakeWorker], depth: int) -> None:
-    """Let the waiting tasks run until ``depth`` of them wait in the pool's queue."""
+async def _until(condition: Callable[[], bool]) -> None:
+    """Let the waiting tasks run until `condition` holds (e.g. each waiter queued)."""
     for _ in range(100):
-        if pool.queue_depth == depth:
+        if condition():
             return
         await asyncio.sleep(0)  # one turn of the event loop
-    raise AssertionError(f"queue depth {pool.queue_depth}, not {depth}")
+    raise AssertionError("the pool never reached the expected state")
 
 
 async def _pool(size: int, max_queue: int) -> EnginePool[FakeWorker]:
-    pool: EnginePool[FakeWorker] = EnginePool(FakeWorker, size, max_queue)
+    pool: EnginePool[FakeWorker] = EnginePool(FakeWorker, size, max_queue, watch_interval=None)
     await pool.start()
     return pool
 
@@ -66,10 +66,9 @@ async def test_queue_bound_and_fifo() -> None:
         pool.release(w)
 
     tasks = [asyncio.create_task(waiter(i)) for i in range(2)]
-    await _queued(pool, 2)
-    with pytest.raises(ServiceError) as err:
+    await _until(lambda: pool.queue_depth == 2)
+    with pytest.raises(QueueFull):
         await pool.acquire(5)
-    assert err.value.status == 503 and err.value.code == "busy" and err.value.retry_after
     pool.release(first)
     await asyncio.gather(*tasks)
     assert order == [0, 1]
@@ -79,9 +78,8 @@ async def test_queue_bound_and_fifo() -> None:
 async def test_queue_timeout_is_busy() -> None:
     pool = await _pool(1, 4)
     w = await pool.acquire(1)
-    with pytest.raises(ServiceError) as err:
+    with pytest.raises(QueueTimeout):
         await pool.acquire(0.05)
-    assert err.value.code == "busy"
     assert pool.queue_depth == 0
     pool.release(w)
     await pool.close()
@@ -91,7 +89,7 @@ async def test_cancelled_waiter_does_not_lose_a_worker() -> None:
     pool = await _pool(1, 4)
     w = await pool.acquire(1)
     task = asyncio.create_task(pool.acquire(5))
-    await _queued(pool, 1)
+    await _until(lambda: pool.queue_depth == 1)
     pool.release(w)  # handed to the waiter...
     task.cancel()  # ...which is cancelled before it runs
     with pytest.raises(asyncio.CancelledError):
@@ -112,6 +110,115 @@ async def test_dirty_worker_is_recovered_before_reuse() -> None:
         assert lease.worker.recovered == 1
     assert pool.busy_count == 0
     await pool.close()
+
+
+async def test_round_robin_across_clients() -> None:
+    """A flood from client A does not make client B wait behind all of it: waiting
+    requests are served one per client in turn."""
+    pool = await _pool(1, 32)
+    held = await pool.acquire(1, "A")
+    order: list[str] = []
+
+    async def waiter(client: str, i: int) -> None:
+        w = await pool.acquire(30, client)
+        order.append(f"{client}{i}")
+        pool.release(w, client=client)
+
+    tasks = [asyncio.create_task(waiter("A", i)) for i in range(6)]
+    await _until(lambda: pool.queue_depth == 6)
+    tasks += [asyncio.create_task(waiter("B", 0)), asyncio.create_task(waiter("C", 0))]
+    await _until(lambda: pool.queue_depth == 8)
+    pool.release(held, client="A")
+    await asyncio.gather(*tasks)
+    assert order == ["B0", "C0", "A0", "A1", "A2", "A3", "A4", "A5"]
+    await pool.close()
+
+
+async def test_full_queue_pushes_out_the_largest_share() -> None:
+    """With the queue full of A's requests, B's request still gets in: A's newest waiting
+    request is refused instead; A cannot push out B, nor itself push in."""
+    pool = await _pool(1, 4)
+    held = await pool.acquire(1, "A")
+    a = [asyncio.create_task(pool.acquire(30, "A")) for _ in range(4)]
+    await _until(lambda: pool.queue_depth == 4)
+    b = asyncio.create_task(pool.acquire(30, "B"))
+    await _until(lambda: pool.queued("B") == 1)
+    with pytest.raises(QueueFull) as pushed:
+        await a[-1]
+    assert pushed.value.pushed_out
+    assert pool.queue_depth == 4 and pool.queued("A") == 3
+    with pytest.raises(QueueFull) as refused:  # A holds the largest share: refused at once
+        await pool.acquire(30, "A")
+    assert not refused.value.pushed_out
+    pool.release(held, client="A")
+    first = await b  # B holds no engine and was never served: next in turn
+    pool.release(first, client="B")
+    for task in a[:-1]:
+        pool.release(await task, client="A")
+    await pool.close()
+
+
+async def test_close_refuses_waiting_requests() -> None:
+    pool = await _pool(1, 4)
+    await pool.acquire(1, "A")
+    waiting = asyncio.create_task(pool.acquire(30, "B"))
+    await _until(lambda: pool.queue_depth == 1)
+    await pool.close()
+    with pytest.raises(PoolClosed):
+        await waiting
+    with pytest.raises(PoolClosed):
+        await pool.acquire(1, "C")
+
+
+class DyingWorker(FakeWorker):
+    """A worker whose engine can be 'killed' from the test."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(index)
+        self.dead = False
+
+    @property
+    def alive(self) -> bool:
+        return not self.dead and not self.closed
+
+    async def recover(self) -> None:
+        self.dead = False
+        self.recovered += 1
+
+
+async def test_watchdog_replaces_a_dead_idle_engine() -> None:
+    changes: list[int] = []
+    pool: EnginePool[DyingWorker] = EnginePool(
+        DyingWorker, 1, 4, watch_interval=0.01, on_change=lambda: changes.append(1)
+    )
+    await pool.start()
+    worker = pool.workers[0]
+    worker.dead = True
+    assert pool.alive_count == 0
+    await _until_async(lambda: worker.recovered == 1)
+    assert pool.alive_count == 1
+    async with pool.lease(1) as lease:
+        assert lease.worker is worker
+    assert changes
+    await pool.close()
+
+
+async def _until_async(condition: Callable[[], bool]) -> None:
+    while not condition():
+        await asyncio.sleep(0.005)
+
+
+def test_failures_map_to_statuses() -> None:
+    cases: list[tuple[PoolError | MoveFailed, int, ErrorCode]] = [
+        (QueueFull("x"), 503, ErrorCode.BUSY),
+        (QueueTimeout("x"), 503, ErrorCode.BUSY),
+        (PoolClosed("x"), 503, ErrorCode.SHUTTING_DOWN),
+        (DeadlineExceeded("x"), 503, ErrorCode.DEADLINE_EXCEEDED),
+        (NoEngineAnswer("x"), 502, ErrorCode.ENGINE_FAILED),
+    ]
+    for exc, status, code in cases:
+        err = as_service_error(exc, 3)
+        assert (err.status, err.code, err.retry_after, err.message) == (status, code, 3, "x")
 
 
 def _line(i: int, move: str, cp: int | None = None, mate: int | None = None) -> Line:
@@ -157,15 +264,29 @@ def test_variety_mates() -> None:
 
 def test_metrics_text() -> None:
     m = Metrics()
-    m.requests.inc("/v1/move", "200")
-    m.requests.inc("/v1/move", "200")
-    m.search_seconds.observe(0.003, "xiangqi", "1")
-    m.add_gauge("ladder_queue_depth", "q", lambda: 3)
-    text = m.render()
-    assert 'ladder_http_requests_total{route="/v1/move",status="200"} 2' in text
-    assert 'ladder_search_seconds_bucket{variant="xiangqi",level="1",le="0.005"} 1' in text
-    assert 'ladder_search_seconds_bucket{variant="xiangqi",level="1",le="+Inf"} 1' in text
-    assert "ladder_queue_depth 3" in text
+    # every counter series exists from the start, at 0
+    families = {f.name: f for f in text_string_to_metric_families(m.render().decode())}
+    incidents = {
+        s.labels["kind"]: s.value
+        for s in families["ladder_engine_incidents"].samples
+        if s.name.endswith("_total")
+    }
+    assert incidents == dict.fromkeys(INCIDENT_KINDS, 0.0)
+    moves = [s for s in families["ladder_moves"].samples if s.name.endswith("_total")]
+    assert len(moves) == 3 * 8 and all(s.value == 0 for s in moves)
+    m.count_request("/v1/move", 200, 0.0004)
+    m.count_request("/v1/move", 200, 0.002)
+    m.count_request("/nowhere", 404, 0.001)
+    m.search_seconds.labels("xiangqi", "1").observe(0.0003)
+    m.queue_depth.set(3)
+    text = m.render().decode()
+    assert 'ladder_http_requests_total{route="/v1/move",status="200"} 2.0' in text
+    assert 'ladder_http_requests_total{route="other",status="404"} 1.0' in text
+    # sub-millisecond buckets resolve a level-1 search
+    assert 'ladder_search_seconds_bucket{le="0.00025",level="1",variant="xiangqi"} 0.0' in text
+    assert 'ladder_search_seconds_bucket{le="0.0005",level="1",variant="xiangqi"} 1.0' in text
+    assert 'ladder_http_request_duration_seconds_bucket{le="0.0005",route="/v1/move"} 1.0' in text
+    assert "ladder_queue_depth 3.0" in text
 
 
 def test_error_round_trip() -> None:

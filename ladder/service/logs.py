@@ -1,0 +1,87 @@
+"""Structured logs of ``ladder serve``: JSON lines (python-json-logger) or text.
+
+Every line names its logger and, for the service's own events, an ``event``:
+``request`` (logger ``ladder.access``, one per answered request: method, path, status,
+latency, queue wait, variant, level, engine, attempts, client: the key's id or the
+client address, never the key), ``engine_incident`` / ``engine_started`` /
+``engine_restarted`` (logger ``ladder.engine``, with the engine's stderr tail),
+``keys_loaded`` and the start-up and shutdown lines. uvicorn's own lines go through the
+same handler; its access log is replaced by ``ladder.access``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any, Literal
+
+from pythonjsonlogger.core import RESERVED_ATTRS
+
+LogFormat = Literal["json", "text"]
+
+#: Attributes of every LogRecord: what is not one of them was passed in ``extra``.
+_STANDARD = frozenset(RESERVED_ATTRS) | {"taskName", "color_message"}
+
+
+def default_format() -> LogFormat:
+    """JSON when stderr is not a terminal (a service manager, a container), else text."""
+    return "text" if sys.stderr.isatty() else "json"
+
+
+class TextFormatter(logging.Formatter):
+    """``time level logger: message key=value ...`` (the ``extra`` fields appended)."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        extras = [
+            f"{key}={value}"
+            for key, value in record.__dict__.items()
+            if key not in _STANDARD and value is not None and key != "stderr_tail"
+        ]
+        tail = getattr(record, "stderr_tail", None)
+        if extras:
+            line += " " + " ".join(extras)
+        if tail:
+            line += "\n  stderr: " + str(tail).rstrip().replace("\n", "\n  stderr: ")
+        return line
+
+
+def logging_config(fmt: LogFormat, level: str = "info") -> dict[str, Any]:
+    """A :func:`logging.config.dictConfig` for the whole process, uvicorn included
+    (pass it as uvicorn's ``log_config``)."""
+    formatter: dict[str, Any]
+    if fmt == "json":
+        formatter = {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            # `severity`: a request line has a `level` of its own (the ladder's)
+            "rename_fields": {"asctime": "time", "levelname": "severity", "name": "logger"},
+            "timestamp": False,
+            # uvicorn's ANSI-coloured copy of its message
+            "reserved_attrs": [*RESERVED_ATTRS, "color_message"],
+        }
+    else:
+        formatter = {"()": TextFormatter}
+    upper = level.upper()
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"default": formatter},
+        "handlers": {
+            "stderr": {
+                "class": "logging.StreamHandler",
+                "formatter": "default",
+                "stream": "ext://sys.stderr",
+            }
+        },
+        "root": {"handlers": ["stderr"], "level": upper},
+        "loggers": {
+            "uvicorn": {"handlers": [], "level": upper, "propagate": True},
+            "uvicorn.error": {"handlers": [], "level": upper, "propagate": True},
+            # replaced by ladder.access (one structured line per request)
+            "uvicorn.access": {"handlers": [], "level": "WARNING", "propagate": False},
+        },
+    }
