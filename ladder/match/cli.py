@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO, TypeVar
 
 from ladder.match.exit_codes import ExitCode
 from ladder.variants import VARIANT_IDS
@@ -254,6 +254,42 @@ def _setup_errors() -> tuple[type[BaseException], ...]:
     return (PlayerSpecError, OpeningError, PgnError, ValueError, OSError)
 
 
+def _run_options(args: argparse.Namespace, pgn: Any, limit: int | None, report: TextIO) -> Any:
+    from ladder.match.runner import RunOptions
+
+    return RunOptions(
+        db=args.db,
+        pgn=pgn,
+        concurrency=args.concurrency,
+        ray_address=args.ray_address,
+        json_path=args.json_path,
+        max_engine_failures=limit,
+        out=report,
+    )
+
+
+RunT = TypeVar("RunT", bound=Any)
+
+
+def _play(command: str, play: Callable[[], RunT]) -> RunT | int:
+    """Run a match or tournament: the run, or the exit code of one that failed (its
+    one-line reason said on standard error)."""
+    try:
+        run = play()
+    except KeyboardInterrupt:
+        print(f"ladder {command}: interrupted; run the same command to resume", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    if run.error is not None:
+        print(f"ladder {command}: {run.error}", file=sys.stderr)
+        if run.result.played or run.result.skipped:
+            print(
+                f"ladder {command}: the games stored are kept: the same command resumes",
+                file=sys.stderr,
+            )
+        return int(run.code)
+    return run
+
+
 # --- match ------------------------------------------------------------------------------
 
 
@@ -321,28 +357,12 @@ def _cmd_match(args: argparse.Namespace) -> int:
     except _setup_errors() as exc:
         print(f"ladder match: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    try:
-        run = play_match(
-            config,
-            db=args.db,
-            pgn=pgn,
-            concurrency=args.concurrency,
-            ray_address=args.ray_address,
-            json_path=args.json_path,
-            max_engine_failures=limit,
-            out=report,
-        )
-    except KeyboardInterrupt:
-        print("ladder match: interrupted; run the same command to resume", file=sys.stderr)
-        return ExitCode.INTERRUPTED
-    if run.error is not None:
-        print(f"ladder match: {run.error}", file=sys.stderr)
-        if run.result.played or run.result.skipped:
-            print(
-                "ladder match: the games stored are kept: run the same command to resume",
-                file=sys.stderr,
-            )
-        return run.code
+    run = _play(
+        "match",
+        lambda: play_match(config, _run_options(args, pgn, limit, report)),
+    )
+    if isinstance(run, int):
+        return run
     decided = {
         ExitCode.SPRT_H0: " (stopped: SPRT accepted H0)",
         ExitCode.SPRT_H1: " (stopped: SPRT accepted H1)",
@@ -415,25 +435,17 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     except _setup_errors() as exc:
         print(f"ladder tournament: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    try:
-        run = play_tournament(
+    run = _play(
+        "tournament",
+        lambda: play_tournament(
             config,
-            db=args.db,
-            pgn=pgn,
-            concurrency=args.concurrency,
-            ray_address=args.ray_address,
-            json_path=args.json_path,
-            max_engine_failures=limit,
+            _run_options(args, pgn, limit, report),
             anchor=args.anchor,
             bootstrap=args.bootstrap,
-            out=report,
-        )
-    except KeyboardInterrupt:
-        print("ladder tournament: interrupted; run the same command to resume", file=sys.stderr)
-        return ExitCode.INTERRUPTED
-    if run.error is not None:
-        print(f"ladder tournament: {run.error}", file=sys.stderr)
-        return run.code
+        ),
+    )
+    if isinstance(run, int):
+        return run
     print(
         f"tournament ({config.format}, {len(config.players)} players): played "
         f"{run.result.played}, resumed past {run.result.skipped}",

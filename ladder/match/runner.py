@@ -41,7 +41,9 @@ __all__ = [
     "MatchError",
     "MatchRun",
     "PgnOptions",
+    "RunOptions",
     "execute",
+    "failure_code",
     "play_match",
     "progress_bar",
     "run_match",
@@ -339,7 +341,7 @@ def match_document(
 
 @dataclass
 class MatchRun:
-    """What :func:`run_match` did: the figures over all stored games, this run's work,
+    """What :func:`play_match` did: the figures over all stored games, this run's work,
     and the exit code."""
 
     stats: MatchStats
@@ -348,67 +350,89 @@ class MatchRun:
     error: str | None = None  #: the one-line reason when the code is a failure
 
 
-def run_match(
-    config: MatchConfig,
-    *,
-    db: Path | str,
-    pgn: Path | str | PgnOptions | None = None,
-    concurrency: int | None = None,
-    ray_address: str | None = None,
-    backend: Backend | None = None,
-    console: Console | None = None,
-    out: TextIO | None = None,
-    json_path: Path | str | None = None,
-    max_engine_failures: int | None = None,
-    check_players: bool = False,
-) -> tuple[MatchStats, ExecuteResult]:
-    """Run (or resume) a match; returns its figures over all stored games and what
-    this run did (:func:`play_match` also says how it ended)."""
-    run = play_match(
-        config,
-        db=db,
-        pgn=pgn,
-        concurrency=concurrency,
-        ray_address=ray_address,
-        backend=backend,
-        console=console,
-        out=out,
-        json_path=json_path,
-        max_engine_failures=max_engine_failures,
-        check_players=check_players,
-        raise_errors=True,
-    )
-    return run.stats, run.result
-
-
-def play_match(
-    config: MatchConfig,
-    *,
-    db: Path | str,
-    pgn: Path | str | PgnOptions | None = None,
-    concurrency: int | None = None,
-    ray_address: str | None = None,
-    backend: Backend | None = None,
-    console: Console | None = None,
-    out: TextIO | None = None,
-    json_path: Path | str | None = None,
-    max_engine_failures: int | None = None,
-    check_players: bool = True,
-    raise_errors: bool = False,
-) -> MatchRun:
-    """Run (or resume) a match and say how it ended.
+@dataclass
+class RunOptions:
+    """Where and how a match or tournament runs (shared by :func:`play_match` and
+    :func:`ladder.match.tournament.play_tournament`).
 
     ``check_players``: start every engine once before the first game
     (:func:`ladder.match.players.probe`): one that cannot play ends the run with
     :attr:`ExitCode.ENGINE_FAILURE` before anything is played. ``max_engine_failures``:
     see :func:`execute` (None: no limit). ``json_path``: see
-    :mod:`ladder.match.json_output`. With ``raise_errors`` a failure raises
-    (:class:`MatchError`, :class:`PlayerError`) instead of returning its code.
+    :mod:`ladder.match.json_output`. ``backend``: a backend to use (and leave open)
+    instead of a new local pool or Ray (``concurrency``, ``ray_address``).
     """
-    console = console or Console(stderr=True)
-    out = out or sys.stdout
+
+    db: Path | str
+    pgn: PgnOptions | None = None
+    concurrency: int | None = None
+    ray_address: str | None = None
+    backend: Backend | None = None
+    console: Console | None = None
+    out: TextIO | None = None
+    json_path: Path | str | None = None
+    max_engine_failures: int | None = None
+    check_players: bool = True
+
+    def play(
+        self,
+        tasks: Sequence[GameTask],
+        store: ResultStore,
+        players: list[PlayerSpec],
+        variant: str,
+        bar: Progress,
+        on_record: Callable[[GameRecord], bool],
+    ) -> ExecuteResult:
+        """Check the players, then :func:`execute` the tasks on the backend."""
+        if self.check_players:
+            probe(players, variant)
+        backend = self.backend or make_backend(self.concurrency, self.ray_address)
+        try:
+            with bar:
+                return execute(
+                    tasks,
+                    store,
+                    backend,
+                    on_record=on_record,
+                    max_engine_failures=self.max_engine_failures,
+                )
+        finally:
+            if self.backend is None:
+                backend.close()
+
+    def writes_json(self, final: bool) -> bool:
+        """Whether the JSON document is written now (``-``: only at the end)."""
+        return self.json_path is not None and (final or str(self.json_path) != "-")
+
+
+def failure_code(exc: PlayerError | MatchError) -> ExitCode:
+    """The exit code of a run stopped by ``exc``."""
+    if isinstance(exc, PlayerError | EngineFailureLimit):
+        return ExitCode.ENGINE_FAILURE
+    return ExitCode.ABORTED
+
+
+def run_match(
+    config: MatchConfig, *, pgn: Path | str | PgnOptions | None = None, **options: Any
+) -> tuple[MatchStats, ExecuteResult]:
+    """Run (or resume) a match without the check before it; returns its figures over
+    all stored games and what this run did; a failure raises. ``options``: those of
+    :class:`RunOptions`."""
     pgn_options = PgnOptions(Path(pgn)) if isinstance(pgn, str | Path) else pgn
-    with ResultStore(db) as store:
+    run = play_match(
+        config,
+        RunOptions(pgn=pgn_options, **{"check_players": False, **options}),
+        raise_errors=True,
+    )
+    return run.stats, run.result
+
+
+def play_match(config: MatchConfig, options: RunOptions, raise_errors: bool = False) -> MatchRun:
+    """Run (or resume) a match and say how it ended. With ``raise_errors`` a failure
+    raises (:class:`MatchError`, :class:`PlayerError`) instead of returning its code."""
+    console = options.console or Console(stderr=True)
+    out = options.out or sys.stdout
+    with ResultStore(options.db) as store:
         config.register(store)
         mid = config.match_id
         records = list(store.records([mid]))
@@ -418,8 +442,9 @@ def play_match(
             return match_stats(records, a, b, config.sprt)
 
         def write(code: ExitCode | None) -> None:
-            if json_path is not None and (code is not None or str(json_path) != "-"):
-                write_json(json_path, match_document(config, stats, records, code))
+            if options.writes_json(code is not None):
+                assert options.json_path is not None
+                write_json(options.json_path, match_document(config, stats, records, code))
 
         stats = figures()
         if stats.decided:
@@ -430,7 +455,7 @@ def play_match(
             f"{a} vs {b}", total=len(tasks), completed=len(records), figures=stats.line()
         )
         last_print = [time.monotonic()]
-        writer = PgnWriter(pgn_options, store, [mid])
+        writer = PgnWriter(options.pgn, store, [mid])
 
         def on_record(rec: GameRecord) -> bool:
             nonlocal stats
@@ -449,29 +474,11 @@ def play_match(
         error: str | None = None
         try:
             if not stats.decided and len(records) < len(tasks):
-                if check_players:
-                    probe([config.player_a, config.player_b], config.variant)
-                own = backend is None
-                backend = backend or make_backend(concurrency, ray_address)
-                try:
-                    with bar:
-                        result = execute(
-                            tasks,
-                            store,
-                            backend,
-                            on_record=on_record,
-                            max_engine_failures=max_engine_failures,
-                        )
-                finally:
-                    if own:
-                        backend.close()
+                players = [config.player_a, config.player_b]
+                result = options.play(tasks, store, players, config.variant, bar, on_record)
             code = match_exit_code(stats)
-        except (PlayerError, EngineFailureLimit) as exc:
-            code, error = ExitCode.ENGINE_FAILURE, str(exc)
-            if raise_errors:
-                raise
-        except MatchError as exc:
-            code, error = ExitCode.ABORTED, str(exc)
+        except (PlayerError, MatchError) as exc:
+            code, error = failure_code(exc), str(exc)
             if raise_errors:
                 raise
         except KeyboardInterrupt:

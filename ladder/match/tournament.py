@@ -25,29 +25,26 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from rich.console import Console
 
 from ladder.calibration.fit import bt_games
 from ladder.match.adjudication import Adjudication
-from ladder.match.backends import Backend, make_backend
 from ladder.match.bradley_terry import LadderFit, fit_ladder
 from ladder.match.exit_codes import ExitCode
 from ladder.match.json_output import STATUS, game_entry, write_json
 from ladder.match.openings import Opening, suite_digest
 from ladder.match.play import GameRecord, GameTask
 from ladder.match.player_specs import PlayerSpec
-from ladder.match.players import PlayerError, probe
+from ladder.match.players import PlayerError
 from ladder.match.runner import (
-    EngineFailureLimit,
     ExecuteResult,
     MatchConfig,
     MatchError,
-    PgnOptions,
     PgnWriter,
-    execute,
+    RunOptions,
+    failure_code,
     progress_bar,
 )
 from ladder.match.store import ResultStore
@@ -251,31 +248,22 @@ class TournamentRun:
 
 def play_tournament(
     config: TournamentConfig,
+    options: RunOptions,
     *,
-    db: Path | str,
-    pgn: PgnOptions | None = None,
-    concurrency: int | None = None,
-    ray_address: str | None = None,
-    backend: Backend | None = None,
-    console: Console | None = None,
-    out: TextIO | None = None,
-    json_path: Path | str | None = None,
-    max_engine_failures: int | None = None,
     anchor: str | None = None,
     bootstrap: int = 200,
-    check_players: bool = True,
 ) -> TournamentRun:
     """Run (or resume) a tournament; the crosstable and rating list cover every stored
     game of its pairings."""
-    console = console or Console(stderr=True)
-    out = out or sys.stdout
+    console = options.console or Console(stderr=True)
+    out = options.out or sys.stdout
     anchor = anchor or config.players[0].name
     if anchor not in [p.name for p in config.players]:
         raise ValueError(f"anchor {anchor!r} is not one of the players")
     names = [p.name for p in config.players]
     matches = config.matches()
     ids = [m.match_id for m in matches]
-    with ResultStore(db) as store:
+    with ResultStore(options.db) as store:
         for m in matches:
             m.register(store)
         records = list(store.records(ids))
@@ -315,8 +303,9 @@ def play_tournament(
             ]
 
         def write(code: ExitCode | None, fit: LadderFit | None) -> None:
-            if json_path is not None and (code is not None or str(json_path) != "-"):
-                write_json(json_path, document(code, fit))
+            if options.writes_json(code is not None):
+                assert options.json_path is not None
+                write_json(options.json_path, document(code, fit))
 
         bar = progress_bar(console)
         tid = bar.add_task(
@@ -325,13 +314,13 @@ def play_tournament(
             completed=len(records),
             figures="",
         )
-        writer = PgnWriter(pgn, store, ids)
+        writer = PgnWriter(options.pgn, store, ids)
         last_print = [time.monotonic()]
 
         def on_record(rec: GameRecord) -> bool:
             records.append(rec)
             writer.add(rec)
-            write(None, rating_list(records, anchor) if json_path is not None else None)
+            write(None, rating_list(records, anchor) if options.writes_json(False) else None)
             bar.update(tid, advance=1, figures=f"last: {rec.red} {rec.result} {rec.black}")
             if not console.is_terminal and time.monotonic() - last_print[0] > 10:
                 last_print[0] = time.monotonic()
@@ -343,27 +332,10 @@ def play_tournament(
         error: str | None = None
         try:
             if len(records) < len(tasks):
-                if check_players:
-                    probe(config.players, config.variant)
-                own = backend is None
-                backend = backend or make_backend(concurrency, ray_address)
-                try:
-                    with bar:
-                        result = execute(
-                            tasks,
-                            store,
-                            backend,
-                            on_record=on_record,
-                            max_engine_failures=max_engine_failures,
-                        )
-                finally:
-                    if own:
-                        backend.close()
+                result = options.play(tasks, store, config.players, config.variant, bar, on_record)
             code = ExitCode.DONE
-        except (PlayerError, EngineFailureLimit) as exc:
-            code, error = ExitCode.ENGINE_FAILURE, str(exc)
-        except MatchError as exc:
-            code, error = ExitCode.ABORTED, str(exc)
+        except (PlayerError, MatchError) as exc:
+            code, error = failure_code(exc), str(exc)
         except KeyboardInterrupt:
             code, error = ExitCode.INTERRUPTED, "interrupted"
             raise

@@ -157,6 +157,7 @@ def test_recover_counts_failures_as_losses_up_to_the_limit(
         "--db", str(db), "--recover", "--json", str(out),
     )  # fmt: skip
     assert done.returncode == ExitCode.DONE, done.stderr
-    result = json.loads(out.read_text())["result"]
-    assert (result["losses"], result["engine_failures"]) == (2, 2)
+    doc = json.loads(out.read_text())
+    result = doc["result"]
+    assert (result["losses"], result["engine_failures"]) == (2, 2), doc["games"]
     assert [reason for _, reason in _stored(db)] == ["engine-failure"] * 2
