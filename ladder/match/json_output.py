@@ -17,13 +17,16 @@ from __future__ import annotations
 import json
 import math
 import sys
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from ladder.match.adjudication import Adjudication
 from ladder.match.exit_codes import ExitCode
+from ladder.match.openings import Opening, suite_digest
 from ladder.match.play import GameRecord
 
-__all__ = ["SCHEMA", "STATUS", "game_entry", "write_json"]
+__all__ = ["SCHEMA", "STATUS", "document_head", "game_entry", "write_json"]
 
 SCHEMA = 1
 
@@ -37,6 +40,37 @@ STATUS = {
     ExitCode.SPRT_H1: "sprt-h1",
     ExitCode.INTERRUPTED: "interrupted",
 }
+
+
+class RunSettings(Protocol):
+    """What every match and tournament configuration has."""
+
+    variant: str
+    seed: int
+    openings: list[Opening]
+    openings_order: str
+    adjudication: Adjudication
+
+
+def document_head(
+    command: str, code: ExitCode | None, config: RunSettings, **settings: Any
+) -> dict[str, Any]:
+    """The start of a document: the command, its status and exit code (None: still
+    running), and the settings every run has (plus ``settings``)."""
+    return {
+        "command": command,
+        "status": "running" if code is None else STATUS[code],
+        "exit_code": None if code is None else int(code),
+        "settings": {
+            "variant": config.variant,
+            "seed": config.seed,
+            "openings": len(config.openings),
+            "openings_digest": suite_digest(config.openings),
+            "openings_order": config.openings_order,
+            "adjudication": asdict(config.adjudication),
+            **settings,
+        },
+    }
 
 
 def game_entry(record: GameRecord) -> dict[str, Any]:

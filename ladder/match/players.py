@@ -213,7 +213,8 @@ class EnginePlayer:
         opts.update(dict(self.spec.options))
         return opts
 
-    def _limit(self) -> Limit:
+    def base_limit(self) -> Limit:
+        """The spec's node, depth and movetime limit (a clock comes on top)."""
         s = self.spec
         return Limit(
             nodes=s.nodes,
@@ -270,10 +271,10 @@ class EnginePlayer:
 
     async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
         if clocks is None:
-            result, incidents = await self._search(game, self._limit())
+            result, incidents = await self._search(game, self.base_limit())
         else:
             # On a clock a failed search is not tried again: its time is gone.
-            limit = clocks.limit(game.turn == "red", self._limit())
+            limit = clocks.limit(game.turn == "red", self.base_limit())
             try:
                 result, incidents = await self._search(game, limit, retries=0)
             except EngineFailure as exc:

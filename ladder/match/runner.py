@@ -24,7 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ladder.match.adjudication import Adjudication
 from ladder.match.backends import Backend, make_backend
 from ladder.match.exit_codes import ExitCode
-from ladder.match.json_output import STATUS, game_entry, write_json
+from ladder.match.json_output import document_head, game_entry, write_json
 from ladder.match.openings import Opening, schedule, suite_digest
 from ladder.match.pgn import format_pgn
 from ladder.match.play import GameRecord, GameTask, derive_seed
@@ -315,21 +315,16 @@ def match_document(
     config: MatchConfig, stats: MatchStats, records: Sequence[GameRecord], code: ExitCode | None
 ) -> dict[str, Any]:
     """The ``--json`` document of a match (:mod:`ladder.match.json_output`)."""
+    head = document_head(
+        "match",
+        code,
+        config,
+        games=config.games,
+        sprt=None if config.sprt is None else asdict(config.sprt),
+    )
     return {
-        "command": "match",
+        **head,
         "match_id": config.match_id,
-        "status": "running" if code is None else STATUS[code],
-        "exit_code": None if code is None else int(code),
-        "settings": {
-            "variant": config.variant,
-            "games": config.games,
-            "seed": config.seed,
-            "openings": len(config.openings),
-            "openings_digest": suite_digest(config.openings),
-            "openings_order": config.openings_order,
-            "adjudication": asdict(config.adjudication),
-            "sprt": None if config.sprt is None else asdict(config.sprt),
-        },
         "players": {
             "a": {**config.player_a.describe(), **config.player_a.settings(config.variant)},
             "b": {**config.player_b.describe(), **config.player_b.settings(config.variant)},

@@ -183,14 +183,10 @@ class Reference:
             return Limit(nodes=self.nodes)
         if isinstance(self.player, LevelPlayer):
             return Limit(nodes=self.player.level(variant).nodes)
-        s = self.spec
-        if s.nodes is None and s.depth is None and s.movetime_ms is None:
-            raise StudyError(f"the reference {s.text!r} needs nodes=, depth= or movetime=")
-        return Limit(
-            nodes=s.nodes,
-            depth=s.depth,
-            time=None if s.movetime_ms is None else s.movetime_ms / 1000,
-        )
+        limit = self.player.base_limit()
+        if limit.infinite:
+            raise StudyError(f"the reference {self.spec.text!r} needs nodes=, depth= or movetime=")
+        return limit
 
     async def evaluate(self, record: GameRecord) -> list[Evaluation]:
         """Every position of the game, from the start to the end."""

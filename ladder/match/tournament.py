@@ -24,7 +24,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
@@ -33,8 +33,8 @@ from ladder.calibration.fit import bt_games
 from ladder.match.adjudication import Adjudication
 from ladder.match.bradley_terry import LadderFit, fit_ladder
 from ladder.match.exit_codes import ExitCode
-from ladder.match.json_output import STATUS, game_entry, write_json
-from ladder.match.openings import Opening, suite_digest
+from ladder.match.json_output import document_head, game_entry, write_json
+from ladder.match.openings import Opening
 from ladder.match.play import GameRecord, GameTask
 from ladder.match.player_specs import PlayerSpec
 from ladder.match.players import PlayerError
@@ -270,20 +270,15 @@ def play_tournament(
         tasks = config.tasks(matches)
 
         def document(code: ExitCode | None, fit: LadderFit | None) -> dict[str, Any]:
+            head = document_head(
+                "tournament",
+                code,
+                config,
+                format=config.format,
+                games_per_pairing=config.games,
+            )
             return {
-                "command": "tournament",
-                "status": "running" if code is None else STATUS[code],
-                "exit_code": None if code is None else int(code),
-                "settings": {
-                    "variant": config.variant,
-                    "format": config.format,
-                    "games_per_pairing": config.games,
-                    "seed": config.seed,
-                    "openings": len(config.openings),
-                    "openings_digest": suite_digest(config.openings),
-                    "openings_order": config.openings_order,
-                    "adjudication": asdict(config.adjudication),
-                },
+                **head,
                 "players": [{**p.describe(), **p.settings(config.variant)} for p in config.players],
                 "pairings": [
                     {"match_id": m.match_id, **s.as_dict()}
