@@ -107,7 +107,7 @@ def _eval_text(info: dict[str, Any], red_moved: bool) -> str | None:
     return f"[%eval {text}]"
 
 
-def _comment(info: dict[str, Any], red_moved: bool, notation: str, variant: str, fen: str) -> str:
+def _comment(info: dict[str, Any], red_moved: bool, notation: str, record: Any, ply: int) -> str:
     """A move's comment: ``[%eval]`` (Red's view), ``[%clk]``, nodes and time, and how the
     move was chosen when it was not the player's best."""
     if "error" in info:
@@ -127,7 +127,7 @@ def _comment(info: dict[str, Any], red_moved: bool, notation: str, variant: str,
         if notation == "iccs":
             best = iccs_move(best)
         else:
-            best = (wxf_moves(variant, fen, [best]) or [best])[0]
+            best = wxf_moves(record.variant, record.start_fen, [*record.moves[:ply], best])[-1]
         parts.append(f"varied: the engine's best was {best}")
     return " ".join(parts)
 
@@ -187,7 +187,6 @@ def format_pgn(
     fields = r.start_fen.split()
     black_first = fields[1] == "b"
     fullmove = int(fields[-1]) if fields[-1].isdigit() else 1
-    game = None if minimal else Game.from_fen(r.variant, r.start_fen)
     tokens: list[str] = []
     for i, move in enumerate(written):
         red_moves = (i % 2 == 0) != black_first
@@ -196,16 +195,15 @@ def format_pgn(
         elif i == 0:
             tokens.append(f"{fullmove}...")
         tokens.append(move)
-        if game is not None:
+        if not minimal:
             comment = "book" if i < r.book_plies else ""
             k = i - r.book_plies
             if k >= 0 and k < len(r.infos):
-                comment = _comment(r.infos[k], red_moves, notation, r.variant, game.fen())
+                comment = _comment(r.infos[k], red_moves, notation, r, i)
             if notes and i in notes:
                 comment = f"{comment} {notes[i]}".strip()
             if comment:
                 tokens.append("{" + comment.replace("}", ")") + "}")
-            game.push(r.moves[i])
         if not red_moves:
             fullmove += 1
     if not minimal and len(r.infos) > len(r.moves) - r.book_plies:  # the failure's message
