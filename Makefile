@@ -8,7 +8,7 @@ PORT ?= 8000
 # More `ladder serve` options, e.g. SERVE_ARGS="--engines 2 --api-keys keys.txt".
 SERVE_ARGS ?=
 
-.PHONY: setup engine reference-engines serve test test-slow lint clean
+.PHONY: setup engine reference-engines browser serve test test-slow lint clean
 
 # The virtualenv with the project and its pinned dependencies.
 $(VENV)/.installed: pyproject.toml
@@ -32,15 +32,19 @@ engine: $(VENV)/.installed
 reference-engines:
 	bash scripts/install_reference_engines.sh
 
+# Debian's chromium, for the /play page's browser tests (Playwright drives it).
+browser:
+	bash scripts/install_browser.sh
+
 setup: $(VENV)/.installed engine
 
 serve: setup
 	$(VENV)/bin/ladder serve --host $(HOST) --port $(PORT) $(SERVE_ARGS)
 
-test: setup reference-engines lint
+test: setup reference-engines browser lint
 	$(VENV)/bin/pytest
 
-test-slow: setup reference-engines
+test-slow: setup reference-engines browser
 	$(VENV)/bin/pytest -m slow
 
 # Static checks (also the first step of `make test`): lint, format, types. ladder/ and

@@ -1,16 +1,19 @@
-"""PGN for match games: WXF move notation, Red/Black headers, per-move search comments.
+"""PGN for match games, as xiangqi tools and PGN viewers read it.
 
-Moves are written in WXF notation (``C2=5``, ``H8+7``, drops ``A@45``) as Fairy-Stockfish
-writes it (``pyffish.get_san_moves`` with ``NOTATION_XIANGQI_WXF``, our variants.ini
-loaded). Should pyffish be missing or refuse a move (an unpatched pyffish does not know
-the atomic explosion), that move and the rest are written in canonical notation
-(``h3e3``), which :func:`replay` reads as well. Comments: ``{book}`` for opening moves,
-else ``{+0.35/9 10018N 0.047s}`` (score from the mover's view in pawns, or ``+M5``;
-depth; nodes; search time).
+:func:`format_pgn` writes the seven standard tags (``White`` is Red's player), then
+``Game "Chinese Chess"`` and ``Format`` (``WXF`` or ``ICCS``: the notation of the moves),
+``Red``, ``Variant``, ``FEN``, ``SetUp`` and the match's own tags. Moves are WXF
+(``C2=5``, ``H8+7``, drops ``A@45``) as Fairy-Stockfish writes it
+(:func:`ladder.wxf.wxf_moves`; a move pyffish cannot write is written in canonical
+notation, ``h3e3``), or ICCS (``H2-E2``, ranks 0..9). Comments: ``{book}`` for opening
+moves, else ``[%eval 0.35,9]`` (Red's view, pawns or ``#-3``, with the depth),
+``[%clk 0:00:59.2]`` (the mover's clock after the move), nodes and search time, and a
+mark on a random or varied choice.
 
 :func:`read_pgn` parses the text back and :func:`replay` turns a parsed game into a
 rules-checker :class:`~ladder.rules.Game`, matching every WXF token against the WXF of
-the legal moves: it fails on a move that is illegal or ambiguous.
+the legal moves (ICCS and canonical tokens directly): it fails on a move that is illegal
+or ambiguous.
 """
 
 from __future__ import annotations
@@ -19,13 +22,12 @@ import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from types import ModuleType
 from typing import Any
 
 from ladder.match.clocks import format_clock
 from ladder.rules import Game, RulesError
-from ladder.variants import FSF_VARIANT, VARIANTS_INI
+from ladder.variants import FSF_VARIANT
+from ladder.wxf import pyffish_module, wxf_moves
 from protocol.notation import from_ucci, to_ucci
 
 __all__ = ["PgnError", "PgnGame", "format_pgn", "read_pgn", "replay", "wxf_moves"]
@@ -33,44 +35,6 @@ __all__ = ["PgnError", "PgnGame", "format_pgn", "read_pgn", "replay", "wxf_moves
 
 class PgnError(ValueError):
     """PGN text that cannot be read back into a legal game."""
-
-
-@lru_cache(maxsize=1)
-def _pyffish() -> ModuleType | None:
-    try:
-        import pyffish
-    except ImportError:  # pragma: no cover - pyffish is part of `make engine`
-        return None
-    pyffish.load_variant_config(VARIANTS_INI.read_text())
-    return pyffish
-
-
-def wxf_moves(variant: str, start_fen: str, moves: Sequence[str]) -> list[str]:
-    """WXF notation of ``moves`` from ``start_fen`` (canonical notation where pyffish
-    cannot write a move: see the module docstring)."""
-    sf = _pyffish()
-    if sf is None or not moves:
-        return list(moves)
-    section = FSF_VARIANT[variant]
-    try:
-        return list(
-            sf.get_san_moves(section, start_fen, list(moves), False, sf.NOTATION_XIANGQI_WXF)
-        )
-    except ValueError:
-        pass
-    out: list[str] = []
-    for i, move in enumerate(moves):
-        try:
-            out.append(
-                sf.get_san(section, start_fen, move, False, sf.NOTATION_XIANGQI_WXF)
-                if i == 0
-                else sf.get_san_moves(
-                    section, start_fen, list(moves[: i + 1]), False, sf.NOTATION_XIANGQI_WXF
-                )[-1]
-            )
-        except ValueError:
-            return out + list(moves[i:])
-    return out
 
 
 #: The PGN notations :func:`format_pgn` writes, with their ``Format`` tag.
@@ -331,7 +295,7 @@ def replay(pgn: PgnGame, variant: str | None = None) -> Game:
         game = Game.from_fen(tag, pgn.headers.get("FEN"))
     except RulesError as exc:
         raise PgnError(f"bad FEN header: {exc}") from exc
-    sf = _pyffish()
+    sf = pyffish_module()
     section = FSF_VARIANT[tag]
     iccs = pgn.headers.get("Format", "").upper() == "ICCS"
     for ply, token in enumerate(pgn.moves, start=1):

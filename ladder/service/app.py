@@ -39,6 +39,7 @@ from ladder.service.models import (
 )
 from ladder.service.mover import MoveFailed, MoveService, MoveTrace
 from ladder.service.observe import ObserveRequests
+from ladder.service.play_page import add_play_page
 from ladder.service.pool import PoolError
 from ladder.service.status import UNAVAILABLE, as_service_error
 
@@ -448,6 +449,9 @@ def create_app(
         return Response(metrics.render(), media_type=metrics.content_type)
 
     app.openapi = lambda: _openapi(app, secured=keys is not None)  # type: ignore[method-assign]
+
+    if cfg.play_page:
+        add_play_page(app)
 
     # add_middleware puts each one outside the previous ones, so from the inside out:
     # the /v1/move fast path (innermost: the body limit, the keys and the request log

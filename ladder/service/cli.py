@@ -226,6 +226,11 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     ops.add_argument(
         "--log-level", default="info", choices=["debug", "info", "warning", "error", "critical"]
     )
+    ops.add_argument(
+        "--no-play",
+        action="store_true",
+        help="do not serve the /play page (the browser client)",
+    )
     p.set_defaults(func=_cmd_serve)
 
 
@@ -250,6 +255,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             rate_limit_per_minute=args.rate_limit,
             allowed_hosts=tuple(args.allowed_host),
             cors_origins=tuple(args.cors_origin),
+            play_page=not args.no_play,
         )
         options = ServeOptions(
             host=args.host,

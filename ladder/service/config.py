@@ -68,6 +68,8 @@ class ServiceConfig:
     allowed_hosts: tuple[str, ...] = ()
     #: Origins allowed to call the API from a browser (CORS); empty: none.
     cors_origins: tuple[str, ...] = ()
+    #: Serve the /play page (ladder.service.play_page); ``ladder serve --no-play`` turns it off.
+    play_page: bool = True
 
     def __post_init__(self) -> None:
         if self.engines < 1:

@@ -116,6 +116,9 @@ class PositionRequest(_Strict):
     variant: VariantId
     fen: Fen | None = Field(None, description="Start position; the variant's own if omitted.")
     moves: Moves = Field(default_factory=list)
+    wxf: bool = Field(
+        False, strict=True, description="Also give `moves` in WXF notation (`wxf` in the answer)."
+    )
 
 
 class PositionResponse(BaseModel):
@@ -127,6 +130,12 @@ class PositionResponse(BaseModel):
     legal_moves: list[str]
     check: bool
     outcome: OutcomeInfo | None
+    wxf: list[str] | None = Field(
+        None,
+        description='With `"wxf": true`: each of `moves` in WXF notation (`C2=5`, `H8+7`, '
+        "drops `A@52`), as in a match's PGN; canonical notation for a move the notation "
+        "writer (pyffish) cannot write.",
+    )
 
 
 class LevelInfo(BaseModel):

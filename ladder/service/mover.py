@@ -38,9 +38,10 @@ from ladder.service.models import (
     VariantsResponse,
 )
 from ladder.service.pool import EnginePool
-from ladder.service.positions import Checked, Positions, start_fen
+from ladder.service.positions import INLINE_PLIES, Checked, Positions, start_fen
 from ladder.service.worker import EngineWorker, SearchAttemptFailed, WorkerFactory, default_factory
 from ladder.variants import FSF_VARIANT, VARIANT_IDS
+from ladder.wxf import wxf_moves
 
 log = logging.getLogger(__name__)
 
@@ -245,6 +246,16 @@ class MoveService:
     async def position(self, req: PositionRequest) -> PositionResponse:
         """The rules checker's verdict on a position."""
         checked = await self.positions.judge(req.variant, req.fen, req.moves)
+        wxf = None
+        if req.wxf:
+            game = checked.game
+            args = (req.variant, game.start_fen, game.moves)
+            # A long game's notation is written off the event loop, like its replay.
+            wxf = (
+                await asyncio.to_thread(wxf_moves, *args)
+                if len(req.moves) > INLINE_PLIES
+                else wxf_moves(*args)
+            )
         return PositionResponse(
             variant=req.variant,
             fen=checked.fen,
@@ -252,6 +263,7 @@ class MoveService:
             legal_moves=sorted(checked.legal),
             check=checked.check,
             outcome=checked.outcome,
+            wxf=wxf,
         )
 
     def level_table(self) -> LevelsResponse:
