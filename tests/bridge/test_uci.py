@@ -181,7 +181,7 @@ def test_an_engine_that_keeps_failing_gets_error_lines_and_legal_moves(tmp_path:
     fake = Path(__file__).parents[1] / "protocol" / "fake_engine.py"
     broken.write_text(f"#!/bin/sh\nexec {sys.executable} {fake} crash-at-start\n")
     broken.chmod(0o755)
-    gui = LineSession([LADDER, "uci"], env={"MISTBOARD_ENGINE": str(broken)})
+    gui = LineSession([LADDER, "uci"], env={"LADDER_ENGINE": str(broken)})
     with gui:
         gui.send("uci", "isready")
         lines = gui.expect("readyok")
