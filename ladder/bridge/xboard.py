@@ -267,7 +267,7 @@ class XBoardServer(GuiServer):
         if self.session.game.outcome() is not None:
             self.announce_end()
             return
-        self.start_search(self.search())
+        self.start_search(self.search)
 
     async def search(self) -> None:
         answer = await self.level_answer()
