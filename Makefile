@@ -8,7 +8,7 @@ PORT ?= 8000
 # More `ladder serve` options, e.g. SERVE_ARGS="--engines 2 --api-keys keys.txt".
 SERVE_ARGS ?=
 
-.PHONY: setup engine reference-engines browser serve test test-slow lint clean
+.PHONY: setup engine reference-engines browser serve test test-slow lint calibrate clean
 
 # `make serve` and `make test` run the engine `make engine` builds, unless the environment
 # names one (LADDER_ENGINE, or its deprecated name MISTBOARD_ENGINE): the engine lookup
@@ -62,6 +62,12 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy --strict ladder protocol
 	$(VENV)/bin/mypy tests scripts
+
+# The ladder's calibration (docs/tuning.md): resumes from the committed record in
+# calibration/ and writes calibration/levels-calibrated.toml (never the shipped file).
+calibrate: setup
+	$(VENV)/bin/ladder calibrate --plan calibration/plan.toml --record calibration \
+		--db calibration/ladder.sqlite --out calibration/levels-calibrated.toml
 
 clean:
 	rm -rf $(VENV) $(CACHE)

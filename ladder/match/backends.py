@@ -64,6 +64,12 @@ class LocalBackend:
         return out
 
     def close(self, cancel: bool = False) -> None:
+        if cancel:
+            # Interrupted (Ctrl-C, an error): a top-level game can take minutes, so the
+            # games in flight are abandoned, not waited for. Their engines see EOF on
+            # stdin and quit; the games are not stored, so a resumed run plays them.
+            for process in list((self._pool._processes or {}).values()):
+                process.kill()
         self._pool.shutdown(wait=True, cancel_futures=cancel)
 
 

@@ -78,3 +78,37 @@ def test_sigkill_then_resume(tmp_path: Path, engine_exe: Path) -> None:
     assert numbers == list(range(GAMES))
     games = list(read_pgn(pgn.read_text()))
     assert sorted(int(g.headers["GameNo"]) for g in games) == list(range(GAMES))
+
+
+def test_ctrl_c_abandons_long_games_at_once(tmp_path: Path, engine_exe: Path) -> None:
+    """SIGINT (Ctrl-C) in the middle of searches that would take minutes: the command
+    exits promptly with 130, and no worker or engine is left behind."""
+    slow = f"engine:{engine_exe},nodes=500000000"
+    cmd = [sys.executable, "-m", "ladder.cli", "match", slow, slow]
+    cmd += ["--variant", "xiangqi", "--games", "2", "-j", "2", "--db", str(tmp_path / "i.sqlite")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        driver = psutil.Process(proc.pid)
+        deadline = time.monotonic() + 120
+
+        def searching_in_a_worker() -> bool:
+            return any(
+                p.name().startswith("fairy-stockfish") and p.ppid() != proc.pid
+                for p in driver.children(recursive=True)
+                if p.is_running()
+            )
+
+        while not searching_in_a_worker() and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.05)
+        assert searching_in_a_worker(), "no game started in a worker"
+        family = driver.children(recursive=True)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)  # a game alone would take minutes
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    _, alive = psutil.wait_procs(family, timeout=20)
+    assert not alive, f"left behind: {alive}"
