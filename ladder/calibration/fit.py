@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from ladder.calibration.plan import level_name
 from ladder.levels import Level, Rating
 from ladder.match.bradley_terry import Difference, GameResult, LadderFit, fit_ladder
-from ladder.match.elo import normal_quantile
+from ladder.match.elo import normal_quantile, score_to_elo
 from ladder.match.play import GameRecord
 from ladder.rules import Game
 
@@ -220,7 +220,8 @@ def fit_variant(
         for n in sorted(measured):
             if n - 1 in measured:
                 a, b = level_name(n), level_name(n - 1)
-                cal.gaps[n] = (fit.difference(a, b), pair_games[frozenset((a, b))])
+                gap = with_direct_games(fit.difference(a, b), records, a, b)
+                cal.gaps[n] = (gap, pair_games[frozenset((a, b))])
     secs = seconds_per_move(records)
     cal.seconds = {n: secs[level_name(n)] for n in levels if level_name(n) in secs}
     direct = [r for r in records if {r.red, r.black} == {level_name(1), "greedy"}]
@@ -229,6 +230,24 @@ def fit_variant(
         cal.l1_vs_greedy = (score / len(direct), len(direct))
     cal.criteria = check_ladder(cal)
     return cal
+
+
+def with_direct_games(
+    gap: Difference, records: Sequence[GameRecord], stronger: str, weaker: str
+) -> Difference:
+    """A gap's interval widened to cover what the two levels' own games say (their
+    score's Wilson interval as Elo). The bootstrap alone is blind where a pairing is
+    won every time: every resample is a clean sweep too, so it gives a narrow interval
+    around whatever the rest of the pool implies, while a sweep only bounds the gap
+    from below."""
+    direct = [r for r in records if {r.red, r.black} == {stronger, weaker}]
+    if not direct:
+        return gap
+    score = sum(r.red_score if r.red == stronger else 1 - r.red_score for r in direct)
+    s_lo, s_hi = wilson(score / len(direct), len(direct))
+    return Difference(
+        gap.elo, min(gap.lo, score_to_elo(s_lo)), max(gap.hi, score_to_elo(s_hi)), gap.stderr
+    )
 
 
 def check_ladder(cal: VariantCalibration) -> list[Criterion]:
@@ -265,7 +284,10 @@ def check_ladder(cal: VariantCalibration) -> list[Criterion]:
         gap, games = cal.gaps[n]
         verdict, more = decide(gap.elo, gap.lo, gap.hi, GAP_RANGE, games)
         text = f"L{n - 1}-L{n} {gap.elo:+.0f} [{gap.lo:+.0f}, {gap.hi:+.0f}] ({games} games"
-        text += "" if verdict is not None else f"; not decided: about {more} more"
+        if verdict is None and not math.isfinite(gap.hi - gap.lo):
+            text += "; not decided: one level has won every game between them"
+        elif verdict is None:
+            text += f"; not decided: about {more} more"
         parts.append(text + ")")
         verdicts.append(verdict)
     out.append(Criterion(f"adjacent gaps {lo:.0f}-{hi:.0f} Elo", _all(verdicts), ", ".join(parts)))

@@ -147,11 +147,12 @@ def _play(
                     for variant in config.variants:
                         save_record(store, config.record, variant)
                 fits = {}
+                played = {v: _records(store, states, v) for v in config.variants}
                 for variant in config.variants:
-                    fit = fit_pool(_records(store, states, variant))
+                    fit = fit_pool(played[variant])
                     if fit is not None:
                         fits[variant] = fit
-                unsure = widest_gaps(states, fits)
+                unsure = widest_gaps(states, fits, played)
                 rounds += 1
                 status = ", ".join(
                     f"{w.state.variant} {w.state.pairing.weaker.name}-"
@@ -161,7 +162,7 @@ def _play(
                 bar.update(progress_id, status=f"round {rounds}: widest {status or 'none'}")
                 if not console.is_terminal:
                     console.print(f"round {rounds}: widest gaps {status or 'none: done'}")
-                tasks = next_round(states, fits, backend.slots)
+                tasks = next_round(states, fits, backend.slots, played)
     finally:
         backend.close()
 

@@ -13,15 +13,15 @@ pairing has its maximum, or the time budget is spent.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ladder.calibration.fit import GAP_RANGE, L1_VS_GREEDY
+from ladder.calibration.fit import GAP_RANGE, L1_VS_GREEDY, with_direct_games
 from ladder.calibration.plan import Pairing, Plan, match_for
 from ladder.match.bradley_terry import LadderFit
 from ladder.match.elo import score_to_elo
 from ladder.match.openings import Opening
-from ladder.match.play import GameTask
+from ladder.match.play import GameRecord, GameTask
 from ladder.match.runner import MatchConfig
 
 __all__ = ["PairingState", "Widest", "first_round", "next_round", "widest_gaps"]
@@ -70,8 +70,20 @@ class Widest:
     half_width: float
 
 
-def widest_gaps(states: Sequence[PairingState], fits: dict[str, LadderFit]) -> list[Widest]:
-    """The adjacent pairings still unsure (and below their maximum), widest first."""
+#: The half width given to an interval open on one side (a clean sweep), so that it
+#: sorts first without an infinity in the progress line.
+UNBOUNDED_HALF_WIDTH = 1000.0
+
+
+def widest_gaps(
+    states: Sequence[PairingState],
+    fits: dict[str, LadderFit],
+    records: Mapping[str, Sequence[GameRecord]] | None = None,
+) -> list[Widest]:
+    """The adjacent pairings still unsure (and below their maximum), widest first.
+    With each variant's ``records``, a gap's interval also covers its pairing's own
+    games (:func:`~ladder.calibration.fit.with_direct_games`: a clean sweep stays
+    unsure)."""
     out = []
     for s in states:
         fit = fits.get(s.variant)
@@ -81,7 +93,9 @@ def widest_gaps(states: Sequence[PairingState], fits: dict[str, LadderFit]) -> l
         if a not in fit.ratings or b not in fit.ratings:
             continue
         gap = fit.difference(a, b)
-        half = (gap.hi - gap.lo) / 2
+        if records is not None:
+            gap = with_direct_games(gap, records.get(s.variant, ()), a, b)
+        half = min((gap.hi - gap.lo) / 2, UNBOUNDED_HALF_WIDTH)
         low, high = L1_OVER_GREEDY if (a, b) == ("L1", "greedy") else GAP_RANGE
         straddles = gap.lo < low <= gap.hi or gap.lo <= high < gap.hi
         if half > s.plan.target_half_width or straddles:
@@ -90,10 +104,13 @@ def widest_gaps(states: Sequence[PairingState], fits: dict[str, LadderFit]) -> l
 
 
 def next_round(
-    states: Sequence[PairingState], fits: dict[str, LadderFit], slots: int
+    states: Sequence[PairingState],
+    fits: dict[str, LadderFit],
+    slots: int,
+    records: Mapping[str, Sequence[GameRecord]] | None = None,
 ) -> list[GameTask]:
     """One more game pair for each of the ``slots`` widest unsure gaps (none: done)."""
     tasks: list[GameTask] = []
-    for w in widest_gaps(states, fits)[: max(1, slots)]:
+    for w in widest_gaps(states, fits, records)[: max(1, slots)]:
         tasks.extend(w.state.extend(2))
     return tasks

@@ -7,10 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from ladder.calibration.fit import MIN_GAMES, VariantCalibration, check_ladder, fit_variant
+from ladder.calibration.fit import (
+    MIN_GAMES,
+    VariantCalibration,
+    bt_games,
+    check_ladder,
+    fit_variant,
+)
+from ladder.calibration.plan import Plan
+from ladder.calibration.schedule import widest_gaps
 from ladder.levels import Level, Rating, load_levels
-from ladder.match.bradley_terry import Difference
+from ladder.match.bradley_terry import Difference, fit_ladder
 from tests.calibration.synthetic import games, record
+from tests.calibration.test_schedule import _states
 
 TRUTH = {"random": 0.0, "greedy": 150.0, "L1": 450.0, "L2": 750.0, "L3": 1050.0, "L4": 1350.0}
 
@@ -106,3 +115,27 @@ def test_seconds_per_move_is_the_median_of_each_sides_mean() -> None:
     assert cal.seconds[1] == pytest.approx(0.25)
     # L2: 5/5 = 1.0, 5/5 = 1.0, 2/2 = 1.0
     assert cal.seconds[2] == pytest.approx(1.0)
+
+
+def test_a_clean_sweep_leaves_its_gap_undecided_and_scheduled(tmp_path: Path) -> None:
+    """L2 wins all its games against L1: the bootstrap's resamples are sweeps too, so its
+    interval alone would look narrow; the pairing's own games bound the gap only from
+    below, so the criterion stays undecided and the schedule asks for more games."""
+
+    played = [r for r in games(TRUTH, 30) if {r.red, r.black} != {"L1", "L2"}]
+    played += [
+        record("L2" if g % 2 == 0 else "L1", "L1" if g % 2 == 0 else "L2", r, g // 2, g, "sweep")
+        for g, r in enumerate(["1-0", "0-1"] * 15)
+    ]
+    cal = fit_variant(played, "xiangqi", _levels(tmp_path), bootstrap=30, seed=1)
+    gap, n_games = cal.gaps[2]
+    assert n_games == 30 and gap.hi == float("inf")
+    gaps = next(c for c in cal.criteria if c.name.startswith("adjacent"))
+    assert gaps.ok is None and "won every game" in gaps.detail
+
+    fit = fit_ladder(bt_games(played), anchor="random")
+    states = _states(Plan(games=4, skip_one_games=0, max_games=200, target_half_width=400))
+    for s in states:
+        s.scheduled = s.pairing.games
+    widest = widest_gaps(states, {"xiangqi": fit}, {"xiangqi": played})
+    assert widest[0].state.pairing.stronger.name == "L2"  # open-ended: first in line
