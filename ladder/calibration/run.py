@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,9 +107,18 @@ def run_calibration(
     write_levels_file(config.levels_file, config.out, cals)
     console.print(f"wrote {config.out}")
     if config.docs is not None:
-        md = write_docs(cals, config.docs)
+        md = write_docs(cals, config.docs, _notes(config.record, config.variants))
         console.print(f"wrote {md}")
     return cals
+
+
+def _notes(folder: Path | None, variants: Sequence[str]) -> dict[str, str]:
+    """Each variant's measurements made by other scripts (variety, blunders), kept
+    beside the record as ``notes-<variant>.md``, for its section of ladder.md."""
+    if folder is None:
+        return {}
+    paths = {v: folder / f"notes-{v}.md" for v in variants}
+    return {v: p.read_text().strip() for v, p in paths.items() if p.is_file()}
 
 
 def _play(

@@ -76,6 +76,8 @@ def test_a_tiny_calibration_plays_resumes_and_writes_only_its_output(tmp_path: P
         "-j",
         "2",
     ]
+    (tmp_path / "rec").mkdir()
+    (tmp_path / "rec" / "notes-xiangqi.md").write_text("Variety: 20 of 20 seeds differ.\n")
     run = _ladder(*common, "--db", tmp_path / "a.sqlite", "--docs", tmp_path / "docs", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "round 1: widest gaps" in run.stderr  # the adaptive rounds ran, with progress
@@ -87,7 +89,8 @@ def test_a_tiny_calibration_plays_resumes_and_writes_only_its_output(tmp_path: P
     assert all(lv.seconds_per_move is not None for lv in out.values())
     assert load_levels(levels)["xiangqi"][1].rating is None  # --levels untouched
     assert hashlib.sha256(LEVELS_FILE.read_bytes()).hexdigest() == shipped
-    assert "## xiangqi" in (tmp_path / "docs" / "ladder.md").read_text()
+    ladder_md = (tmp_path / "docs" / "ladder.md").read_text()
+    assert "## xiangqi" in ladder_md and "Variety: 20 of 20 seeds differ." in ladder_md
     assert "not decided" in run.stderr  # 4 games decide no criterion
     # A fresh database resumes from the record: nothing is played again.
     again = _ladder(
