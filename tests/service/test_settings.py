@@ -157,8 +157,12 @@ def test_the_file_names_the_engine_only_when_nothing_else_does(
     config = tmp_path / "ladder.toml"
     config.write_text('engine = "no-such-engine"\nengines = 1\n')
     # LADDER_ENGINE (the engine lookup's variable) wins over the file: it serves.
-    with Server(["--config", str(config)]) as server:
+    server = Server(["--config", str(config)])
+    server.start()
+    try:
         assert server.health()["engines_alive"] == 1
+    finally:
+        server.stop()
     # Without it, the file's engine is the one looked for.
     monkeypatch.delenv("LADDER_ENGINE", raising=False)
     monkeypatch.delenv("MISTBOARD_ENGINE", raising=False)
@@ -172,8 +176,12 @@ def test_the_file_names_the_engine_only_when_nothing_else_does(
     assert "no engine executable at" in one_line_error(done)
     assert str(tmp_path / "no-such-engine") in done.stderr  # relative to the file
     config.write_text(f'engine = "{service_engine()}"\nengines = 1\n')
-    with Server(["--config", str(config)], env={}) as server:
+    server = Server(["--config", str(config)], env={})
+    server.start()
+    try:
         assert server.health()["engines_alive"] == 1
+    finally:
+        server.stop()
 
 
 @pytest.mark.parametrize(

@@ -140,16 +140,22 @@ def test_requests_served_with_the_engines_split(workers: tuple[Server, Path]) ->
     assert '"worker": 1' in "\n".join(server.log_lines)
 
 
+def wait_for_reload(server: Server, start: int) -> None:
+    """Wait for both workers' `keys_loaded` lines from log line `start` on."""
+    for worker in (0, 1):
+
+        def reloaded(line: str, worker: int = worker) -> bool:
+            return '"keys_loaded"' in line and f'"worker": {worker}' in line
+
+        server.wait_for_log(reloaded, start=start)
+
+
 def test_sighup_reloads_the_keys_of_every_worker(workers: tuple[Server, Path]) -> None:
     server, keys = workers
     start = len(server.log_lines)
     keys.write_text(f"{KEY_B} site-b\n")
     server.signal(signal.SIGHUP)
-    for worker in (0, 1):
-        server.wait_for_log(
-            lambda line, w=worker: '"keys_loaded"' in line and f'"worker": {w}' in line,
-            start=start,
-        )
+    wait_for_reload(server, start)
     for seed in range(8):  # fresh connections: whichever worker takes them
         with server.client() as client:
             assert (
@@ -161,11 +167,7 @@ def test_sighup_reloads_the_keys_of_every_worker(workers: tuple[Server, Path]) -
     keys.write_text(f"{KEY_A} site-a\n")
     start = len(server.log_lines)
     server.signal(signal.SIGHUP)
-    for worker in (0, 1):
-        server.wait_for_log(
-            lambda line, w=worker: '"keys_loaded"' in line and f'"worker": {w}' in line,
-            start=start,
-        )
+    wait_for_reload(server, start)
 
 
 def test_a_killed_worker_is_started_again(workers: tuple[Server, Path]) -> None:
