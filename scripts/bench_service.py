@@ -46,7 +46,8 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 VARIANT = "xiangqi"
@@ -407,6 +408,50 @@ def _run_load_process(
     return result
 
 
+@dataclass
+class Totals:
+    """One server's sums over the rounds of a throughput measurement."""
+
+    moves: int = 0
+    elapsed: float = 0.0
+    server_cpu: float = 0.0
+    engine_cpu: float = 0.0
+    load_cpu: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.moves / self.elapsed
+
+    def per_move(self, cpu_seconds: float) -> float:
+        """CPU ms per move."""
+        return cpu_seconds / self.moves * 1000
+
+
+def measure_rounds(
+    servers: dict[int, Server],
+    level: int,
+    connections: Callable[[int], int],
+    seconds: float,
+    rounds: int,
+) -> dict[int, Totals]:
+    """Load each server in turn, `rounds` times (`connections(key)` keep-alive
+    connections, `seconds / rounds` measured each time), so that a change in machine
+    load hits all of them alike; the sums per server."""
+    totals = {key: Totals() for key in servers}
+    for _ in range(rounds):
+        for key, srv in servers.items():
+            res = _run_load_process(srv.url, level, connections(key), 1.0, seconds / rounds, srv)
+            lat = res["latencies"]
+            assert isinstance(lat, list)
+            t = totals[key]
+            t.moves += len(lat)
+            t.elapsed += float(res["elapsed"])  # type: ignore[arg-type]
+            t.server_cpu += float(res["server_cpu"])  # type: ignore[arg-type]
+            t.engine_cpu += float(res["engine_cpu"])  # type: ignore[arg-type]
+            t.load_cpu += float(res["cpu"])  # type: ignore[arg-type]
+    return totals
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=40, help="requests per level (overhead)")
@@ -485,26 +530,13 @@ def part_throughput(exe: Path, cores: int, seconds: float, rounds: int, parts: s
     servers = {k: Server(k, exe) for k in range(1, cores + 1)}
     try:
         for level in (1, 3) if 2 in parts else ():
-            done = dict.fromkeys(servers, 0)
-            elapsed = dict.fromkeys(servers, 0.0)
-            srv_cpu = dict.fromkeys(servers, 0.0)
-            load_cpu = dict.fromkeys(servers, 0.0)
-            for _ in range(rounds):
-                for k, srv in servers.items():
-                    res = _run_load_process(srv.url, level, 2 * k, 1.0, seconds / rounds, srv)
-                    lat = res["latencies"]
-                    assert isinstance(lat, list)
-                    done[k] += len(lat)
-                    elapsed[k] += float(res["elapsed"])  # type: ignore[arg-type]
-                    srv_cpu[k] += float(res["server_cpu"])  # type: ignore[arg-type]
-                    load_cpu[k] += float(res["cpu"])  # type: ignore[arg-type]
-            base = done[1] / elapsed[1]
-            for k in servers:
-                rate = done[k] / elapsed[k]
+            totals = measure_rounds(servers, level, lambda k: 2 * k, seconds, rounds)
+            base = totals[1].rate
+            for k, t in totals.items():
                 print(
-                    f"{level:>5} {k:>7} {rate:>8.1f} {rate / k:>11.1f} "
-                    f"{rate / (base * k):>8.2f} {srv_cpu[k] / done[k] * 1000:>5.2f} "
-                    f"{load_cpu[k] / done[k] * 1000:>5.2f}"
+                    f"{level:>5} {k:>7} {t.rate:>8.1f} {t.rate / k:>11.1f} "
+                    f"{t.rate / (base * k):>8.2f} {t.per_move(t.server_cpu):>5.2f} "
+                    f"{t.per_move(t.load_cpu):>5.2f}"
                 )
 
         print(f"\n3. Latency at saturation ({cores} engines, {2 * cores} requests in flight)")
@@ -537,26 +569,13 @@ def part_workers(exe: Path, cores: int, seconds: float, rounds: int) -> None:
     servers = {w: Server(engines, exe, workers=w) for w in (1, 2)}
     try:
         for level in (1, 3):
-            done = dict.fromkeys(servers, 0)
-            elapsed = dict.fromkeys(servers, 0.0)
-            cpu = {w: {"server_cpu": 0.0, "engine_cpu": 0.0, "cpu": 0.0} for w in servers}
-            for _ in range(rounds):
-                for w, srv in servers.items():
-                    res = _run_load_process(srv.url, level, 2 * engines, 1.0, seconds / rounds, srv)
-                    lat = res["latencies"]
-                    assert isinstance(lat, list)
-                    done[w] += len(lat)
-                    elapsed[w] += float(res["elapsed"])  # type: ignore[arg-type]
-                    for key in cpu[w]:
-                        cpu[w][key] += float(res[key])  # type: ignore[arg-type]
-            base = done[1] / elapsed[1]
-            for w in servers:
-                rate = done[w] / elapsed[w]
-                per_move = {key: value / done[w] * 1000 for key, value in cpu[w].items()}
+            totals = measure_rounds(servers, level, lambda w: 2 * engines, seconds, rounds)
+            base = totals[1].rate
+            for w, t in totals.items():
                 print(
-                    f"{level:>5} {w:>7} {rate:>8.1f} {rate / base:>6.2f} "
-                    f"{per_move['server_cpu']:>5.2f} {per_move['engine_cpu']:>5.2f} "
-                    f"{per_move['cpu']:>5.2f}"
+                    f"{level:>5} {w:>7} {t.rate:>8.1f} {t.rate / base:>6.2f} "
+                    f"{t.per_move(t.server_cpu):>5.2f} {t.per_move(t.engine_cpu):>5.2f} "
+                    f"{t.per_move(t.load_cpu):>5.2f}"
                 )
     finally:
         for srv in servers.values():
