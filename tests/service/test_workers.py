@@ -218,3 +218,19 @@ def test_one_worker_has_no_supervisor(server: Server) -> None:
     assert worker_pids(server) == []
     assert set(all_engines(server)) == set(server.engine_pids())
     assert httpx.get(server.url + "/healthz", timeout=30).json()["engines"] == 2
+
+
+def test_a_worker_that_cannot_start_stops_the_service(tmp_path: Path) -> None:
+    """Fault injection: an engine (a real process) that refuses to start."""
+    wrapper = tmp_path / "engine.sh"
+    wrapper.write_text("#!/bin/sh\necho 'wrapper: refusing to start' >&2\nexit 3\n")
+    wrapper.chmod(0o755)
+    done = ladder_serve(
+        "--port", "0", "--engines", "2", "--workers", "2", env={"LADDER_ENGINE": str(wrapper)}
+    )
+    assert done.returncode == 2 and done.stdout == ""  # never printed a URL
+    lines = done.stderr.strip().splitlines()
+    assert lines[-1] == "ladder serve: the service did not start (see the log above)"
+    assert any('"worker_start_failed"' in line for line in lines)
+    # (the engine's failure itself is logged by uvicorn's lifespan, as with one worker)
+    assert any('"start-failed"' in line for line in lines)
