@@ -1,12 +1,12 @@
 """The `ladder` command line: each package registers its own subcommands.
 
-ladder move | serve | levels     the move service        (ladder/service/cli.py)
-ladder perft                     the rules checker       (ladder/rules/cli.py)
-ladder match                     matches                 (ladder/match/cli.py)
-ladder calibrate                 calibration             (ladder/calibration/cli.py)
-ladder engine build | path       the engine              (ladder/engine_cli.py)
-ladder doctor                    checks the installation (ladder/doctor.py)
-ladder uci | ucci | xboard       the ladder as an engine (ladder/bridge/cli.py)
+ladder move | serve | levels       the move service        (ladder/service/cli.py)
+ladder perft                       the rules checker       (ladder/rules/cli.py)
+ladder match | tournament | study  matches and studies     (ladder/match/cli.py)
+ladder calibrate                   calibration             (ladder/calibration/cli.py)
+ladder engine build | path         the engine              (ladder/engine_cli.py)
+ladder doctor                      checks the installation (ladder/doctor.py)
+ladder uci | ucci | xboard         the ladder as an engine (ladder/bridge/cli.py)
 
 `ladder --log-level debug COMMAND …` logs every line to and from each engine.
 """
@@ -33,7 +33,7 @@ from ladder.engine_binary import (
 )
 from ladder.engine_cli import add_engine, add_engine_option
 from ladder.log_config import LEVELS, configure_logging
-from ladder.match.cli import add_match
+from ladder.match.cli import add_match, add_study, add_tournament
 from ladder.package_data import DISTRIBUTION, package_version
 from ladder.rules.cli import add_perft
 from ladder.service.cli import add_levels, add_move, add_serve
@@ -41,7 +41,17 @@ from ladder.service.cli import add_levels, add_move, add_serve
 #: Subcommands that run the patched engine through the usual lookup (engine pools, match
 #: workers): they take --engine after their name too, passed on as $LADDER_ENGINE.
 #: (`doctor` and `engine path` take it themselves: they report a bad one.)
-ENGINE_COMMANDS = ("move", "serve", "match", "calibrate", "uci", "ucci", "xboard")
+ENGINE_COMMANDS = (
+    "move",
+    "serve",
+    "match",
+    "tournament",
+    "study",
+    "calibrate",
+    "uci",
+    "ucci",
+    "xboard",
+)
 
 
 def version_text(engine: Path | None = None) -> str:
@@ -83,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve(sub)
     add_levels(sub)
     add_match(sub)
+    add_tournament(sub)
+    add_study(sub)
     add_calibrate(sub)
     add_perft(sub)
     add_engine(sub)

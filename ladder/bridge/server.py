@@ -164,10 +164,12 @@ class GuiServer:
     def searching(self) -> bool:
         return self.search_task is not None and not self.search_task.done()
 
-    def start_search(self, search: Awaitable[None]) -> None:
+    def start_search(self, search: Callable[[], Awaitable[None]]) -> None:
+        # The search is made inside the task: a task cancelled before its first step
+        # (`go` then `quit` at once) leaves no coroutine that was never awaited.
         async def run() -> None:
             try:
-                await search
+                await search()
             except GuiGone:
                 pass
             except Exception as exc:  # a bug of ours: said, not swallowed

@@ -181,7 +181,7 @@ class UciServer(GuiServer):
         self.release = asyncio.Event()
         if "infinite" not in args and "ponder" not in args:
             self.release.set()
-        self.start_search(self.search())
+        self.start_search(self.search)
 
     async def search(self) -> None:
         answer = await self.level_answer(self.banned)

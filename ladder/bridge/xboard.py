@@ -26,7 +26,7 @@ forfeited by XBoard on its first move, which is why this command exists. A sessi
 The engine plays the side ``new``, ``go`` and ``playother`` give it, in the game the
 rules checker keeps: a GUI move it refuses is answered ``Illegal move (reason): MOVE``
 and not played; a refused ``setboard`` is ``tellusererror Illegal position: …`` and the
-variant's start position is used instead. When the game ends by our rules (RULES.md)
+variant's start position is used instead. When the game ends by our rules (docs/rules.md)
 after a move, the engine says so (``1-0 {checkmate}``, ``1/2-1/2 {sixty-plies}``);
 XBoard's own rules for xiangqi differ in places (repetitions, the move count), so a GUI
 should accept the engine's claims (XBoard: ``-testClaims false``). ``?`` moves now,
@@ -267,7 +267,7 @@ class XBoardServer(GuiServer):
         if self.session.game.outcome() is not None:
             self.announce_end()
             return
-        self.start_search(self.search())
+        self.start_search(self.search)
 
     async def search(self) -> None:
         answer = await self.level_answer()

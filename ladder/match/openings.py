@@ -1,20 +1,31 @@
-"""Opening suites and the game schedule (pairs with colours reversed, seeded order).
+"""Opening books and the game schedule (pairs with colours reversed, seeded order).
 
-A suite is a text file, one opening a line (``ladder/openings/<variant>.txt``, made by
-``scripts/make_openings.py``)::
+Three book formats, chosen by the file's suffix (or ``fmt``):
 
-    # comment
-    h3e3 h10g8 h1g3 i10h10            <- moves from the variant's start position
-    <FEN> | h3e3 h10g8                <- a start FEN, then moves (either may be empty)
+* the ladder's suite (``ladder/openings/<variant>.txt``, made by
+  ``scripts/make_openings.py``), one opening a line::
 
-Trailing ``# ...`` on a line is a comment (the generator writes the shallow engine
-evaluation there). Every opening is replayed through the rules checker on loading.
+      # comment
+      h3e3 h10g8 h1g3 i10h10            <- moves from the variant's start position
+      <FEN> | h3e3 h10g8                <- a start FEN, then moves (either may be empty)
+
+  Trailing ``# ...`` on a line is a comment (the generator writes the shallow engine
+  evaluation there);
+* ``.epd``: one position a line, the FEN's first four fields then EPD operations
+  (``id "..."; c0 "..."``), as cutechess and fastchess read them;
+* ``.pgn``: games (a ``FEN`` tag or the variant's start, then moves in WXF, ICCS or
+  canonical notation): each game's moves are an opening.
+
+``plies``: at most that many moves of each opening are played (cutechess's
+``plies=N``). Every opening is replayed through the rules checker on loading, in the
+match's variant.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +33,9 @@ from ladder.package_data import data_path
 from ladder.rules import Game, RulesError
 
 __all__ = [
+    "BOOK_FORMATS",
     "OPENINGS_DIR",
+    "ORDERS",
     "GameSlot",
     "Opening",
     "OpeningError",
@@ -34,6 +47,10 @@ __all__ = [
 ]
 
 OPENINGS_DIR = data_path("openings")
+#: Book formats by name (``fmt``), as the file suffixes that select them.
+BOOK_FORMATS = ("suite", "epd", "pgn")
+#: How a match walks through its book (cutechess's ``order=``).
+ORDERS = ("random", "sequential")
 
 
 class OpeningError(ValueError):
@@ -89,14 +106,88 @@ def default_suite(variant: str) -> Path:
     return OPENINGS_DIR / f"{variant}.txt"
 
 
-def load_openings(variant: str, path: Path | str | None = None) -> list[Opening]:
-    """The openings of a suite file (default: the shipped suite of ``variant``)."""
+def parse_epd(variant: str, text: str, source: str = "<epd>") -> list[Opening]:
+    """The positions of an EPD text (see the module docstring)."""
+    out: list[Opening] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        fields = raw.split()
+        if not fields or raw.lstrip().startswith("#"):
+            continue
+        if len(fields) < 2:
+            raise OpeningError(f"{source}:{number}: an EPD line needs a board and a side to move")
+        board, side = fields[0], fields[1]
+        rest = " ".join(fields[4:]) if len(fields) > 4 else ""
+        ops = dict(_EPD_OP_RE.findall(rest))
+        fen = f"{board} {side} - - {ops.get('hmvc', '0')} {ops.get('fmvn', '1')}"
+        try:
+            game = Game.from_fen(variant, fen)
+        except RulesError as exc:
+            raise OpeningError(f"{source}:{number}: {exc}") from exc
+        if game.outcome() is not None:
+            raise OpeningError(f"{source}:{number}: the game is already over")
+        comment = ops.get("id", "").strip('"')
+        out.append(Opening(game.start_fen, (), comment))
+    if not out:
+        raise OpeningError(f"{source}: no positions")
+    return out
+
+
+_EPD_OP_RE = re.compile(r"(\w+)\s+([^;]*);")
+
+
+def parse_pgn_book(variant: str, text: str, source: str = "<pgn>") -> list[Opening]:
+    """The games of a PGN text as openings (each game's start and moves)."""
+    from ladder.match.pgn import PgnError, read_pgn, replay
+
+    out: list[Opening] = []
+    try:
+        for number, parsed in enumerate(read_pgn(text), start=1):
+            try:
+                game = replay(parsed, variant)
+            except PgnError as exc:
+                raise OpeningError(f"{source}: game {number}: {exc}") from exc
+            fen = parsed.headers.get("FEN")
+            out.append(Opening(fen, tuple(game.moves), parsed.headers.get("Event", "")))
+    except PgnError as exc:
+        raise OpeningError(f"{source}: {exc}") from exc
+    if not out:
+        raise OpeningError(f"{source}: no games")
+    return out
+
+
+def book_format(path: Path) -> str:
+    """The book format a file's suffix names (``suite`` for any other suffix)."""
+    suffix = path.suffix.lower().lstrip(".")
+    return suffix if suffix in ("epd", "pgn") else "suite"
+
+
+def load_openings(
+    variant: str,
+    path: Path | str | None = None,
+    *,
+    fmt: str | None = None,
+    plies: int | None = None,
+) -> list[Opening]:
+    """The openings of a book file (default: the shipped suite of ``variant``), in the
+    format ``fmt`` (default: by the file's suffix), each cut to ``plies`` moves."""
     p = Path(path) if path is not None else default_suite(variant)
+    fmt = fmt or book_format(p)
+    if fmt not in BOOK_FORMATS:
+        raise OpeningError(f"unknown book format {fmt!r}: expected one of {BOOK_FORMATS}")
+    if plies is not None and plies < 0:
+        raise OpeningError(f"plies must be >= 0, got {plies}")
     try:
         text = p.read_text()
-    except OSError as exc:
-        raise OpeningError(f"cannot read opening suite {p}: {exc}") from exc
-    return parse_openings(variant, text, str(p))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OpeningError(f"cannot read opening book {p}: {exc}") from exc
+    parse = {"suite": parse_openings, "epd": parse_epd, "pgn": parse_pgn_book}[fmt]
+    book = parse(variant, text, str(p))
+    if plies is not None:
+        book = [Opening(o.fen, o.moves[:plies], o.comment) for o in book]
+    for number, opening in enumerate(book, start=1):
+        if Game.from_fen(variant, opening.fen, opening.moves).outcome() is not None:
+            raise OpeningError(f"{p}: opening {number}: the game is already over")
+    return book
 
 
 def suite_digest(openings: list[Opening]) -> str:
@@ -115,26 +206,32 @@ class GameSlot:
     a_is_red: bool
 
 
-def schedule(n_openings: int, games: int, seed: int) -> list[GameSlot]:
+def schedule(n_openings: int, games: int, seed: int, order: str = "random") -> list[GameSlot]:
     """``games`` (rounded up to pairs) in pairs: pair ``k`` plays one opening twice,
     player A Red in the first game and Black in the second.
 
     Openings are used in a seeded random order, a fresh shuffle for each pass through
-    the suite. The schedule depends only on ``(n_openings, seed)`` and grows as a
+    the suite (``order="sequential"``: in the book's order, from the start again after
+    the last). The schedule depends only on ``(n_openings, seed, order)`` and grows as a
     prefix when ``games`` grows, so a resumed or extended match plays the same games.
     """
     if n_openings < 1:
         raise OpeningError("no openings")
+    if order not in ORDERS:
+        raise OpeningError(f"unknown opening order {order!r}: expected one of {ORDERS}")
     pairs = (max(games, 0) + 1) // 2
     rng = random.Random(f"openings:{seed}")
-    order: list[int] = []
+    queue: list[int] = []
     slots: list[GameSlot] = []
     for pair in range(pairs):
-        if not order:
-            order = list(range(n_openings))
-            rng.shuffle(order)
-            order.reverse()
-        opening = order.pop()
+        if order == "sequential":
+            opening = pair % n_openings
+        else:
+            if not queue:
+                queue = list(range(n_openings))
+                rng.shuffle(queue)
+                queue.reverse()
+            opening = queue.pop()
         slots.append(GameSlot(2 * pair, pair, opening, True))
         slots.append(GameSlot(2 * pair + 1, pair, opening, False))
     return slots

@@ -2,9 +2,10 @@
 
 The loop asks the side to move for a move, plays it through the rules checker, and
 stops at the first of: a rules ending (:meth:`ladder.rules.Game.outcome`), an
-adjudication (:mod:`ladder.match.adjudication`), or an engine that fails for good (it
-loses, ``engine-failure``). Tasks and records are plain picklable dataclasses: they cross
-process boundaries (process pool, Ray).
+adjudication (:mod:`ladder.match.adjudication`), a player whose clock runs out (it
+loses, ``timeout``; :mod:`ladder.match.clocks`), or a player that cannot give a move,
+an engine failing for good (it loses, ``engine-failure``). Tasks and records are plain
+picklable dataclasses: they cross process boundaries (process pool, Ray).
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ladder.match.adjudication import Adjudication, Adjudicator
+from ladder.match.clocks import Clock, MoveClocks
 from ladder.match.openings import Opening
-from ladder.match.players import MoveInfo, Player, PlayerSpec, Resignation
+from ladder.match.player_specs import PlayerSpec
+from ladder.match.players import FlagFell, MoveInfo, Player, PlayerError, Resignation
 from ladder.rules import Game
 from protocol import EngineFailure
 
@@ -96,7 +99,17 @@ def _info_dict(info: MoveInfo) -> dict[str, Any]:
             out[key] = value
     if info.restarts:
         out["restarts"] = info.restarts
+    if info.chosen:
+        out["chosen"] = info.chosen
+    if info.best:
+        out["best"] = info.best
     return out
+
+
+def _clock(spec: PlayerSpec) -> Clock | None:
+    if spec.time_control is None:
+        return None
+    return Clock(spec.time_control, spec.time_margin_ms / 1000)
 
 
 async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
@@ -110,6 +123,7 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
     adjudicator = Adjudicator(task.adjudication)
     infos: list[dict[str, Any]] = []
     seconds = {"red": 0.0, "black": 0.0}
+    clocks = {"red": _clock(task.red), "black": _clock(task.black)}
     result: str | None = None
     winner: str | None = None
     reason: str | None = None
@@ -122,28 +136,39 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
             result, winner, reason = "1/2-1/2", None, "max-plies"
             break
         mover = game.turn
+        other = "black" if mover == "red" else "red"
         player = red if mover == "red" else black
+        own = clocks[mover]
+        move_clocks = None if own is None else MoveClocks(own, clocks[other])
         # The move's seed: derive_seed(game seed, ply), the game seed being
         # derive_seed(match seed, match id, game number) (runner.py). A level player uses
         # it as the move service uses a request's seed (ladder.level_move.choose), so the
         # service answers this move for this seed.
         try:
-            info = await player.choose(game, derive_seed(task.seed, game.ply))
+            info = await player.choose(game, derive_seed(task.seed, game.ply), move_clocks)
+            if own is not None and not own.spend(info.seconds):
+                raise FlagFell(f"{player.spec.name} overran its clock", own.remaining)
         except Resignation as exc:
-            winner = "black" if mover == "red" else "red"
+            winner, reason = other, "resignation"
             result = "1-0" if winner == "red" else "0-1"
-            reason = "resignation"
             infos.append({"resigned": str(exc)[:500]})
             break
-        except (EngineFailure, RuntimeError) as exc:
-            winner = "black" if mover == "red" else "red"
+        except FlagFell as exc:
+            winner, reason = other, "timeout"
             result = "1-0" if winner == "red" else "0-1"
-            reason = "engine-failure"
+            infos.append({"error": f"{player.spec.name}: {exc}"[:500]})
+            break
+        except (EngineFailure, PlayerError) as exc:
+            winner, reason = other, "engine-failure"
+            result = "1-0" if winner == "red" else "0-1"
             infos.append({"error": f"{player.spec.name}: {exc}"[:500]})
             break
         game.push(info.move)
         seconds[mover] += info.seconds
-        infos.append(_info_dict(info))
+        entry = _info_dict(info)
+        if own is not None:
+            entry["clock"] = round(own.remaining, 3)
+        infos.append(entry)
         verdict = adjudicator.update(mover, game.ply, info.cp, info.mate)
         if verdict is not None and game.outcome() is None:
             result, winner, reason = verdict.result, verdict.winner, verdict.reason

@@ -1,57 +1,65 @@
-"""Who plays a match game: a ladder level, any UCI/UCCI engine, or a seeded baseline.
+"""Who plays a match game, at run time: a ladder level, any UCI/UCCI/XBoard engine, or a seeded
+baseline, from a :class:`~ladder.match.player_specs.PlayerSpec`.
 
-Player specs are short strings (the ``ladder match`` command line takes them as is):
+* :class:`LevelPlayer` -- a level of the ladder, played by the move service's own code
+  (:mod:`ladder.level_move`): ``go nodes N`` with a new game before every search, and
+  the level's seeded variety rule.
+* :class:`EnginePlayer` -- any engine under a node/depth/movetime limit or a clock.
+* :class:`RandomPlayer` -- a uniformly random legal move; :class:`GreedyPlayer` -- the
+  capture that wins the most material (or the game), else a random move. Both seeded
+  per game.
 
-* ``level:5`` -- level 5 of the ladder (ladder/levels.toml), played by the move service's
-  own code, :mod:`ladder.level_move`: ``go nodes N`` with a new game before every
-  search, and for the weakest levels the variety rule (the seeded pick among the MultiPV
-  lines within ``window_cp`` of the best). Options: ``engine=PATH`` (default: the
-  patched engine, :func:`ladder.engine_binary.engine_path`), ``levels=PATH``,
-  ``name=...``.
-* ``engine:PATH,protocol=ucci,nodes=20000,Hash=16`` -- any engine. Keys: ``protocol``
-  (uci/ucci/xboard), ``ranks`` (0-9 or 1-10: how the engine numbers a xiangqi board's
-  ranks, when not its protocol's default; UCCI finds out by itself), ``nodes``,
-  ``depth``, ``movetime`` (ms) (the search limit), ``name``, ``variants`` (a variants.ini
-  to load with VariantPath; default ours, into an engine that has that option; ``none``:
-  never), ``uci_variant`` (``none``: never set UCI_Variant, for
-  plain xiangqi engines), ``newgame`` (``move``: clear the hash before every search;
-  default ``game``). Any other ``Key=value`` is an engine option. ``Threads`` is 1.
-* ``random`` -- a uniformly random legal move; ``greedy`` -- the capture that wins the
-  most material (or the game), else a random move. Both seeded per game.
-
-:class:`Player` objects are the runtime side: started once per worker process and reused
-for many games (an engine process per player and colour slot).
+Players are started once per worker process and reused for many games (an engine process
+per player and colour slot). A player that cannot give a move raises
+:class:`PlayerError` (or :class:`protocol.EngineFailure`): the game loop scores the game
+as its loss. :func:`probe` checks before a match that a player can play at all.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import random
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from ladder.engine_binary import engine_path
 from ladder.level_move import SearchJob, choose, search_level
-from ladder.levels import LEVELS_FILE, Level, LevelsError, at_elo, load_levels
+from ladder.levels import Level
+from ladder.match.clocks import MoveClocks
+from ladder.match.player_specs import PlayerSpec, PlayerSpecError
 from ladder.rules import Game
-from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI
-from protocol import Dialect, InfoDict, Limit, ManagedEngine, PlayResult, RankNumbering
+from ladder.variants import FSF_VARIANT, VARIANTS_INI
+from protocol import (
+    Dialect,
+    EngineError,
+    EngineFailure,
+    InfoDict,
+    Limit,
+    ManagedEngine,
+    PlayResult,
+    RankNumbering,
+    Timeouts,
+)
 from protocol.options import OptionValue
 
 __all__ = [
     "BaselinePlayer",
     "EnginePlayer",
+    "FlagFell",
     "GreedyPlayer",
     "LevelPlayer",
     "MoveInfo",
     "Player",
+    "PlayerError",
     "PlayerSpec",
     "PlayerSpecError",
     "RandomPlayer",
     "Resignation",
     "make_player",
+    "probe",
 ]
 
 #: Material values for the greedy baseline (centipawns), by FEN letter.
@@ -60,8 +68,10 @@ PIECE_VALUES: dict[str, int] = {"r": 900, "c": 450, "n": 400, "a": 200, "b": 200
 _DEST_RE = re.compile(r"([a-i])(\d{1,2})$")
 
 
-class PlayerSpecError(ValueError):
-    """A player spec string that cannot be understood."""
+class PlayerError(Exception):
+    """A player could not give a move (an engine that answered none, a flag that fell):
+    the game loop scores it as that player's loss. Anything else a player raises is a
+    bug and stops the match."""
 
 
 class Resignation(Exception):
@@ -74,198 +84,12 @@ def _variant_start(variant: str) -> str:
     return Game.from_fen(variant).start_fen
 
 
-@dataclass(frozen=True)
-class PlayerSpec:
-    """A parsed player spec (hashable, picklable: it travels to worker processes)."""
+class FlagFell(PlayerError):
+    """The player's clock ran out during its search (the engine was stopped)."""
 
-    kind: str  #: "level", "engine", "random" or "greedy"
-    text: str  #: the spec as given (the default display name)
-    level: int | None = None
-    path: str | None = None  #: engine executable (None: the patched engine)
-    protocol: str = "uci"
-    ranks: str | None = None  #: "0-9"/"1-10": the engine's rank numbering, if given
-    nodes: int | None = None
-    depth: int | None = None
-    movetime_ms: int | None = None
-    options: tuple[tuple[str, str], ...] = ()
-    variants: str | None = "default"  #: variants.ini to load; None: load none
-    uci_variant: bool = True
-    newgame_every_move: bool = False
-    levels_file: str | None = None
-    display: str | None = None
-    elo: float | None = None  #: ``elo:N``: the settings interpolated at that Elo
-    variety_off: bool = False  #: ``variety=off``: the level without its variety rule
-
-    @property
-    def name(self) -> str:
-        """The name shown in PGN headers, tables and fits."""
-        return self.display or self.text
-
-    @property
-    def is_engine(self) -> bool:
-        return self.kind in ("level", "engine")
-
-    @classmethod
-    def parse(cls, text: str) -> PlayerSpec:
-        """Parse ``level:N``, ``engine:PATH,key=value,...``, ``random`` or ``greedy``."""
-        text = text.strip()
-        head, _, rest = text.partition(":")
-        head = head.lower()
-        if head in ("random", "greedy"):
-            opts = _parse_kv(rest) if rest else {}
-            display = opts.pop("name", None)
-            if opts:
-                raise PlayerSpecError(f"{head}: unknown option(s) {sorted(opts)}")
-            return cls(kind=head, text=head, display=display)
-        if head in ("level", "elo"):
-            first, _, more = rest.partition(",")
-            level, elo = None, None
-            try:
-                if head == "level":
-                    level = int(first)
-                else:
-                    elo = float(first)
-            except ValueError:
-                raise PlayerSpecError(f"{head} spec needs a number: {text!r}") from None
-            if level is not None and not 1 <= level <= 8:
-                raise PlayerSpecError(f"levels are 1..8, got {level}")
-            opts = _parse_kv(more) if more else {}
-            variety = opts.pop("variety", "on")
-            if variety not in ("on", "off"):
-                raise PlayerSpecError(f"variety must be on or off, got {variety!r}")
-            spec = cls(
-                kind="level",
-                text=text,
-                level=level,
-                elo=elo,
-                path=opts.pop("engine", None),
-                levels_file=opts.pop("levels", None),
-                display=opts.pop("name", None),
-                newgame_every_move=True,
-                variety_off=variety == "off",
-            )
-            if opts:
-                raise PlayerSpecError(f"{head}: unknown option(s) {sorted(opts)}")
-            if elo is not None:
-                spec.level_settings(VARIANT_IDS[0])  # an Elo off the curve fails here
-            return spec
-        if head == "engine":
-            path, _, more = rest.partition(",")
-            if not path:
-                raise PlayerSpecError(f"engine spec needs a path: {text!r}")
-            opts = _parse_kv(more) if more else {}
-            lower = {k.lower(): k for k in opts}
-
-            def take(key: str) -> str | None:
-                real = lower.pop(key, None)
-                return None if real is None else opts.pop(real)
-
-            protocol = (take("protocol") or "uci").lower()
-            if protocol not in ("uci", "ucci", "xboard"):
-                raise PlayerSpecError(f"protocol must be uci, ucci or xboard, got {protocol!r}")
-            ranks = take("ranks")
-            if ranks is not None and ranks not in ("0-9", "1-10"):
-                raise PlayerSpecError(f"ranks must be 0-9 or 1-10, got {ranks!r}")
-            nodes, depth, movetime = take("nodes"), take("depth"), take("movetime")
-            variants = take("variants")
-            uci_variant = (take("uci_variant") or "").lower() != "none"
-            newgame = (take("newgame") or "game").lower()
-            display = take("name")
-            threads = take("threads")
-            if threads is not None and threads != "1":
-                raise PlayerSpecError("every engine plays with Threads=1")
-            if newgame not in ("game", "move"):
-                raise PlayerSpecError("newgame must be 'game' or 'move'")
-            try:
-                limits = [None if v is None else int(v) for v in (nodes, depth, movetime)]
-            except ValueError:
-                raise PlayerSpecError(f"nodes/depth/movetime must be integers: {text!r}") from None
-            if all(v is None for v in limits):
-                raise PlayerSpecError(f"engine spec needs nodes=, depth= or movetime=: {text!r}")
-            return cls(
-                kind="engine",
-                text=text,
-                path=path,
-                protocol=protocol,
-                ranks=ranks,
-                nodes=limits[0],
-                depth=limits[1],
-                movetime_ms=limits[2],
-                options=tuple(sorted(opts.items())),
-                variants=None if (variants or "").lower() == "none" else (variants or "default"),
-                uci_variant=uci_variant,
-                newgame_every_move=newgame == "move",
-                display=display,
-            )
-        raise PlayerSpecError(
-            f"unknown player {text!r}: expected level:N, engine:PATH,..., random or greedy"
-        )
-
-    def identity_text(self) -> str:
-        """The spec as a match's identity sees it: a level without the path of its levels
-        file or its display name (its settings are part of the identity instead, see
-        :meth:`settings`), so that a match id is the same in every checkout."""
-        if self.kind != "level":
-            return self.text
-        head = f"level:{self.level}" if self.elo is None else f"elo:{self.elo:g}"
-        return (
-            head
-            + (f",engine={self.path}" if self.path else "")
-            + (",variety=off" if self.variety_off else "")
-        )
-
-    def with_name(self, name: str) -> PlayerSpec:
-        """The same player under another display name."""
-        return PlayerSpec(**{**self.__dict__, "display": name})
-
-    def settings(self, variant: str) -> dict[str, object]:
-        """What decides this player's moves in ``variant`` beyond its spec text: for a
-        level, its engine settings from the levels file (so a retuned level is a new
-        player in the results database); nothing for the others."""
-        if self.kind != "level":
-            return {}
-        lv = self.level_settings(variant)
-        out: dict[str, object] = {
-            "nodes": lv.nodes,
-            "hash_mb": lv.hash_mb,
-            "variety": asdict(lv.variety) if lv.variety else None,
-        }
-        if lv.blend is not None:  # an Elo between a mistake level and a full search
-            b = lv.blend.stronger
-            out["blend"] = {
-                "weight": round(lv.blend.weight, 6),
-                "nodes": b.nodes,
-                "hash_mb": b.hash_mb,
-                "variety": asdict(b.variety) if b.variety else None,
-            }
-        return out
-
-    def level_settings(self, variant: str) -> Level:
-        """The :class:`Level` a ``level:N`` or ``elo:N`` spec plays in ``variant``."""
-        if self.kind != "level":
-            raise PlayerSpecError(f"{self.text} is not a level")
-        levels = load_levels(Path(self.levels_file) if self.levels_file else LEVELS_FILE)
-        if self.elo is not None:
-            try:
-                level = at_elo(levels[variant], self.elo)
-            except LevelsError as exc:
-                raise PlayerSpecError(f"{self.text}: {variant}: {exc}") from None
-        else:
-            assert self.level is not None
-            level = levels[variant][self.level]
-        return replace(level, variety=None) if self.variety_off else level
-
-
-def _parse_kv(text: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        key, eq, value = part.partition("=")
-        if not eq or not key.strip():
-            raise PlayerSpecError(f"expected key=value, got {part!r}")
-        out[key.strip()] = value.strip()
-    return out
+    def __init__(self, message: str, seconds: float) -> None:
+        super().__init__(message)
+        self.seconds = seconds
 
 
 # ---------------------------------------------------------------------------------------
@@ -283,11 +107,14 @@ class MoveInfo:
     nodes: int | None = None
     seconds: float = 0.0  #: search time (go .. bestmove); 0 for baselines
     restarts: int = 0  #: engine restarts this move needed
+    chosen: str | None = None  #: "random" or "varied": not the player's best move
+    best: str | None = None  #: the engine's best move, when another one was played
 
 
 class Player(Protocol):
     """A player in a worker process. ``choose`` gets the game being played (it must not
-    change it); an engine is sent ``game.engine_position()``."""
+    change it) and, in a game with clocks, the clocks; an engine is sent
+    ``game.engine_position()``."""
 
     spec: PlayerSpec
 
@@ -295,7 +122,7 @@ class Player(Protocol):
 
     async def new_game(self, variant: str, seed: int) -> None: ...
 
-    async def choose(self, game: Game, seed: int) -> MoveInfo: ...
+    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo: ...
 
     async def close(self) -> None: ...
 
@@ -323,8 +150,8 @@ class BaselinePlayer:
 class RandomPlayer(BaselinePlayer):
     """A uniformly random legal move."""
 
-    async def choose(self, game: Game, seed: int) -> MoveInfo:
-        return MoveInfo(self.pick(game))
+    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+        return MoveInfo(self.pick(game), chosen="random")
 
 
 def _material(board_fen: str, red: bool) -> int:
@@ -334,8 +161,9 @@ def _material(board_fen: str, red: bool) -> int:
     )
 
 
-def greedy_move(game: Game, rng: random.Random) -> str:
-    """The capture that gains the most material (a winning move first), else random.
+def greedy_choice(game: Game, rng: random.Random) -> tuple[str, bool]:
+    """The capture that gains the most material (a winning move first), else random;
+    and whether the move was a random one.
 
     Material is counted on the board after the move, so an atomic explosion counts
     what it removes on both sides. Ties are broken by ``rng``.
@@ -355,7 +183,7 @@ def greedy_move(game: Game, rng: random.Random) -> str:
         try:
             outcome = game.outcome()
             if outcome is not None and outcome.winner == ("red" if red else "black"):
-                return move
+                return move, False
             bf = game.board_fen()
             gain = (before_them - _material(bf, not red)) - (before_us - _material(bf, red))
         finally:
@@ -365,19 +193,25 @@ def greedy_move(game: Game, rng: random.Random) -> str:
         elif gain == best_gain and gain > 0:
             best.append(move)
     if best:
-        return rng.choice(best)
-    return rng.choice(sorted(game.legal_moves()))
+        return rng.choice(best), False
+    return rng.choice(sorted(game.legal_moves())), True
+
+
+def greedy_move(game: Game, rng: random.Random) -> str:
+    """:func:`greedy_choice`'s move."""
+    return greedy_choice(game, rng)[0]
 
 
 class GreedyPlayer(BaselinePlayer):
     """The most valuable capture it can make, else a random move."""
 
-    async def choose(self, game: Game, seed: int) -> MoveInfo:
-        return MoveInfo(greedy_move(game, self.rng))
+    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+        move, at_random = greedy_choice(game, self.rng)
+        return MoveInfo(move, chosen="random" if at_random else None)
 
 
 class EnginePlayer:
-    """A UCI/UCCI engine under a node/depth/time limit (``engine:`` specs)."""
+    """A UCI/UCCI/XBoard engine under a node/depth/time limit or a clock (``engine`` specs)."""
 
     def __init__(self, spec: PlayerSpec) -> None:
         self.spec = spec
@@ -392,13 +226,21 @@ class EnginePlayer:
         opts.update(dict(self.spec.options))
         return opts
 
-    def _limit(self, variant: str) -> Limit:
+    def base_limit(self) -> Limit:
+        """The spec's node, depth and movetime limit (a clock comes on top)."""
         s = self.spec
         return Limit(
             nodes=s.nodes,
             depth=s.depth,
             time=None if s.movetime_ms is None else s.movetime_ms / 1000,
         )
+
+    def _timeouts(self) -> Timeouts:
+        """A clocked engine is stopped once its clock and margin are gone (plus a second
+        for the pipes): a search deadline that long is its flag falling."""
+        if self.spec.time_control is None:
+            return Timeouts()
+        return Timeouts(search_margin=self.spec.time_margin_ms / 1000 + 1.0)
 
     async def start(self) -> None:
         variants = self.spec.variants
@@ -408,21 +250,23 @@ class EnginePlayer:
             else (VARIANTS_INI if variants == "default" else Path(variants).resolve())
         )
         self.engine = ManagedEngine(
-            self._executable(),
+            [self._executable(), *self.spec.args],
             protocol=Dialect(self.spec.protocol),
             ranks=RankNumbering(self.spec.ranks) if self.spec.ranks else None,
             options=self._options(),
             variant_path=path,
             variant_aliases=FSF_VARIANT,
             variant_path_optional=variants == "default",
+            timeouts=self._timeouts(),
             retries=1,
+            cwd=self.spec.workdir,
         )
 
     async def new_game(self, variant: str, seed: int) -> None:
         self._first_search = True
 
     async def _search(
-        self, game: Game, limit: Limit, extra: dict[str, OptionValue] | None = None
+        self, game: Game, limit: Limit, retries: int | None = None
     ) -> tuple[PlayResult, int]:
         if self.engine is None:
             raise RuntimeError("EnginePlayer.start() was not called")
@@ -439,21 +283,34 @@ class EnginePlayer:
             fen,
             moves,
             limit,
-            extra,
             new_game=new_game,
+            retries=retries,
             validate_move=game.is_legal,
         )
         return outcome.result, len(outcome.incidents)
 
-    async def choose(self, game: Game, seed: int) -> MoveInfo:
-        result, incidents = await self._search(game, self._limit(game.variant.name))
+    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+        if clocks is None:
+            result, incidents = await self._search(game, self.base_limit())
+        else:
+            # On a clock a failed search is not tried again: its time is gone.
+            limit = clocks.limit(game.turn == "red", self.base_limit())
+            try:
+                result, incidents = await self._search(game, limit, retries=0)
+            except EngineFailure as exc:
+                last = exc.incidents[-1] if exc.incidents else None
+                if last is not None and last.kind == "timeout" and last.phase == "search":
+                    raise FlagFell(
+                        f"{self.spec.name} did not move within its clock", clocks.own.remaining
+                    ) from exc
+                raise
         if result.resigned:
             raise Resignation(
                 f"{self.spec.name} resigned" + (f": {result.claim}" if result.claim else "")
             )
         if result.move is None:
             claimed = f" (it claimed {result.claim})" if result.claim else ""
-            raise RuntimeError(
+            raise PlayerError(
                 f"{self.spec.name} answered no move in a position with legal moves{claimed}"
             )
         cp, mate = _score(result.info)
@@ -466,6 +323,14 @@ class EnginePlayer:
             result.elapsed,
             incidents,
         )
+
+    async def evaluate(self, game: Game, limit: Limit) -> PlayResult:
+        """One search of ``game``'s position under ``limit`` (a study's reference)."""
+        return (await self._search(game, limit))[0]
+
+    async def probe(self, variant: str) -> None:
+        """One depth-1 search from ``variant``'s start position, not retried."""
+        await self._search(Game.from_fen(variant), Limit(depth=1), retries=0)
 
     async def close(self) -> None:
         if self.engine is not None:
@@ -501,7 +366,7 @@ class LevelPlayer(EnginePlayer):
             self.levels[variant] = self.spec.level_settings(variant)
         return self.levels[variant]
 
-    async def choose(self, game: Game, seed: int) -> MoveInfo:
+    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
         if self.engine is None:
             raise RuntimeError("LevelPlayer.start() was not called")
         level = self.level(game.variant.name).at_move(seed)
@@ -513,8 +378,9 @@ class LevelPlayer(EnginePlayer):
         result = searched.result
         choice = choose(result, level.variety_at(ply), seed, legal)
         if choice is None:
-            raise RuntimeError(f"{self.spec.name} gave no legal move ({result.bestmove!r})")
+            raise PlayerError(f"{self.spec.name} gave no legal move ({result.bestmove!r})")
         line = choice.line
+        varied = choice.move != result.bestmove
         return MoveInfo(
             choice.move,
             line.cp if line else None,
@@ -523,7 +389,14 @@ class LevelPlayer(EnginePlayer):
             result.nodes,
             result.time_s,
             len(searched.incidents),
+            chosen="varied" if varied else None,
+            best=result.bestmove if varied else None,
         )
+
+    async def probe(self, variant: str) -> None:
+        """One search of the level from ``variant``'s start position."""
+        self.level(variant)
+        await self.choose(Game.from_fen(variant), 0)
 
 
 def make_player(spec: PlayerSpec) -> Player:
@@ -535,3 +408,33 @@ def make_player(spec: PlayerSpec) -> Player:
     if spec.kind == "level":
         return LevelPlayer(spec)
     return EnginePlayer(spec)
+
+
+async def _probe_one(spec: PlayerSpec, variant: str) -> None:
+    player = make_player(spec)
+    if not isinstance(player, EnginePlayer):
+        return
+    await player.start()
+    try:
+        await player.probe(variant)
+    except (EngineError, PlayerSpecError) as exc:
+        reason = str(exc).replace("engine failed 1 time(s): ", "")
+        raise PlayerError(f"{spec.name} cannot play {variant}: {reason}") from exc
+    finally:
+        await player.close()
+
+
+def probe(specs: list[PlayerSpec], variant: str) -> None:
+    """Start every engine of ``specs`` once (handshake, options, variant, a depth-1
+    search) before a match, so that an engine that cannot play stops the match before
+    its first game: :class:`PlayerError` with a one-line reason."""
+
+    async def run() -> None:
+        results = await asyncio.gather(
+            *(_probe_one(s, variant) for s in dict.fromkeys(specs)), return_exceptions=True
+        )
+        for outcome in results:
+            if isinstance(outcome, BaseException):
+                raise outcome
+
+    asyncio.run(run())

@@ -11,6 +11,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ladder.match.elo import EloEstimate, pentanomial_elo, trinomial_elo
 from ladder.match.play import GameRecord
@@ -37,12 +38,65 @@ class MatchStats:
     sprt: SprtResult | None = None
     reasons: Counter[str] = field(default_factory=Counter)
     red_score: float = 0.0  #: Red's mean score (colour bias)
+    mean_plies: float = 0.0  #: mean game length in plies (book moves included)
     search_seconds: float = 0.0
     wall_seconds: float = 0.0
 
     @property
     def games(self) -> int:
         return self.trinomial.games
+
+    @property
+    def draw_rate(self) -> float:
+        """Fraction of the games drawn (0 before any game)."""
+        return self.trinomial.draws / self.games if self.games else 0.0
+
+    @property
+    def engine_failures(self) -> int:
+        """Games lost because an engine failed (crash, hang, no move)."""
+        return self.reasons.get("engine-failure", 0)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The figures as plain data (``--json``); non-finite numbers become None."""
+        t, e, s = self.trinomial, self.elo, self.sprt
+        out: dict[str, Any] = {
+            "player_a": self.player_a,
+            "player_b": self.player_b,
+            "games": t.games,
+            "wins": t.wins,
+            "draws": t.draws,
+            "losses": t.losses,
+            "score": _finite(t.score) if t.games else None,
+            "pairs": self.pentanomial.pairs,
+            "pentanomial": self.pentanomial.as_list(),
+            "draw_rate": self.draw_rate,
+            "red_score": self.red_score,
+            "mean_plies": self.mean_plies,
+            "endings": dict(self.reasons.most_common()),
+            "engine_failures": self.engine_failures,
+            "elo": None,
+            "sprt": None,
+        }
+        if e is not None:
+            out["elo"] = {
+                "model": e.model,
+                "elo": _finite(e.elo),
+                "lo": _finite(e.elo_lo),
+                "hi": _finite(e.elo_hi),
+                "error": _finite(e.elo_error),
+                "nelo": _finite(e.nelo),
+                "nelo_error": _finite(e.nelo_error),
+                "los": e.los,
+                "confidence": e.confidence,
+            }
+        if s is not None:
+            out["sprt"] = {
+                "llr": s.llr,
+                "lower_bound": s.lower_bound,
+                "upper_bound": s.upper_bound,
+                "decision": s.decision.value,
+            }
+        return out
 
     @property
     def decided(self) -> bool:
@@ -90,10 +144,15 @@ class MatchStats:
             )
         if t.games:
             lines.append(
-                f"  Red scored {100 * self.red_score:.1f}%; endings: "
+                f"  Red scored {100 * self.red_score:.1f}%, {100 * self.draw_rate:.1f}% drawn, "
+                f"{self.mean_plies:.1f} plies a game; endings: "
                 + ", ".join(f"{k} {v}" for k, v in self.reasons.most_common())
             )
         return "\n".join(lines)
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
 
 
 def _fmt(x: float, sign: bool = True) -> str:
@@ -149,6 +208,7 @@ def match_stats(
         stats.sprt = sprt.evaluate(stats.pentanomial)
     stats.reasons = Counter(r.reason for r in recs)
     stats.red_score = sum(r.red_score for r in recs) / len(recs)
+    stats.mean_plies = sum(len(r.moves) for r in recs) / len(recs)
     stats.search_seconds = sum(sum(r.search_seconds.values()) for r in recs)
     stats.wall_seconds = sum(r.wall_seconds for r in recs)
     return stats

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 __all__ = ["add_perft"]
@@ -22,6 +23,11 @@ def add_perft(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         action="store_true",
         help="print the count after each first move, then the total",
     )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print {variant, fen, depth, nodes, seconds[, divide]} as JSON",
+    )
     p.set_defaults(func=_cmd_perft)
 
 
@@ -31,18 +37,32 @@ def _cmd_perft(args: argparse.Namespace) -> int:
     from ladder.rules import Game, RulesError, divide, perft
 
     t0 = time.perf_counter()
+    split: dict[str, int] = {}
     try:
         game = Game.from_fen(args.variant, args.fen)
         if args.divide:
             split = divide(game, args.depth) if args.depth > 0 else {}
-            for move, count in split.items():
-                print(f"{move}: {count}")
             total = sum(split.values()) if args.depth > 0 else 1
         else:
             total = perft(game, args.depth)
     except RulesError as exc:
         print(f"ladder perft: {exc}", file=sys.stderr)
         return 2
+    seconds = time.perf_counter() - t0
+    if args.json:
+        answer: dict[str, object] = {
+            "variant": args.variant,
+            "fen": game.start_fen,
+            "depth": args.depth,
+            "nodes": total,
+            "seconds": round(seconds, 6),
+        }
+        if args.divide:
+            answer["divide"] = split
+        print(json.dumps(answer))
+        return 0
+    for move, count in split.items():
+        print(f"{move}: {count}")
     print(total)
-    print(f"{time.perf_counter() - t0:.2f}s", file=sys.stderr)
+    print(f"{seconds:.2f}s", file=sys.stderr)
     return 0

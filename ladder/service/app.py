@@ -28,6 +28,7 @@ from ladder.service.access import AccessControl, HostCheck, JsonCors, KeyRing, R
 from ladder.service.config import MAX_SEED, ServiceConfig
 from ladder.service.errors import ErrorCode, ServiceError, error_response
 from ladder.service.models import (
+    STRENGTH_ERROR,
     ErrorResponse,
     Health,
     LevelsResponse,
@@ -345,6 +346,8 @@ def create_app(
                 )
             )
         field = _field_name(tuple(first.get("loc", ("body",))))
+        if first.get("type") == STRENGTH_ERROR:
+            field = "level"
         message = f"{field}: {first.get('msg', 'invalid')}"
         if len(errors) > 1:
             message += f" (and {len(errors) - 1} more problem(s))"

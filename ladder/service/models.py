@@ -9,12 +9,16 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from ladder.levels import Rating, Variety
 from ladder.rules import MAX_MOVES, Reason
 from ladder.service.config import MAX_ELO, MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_SEED
 from ladder.service.errors import ErrorCode
 from ladder.variants import VariantId
+
+#: The validation error of a request with neither or both of level and elo.
+STRENGTH_ERROR = "level_or_elo"
 
 Color = Literal["red", "black"]
 
@@ -114,7 +118,8 @@ class MoveRequest(_Strict):
     @model_validator(mode="after")
     def _one_strength(self) -> MoveRequest:
         if (self.level is None) == (self.elo is None):
-            raise ValueError("give exactly one of level (1 to 8) and elo")
+            # A model-level error has no field of its own; its type names the one to blame.
+            raise PydanticCustomError(STRENGTH_ERROR, "give exactly one of level (1 to 8) and elo")
         return self
 
 

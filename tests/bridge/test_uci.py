@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -181,7 +182,7 @@ def test_an_engine_that_keeps_failing_gets_error_lines_and_legal_moves(tmp_path:
     fake = Path(__file__).parents[1] / "protocol" / "fake_engine.py"
     broken.write_text(f"#!/bin/sh\nexec {sys.executable} {fake} crash-at-start\n")
     broken.chmod(0o755)
-    gui = LineSession([LADDER, "uci"], env={"MISTBOARD_ENGINE": str(broken)})
+    gui = LineSession([LADDER, "uci"], env={"LADDER_ENGINE": str(broken)})
     with gui:
         gui.send("uci", "isready")
         lines = gui.expect("readyok")
@@ -191,3 +192,20 @@ def test_an_engine_that_keeps_failing_gets_error_lines_and_legal_moves(tmp_path:
         assert any("playing a random legal move" in line for line in lines)
         assert " score " not in lines[-2]  # no score for a move nothing searched
         assert bestmove(lines) in Game.from_fen("xiangqi", moves=["h3e3"]).legal_moves()
+
+
+@pytest.mark.parametrize(
+    ("command", "script"),
+    [
+        ("uci", "uci\nisready\nposition startpos\ngo\nquit\n"),
+        ("xboard", "xboard\nprotover 2\nvariant xiangqi\ngo\nquit\n"),
+    ],
+)
+def test_quit_right_after_go_ends_cleanly(command: str, script: str) -> None:
+    """A GUI may quit while a search starts: exit 0 and nothing on stderr (no coroutine
+    left unawaited, no traceback)."""
+    done = subprocess.run(
+        [LADDER, command], input=script, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0
+    assert done.stderr == ""

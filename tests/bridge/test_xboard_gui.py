@@ -92,7 +92,7 @@ def test_xboard_plays_a_whole_game_against_maxqi(tmp_path: Path) -> None:
         "-tc",
         "10",  # 40 moves in 10 minutes each: no time trouble on a loaded machine
         "-testClaims",
-        "false",  # our rules end games XBoard's xiangqi rules do not (RULES.md)
+        "false",  # our rules end games XBoard's xiangqi rules do not (docs/rules.md)
         "-popupExitMessage",
         "false",
         "-oldSaveStyle",

@@ -13,12 +13,13 @@ import pytest
 
 from ladder.levels import load_levels
 from ladder.match.adjudication import Adjudication, Adjudicator
+from ladder.match.clocks import MoveClocks
 from ladder.match.openings import Opening
 from ladder.match.pgn import format_pgn, read_pgn, replay
 from ladder.match.play import GameRecord, GameTask, play_game
-from ladder.match.players import MoveInfo, PlayerSpec, make_player
+from ladder.match.players import MoveInfo, PlayerError, PlayerSpec, make_player
 from ladder.rules import Game
-from protocol import EngineFailure
+from protocol import EngineFailure, Limit
 
 
 @dataclass
@@ -29,6 +30,8 @@ class Scripted:
     cp: int | None = None
     fail: bool = False
     spec: PlayerSpec = field(default_factory=lambda: PlayerSpec.parse("random"))
+    seconds: float = 0.001
+    seen: list[Limit | None] = field(default_factory=list)  #: the clocks as an engine sees them
 
     async def start(self) -> None:
         return None
@@ -36,11 +39,12 @@ class Scripted:
     async def new_game(self, variant: str, seed: int) -> None:
         return None
 
-    async def choose(self, game: Game, seed: int) -> MoveInfo:
+    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+        self.seen.append(None if clocks is None else clocks.limit(game.turn == "red", Limit()))
         if self.fail:
             raise EngineFailure("scripted crash", [])
         move = self.moves.pop(0)
-        return MoveInfo(move, cp=self.cp, depth=1, nodes=1, seconds=0.001)
+        return MoveInfo(move, cp=self.cp, depth=1, nodes=1, seconds=self.seconds)
 
     async def close(self) -> None:
         return None
@@ -154,6 +158,64 @@ async def test_engine_failure_loses() -> None:
     fen = "3k5/9/9/9/9/9/9/9/9/R4K3 w - - 0 1"
     rec = await _play(_task("xiangqi", fen), Scripted(["a1a2"]), Scripted([], fail=True))
     assert (rec.result, rec.winner, rec.reason) == ("1-0", "red", "engine-failure")
+
+
+async def test_a_player_error_loses_but_a_bug_stops_the_game() -> None:
+    fen = "3k5/9/9/9/9/9/9/9/9/R4K3 w - - 0 1"
+
+    @dataclass
+    class Broken(Scripted):
+        error: Exception = field(default_factory=lambda: PlayerError("no move"))
+
+        async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+            raise self.error
+
+    rec = await _play(_task("xiangqi", fen), Broken([]), Scripted([]))
+    assert (rec.result, rec.reason) == ("0-1", "engine-failure")
+    assert "no move" in rec.infos[-1]["error"]
+    with pytest.raises(RuntimeError, match="a bug"):
+        await play_game(
+            _task("xiangqi", fen), Broken([], error=RuntimeError("a bug")), Scripted([])
+        )  # type: ignore[arg-type]
+
+
+def _clocked(task: GameTask, red_tc: str | None, black_tc: str | None) -> GameTask:
+    def spec(tc: str | None, base: PlayerSpec) -> PlayerSpec:
+        return base if tc is None else PlayerSpec.parse(f"engine:/x,tc={tc},timemargin=50")
+
+    return GameTask(
+        **{**task.__dict__, "red": spec(red_tc, task.red), "black": spec(black_tc, task.black)}
+    )
+
+
+async def test_clocks_count_down_and_a_fallen_flag_loses() -> None:
+    fen = "3k5/9/9/9/9/9/9/9/9/R4K3 w - - 0 1"
+    # 2/1+0.5: one second per two moves, half a second back after each move.
+    task = _clocked(_task("xiangqi", fen, adjudication=Adjudication(max_plies=7)), "2/1+0.5", None)
+    red = Scripted(["a1a2", "a2a3", "a3a4", "a4a5"], seconds=0.6)
+    black = Scripted(["d10d9", "d9d10", "d10d9"])
+    rec = await _play(task, red, black)
+    clocks = [i.get("clock") for i in rec.infos[0::2]]
+    # 1 - 0.6 + 0.5 = 0.9; 0.9 - 0.6 + 0.5 + 1 (next period) = 1.8; 1.8 - 0.6 + 0.5 = 1.7 ...
+    assert clocks[:3] == [0.9, 1.8, 1.7]
+    seen = [(round(c.white_clock or 0, 6), c.remaining_moves) for c in red.seen if c]
+    assert seen == [(1.0, 2), (0.9, 1), (1.8, 2), (1.7, 1)]
+    assert red.seen[0] is not None and red.seen[0].black_clock == 1.0  # black's: red's own
+    assert all(c is None for c in black.seen)  # black plays without a clock
+    assert "[%clk 0:00:00.9]" in rec.pgn
+
+    # a move that overruns the clock by more than the margin loses on time
+    slow = Scripted(["a1a2", "a2a3"], seconds=1.2)
+    rec = await _play(_clocked(_task("xiangqi", fen), "1+0", None), slow, Scripted(["d10d9"]))
+    assert (rec.result, rec.winner, rec.reason) == ("0-1", "black", "timeout")
+    assert rec.moves == []
+    # ... within the margin it does not
+    ok = Scripted(["a1a2", "a2a3"], seconds=1.04)
+    adj = Adjudication(max_plies=2)
+    rec = await _play(
+        _clocked(_task("xiangqi", fen, adjudication=adj), "1+0", None), ok, Scripted(["d10d9"])
+    )
+    assert rec.reason == "max-plies" and rec.infos[0]["clock"] == 0.0
 
 
 def test_adjudicator_resets_streaks() -> None:

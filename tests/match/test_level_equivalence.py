@@ -20,6 +20,7 @@ import pytest
 
 from ladder.client import Ladder
 from ladder.match.adjudication import Adjudication
+from ladder.match.clocks import MoveClocks
 from ladder.match.openings import Opening, load_openings
 from ladder.match.play import GameRecord, GameTask, derive_seed, play_game
 from ladder.match.players import MoveInfo, Player, PlayerSpec, make_player
@@ -57,9 +58,9 @@ class Recording:
     async def new_game(self, variant: str, seed: int) -> None:
         await self.inner.new_game(variant, seed)
 
-    async def choose(self, game: Game, seed: int) -> MoveInfo:
+    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
         base_fen, since = game.engine_position()
-        info = await self.inner.choose(game, seed)
+        info = await self.inner.choose(game, seed, clocks)
         self.seen.append(Seen(game.ply, base_fen, since, seed, info))
         return info
 

@@ -57,8 +57,8 @@ def test_match_pairs_pgn_and_resume(tmp_path: Path, engine_exe: Path) -> None:
         if rec.reason not in ("max-plies", "engine-failure"):
             assert outcome is not None and outcome.reason.value == rec.reason
             assert outcome.result == rec.result
-        engine_moves = [c for c in parsed.comments[rec.book_plies :] if c]
-        assert engine_moves and all("N " in c for c in engine_moves)
+        engine_moves = [c for c in parsed.comments[rec.book_plies :] if c and c != "random move"]
+        assert engine_moves and all("[%eval " in c and "N " in c for c in engine_moves)
 
     # the same command again resumes: nothing left to play; a larger --games extends it
     _, again = run_match(_config("level:1", "greedy", games=4), db=db, pgn=pgn, concurrency=2)

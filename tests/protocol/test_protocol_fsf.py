@@ -237,7 +237,7 @@ PERFT_CASES = [
 
 @pytest.mark.parametrize(("variant", "fen", "moves", "depth"), PERFT_CASES)
 async def test_perft_equals_the_rules_checker_move_by_move(
-    fsf: Engine, variant: str, fen: str | None, moves: list[str], depth: int
+    fsf: UciEngine, variant: str, fen: str | None, moves: list[str], depth: int
 ) -> None:
     game = Game.from_fen(variant, fen, moves)
     await fsf.load_variants(VARIANTS_INI)
@@ -247,7 +247,7 @@ async def test_perft_equals_the_rules_checker_move_by_move(
     assert counts == (divide(game, depth) if game.outcome() is None else {})
 
 
-async def test_the_engine_searches_after_a_perft(fsf: Engine) -> None:
+async def test_the_engine_searches_after_a_perft(fsf: UciEngine) -> None:
     await fsf.set_variant("xiangqi")
     assert sum((await fsf.perft(None, [], 1, timeout=30)).values()) == 44
     result = await fsf.search(None, ["h3e3"], Limit(nodes=100), new_game=True)
@@ -257,7 +257,7 @@ async def test_the_engine_searches_after_a_perft(fsf: Engine) -> None:
 
 @pytest.mark.parametrize("depth", [0, 11, "2", 1.5])
 async def test_bad_perft_depth_is_refused_before_anything_is_sent(
-    fsf: Engine, depth: object
+    fsf: UciEngine, depth: object
 ) -> None:
     with pytest.raises(EngineArgumentError):
         await fsf.perft(None, [], depth, timeout=30)  # type: ignore[arg-type]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ladder.cli import main
@@ -28,3 +30,10 @@ def test_perft_cli_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["perft", "--variant", "chess", "--depth", "1"]) == 2
     assert "unknown variant" in capsys.readouterr().err
     assert main(["perft", "--variant", "xiangqi", "--fen", "nonsense", "--depth", "1"]) == 2
+
+
+def test_perft_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["perft", "--variant", "xiangqi", "--depth", "2", "--json", "--divide"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert (answer["variant"], answer["depth"], answer["nodes"]) == ("xiangqi", 2, 1920)
+    assert answer["fen"].startswith("rnbakabnr/") and sum(answer["divide"].values()) == 1920

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""A real engine with a fault: fault injection for match tests, a real process.
+
+    python faulty_engine.py ENGINE [--crash-after N COUNTER] [--delay SECONDS]
+
+Passes every line between its pipes and ENGINE (a real UCI/UCCI engine) unchanged, except:
+
+--crash-after N COUNTER   counts the ``go`` commands of all its runs in the file COUNTER
+                          (a line each); once N have been answered, each further ``go``
+                          makes it exit at once (code 3), so a restarted copy crashes
+                          again: the engine fails for good from its (N+1)-th search on.
+--delay SECONDS           holds every ``go`` back that long: each search takes at least
+                          that long (an engine that cannot keep to a clock).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import threading
+import time
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("engine")
+    parser.add_argument("--crash-after", nargs=2, metavar=("N", "COUNTER"))
+    parser.add_argument("--delay", type=float, default=0.0)
+    args = parser.parse_args()
+    child = subprocess.Popen(
+        [args.engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdin is not None and child.stdout is not None
+    source = child.stdout
+
+    def pump() -> None:
+        for line in source:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+
+    threading.Thread(target=pump, daemon=True).start()
+    for line in sys.stdin:
+        if line.startswith("go") and args.crash_after:
+            limit, counter = int(args.crash_after[0]), args.crash_after[1]
+            with open(counter, "a+") as fh:
+                fh.seek(0)
+                if len(fh.readlines()) >= limit:
+                    child.kill()
+                    os._exit(3)
+                fh.write("go\n")
+        if line.startswith("go") and args.delay:
+            time.sleep(args.delay)
+        child.stdin.write(line)
+        child.stdin.flush()
+        if line.strip() == "quit":
+            break
+    child.wait(5)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""`ladder match` as a tester scripts it: a failure never exits 0, each ending has its
+own exit code, bad arguments are refused before anything is played, engine failures
+stop the match unless --recover allows them, and --json says the same as the exit code."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ladder.match.exit_codes import ExitCode
+
+FAULTY_ENGINE = Path(__file__).with_name("faulty_engine.py")
+
+
+def ladder(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ladder.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def _stored(db: Path) -> list[tuple[int, str]]:
+    if not db.exists():
+        return []
+    with sqlite3.connect(db) as conn:
+        return list(conn.execute("SELECT game_no, reason FROM games ORDER BY game_no"))
+
+
+def _one_line_error(err: str) -> None:
+    assert "Traceback" not in err
+    assert len([line for line in err.splitlines() if line.startswith("ladder match:")]) >= 1
+
+
+def test_an_engine_that_cannot_start_stops_the_match_before_any_game(tmp_path: Path) -> None:
+    db, out = tmp_path / "m.sqlite", tmp_path / "m.json"
+    done = ladder(
+        "match", "engine:/nonexistent/fsf,nodes=100", "greedy", "--variant", "xiangqi",
+        "--games", "2", "--db", str(db), "--json", str(out),
+    )  # fmt: skip
+    assert done.returncode == ExitCode.ENGINE_FAILURE, done.stderr
+    assert "cannot play xiangqi" in done.stderr and "/nonexistent/fsf" in done.stderr
+    _one_line_error(done.stderr)
+    assert _stored(db) == []
+    doc = json.loads(out.read_text())
+    assert (doc["status"], doc["exit_code"], doc["games"]) == ("engine-failure", 3, [])
+
+
+def test_an_unknown_engine_option_is_refused_before_any_game(
+    tmp_path: Path, engine_exe: Path
+) -> None:
+    db = tmp_path / "m.sqlite"
+    done = ladder(
+        "match", f"engine:{engine_exe},nodes=100,NoSuchOption=3", "random",
+        "--variant", "xiangqi", "--games", "2", "--db", str(db),
+    )  # fmt: skip
+    assert done.returncode == ExitCode.ENGINE_FAILURE
+    assert "NoSuchOption" in done.stderr
+    _one_line_error(done.stderr)
+    assert _stored(db) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--games", "0"], "--games: must be >= 1"),
+        (["-j", "0"], "--concurrency/-j: must be >= 1"),
+        (["--alpha", "1.5"], "--alpha: must be < 1"),
+        (["--sprt", "10", "0"], "need elo0 < elo1"),
+        (["--openings", "/nonexistent.epd"], "cannot read opening book"),
+        (["--max-engine-failures", "2"], "--max-engine-failures needs --recover"),
+        (["-each", "tc=10+0.1"], "-each applies to -engine players"),
+        (["-engine", "cmd=/x", "nodes=1"], "a match needs two players, got 3"),
+    ],
+)
+def test_bad_arguments_are_refused(tmp_path: Path, args: list[str], says: str) -> None:
+    db = tmp_path / "m.sqlite"
+    done = ladder("match", "random", "greedy", "--variant", "xiangqi", "--db", str(db), *args)
+    assert done.returncode == ExitCode.USAGE, done.stderr
+    assert says in done.stderr
+    assert "Traceback" not in done.stderr
+    assert _stored(db) == []
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "code", "decision"),
+    [("greedy", "random", ExitCode.SPRT_H1, "H1"), ("random", "greedy", ExitCode.SPRT_H0, "H0")],
+)
+def test_sprt_decisions_have_their_own_exit_codes(
+    tmp_path: Path, a: str, b: str, code: ExitCode, decision: str
+) -> None:
+    out = tmp_path / "s.json"
+    done = ladder(
+        "match", a, b, "--variant", "xiangqi", "--games", "400", "--sprt", "0", "150",
+        "-j", "2", "--db", str(tmp_path / "s.sqlite"), "--json", str(out), "--max-plies", "200",
+    )  # fmt: skip
+    assert done.returncode == code, done.stderr
+    assert f"SPRT accepted {decision}" in done.stdout
+    doc = json.loads(out.read_text())
+    assert doc["status"] == f"sprt-{decision.lower()}" and doc["exit_code"] == code
+    sprt = doc["result"]["sprt"]
+    assert sprt["decision"] == decision
+    assert (
+        sprt["llr"] >= sprt["upper_bound"]
+        if decision == "H1"
+        else sprt["llr"] <= sprt["lower_bound"]
+    )
+    assert len(doc["games"]) == doc["result"]["games"] < 400
+
+
+def _crashy(engine_exe: Path, counter: Path, searches: int) -> str:
+    """An engine spec that answers ``searches`` searches, then crashes on every one."""
+    args = f"{FAULTY_ENGINE} {engine_exe} --crash-after {searches} {counter}"
+    return f'engine:{sys.executable},args="{args}",nodes=50,name=crashy'
+
+
+def test_an_engine_failure_stops_the_match_without_recover(
+    tmp_path: Path, engine_exe: Path
+) -> None:
+    db, out = tmp_path / "f.sqlite", tmp_path / "f.json"
+    crashy = _crashy(engine_exe, tmp_path / "count", 4)  # the check before the match, 3 moves
+    done = ladder(
+        "match", crashy, "random", "--variant", "xiangqi", "--games", "4", "-j", "1",
+        "--db", str(db), "--json", str(out),
+    )  # fmt: skip
+    assert done.returncode == ExitCode.ENGINE_FAILURE, done.stderr
+    assert "lost to an engine failure" in done.stderr and "without --recover" in done.stderr
+    _one_line_error(done.stderr)
+    assert _stored(db) == []  # the failed game is not a result
+    assert json.loads(out.read_text())["status"] == "engine-failure"
+
+
+def test_recover_counts_failures_as_losses_up_to_the_limit(
+    tmp_path: Path, engine_exe: Path
+) -> None:
+    db = tmp_path / "r.sqlite"
+    crashy = _crashy(engine_exe, tmp_path / "count", 4)
+    done = ladder(
+        "match", crashy, "random", "--variant", "xiangqi", "--games", "4", "-j", "1",
+        "--db", str(db), "--recover", "--max-engine-failures", "1",
+    )  # fmt: skip
+    assert done.returncode == ExitCode.ENGINE_FAILURE, done.stderr
+    assert "more than the 1 allowed" in done.stderr
+    assert _stored(db) == [(0, "engine-failure")]
+
+    # without a limit the match is played out, every failure a loss of the failing engine
+    db, out = tmp_path / "r2.sqlite", tmp_path / "r2.json"
+    crashy = _crashy(engine_exe, tmp_path / "count2", 4)
+    done = ladder(
+        "match", crashy, "random", "--variant", "xiangqi", "--games", "2", "-j", "1",
+        "--db", str(db), "--recover", "--json", str(out),
+    )  # fmt: skip
+    assert done.returncode == ExitCode.DONE, done.stderr
+    doc = json.loads(out.read_text())
+    result = doc["result"]
+    assert (result["losses"], result["engine_failures"]) == (2, 2), doc["games"]
+    assert [reason for _, reason in _stored(db)] == ["engine-failure"] * 2
