@@ -17,6 +17,10 @@
    hits every engine count alike. Also the server process's CPU per move.
 3. **Latency** p50/p99 at a saturating, bounded load (closed loop, two requests in
    flight per engine, all engines).
+4. **Workers**: the same engines (the core count) behind ``ladder serve --workers 1``
+   and ``--workers 2``, side by side (rounds alternating between them), at levels 1
+   and 3: moves/s, and CPU ms per move of the server processes (supervisor and
+   workers) and of the engines.
 
 The load of parts 2 and 3 comes from a separate process (this script with ``--load``:
 asyncio, plain HTTP/1.1 over keep-alive connections, a few tens of µs of CPU per
@@ -25,12 +29,14 @@ engines, and its CPU per request is printed. The machine's load average is print
 the start and the end.
 
     .venv/bin/python scripts/bench_service.py [--reps 40] [--seconds 6] [--rounds 3]
+        [--parts 1,2,3,4]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import http.client
 import json
 import os
@@ -40,7 +46,8 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 VARIANT = "xiangqi"
@@ -190,7 +197,7 @@ def free_port() -> int:
 class Server:
     """`ladder serve` in a subprocess."""
 
-    def __init__(self, engines: int, exe: Path) -> None:
+    def __init__(self, engines: int, exe: Path, workers: int = 1) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "LADDER_ENGINE": str(exe)}
@@ -204,6 +211,8 @@ class Server:
                 str(self.port),
                 "--engines",
                 str(engines),
+                "--workers",
+                str(workers),
                 "--max-queue",
                 "256",
                 "--log-level",
@@ -211,17 +220,37 @@ class Server:
             ],
             cwd=ROOT,
             env=env,
+            stdout=subprocess.DEVNULL,
         )
         if not wait_until_healthy(self.url, 60, alive=lambda: self.p.poll() is None):
             raise SystemExit("server did not start")
+        self._listed: tuple[list[int], list[int]] | None = None
+
+    def _pids(self) -> tuple[list[int], list[int]]:
+        """(the server's own processes: itself and its workers; the engines), listed
+        once, when first asked for (all workers serve by then)."""
+        import psutil
+
+        if self._listed is None:
+            own: list[int] = [self.p.pid]
+            engines: list[int] = []
+            for kid in psutil.Process(self.p.pid).children(recursive=True):
+                with contextlib.suppress(psutil.Error):
+                    (engines if "stockfish" in kid.name() else own).append(kid.pid)
+            self._listed = own, engines
+        return self._listed
 
     def cpu(self) -> float:
-        """CPU seconds the server process (not its engines) has used so far."""
-        return process_cpu(self.p.pid)
+        """CPU seconds the server's processes (not its engines) have used so far."""
+        return sum(process_cpu(pid) for pid in self._pids()[0])
+
+    def engine_cpu(self) -> float:
+        """CPU seconds its engine processes have used so far."""
+        return sum(process_cpu(pid) for pid in self._pids()[1])
 
     def stop(self) -> None:
         self.p.terminate()
-        self.p.wait(timeout=30)
+        self.p.wait(timeout=60)
 
 
 def process_cpu(pid: int) -> float:
@@ -233,7 +262,10 @@ def process_cpu(pid: int) -> float:
     except (OSError, ValueError, IndexError):
         import psutil
 
-        t = psutil.Process(pid).cpu_times()
+        try:
+            t = psutil.Process(pid).cpu_times()
+        except psutil.Error:  # gone meanwhile
+            return 0.0
         return float(t.user + t.system)
 
 
@@ -364,13 +396,60 @@ def _run_load_process(
         proc.kill()
         raise SystemExit(f"load generator failed: {line!r}")
     c0 = server.cpu() if server is not None else 0.0
+    e0 = server.engine_cpu() if server is not None else 0.0
     out = proc.stdout.read()
     c1 = server.cpu() if server is not None else 0.0
+    e1 = server.engine_cpu() if server is not None else 0.0
     if proc.wait() != 0:
         raise SystemExit("load generator failed")
     result: dict[str, object] = json.loads(out)
     result["server_cpu"] = c1 - c0
+    result["engine_cpu"] = e1 - e0
     return result
+
+
+@dataclass
+class Totals:
+    """One server's sums over the rounds of a throughput measurement."""
+
+    moves: int = 0
+    elapsed: float = 0.0
+    server_cpu: float = 0.0
+    engine_cpu: float = 0.0
+    load_cpu: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.moves / self.elapsed
+
+    def per_move(self, cpu_seconds: float) -> float:
+        """CPU ms per move."""
+        return cpu_seconds / self.moves * 1000
+
+
+def measure_rounds(
+    servers: dict[int, Server],
+    level: int,
+    connections: Callable[[int], int],
+    seconds: float,
+    rounds: int,
+) -> dict[int, Totals]:
+    """Load each server in turn, `rounds` times (`connections(key)` keep-alive
+    connections, `seconds / rounds` measured each time), so that a change in machine
+    load hits all of them alike; the sums per server."""
+    totals = {key: Totals() for key in servers}
+    for _ in range(rounds):
+        for key, srv in servers.items():
+            res = _run_load_process(srv.url, level, connections(key), 1.0, seconds / rounds, srv)
+            lat = res["latencies"]
+            assert isinstance(lat, list)
+            t = totals[key]
+            t.moves += len(lat)
+            t.elapsed += float(res["elapsed"])  # type: ignore[arg-type]
+            t.server_cpu += float(res["server_cpu"])  # type: ignore[arg-type]
+            t.engine_cpu += float(res["engine_cpu"])  # type: ignore[arg-type]
+            t.load_cpu += float(res["cpu"])  # type: ignore[arg-type]
+    return totals
 
 
 def main() -> None:
@@ -388,14 +467,29 @@ def main() -> None:
         default=3,
         help="throughput: alternate between the engine counts this many times",
     )
+    ap.add_argument(
+        "--parts",
+        default="1,2,3,4",
+        help="which measurements to run (comma-separated, default all: 1,2,3,4)",
+    )
     args = ap.parse_args()
+    parts = {int(part) for part in args.parts.split(",")}
     exe = engine()
     cores = os.cpu_count() or 1
     print(f"engine: {exe}\ncores: {cores}  position: {VARIANT} after {' '.join(MOVES)}")
     print(f"load average at the start: {load_average()}\n")
+    if 1 in parts:
+        part_overhead(exe, args.reps)
+    if parts & {2, 3}:
+        part_throughput(exe, cores, args.seconds, args.rounds, parts)
+    if 4 in parts:
+        part_workers(exe, cores, args.seconds, args.rounds)
+    print(f"\nload average at the end: {load_average()}")
 
+
+def part_overhead(exe: Path, reps: int) -> None:
     print(
-        f"1. Overhead vs the raw engine over pipes (1 engine, {args.reps} requests each, "
+        f"1. Overhead vs the raw engine over pipes (1 engine, {reps} requests each, "
         "interleaved;\n   median and minimum ms; the minimum is the least disturbed by "
         "other load).\n   in-proc: MoveService in this process; httpx: HTTP through "
         "httpx.Client; lean: HTTP\n   through a minimal http.client connection (the "
@@ -408,7 +502,7 @@ def main() -> None:
     )
     print(f"{'level':>5} {'nodes':>6} | {head} | {head} | {'srv':>5}")
     levels = load_levels()[VARIANT]
-    for t in overhead(exe, args.reps):
+    for t in overhead(exe, reps):
         cells = []
         for f in (statistics.median, min):
             r, lo, hx, ln = (f(v) * 1000 for v in (t.raw, t.local, t.httpx, t.lean))
@@ -421,9 +515,11 @@ def main() -> None:
             f"{t.server_cpu * 1000:>5.2f}"
         )
 
+
+def part_throughput(exe: Path, cores: int, seconds: float, rounds: int, parts: set[int]) -> None:
     print(
         "\n2. Throughput (closed loop, 2 requests in flight per engine), moves/s; "
-        f"{args.rounds} rounds\n   alternating between the engine counts; srv: the "
+        f"{rounds} rounds\n   alternating between the engine counts; srv: the "
         "server process's CPU ms per move;\n   load: the load generator's CPU ms per "
         "move (its own process, same cores)"
     )
@@ -433,35 +529,20 @@ def main() -> None:
     )
     servers = {k: Server(k, exe) for k in range(1, cores + 1)}
     try:
-        for level in (1, 3):
-            done = dict.fromkeys(servers, 0)
-            elapsed = dict.fromkeys(servers, 0.0)
-            srv_cpu = dict.fromkeys(servers, 0.0)
-            load_cpu = dict.fromkeys(servers, 0.0)
-            for _ in range(args.rounds):
-                for k, srv in servers.items():
-                    res = _run_load_process(
-                        srv.url, level, 2 * k, 1.0, args.seconds / args.rounds, srv
-                    )
-                    lat = res["latencies"]
-                    assert isinstance(lat, list)
-                    done[k] += len(lat)
-                    elapsed[k] += float(res["elapsed"])  # type: ignore[arg-type]
-                    srv_cpu[k] += float(res["server_cpu"])  # type: ignore[arg-type]
-                    load_cpu[k] += float(res["cpu"])  # type: ignore[arg-type]
-            base = done[1] / elapsed[1]
-            for k in servers:
-                rate = done[k] / elapsed[k]
+        for level in (1, 3) if 2 in parts else ():
+            totals = measure_rounds(servers, level, lambda k: 2 * k, seconds, rounds)
+            base = totals[1].rate
+            for k, t in totals.items():
                 print(
-                    f"{level:>5} {k:>7} {rate:>8.1f} {rate / k:>11.1f} "
-                    f"{rate / (base * k):>8.2f} {srv_cpu[k] / done[k] * 1000:>5.2f} "
-                    f"{load_cpu[k] / done[k] * 1000:>5.2f}"
+                    f"{level:>5} {k:>7} {t.rate:>8.1f} {t.rate / k:>11.1f} "
+                    f"{t.rate / (base * k):>8.2f} {t.per_move(t.server_cpu):>5.2f} "
+                    f"{t.per_move(t.load_cpu):>5.2f}"
                 )
 
         print(f"\n3. Latency at saturation ({cores} engines, {2 * cores} requests in flight)")
         print(f"{'level':>5} {'requests':>8} {'p50 ms':>8} {'p99 ms':>8} {'p99/p50':>8}")
-        for level in (1, 3):
-            res = _run_load_process(servers[cores].url, level, 2 * cores, 1.0, args.seconds, None)
+        for level in (1, 3) if 3 in parts else ():
+            res = _run_load_process(servers[cores].url, level, 2 * cores, 1.0, seconds, None)
             lat = res["latencies"]
             assert isinstance(lat, list)
             p50, p99 = pct(lat, 0.5), pct(lat, 0.99)
@@ -471,7 +552,34 @@ def main() -> None:
     finally:
         for srv in servers.values():
             srv.stop()
-    print(f"\nload average at the end: {load_average()}")
+
+
+def part_workers(exe: Path, cores: int, seconds: float, rounds: int) -> None:
+    """``--workers 1`` and ``--workers 2`` with the same engines, side by side."""
+    engines = max(2, cores)
+    print(
+        f"\n4. Workers: {engines} engines behind --workers 1 and --workers 2 (closed loop, "
+        f"2 requests\n   in flight per engine), {rounds} rounds alternating between them; "
+        "srv: CPU ms per move of\n   the server's processes (supervisor and workers), "
+        "eng: of the engines, load: of the load generator"
+    )
+    print(
+        f"{'level':>5} {'workers':>7} {'moves/s':>8} {'ratio':>6} {'srv':>5} {'eng':>5} {'load':>5}"
+    )
+    servers = {w: Server(engines, exe, workers=w) for w in (1, 2)}
+    try:
+        for level in (1, 3):
+            totals = measure_rounds(servers, level, lambda w: 2 * engines, seconds, rounds)
+            base = totals[1].rate
+            for w, t in totals.items():
+                print(
+                    f"{level:>5} {w:>7} {t.rate:>8.1f} {t.rate / base:>6.2f} "
+                    f"{t.per_move(t.server_cpu):>5.2f} {t.per_move(t.engine_cpu):>5.2f} "
+                    f"{t.per_move(t.load_cpu):>5.2f}"
+                )
+    finally:
+        for srv in servers.values():
+            srv.stop()
 
 
 if __name__ == "__main__":

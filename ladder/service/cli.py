@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 #: Environment variable the CLI reads an API key from (``ladder move --url``).
 API_KEY_ENV = "LADDER_API_KEY"
@@ -59,7 +60,7 @@ def _cmd_move(args: argparse.Namespace) -> int:
         if args.url:
             ladder = LadderSync(args.url, api_key=args.api_key or os.environ.get(API_KEY_ENV))
         else:
-            config = ServiceConfig(engines=1, max_queue=1, levels_file=_levels_file(args))
+            config = ServiceConfig(engines=1, max_queue=1, levels_file=_levels_file(args.levels))
             ladder = LadderSync(config=config)
         with ladder:
             reply = ladder.move(
@@ -122,6 +123,7 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     from ladder.service.config import ServiceConfig
     from ladder.service.http_protocol import ConnectionLimits
     from ladder.service.logs import default_format
+    from ladder.service.settings import CONFIG_ENV
 
     defaults = ServiceConfig()
     limits = ConnectionLimits()
@@ -129,24 +131,55 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "serve",
         help="run the HTTP move service (uvicorn)",
         description="Serve the move API (OpenAPI at /docs). Prints the URL on stdout once "
-        "it serves (with --port 0, the port chosen). See docs/service.md.",
+        "it serves (with --port 0, the port chosen). Every option can also come from a "
+        "LADDER_<OPTION> environment variable (LADDER_PORT, LADDER_API_KEYS, ...) or a "
+        "--config file; the command line wins, then the environment, then the file. "
+        "See docs/service.md.",
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback)")
-    _add_levels_option(p)
-    p.add_argument("--port", type=_port, default=8000, help="0: any free port (printed)")
+    # Every option's parser default is None ("not on the command line"): the value then
+    # comes from the environment, the config file or these defaults (ladder.service.settings).
+    serve_defaults: dict[str, object] = {}
+
+    def option(group: Any, *flags: str, default: object = None, **kw: Any) -> None:
+        action = group.add_argument(*flags, default=None, **kw)
+        serve_defaults[action.dest] = default
+
     p.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help=f"a TOML file of these options (keys as the option names: port = 8000, "
+        f'api-keys = "keys.txt"); default: ${CONFIG_ENV}',
+    )
+    option(p, "--host", default="127.0.0.1", help="address to listen on (default: loopback)")
+    _add_levels_option(p)  # default None: the shipped ladder
+    option(p, "--port", type=_port, default=8000, help="0: any free port (printed)")
+    option(
+        p,
         "--engines",
         type=_positive_int,
         default=defaults.engines,
-        help=f"engine processes (default: cores = {defaults.engines})",
+        help=f"engine processes in all (default: cores = {defaults.engines})",
     )
-    p.add_argument(
+    option(
+        p,
+        "--workers",
+        type=_positive_int,
+        default=1,
+        help="server processes behind the one port, each with its share of --engines "
+        "(default 1; at most --engines)",
+    )
+    option(
+        p,
         "--max-queue",
         type=_non_negative_int,
         default=defaults.max_queue,
-        help=f"requests that may wait for an engine before 503 busy (default {defaults.max_queue})",
+        help=f"requests that may wait for an engine before 503 busy, per worker "
+        f"(default {defaults.max_queue})",
     )
-    p.add_argument(
+    option(
+        p,
         "--queue-timeout",
         type=_positive_float,
         default=defaults.queue_timeout_s,
@@ -154,54 +187,62 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         help=f"longest wait for an engine before 503 busy (default {defaults.queue_timeout_s:g})",
     )
     access = p.add_argument_group("access")
-    access.add_argument(
+    option(
+        access,
         "--api-keys",
         metavar="FILE",
         type=Path,
-        default=None,
         help="API keys, one per line (optional label after it, # comments); /v1/* then "
         "needs 'Authorization: Bearer KEY'; re-read on SIGHUP",
     )
-    access.add_argument(
+    option(
+        access,
         "--no-auth",
         action="store_true",
+        default=False,
         help="allow a non-loopback --host without --api-keys",
     )
-    access.add_argument(
+    option(
+        access,
         "--rate-limit",
         type=_positive_int,
         metavar="N",
-        default=None,
-        help="requests per minute per key (per client address without keys); over it 429",
+        help="requests per minute per key (per client address without keys), counted by "
+        "each worker; over it 429",
     )
-    access.add_argument(
+    option(
+        access,
         "--cors-origin",
         action="append",
         default=[],
         metavar="ORIGIN",
         help="allow browser calls from this origin (repeatable), e.g. https://play.example.com",
     )
-    access.add_argument(
+    option(
+        access,
         "--allowed-host",
         action="append",
         default=[],
         metavar="HOST",
         help="accept only these Host headers (repeatable; *.example.com for subdomains)",
     )
-    access.add_argument(
+    option(
+        access,
         "--forwarded-allow-ips",
         default="127.0.0.1",
         metavar="IPS",
         help="proxies trusted for X-Forwarded-For (comma-separated, * for any; default 127.0.0.1)",
     )
     conn = p.add_argument_group("connections")
-    conn.add_argument(
+    option(
+        conn,
         "--max-header-bytes",
         type=_positive_int,
         default=limits.max_header_bytes,
         help=f"request line + headers, at most (default {limits.max_header_bytes}); over: 431",
     )
-    conn.add_argument(
+    option(
+        conn,
         "--request-timeout",
         type=_positive_float,
         default=limits.request_timeout_s,
@@ -209,13 +250,15 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         help=f"time to send a complete request (default {limits.request_timeout_s:g}); "
         "then 408 and closed",
     )
-    conn.add_argument(
+    option(
+        conn,
         "--max-connections",
         type=_positive_int,
         default=limits.max_connections,
-        help=f"open connections, at most (default {limits.max_connections}); over: 503",
+        help=f"open connections, at most, per worker (default {limits.max_connections}); over: 503",
     )
-    conn.add_argument(
+    option(
+        conn,
         "--keep-alive",
         type=_positive_int,
         default=5,
@@ -223,68 +266,94 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         help="idle time before a keep-alive connection is closed (default 5)",
     )
     ops = p.add_argument_group("operations")
-    ops.add_argument(
+    option(
+        ops,
         "--engine-max-rss",
         type=_positive_int,
-        default=None,
         metavar="MIB",
         help="recycle an engine whose memory exceeds this, between searches (default: never)",
     )
-    ops.add_argument(
+    option(
+        ops,
         "--log-format",
         choices=["json", "text"],
-        default=None,
         help=f"log lines on stderr (default: json unless stderr is a terminal; now "
         f"{default_format()})",
     )
-    ops.add_argument(
-        "--log-level", default="info", choices=["debug", "info", "warning", "error", "critical"]
+    option(
+        ops,
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning", "error", "critical"],
     )
-    ops.add_argument(
+    option(
+        ops,
         "--no-play",
         action="store_true",
+        default=False,
         help="do not serve the /play page (the browser client)",
     )
-    p.set_defaults(func=_cmd_serve)
+    p.set_defaults(func=_cmd_serve, serve_parser=p, serve_defaults=serve_defaults)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from ladder.engine_binary import EngineNotBuilt, engine_path
+    from ladder.engine_binary import (
+        DEPRECATED_ENGINE_ENV,
+        ENGINE_ENV,
+        EngineNotBuilt,
+        engine_path,
+        find_engine,
+    )
     from ladder.service.access import KeyFileError, read_keys
     from ladder.service.config import ServiceConfig
     from ladder.service.http_protocol import ConnectionLimits
     from ladder.service.logs import default_format
     from ladder.service.server import ServeError, ServeOptions, serve
+    from ladder.service.settings import resolve
 
     try:
-        if args.api_keys is not None:
-            read_keys(args.api_keys)  # a bad file is a one-line error before anything starts
+        resolved = resolve(args.serve_parser, args, args.serve_defaults, os.environ, args.config)
+        opt = argparse.Namespace(**resolved.values)
+        engine_named = args.engine is not None or any(
+            os.environ.get(name) for name in (ENGINE_ENV, DEPRECATED_ENGINE_ENV)
+        )
+        if resolved.engine_from_file is not None and not engine_named:
+            # The file's engine, last before the lookup's own defaults.
+            os.environ[ENGINE_ENV] = str(find_engine(resolved.engine_from_file).path)
+        if opt.workers > opt.engines:
+            raise ValueError(
+                f"--workers {opt.workers} needs at least as many engines (--engines is "
+                f"{opt.engines}): each worker runs its own, at least one"
+            )
+        if opt.api_keys is not None:
+            read_keys(opt.api_keys)  # a bad file is a one-line error before anything starts
         config = ServiceConfig(
-            engines=args.engines,
-            levels_file=_levels_file(args),
-            max_queue=args.max_queue,
-            queue_timeout_s=args.queue_timeout,
+            engines=opt.engines,
+            levels_file=_levels_file(opt.levels),
+            max_queue=opt.max_queue,
+            queue_timeout_s=opt.queue_timeout,
             engine_path=engine_path(),
-            engine_max_rss_mb=args.engine_max_rss,
-            api_keys_file=args.api_keys,
-            rate_limit_per_minute=args.rate_limit,
-            allowed_hosts=tuple(args.allowed_host),
-            cors_origins=tuple(args.cors_origin),
-            play_page=not args.no_play,
+            engine_max_rss_mb=opt.engine_max_rss,
+            api_keys_file=opt.api_keys,
+            rate_limit_per_minute=opt.rate_limit,
+            allowed_hosts=tuple(opt.allowed_host),
+            cors_origins=tuple(opt.cors_origin),
+            play_page=not opt.no_play,
         )
         options = ServeOptions(
-            host=args.host,
-            port=args.port,
+            host=opt.host,
+            port=opt.port,
             limits=ConnectionLimits(
-                max_header_bytes=args.max_header_bytes,
-                request_timeout_s=args.request_timeout,
-                max_connections=args.max_connections,
+                max_header_bytes=opt.max_header_bytes,
+                request_timeout_s=opt.request_timeout,
+                max_connections=opt.max_connections,
             ),
-            keep_alive_s=args.keep_alive,
-            no_auth=args.no_auth,
-            log_format=args.log_format or default_format(),
-            log_level=args.log_level,
-            forwarded_allow_ips=args.forwarded_allow_ips,
+            keep_alive_s=opt.keep_alive,
+            no_auth=opt.no_auth,
+            log_format=opt.log_format or default_format(),
+            log_level=opt.log_level,
+            forwarded_allow_ips=opt.forwarded_allow_ips,
+            workers=opt.workers,
         )
         serve(config, options)
     except (ServeError, KeyFileError, EngineNotBuilt, ValueError) as exc:
@@ -312,11 +381,11 @@ def _add_levels_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _levels_file(args: argparse.Namespace) -> Path:
+def _levels_file(given: Path | None) -> Path:
     """The levels file asked for, checked: a bad one is a one-line error (LevelsError)."""
     from ladder.levels import LEVELS_FILE, load_levels
 
-    path: Path = args.levels or LEVELS_FILE
+    path = given or LEVELS_FILE
     try:
         load_levels(path)
     except OSError as exc:
@@ -328,7 +397,7 @@ def _cmd_levels(args: argparse.Namespace) -> int:
     from ladder.levels import elo_range, level_table, load_levels
 
     try:
-        table = load_levels(_levels_file(args))
+        table = load_levels(_levels_file(args.levels))
     except ValueError as exc:
         print(f"ladder levels: {exc}", file=sys.stderr)
         return 2

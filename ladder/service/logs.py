@@ -49,9 +49,24 @@ class TextFormatter(logging.Formatter):
         return line
 
 
-def logging_config(fmt: LogFormat, level: str = "info") -> dict[str, Any]:
+class WorkerField(logging.Filter):
+    """Adds ``worker`` (the server process's number) to every line of that process."""
+
+    def __init__(self, worker: int) -> None:
+        super().__init__()
+        self.worker = worker
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.worker = self.worker
+        return True
+
+
+def logging_config(
+    fmt: LogFormat, level: str = "info", worker: int | None = None
+) -> dict[str, Any]:
     """A :func:`logging.config.dictConfig` for the whole process, uvicorn included
-    (pass it as uvicorn's ``log_config``)."""
+    (pass it as uvicorn's ``log_config``); `worker`: this process's number under
+    ``ladder serve --workers N``, added to every line."""
     formatter: dict[str, Any]
     if fmt == "json":
         formatter = {
@@ -66,17 +81,21 @@ def logging_config(fmt: LogFormat, level: str = "info") -> dict[str, Any]:
     else:
         formatter = {"()": TextFormatter}
     upper = level.upper()
+    handler: dict[str, Any] = {
+        "class": "logging.StreamHandler",
+        "formatter": "default",
+        "stream": "ext://sys.stderr",
+    }
+    filters: dict[str, Any] = {}
+    if worker is not None:
+        filters["worker"] = {"()": WorkerField, "worker": worker}
+        handler["filters"] = ["worker"]
     return {
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {"default": formatter},
-        "handlers": {
-            "stderr": {
-                "class": "logging.StreamHandler",
-                "formatter": "default",
-                "stream": "ext://sys.stderr",
-            }
-        },
+        "filters": filters,
+        "handlers": {"stderr": handler},
         "root": {"handlers": ["stderr"], "level": upper},
         "loggers": {
             "uvicorn": {"handlers": [], "level": upper, "propagate": True},

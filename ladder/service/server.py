@@ -19,6 +19,7 @@ import logging.config
 import os
 import signal
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +51,10 @@ class ServeOptions:
     log_level: str = "info"
     forwarded_allow_ips: str = "127.0.0.1"
     graceful_shutdown_s: int = 10
+    #: Server processes behind the port (ladder.service.workers when more than one).
+    workers: int = 1
+    #: This process's number among them (None: the only server process).
+    worker: int | None = None
 
 
 def is_loopback(host: str) -> bool:
@@ -97,26 +102,22 @@ def url_of(sock: socket.socket) -> str:
 
 
 class Server(uvicorn.Server):
-    """uvicorn's server, printing the URL once it serves, and reloading keys on SIGHUP."""
+    """uvicorn's server, announcing once it serves, and reloading keys on SIGHUP."""
 
-    def __init__(self, config: uvicorn.Config, url: str, service: MoveService, app: Any) -> None:
+    def __init__(
+        self, config: uvicorn.Config, service: MoveService, app: Any, announce: Callable[[], None]
+    ) -> None:
         super().__init__(config)
-        self.url = url
         self.service = service
         self.app = app
+        self.announce = announce
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
         if not self.started:
             return
         asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self._reload_keys)
-        log.info(
-            "serving %s with %d engines",
-            self.url,
-            self.service.pool.size,
-            extra={"event": "serving", "url": self.url, "engines": self.service.pool.size},
-        )
-        print(self.url, flush=True)
+        self.announce()
 
     def _reload_keys(self) -> None:
         keys = self.app.state.keys
@@ -126,22 +127,19 @@ class Server(uvicorn.Server):
         keys.reload()
 
 
-def serve(config: ServiceConfig, options: ServeOptions) -> None:
-    """Run the service until SIGTERM/SIGINT; :class:`ServeError` if it cannot start."""
-    check_exposure(options, config)
-    sock = bind(options.host, options.port)  # a taken port is a one-line error, first
-    logging.config.dictConfig(logging_config(options.log_format, options.log_level))
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        log.warning(
-            "running as root: run the service as an unprivileged user",
-            extra={"event": "running_as_root"},
-        )
-    if options.no_auth and config.api_keys_file is None and not is_loopback(options.host):
-        log.warning(
-            "serving %s without API keys (--no-auth)",
-            options.host,
-            extra={"event": "no_auth"},
-        )
+def start_logging(options: ServeOptions) -> None:
+    """The service's logging, for this process (and uvicorn's)."""
+    logging.config.dictConfig(logging_config(options.log_format, options.log_level, options.worker))
+
+
+def run_server(
+    config: ServiceConfig,
+    options: ServeOptions,
+    sock: socket.socket,
+    announce: Callable[[MoveService], None],
+) -> bool:
+    """Serve on `sock` in this process until SIGTERM/SIGINT; `announce` is called once it
+    serves. Whether it ever served."""
     service = MoveService(config)
     app = create_app(service=service)
     metrics = service.metrics
@@ -155,7 +153,7 @@ def serve(config: ServiceConfig, options: ServeOptions) -> None:
             app,
             http=protocol,
             loop="asyncio",  # the engine client (protocol/) is built and tested on it
-            log_config=logging_config(options.log_format, options.log_level),
+            log_config=logging_config(options.log_format, options.log_level, options.worker),
             log_level=options.log_level,
             access_log=False,  # ladder.access writes one structured line per request
             timeout_keep_alive=options.keep_alive_s,
@@ -164,16 +162,64 @@ def serve(config: ServiceConfig, options: ServeOptions) -> None:
             server_header=False,
             lifespan="on",
         ),
-        url_of(sock),
         service,
         app,
+        lambda: announce(service),
     )
+    server.run(sockets=[sock])
+    return bool(server.started)
+
+
+def serve(config: ServiceConfig, options: ServeOptions) -> None:
+    """Run the service until SIGTERM/SIGINT; :class:`ServeError` if it cannot start.
+
+    With ``options.workers`` above 1, :mod:`ladder.service.workers` runs that many
+    server processes on the one socket, the engines split between them."""
+    check_exposure(options, config)
+    sock = bind(options.host, options.port)  # a taken port is a one-line error, first
+    start_logging(options)
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        log.warning(
+            "running as root: run the service as an unprivileged user",
+            extra={"event": "running_as_root"},
+        )
+    if options.no_auth and config.api_keys_file is None and not is_loopback(options.host):
+        log.warning(
+            "serving %s without API keys (--no-auth)",
+            options.host,
+            extra={"event": "no_auth"},
+        )
+    url = url_of(sock)
+
+    def announce(service: MoveService) -> None:
+        log.info(
+            "serving %s with %d engines",
+            url,
+            service.pool.size,
+            extra={"event": "serving", "url": url, "engines": service.pool.size},
+        )
+        print(url, flush=True)
+
     try:
-        server.run(sockets=[sock])
+        if options.workers > 1:
+            from ladder.service.workers import supervise
+
+            started = supervise(config, options, sock, url)
+        else:
+            started = run_server(config, options, sock, announce)
     finally:
         sock.close()
-    if not server.started:
+    if not started:
         raise ServeError("the service did not start (see the log above)")
 
 
-__all__ = ["ServeError", "ServeOptions", "bind", "check_exposure", "is_loopback", "serve"]
+__all__ = [
+    "ServeError",
+    "ServeOptions",
+    "bind",
+    "check_exposure",
+    "is_loopback",
+    "run_server",
+    "serve",
+    "start_logging",
+]
