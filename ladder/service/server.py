@@ -30,6 +30,8 @@ from ladder.service.config import ServiceConfig
 from ladder.service.http_protocol import ConnectionLimits, guarded_protocol
 from ladder.service.logs import LogFormat, logging_config
 from ladder.service.mover import MoveService
+from ladder.service.worker import EngineWorker
+from protocol import EngineFailure
 
 log = logging.getLogger("ladder.serve")
 
@@ -170,6 +172,18 @@ def run_server(
     return bool(server.started)
 
 
+async def check_engine(config: ServiceConfig) -> None:
+    """Start one engine as a pool slot does, and stop it: an engine that cannot start is
+    a one-line :class:`ServeError` here, not a traceback from the server's startup."""
+    worker = EngineWorker(0, config)
+    try:
+        await worker.start()
+    except EngineFailure as exc:
+        raise ServeError(f"the engine cannot start: {exc}") from None
+    finally:
+        await worker.close()
+
+
 def serve(config: ServiceConfig, options: ServeOptions) -> None:
     """Run the service until SIGTERM/SIGINT; :class:`ServeError` if it cannot start.
 
@@ -178,6 +192,11 @@ def serve(config: ServiceConfig, options: ServeOptions) -> None:
     check_exposure(options, config)
     sock = bind(options.host, options.port)  # a taken port is a one-line error, first
     start_logging(options)
+    try:
+        asyncio.run(check_engine(config))
+    except ServeError:
+        sock.close()
+        raise
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         log.warning(
             "running as root: run the service as an unprivileged user",
@@ -217,6 +236,7 @@ __all__ = [
     "ServeError",
     "ServeOptions",
     "bind",
+    "check_engine",
     "check_exposure",
     "is_loopback",
     "run_server",

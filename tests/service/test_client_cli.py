@@ -257,3 +257,19 @@ def test_serve_on_a_taken_port_is_one_line() -> None:
     assert result.stderr.strip().splitlines() == [
         f"ladder serve: cannot listen on 127.0.0.1:{port}: Address already in use"
     ]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_serve_with_an_engine_that_cannot_start_is_one_line(tmp_path: Any, workers: str) -> None:
+    """The engine is tried before the server starts: one line and exit 2, no traceback
+    from the server's startup, nothing left listening."""
+    broken = tmp_path / "broken-engine"
+    broken.write_text("#!/bin/sh\nexit 1\n")
+    broken.chmod(0o755)
+    args = ["serve", "--port", "0", "--engines", "2", "--workers", workers]
+    result = _ladder(*args, "--engine", str(broken))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("ladder serve: the engine cannot start: ")
+    assert "exited (code 1) during handshake" in last

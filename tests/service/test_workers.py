@@ -220,10 +220,15 @@ def test_one_worker_has_no_supervisor(server: Server) -> None:
     assert httpx.get(server.url + "/healthz", timeout=30).json()["engines"] == 2
 
 
-def test_a_worker_that_cannot_start_stops_the_service(tmp_path: Path) -> None:
-    """Fault injection: an engine (a real process) that refuses to start."""
-    wrapper = tmp_path / "engine.sh"
-    wrapper.write_text("#!/bin/sh\necho 'wrapper: refusing to start' >&2\nexit 3\n")
+def test_a_worker_that_cannot_start_stops_the_service(tmp_path: Path, engine_exe: Path) -> None:
+    """Fault injection: an engine (a real process) that starts once, for the check
+    before serving, then refuses to start in the workers."""
+    wrapper, started = tmp_path / "engine.sh", tmp_path / "started-once"
+    wrapper.write_text(
+        f"#!/bin/sh\nif [ -e {started} ]; then\n"
+        "  echo 'wrapper: refusing to start' >&2\n  exit 3\nfi\n"
+        f"touch {started}\nexec {engine_exe}\n"
+    )
     wrapper.chmod(0o755)
     done = ladder_serve(
         "--port", "0", "--engines", "2", "--workers", "2", env={"LADDER_ENGINE": str(wrapper)}
