@@ -122,6 +122,7 @@ class GuiServer:
                 try:
                     line = await reader.readline()
                 except EndOfOutput:
+                    await self.end_of_input()
                     break
                 except UnreadableLine as exc:
                     self.error(f"unreadable input line ({exc.text[:80]!r}): ignored")
@@ -157,6 +158,10 @@ class GuiServer:
 
     def unknown(self, line: str) -> None:
         self.error(f"unknown command: {line[:80]!r}")
+
+    async def end_of_input(self) -> None:
+        """The GUI's input ended (a `quit` without the word): by default, exit at once."""
+        return None
 
     # ------------------------------------------------------------------ searching
 

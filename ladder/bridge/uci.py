@@ -202,6 +202,17 @@ class UciServer(GuiServer):
     async def cmd_ponderhit(self, args: list[str]) -> None:
         self.release.set()
 
+    async def finish_search(self) -> None:
+        # A command that needs the search over (`position`, `go`…) during `go infinite`
+        # is the GUI's mistake; the held answer is given rather than waited for forever.
+        self.release.set()
+        await super().finish_search()
+
+    async def end_of_input(self) -> None:
+        # Like Stockfish, an input that ends during a search still gets its answer
+        # (`printf 'position startpos\ngo\n' | ladder uci`).
+        await self.finish_search()
+
     async def cmd_quit(self, args: list[str]) -> None:
         self.quitting = True
 

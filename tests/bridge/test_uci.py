@@ -12,7 +12,7 @@ from ladder.client import Ladder
 from ladder.levels import LEVELS_FILE, elo_range, load_levels
 from ladder.match.play import derive_seed
 from ladder.rules import Game
-from protocol import Dialect, Engine, Limit, XBoardEngine
+from protocol import Dialect, Engine, Limit, RankNumbering, XBoardEngine
 from tests.bridge.helpers import LADDER, RATED_LEVELS, LineSession, ladder
 
 pytestmark = pytest.mark.timeout(300)
@@ -209,3 +209,51 @@ def test_quit_right_after_go_ends_cleanly(command: str, script: str) -> None:
     )
     assert done.returncode == 0
     assert done.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("command", "first", "reply"), [("uci", "h3e3", "h10g8"), ("ucci", "h2e2", "h9g7")]
+)
+def test_a_command_during_go_infinite_ends_it_with_an_answer(
+    command: str, first: str, reply: str
+) -> None:
+    """`position`/`go` while `go infinite` holds its answer is the GUI's mistake: the held
+    answer is given, then the new search runs (it used to wait forever, deaf even to
+    `quit`)."""
+    start = Game.from_fen("xiangqi")
+    after = Game.from_fen("xiangqi")
+    after.push("h3e3")
+    with ladder(command) as gui:
+        gui.send(command, "position startpos", "go infinite", "isready")
+        gui.expect("readyok")
+        gui.send(f"position startpos moves {first}", "go", "isready")
+        lines = gui.expect("readyok")
+        held = [line for line in lines if line.startswith("bestmove")]
+        assert len(held) == 1 and canonical(command, bestmove(held)) in start.legal_moves()
+        answer = canonical(command, bestmove(gui.expect("bestmove")))
+        assert answer in after.legal_moves()
+        gui.send(f"position startpos moves {first} {reply}", "go infinite", "go", "quit")
+        gui.expect("bestmove")  # the held answer; `quit` need not wait for the second
+        assert gui.wait() == 0
+
+
+@pytest.mark.parametrize("command", ["uci", "ucci"])
+def test_input_that_ends_during_a_search_still_gets_the_answer(command: str) -> None:
+    """`printf 'position startpos\\ngo\\n' | ladder uci` answers, as Stockfish does."""
+    for go in ("go", "go infinite"):
+        done = subprocess.run(
+            [LADDER, command],
+            input=f"position startpos\n{go}\n",
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0 and done.stderr == ""
+        lines = done.stdout.splitlines()
+        assert lines[-1].startswith("bestmove"), lines
+        assert canonical(command, bestmove(lines)) in Game.from_fen("xiangqi").legal_moves()
+
+
+def canonical(command: str, move: str) -> str:
+    ranks = RankNumbering.ZERO_BASED if command == "ucci" else RankNumbering.ONE_BASED
+    return ranks.from_engine(move)

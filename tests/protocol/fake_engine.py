@@ -23,6 +23,9 @@ It speaks UCI or UCCI when its first command is `uci`/`ucci`, XBoard/CECP when i
     long-line         answers uci with 10 MB without a newline, then waits
     flood             answers go with an endless stream of unknown lines
     bad-bestmove      answers go with a malformed `bestmove zz9`
+    control-option    an `option` line in its handshake holds an ANSI colour code
+    control-info      answers go with an `info` line holding a bell, then a bestmove
+    control-bestmove  answers go with its bestmove in ANSI colours
     illegal-bestmove  answers go with `bestmove a1a1` (a move that does not move)
     slow-quit         takes 60 s to exit after quit
     slow-newgame      ucinewgame takes 1 s; the n-th go answers a1a(n+1)
@@ -70,6 +73,9 @@ MODES = {
     "long-line",
     "flood",
     "bad-bestmove",
+    "control-option",
+    "control-info",
+    "control-bestmove",
     "illegal-bestmove",
     "slow-quit",
     "slow-newgame",
@@ -204,6 +210,8 @@ def uci(config: Settings, commands: Iterator[str]) -> int:
                 out("option name Hash type spin default 16 min 1 max 1024")
                 out("option name Clear Hash type button")
                 out("option name UCI_Variant type combo default xiangqi var xiangqi")
+            if mode == "control-option":
+                out(f"option {'' if ucci else 'name '}Style type string default \x1b[31mred")
             out("ucciok" if ucci else "uciok")
         elif word == "ucinewgame":
             if mode == "slow-newgame":
@@ -231,6 +239,11 @@ def uci(config: Settings, commands: Iterator[str]) -> int:
                     out("wibble wobble")
             if mode == "bad-bestmove":
                 out("bestmove zz9")
+                continue
+            if mode == "control-info":
+                out(f"info depth 1 score cp 10 nodes 1 pv \x07{square('a', 1)}{square('a', 2)}")
+            if mode == "control-bestmove":
+                out(f"\x1b[32m{bestmove()}\x1b[0m")
                 continue
             if mode == "illegal-bestmove":
                 out(f"bestmove {square('a', 1)}{square('a', 1)}")

@@ -54,6 +54,10 @@ MATRIX: dict[str, tuple[type[EngineFault], str, str]] = {
     "hang-search": (EngineTimeoutError, "search", "search"),
     "flood": (EngineProtocolError, "search", "search"),
     "bad-bestmove": (EngineProtocolError, "search", "search"),
+    # control characters in a line that matters stay a fault (a banner is skipped)
+    "control-option": (EngineProtocolError, "handshake", "start"),
+    "control-info": (EngineProtocolError, "search", "search"),
+    "control-bestmove": (EngineProtocolError, "search", "search"),
     "illegal-bestmove": (EngineProtocolError, "search", "search"),
     "ignore-stop": (EngineTimeoutError, "stop", "stop"),
     "slow-quit": (EngineTimeoutError, "quit", "quit"),
@@ -105,6 +109,8 @@ async def test_fault_matrix(
     if engine is not None:
         assert engine.closed and not engine.process.alive()
         assert not psutil.pid_exists(engine.pid)
+    if mode.startswith("control-"):
+        assert "control characters" in str(caught.value)
     if mode == "crash-at-start":
         assert isinstance(caught.value, EngineTerminatedError)
         assert caught.value.returncode == 3
