@@ -257,3 +257,17 @@ def test_input_that_ends_during_a_search_still_gets_the_answer(command: str) -> 
 def canonical(command: str, move: str) -> str:
     ranks = RankNumbering.ZERO_BASED if command == "ucci" else RankNumbering.ONE_BASED
     return ranks.from_engine(move)
+
+
+@pytest.mark.parametrize("command", ["uci", "ucci"])
+def test_an_unknown_variant_and_go_before_any_position(command: str) -> None:
+    """An unknown variant changes nothing (an error line); `go` before any `position`
+    plays from the variant's start position."""
+    setoption = "setoption name UCI_Variant value" if command == "uci" else "setoption UCI_Variant"
+    with ladder(command) as gui:
+        gui.send(command)
+        gui.expect(f"{command}ok")
+        gui.send(f"{setoption} chess", "go")
+        lines = gui.expect("bestmove")
+        assert "unknown variant 'chess'" in lines[0] and "error" in lines[0]
+        assert canonical(command, bestmove(lines)) in Game.from_fen("xiangqi").legal_moves()
