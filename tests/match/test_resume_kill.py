@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -28,7 +29,7 @@ def _stored(db: Path) -> int:
 
 
 def test_sigkill_then_resume(tmp_path: Path, engine_exe: Path) -> None:
-    db, pgn = tmp_path / "k.sqlite", tmp_path / "k.pgn"
+    db, pgn, out = tmp_path / "k.sqlite", tmp_path / "k.pgn", tmp_path / "k.json"
     cmd = [
         sys.executable,
         "-m",
@@ -50,11 +51,17 @@ def test_sigkill_then_resume(tmp_path: Path, engine_exe: Path) -> None:
         str(db),
         "--pgn",
         str(pgn),
+        "--json",
+        str(out),
     ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60
-        while _stored(db) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        while (
+            (_stored(db) < 2 or not out.exists())
+            and time.monotonic() < deadline
+            and proc.poll() is None
+        ):
             time.sleep(0.05)
         assert proc.poll() is None, "the match ended before it could be killed"
         assert _stored(db) < GAMES
@@ -68,10 +75,16 @@ def test_sigkill_then_resume(tmp_path: Path, engine_exe: Path) -> None:
     assert not alive, f"orphans left: {alive}"
     before = _stored(db)
     assert 2 <= before < GAMES
+    # --json FILE is rewritten whole after every game: the killed run left a running one
+    running = json.loads(out.read_text())
+    assert running["status"] == "running" and running["exit_code"] is None
+    assert 1 <= len(running["games"]) == running["result"]["games"] <= before
 
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert f"resumed past {before}" in done.stdout
+    final = json.loads(out.read_text())
+    assert (final["status"], final["exit_code"], len(final["games"])) == ("done", 0, GAMES)
 
     with sqlite3.connect(db) as conn:
         numbers = [row[0] for row in conn.execute("SELECT game_no FROM games ORDER BY game_no")]
