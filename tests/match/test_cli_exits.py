@@ -161,3 +161,24 @@ def test_recover_counts_failures_as_losses_up_to_the_limit(
     result = doc["result"]
     assert (result["losses"], result["engine_failures"]) == (2, 2), doc["games"]
     assert [reason for _, reason in _stored(db)] == ["engine-failure"] * 2
+
+
+def test_each_applies_to_every_engine_its_own_keys_win(tmp_path: Path, engine_exe: Path) -> None:
+    out = tmp_path / "e.json"
+    done = ladder(
+        "--log-level", "debug", "match",
+        "-engine", f"cmd={engine_exe}", "name=A", "nodes=80",
+        "-engine", f"cmd={engine_exe}", "name=B",
+        "-each", "nodes=50", "option.Hash=8",
+        "--variant", "xiangqi", "--games", "2", "--max-plies", "10", "-j", "1",
+        "--db", str(tmp_path / "e.sqlite"), "--json", str(out),
+    )  # fmt: skip
+    assert done.returncode == ExitCode.DONE, done.stderr[-2000:]
+    players = json.loads(out.read_text())["players"]
+    assert [(p["name"], p["nodes"], p["options"]) for p in players.values()] == [
+        ("A", 80, {"Hash": "8"}),
+        ("B", 50, {"Hash": "8"}),
+    ]
+    # on the wire: both engines get the Hash, and each its own node limit
+    assert done.stderr.count("> setoption name Hash value 8") >= 2
+    assert "> go nodes 80" in done.stderr and "> go nodes 50" in done.stderr
