@@ -164,17 +164,20 @@ def test_recover_counts_failures_as_losses_up_to_the_limit(
 
 
 def test_each_applies_to_every_engine_its_own_keys_win(tmp_path: Path, engine_exe: Path) -> None:
-    out = tmp_path / "e.json"
     done = ladder(
         "--log-level", "debug", "match",
         "-engine", f"cmd={engine_exe}", "name=A", "nodes=80",
         "-engine", f"cmd={engine_exe}", "name=B",
         "-each", "nodes=50", "option.Hash=8",
         "--variant", "xiangqi", "--games", "2", "--max-plies", "10", "-j", "1",
-        "--db", str(tmp_path / "e.sqlite"), "--json", str(out),
+        "--db", str(tmp_path / "e.sqlite"), "--json", "-",
     )  # fmt: skip
     assert done.returncode == ExitCode.DONE, done.stderr[-2000:]
-    players = json.loads(out.read_text())["players"]
+    # --json -: standard output is the document alone, the report goes to standard error
+    doc = json.loads(done.stdout)
+    assert (doc["status"], doc["exit_code"], len(doc["games"])) == ("done", 0, 2)
+    assert "score of A: W " in done.stderr
+    players = doc["players"]
     assert [(p["name"], p["nodes"], p["options"]) for p in players.values()] == [
         ("A", 80, {"Hash": "8"}),
         ("B", 50, {"Hash": "8"}),
