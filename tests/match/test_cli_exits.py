@@ -185,3 +185,16 @@ def test_each_applies_to_every_engine_its_own_keys_win(tmp_path: Path, engine_ex
     # on the wire: both engines get the Hash, and each its own node limit
     assert done.stderr.count("> setoption name Hash value 8") >= 2
     assert "> go nodes 80" in done.stderr and "> go nodes 50" in done.stderr
+
+
+def test_dir_is_the_engine_working_folder(tmp_path: Path, engine_exe: Path) -> None:
+    # the proxy engine is named relative to its folder: it starts only inside dir=
+    engine = ["-engine", f"cmd={sys.executable}", f"args={FAULTY_ENGINE.name} {engine_exe}"]
+    engine += ["nodes=50", "name=indir"]
+    common = ["--variant", "xiangqi", "--games", "2", "--max-plies", "10", "-j", "1"]
+    done = ladder("match", "random", *engine, f"dir={FAULTY_ENGINE.parent}", *common,
+                  "--db", str(tmp_path / "in.sqlite"))  # fmt: skip
+    assert done.returncode == ExitCode.DONE, done.stderr
+    elsewhere = ladder("match", "random", *engine, *common, "--db", str(tmp_path / "out.sqlite"))
+    assert elsewhere.returncode == ExitCode.ENGINE_FAILURE
+    assert "indir cannot play xiangqi" in elsewhere.stderr
