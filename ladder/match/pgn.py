@@ -165,7 +165,7 @@ def format_pgn(
             if k >= 0 and k < len(r.infos):
                 comment = _comment(r.infos[k], red_moves, notation, r, i)
             if notes and i in notes:
-                comment = f"{comment} {notes[i]}".strip()
+                comment = f"{comment}; {notes[i]}" if comment else notes[i]
             if comment:
                 tokens.append("{" + comment.replace("}", ")") + "}")
         if not red_moves:

@@ -218,6 +218,8 @@ class Reference:
 
 
 def _record_from_pgn(parsed: Any, index: int, source: str, variant: str | None) -> GameRecord:
+    if variant is None and "Variant" not in parsed.headers:
+        variant = "xiangqi"  # a game with no rule set named is plain xiangqi (see --variant)
     game = replay(parsed, variant)
     h = parsed.headers
     comments = parsed.comments

@@ -87,6 +87,37 @@ def test_pgn_book_in_wxf_iccs_and_canonical(tmp_path: Path) -> None:
         load_openings("xiangqi", path)
 
 
+@pytest.mark.parametrize(
+    ("variant", "pgn", "moves", "epd"),
+    [
+        (
+            "atomic-xiangqi",
+            "1. C2=5 C8=5 2. H2+3 *",
+            ("h3e3", "h8e8", "h1g3"),
+            f'{START} b - - id "black first";',
+        ),
+        # drops in WXF (A@52: an advisor onto the centre of the mover's second rank)
+        (
+            "crazyhouse-xiangqi",
+            "1. C2=5 C8=5 2. A@52 A@52 3. H2+3 *",
+            ("h3e3", "h8e8", "A@e2", "A@e9", "h1g3"),
+            f'{ZH_START} b - - id "black first";',
+        ),
+    ],
+)
+def test_pgn_and_epd_books_in_every_variant(
+    tmp_path: Path, variant: str, pgn: str, moves: tuple[str, ...], epd: str
+) -> None:
+    path = tmp_path / "book.pgn"
+    path.write_text(f'[Event "book"]\n[Variant "{variant}"]\n\n{pgn}\n')
+    assert [o.moves for o in load_openings(variant, path)] == [moves]
+    assert [o.moves for o in load_openings(variant, path, plies=3)] == [moves[:3]]
+    epd_path = tmp_path / "book.epd"
+    epd_path.write_text(epd + "\n")
+    (opening,) = load_openings(variant, epd_path)
+    assert Game.from_fen(variant, opening.fen).turn == "black" and opening.moves == ()
+
+
 def test_sequential_order_walks_the_book() -> None:
     slots = schedule(3, 8, seed=5, order="sequential")
     assert [s.opening_no for s in slots] == [0, 0, 1, 1, 2, 2, 0, 0]

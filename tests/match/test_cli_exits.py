@@ -161,3 +161,40 @@ def test_recover_counts_failures_as_losses_up_to_the_limit(
     result = doc["result"]
     assert (result["losses"], result["engine_failures"]) == (2, 2), doc["games"]
     assert [reason for _, reason in _stored(db)] == ["engine-failure"] * 2
+
+
+def test_each_applies_to_every_engine_its_own_keys_win(tmp_path: Path, engine_exe: Path) -> None:
+    done = ladder(
+        "--log-level", "debug", "match",
+        "-engine", f"cmd={engine_exe}", "name=A", "nodes=80",
+        "-engine", f"cmd={engine_exe}", "name=B",
+        "-each", "nodes=50", "option.Hash=8",
+        "--variant", "xiangqi", "--games", "2", "--max-plies", "10", "-j", "1",
+        "--db", str(tmp_path / "e.sqlite"), "--json", "-",
+    )  # fmt: skip
+    assert done.returncode == ExitCode.DONE, done.stderr[-2000:]
+    # --json -: standard output is the document alone, the report goes to standard error
+    doc = json.loads(done.stdout)
+    assert (doc["status"], doc["exit_code"], len(doc["games"])) == ("done", 0, 2)
+    assert "score of A: W " in done.stderr
+    players = doc["players"]
+    assert [(p["name"], p["nodes"], p["options"]) for p in players.values()] == [
+        ("A", 80, {"Hash": "8"}),
+        ("B", 50, {"Hash": "8"}),
+    ]
+    # on the wire: both engines get the Hash, and each its own node limit
+    assert done.stderr.count("> setoption name Hash value 8") >= 2
+    assert "> go nodes 80" in done.stderr and "> go nodes 50" in done.stderr
+
+
+def test_dir_is_the_engine_working_folder(tmp_path: Path, engine_exe: Path) -> None:
+    # the proxy engine is named relative to its folder: it starts only inside dir=
+    engine = ["-engine", f"cmd={sys.executable}", f"args={FAULTY_ENGINE.name} {engine_exe}"]
+    engine += ["nodes=50", "name=indir"]
+    common = ["--variant", "xiangqi", "--games", "2", "--max-plies", "10", "-j", "1"]
+    done = ladder("match", "random", *engine, f"dir={FAULTY_ENGINE.parent}", *common,
+                  "--db", str(tmp_path / "in.sqlite"))  # fmt: skip
+    assert done.returncode == ExitCode.DONE, done.stderr
+    elsewhere = ladder("match", "random", *engine, *common, "--db", str(tmp_path / "out.sqlite"))
+    assert elsewhere.returncode == ExitCode.ENGINE_FAILURE
+    assert "indir cannot play xiangqi" in elsewhere.stderr

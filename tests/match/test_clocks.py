@@ -27,26 +27,37 @@ def ladder(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(
-    ("proto", "go"),
+    ("proto", "go", "start"),
     [
-        ("uci", r"> go wtime (\d+) btime (\d+) winc 100 binc 100"),
-        ("ucci", r"> go time (\d+) increment 100 opptime (\d+) oppincrement 100"),
+        ("uci", r"> go wtime (\d+) btime (\d+) winc 100 binc 100", "3000"),
+        ("ucci", r"> go time (\d+) increment 100 opptime (\d+) oppincrement 100", "3000"),
+        # XBoard: `level` once a game, then the clocks in centiseconds before each `go`.
+        # Sjaak II: the patched engine in XBoard mode cannot load our variants, and
+        # (found out) it prints a move it did not make when its clock leaves it no time
+        ("xboard", r"> time (\d+)\n.*> otim (\d+)", "300"),
     ],
 )
-def test_engines_play_on_the_clock(tmp_path: Path, engine_exe: Path, proto: str, go: str) -> None:
+def test_engines_play_on_the_clock(
+    tmp_path: Path, engine_exe: Path, proto: str, go: str, start: str
+) -> None:
     pgn, out = tmp_path / "c.pgn", tmp_path / "c.json"
+    cmd = "/usr/games/sjaakii" if proto == "xboard" else str(engine_exe)
+    options = [] if proto == "xboard" else ["option.Move Overhead=200"]
     done = ladder(
         "--log-level", "debug", "match", "level:1",
-        "-engine", f"cmd={engine_exe}", f"proto={proto}", "tc=3+0.1", "timemargin=2000",
-        "option.Move Overhead=200", "name=fsf",
-        "--variant", "xiangqi", "--games", "2", "-j", "2", "--max-plies", "24",
+        "-engine", f"cmd={cmd}", f"proto={proto}", "tc=3+0.1", "timemargin=2000", *options,
+        "name=clocked",
+        # one game at a time: a game's protocol lines come in order on stderr
+        "--variant", "xiangqi", "--games", "2", "-j", "1", "--max-plies", "24",
         "--db", str(tmp_path / "c.sqlite"), "--pgn", str(pgn), "--json", str(out),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     wire = re.findall(go, done.stderr)
     assert wire, "no clocked go on the wire"
+    if proto == "xboard":  # the time control, once a game before its clocks
+        assert done.stderr.count("> level 0 0:03 0.1\n") == 2
     # both clocks are the engine's own (level:1 has none): 3 s at first, then they move
-    assert ("3000", "3000") in wire and len(set(wire)) > 1
+    assert (start, start) in wire and len(set(wire)) > 1
     doc = json.loads(out.read_text())
     assert doc["players"]["b"]["tc"] == "3+0.1"
     assert {g["reason"] for g in doc["games"]} <= {"max-plies", "checkmate", "stalemate"}
@@ -54,17 +65,19 @@ def test_engines_play_on_the_clock(tmp_path: Path, engine_exe: Path, proto: str,
         records = {r.game_no: r for r in store.records()}
     for parsed in read_pgn(pgn.read_text()):
         rec = records[int(parsed.headers["GameNo"])]
-        fsf_red = rec.red == "fsf"
+        clocked_red = rec.red == "clocked"
         clocks = []
         for ply, comment in enumerate(parsed.comments):
             node = chess.pgn.Game()
             node.comment = comment or ""
-            if ply >= rec.book_plies and (ply % 2 == 0) == fsf_red:
+            if ply >= rec.book_plies and (ply % 2 == 0) == clocked_red:
                 clocks.append(node.clock())
             else:
                 assert node.clock() is None  # level:1 plays without a clock
         # the clock after each move: the one before, less the search, plus the increment
-        infos = [i for k, i in enumerate(rec.infos) if ((rec.book_plies + k) % 2 == 0) == fsf_red]
+        infos = [
+            i for k, i in enumerate(rec.infos) if ((rec.book_plies + k) % 2 == 0) == clocked_red
+        ]
         expected, before = [], 3.0
         for info in infos:
             before = before - info["seconds"] + 0.1

@@ -47,6 +47,7 @@ def test_match_pairs_pgn_and_resume(tmp_path: Path, engine_exe: Path) -> None:
 
     games = list(read_pgn(pgn.read_text()))
     assert [g.headers["GameNo"] for g in games] == ["0", "1", "2", "3"]
+    random_moves = 0
     for parsed, rec in zip(games, records, strict=True):
         assert parsed.headers["Red"] == rec.red and parsed.headers["Variant"] == "xiangqi"
         assert parsed.headers["SetUp"] == "1" and parsed.headers["FEN"] == rec.start_fen
@@ -59,6 +60,12 @@ def test_match_pairs_pgn_and_resume(tmp_path: Path, engine_exe: Path) -> None:
             assert outcome.result == rec.result
         engine_moves = [c for c in parsed.comments[rec.book_plies :] if c and c != "random move"]
         assert engine_moves and all("[%eval " in c and "N " in c for c in engine_moves)
+        # greedy's random choices (no capture to make) are marked, and only those
+        for info, comment in zip(rec.infos, parsed.comments[rec.book_plies :], strict=True):
+            marked = comment is not None and comment.endswith("random move")
+            assert (info.get("chosen") == "random") == marked, comment
+            random_moves += marked
+    assert random_moves > 0
 
     # the same command again resumes: nothing left to play; a larger --games extends it
     _, again = run_match(_config("level:1", "greedy", games=4), db=db, pgn=pgn, concurrency=2)

@@ -91,7 +91,25 @@ def test_study_of_a_stored_match_marks_every_capture(tmp_path: Path, engine_exe:
             captures = "@" not in move and game.piece_at(to) is not None
             marked = comment is not None and f" on {to} removed: " in comment
             assert captures == marked, (move, comment)
+            if marked:  # after the move's own comment ([%eval], nodes...), set apart by "; "
+                assert comment is not None and re.search(
+                    r"(^|\S; )(explosion|cannon shot) on ", comment
+                ), comment
             game.push(move)
 
     missing = ladder("study", "no-such-match", "--db", str(db), "--out", str(study))
     assert missing.returncode == 2 and "no match with that id" in missing.stderr
+
+
+def test_a_pgn_without_a_variant_tag_is_plain_xiangqi(tmp_path: Path, engine_exe: Path) -> None:
+    source, study = tmp_path / "bare.pgn", tmp_path / "study.pgn"
+    source.write_text('[Event "bare"]\n\n1. C2=5 H8+7 2. H2+3 *\n')
+    done = ladder("study", str(source), "--out", str(study), "--engine", "level:1,variety=off",
+                  "--nodes", "64")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (game,) = read_pgn(study.read_text())
+    assert game.headers["Variant"] == "xiangqi" and game.moves == ["C2=5", "H8+7", "H2+3"]
+    done = ladder("study", str(source), "--out", str(study), "--variant", "atomic-xiangqi",
+                  "--engine", "level:1,variety=off", "--nodes", "64")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert next(iter(read_pgn(study.read_text()))).headers["Variant"] == "atomic-xiangqi"

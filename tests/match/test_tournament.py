@@ -99,3 +99,26 @@ def test_crosstable_counts_both_sides() -> None:
     assert table.total("a") == (1.5, 3) and table.total("c") == (1.0, 1)
     text = table.text()
     assert "1.5/2" in text and "1.5/3" in text
+
+
+def test_gauntlet_through_the_cli(tmp_path: Path) -> None:
+    db, out = tmp_path / "g.sqlite", tmp_path / "g.json"
+    common = ["--variant", "xiangqi", "--games", "2", "--max-plies", "40", "--db", str(db)]
+    broken = ladder("tournament", "greedy", "random", "engine:/nonexistent/fsf,nodes=9", *common)
+    assert broken.returncode == 3, broken.stderr
+    assert broken.stderr.startswith("ladder tournament: engine:/nonexistent/fsf,nodes=9 cannot")
+    assert "Traceback" not in broken.stderr
+
+    done = ladder("tournament", "level:1", "random", "greedy", "--format", "gauntlet",
+                  *common, "--json", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(out.read_text())
+    assert doc["settings"]["format"] == "gauntlet"
+    assert [(p["player_a"], p["player_b"]) for p in doc["pairings"]] == [
+        ("level:1", "random"),
+        ("level:1", "greedy"),
+    ]
+    table = doc["crosstable"]
+    assert set(table["level:1"]) == {"random", "greedy"}
+    assert set(table["random"]) == {"level:1"}  # the others do not meet in a gauntlet
+    assert doc["ratings"]["anchor"] == "level:1" and len(doc["games"]) == 4
