@@ -288,11 +288,15 @@ class EngineProcess:
         # even orphans of an engine that already exited (its children are no longer its
         # children then). The group id cannot be recycled while the group has members,
         # and an empty group gives ESRCH.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
+        try:
             os.killpg(self.pid, signal.SIGKILL)
-        if self.proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.proc.kill()
+        except (ProcessLookupError, PermissionError):
+            # Not after a group kill: Popen.send_signal polls first (bpo-38630), and that
+            # poll could reap the engine before asyncio's child watcher does, which then
+            # logs "Unknown child process pid N" on stderr.
+            if self.proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    self.proc.kill()
         for child in descendants:
             with contextlib.suppress(psutil.Error):
                 child.kill()
