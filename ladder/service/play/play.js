@@ -32,28 +32,38 @@ const MAX_SEED = Number.MAX_SAFE_INTEGER;
 const capital = word => word[0].toUpperCase() + word.slice(1);
 
 let levels = {}; // variant -> [LevelInfo] from GET /v1/levels
+let eloRanges = {}; // variant -> {low, high} or null (not every level measured yet)
 let startFens = {}; // variant -> start FEN from GET /v1/variants
 let game = null; // the game on the board
 let board = null;
 let pending = null; // AbortController of what the page is waiting for
 
 // ---- strength ------------------------------------------------------------------------
-// The selector's values are "level:N"; an Elo choice ("elo:N", for POST /v1/move's `elo`)
-// only needs options here and a case in strengthOf.
+// The selector's values are "level:N", or "elo:N" for POST /v1/move's `elo` (any strength
+// between two levels) once every level of the variant is measured.
+const ELO_STEP = 100;
 
 // A level's option: its number, its measured Elo and time per move when calibrated.
 function strengthOptions(variant) {
-  return (levels[variant] || []).map(info => {
+  const options = (levels[variant] || []).map(info => {
     let text = `Level ${info.level}`;
     if (info.rating) text += ` · Elo ${Math.round(info.rating.elo)}`;
     if (info.seconds_per_move != null) text += ` · ${info.seconds_per_move.toFixed(2)} s/move`;
     return { value: `level:${info.level}`, text };
   });
+  const range = eloRanges[variant];
+  if (range) {
+    for (let elo = Math.ceil(range.low / ELO_STEP) * ELO_STEP; elo <= range.high; elo += ELO_STEP) {
+      options.push({ value: `elo:${elo}`, text: `Elo ${elo}` });
+    }
+  }
+  return options;
 }
 
 function strengthOf(value) {
   const [kind, n] = value.split(':');
   if (kind === 'level') return { request: { level: Number(n) }, name: `Level ${n}` };
+  if (kind === 'elo') return { request: { elo: Number(n) }, name: `Elo ${n}` };
   throw new Error(`unknown strength ${value}`);
 }
 
@@ -98,7 +108,11 @@ function restoreSettings() {
   const variant = pick('variant', 'xiangqi');
   if (VARIANT_NAMES[variant]) $('variant').value = variant;
   fillStrength();
-  const strength = params.has('level') ? `level:${params.get('level')}` : saved.strength;
+  const strength = params.has('level')
+    ? `level:${params.get('level')}`
+    : params.has('elo')
+      ? `elo:${params.get('elo')}`
+      : saved.strength;
   if ([...$('strength').options].some(o => o.value === strength)) $('strength').value = strength;
   const colour = pick('colour', 'red');
   const radio = document.querySelector(`input[name=colour][value="${colour}"]`);
@@ -564,6 +578,7 @@ async function start() {
   ]);
   pending = null;
   levels = table.levels;
+  eloRanges = table.elo_range || {};
   startFens = Object.fromEntries(variants.variants.map(v => [v.id, v.start_fen]));
   $('variant').replaceChildren(
     ...variants.variants.map(v => new Option(VARIANT_NAMES[v.id] || v.id, v.id)),

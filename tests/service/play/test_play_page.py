@@ -22,6 +22,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Request
 
 from ladder.rules import Game
+from tests.bridge.helpers import RATED_LEVELS
 
 from ..helpers import Server, start_server
 from .driver import WAIT_MS, PlayPage, ladder_move, position, removed_points
@@ -327,7 +328,8 @@ def test_every_level(server: Server, open_page: Opener, variant: str) -> None:
     play.wait_settled(0)
     play.page.select_option("#variant", variant)
     options = play.page.locator("#strength option").all_inner_texts()
-    assert [o.split(" · ")[0] for o in options] == [f"Level {n}" for n in range(1, 9)]
+    names = [o.split(" · ")[0] for o in options]
+    assert [n for n in names if n.startswith("Level")] == [f"Level {n}" for n in range(1, 9)]
     play.page.check("input[name=colour][value=black]")
     play.page.fill("#seed", "11")
     for level in range(1, 9):
@@ -393,3 +395,42 @@ def test_refused_game_is_said(server: Server, open_page: Opener) -> None:
     play.page.click("#retry")
     assert play.wait_settled(0)["moves"] == ""
     assert play.page.locator("#error").is_hidden()
+
+
+def test_any_elo_once_the_levels_are_measured(
+    tmp_path: Path, open_page: Opener, artifacts: Path
+) -> None:
+    """With every level rated, the page offers Elo steps between level 1's and level
+    8's; choosing one asks the service for that `elo` and keeps it in the address."""
+    rated = tmp_path / "rated.toml"
+    rated.write_text(RATED_LEVELS)  # levels rated 100..800
+    server = start_server("--levels", str(rated), engines=1)
+    try:
+        play = open_page(server)
+        asked: list[Any] = []
+        play.page.on(
+            "request",
+            lambda r: asked.append(r.post_data_json) if r.url.endswith("/v1/move") else None,
+        )
+        play.page.goto(f"{server.url}/play")
+        play.wait_settled(0)
+        values = play.page.eval_on_selector_all("#strength option", "os => os.map(o => o.value)")
+        assert [v for v in values if v.startswith("elo:")] == [
+            f"elo:{e}" for e in range(100, 900, 100)
+        ]
+        play.page.check("input[name=colour][value=black]")
+        play.page.fill("#seed", "5")
+        play.page.select_option("#strength", "elo:400")
+        play.page.click("#setup button[type=submit]")
+        play.page.wait_for_function(
+            "() => document.getElementById('game-title').textContent.includes('Elo 400')"
+        )
+        state = play.wait_settled(1)
+        assert asked[-1] == {"variant": "xiangqi", "moves": [], "elo": 400, "seed": 5}
+        assert "elo=400" in play.page.url
+        play.page.reload()
+        assert play.wait_settled(1)["moves"] == state["moves"]  # the same game comes back
+        play.screenshot(artifacts / "elo-desktop.png")
+        play.page.context.close()
+    finally:
+        server.stop()
