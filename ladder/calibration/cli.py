@@ -112,6 +112,9 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         print(f"ladder calibrate: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        from ladder.match.backends import abandon_workers
+
+        abandon_workers()
         print("ladder calibrate: interrupted; run again to resume", file=sys.stderr)
         return 130
     return 0

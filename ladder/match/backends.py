@@ -73,6 +73,14 @@ class LocalBackend:
         self._pool.shutdown(wait=True, cancel_futures=cancel)
 
 
+def abandon_workers() -> None:
+    """After an interrupt: kill this process's worker processes, wherever the interrupt
+    came (it may come before or after a backend's own clean-up), so that exiting does not
+    wait minutes for the games in flight. Their engines see EOF on stdin and quit."""
+    for process in multiprocessing.active_children():
+        process.kill()
+
+
 def make_backend(concurrency: int | None = None, ray_address: str | None = None) -> Backend:
     """The local pool, or a Ray backend when ``ray_address`` is given (``local`` starts
     a Ray instance on this machine)."""

@@ -279,6 +279,9 @@ def _play(command: str, play: Callable[[], RunT]) -> RunT | int:
     try:
         run = play()
     except KeyboardInterrupt:
+        from ladder.match.backends import abandon_workers
+
+        abandon_workers()
         print(f"ladder {command}: interrupted; run the same command to resume", file=sys.stderr)
         return ExitCode.INTERRUPTED
     if run.error is not None:
@@ -529,5 +532,8 @@ def _cmd_study(args: argparse.Namespace) -> int:
         print(f"ladder study: {exc}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
+        from ladder.match.backends import abandon_workers
+
+        abandon_workers()
         print("ladder study: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
