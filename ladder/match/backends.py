@@ -68,9 +68,12 @@ class LocalBackend:
             # Interrupted (Ctrl-C, an error): a top-level game can take minutes, so the
             # games in flight are abandoned, not waited for. Their engines see EOF on
             # stdin and quit; the games are not stored, so a resumed run plays them.
-            for process in list((self._pool._processes or {}).values()):
-                process.kill()
-        self._pool.shutdown(wait=True, cancel_futures=cancel)
+            # Every child, not only the pool's list: an interrupt can land while a
+            # worker is being started and is not listed yet. No waiting either.
+            abandon_workers()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            return
+        self._pool.shutdown(wait=True)
 
 
 def abandon_workers() -> None:
