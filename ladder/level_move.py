@@ -28,11 +28,15 @@ from __future__ import annotations
 
 import math
 import random
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from chess.engine import PovScore
 
 from ladder.levels import Level, Variety
+from ladder.material import PIECE_VALUES, material
+from ladder.rules import Game
 from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
 from protocol.managed import Incident, ManagedEngine
@@ -46,10 +50,24 @@ __all__ = [
     "SearchResult",
     "choose",
     "comparable_cp",
+    "captures_seen",
+    "first_look",
+    "second_look_pick",
     "line_from_info",
     "search_level",
     "search_result",
 ]
+
+#: The destination point of a canonical move (``h3e3`` -> ``e3``, ``a10a9`` -> ``a9``).
+_DESTINATION = re.compile(r"[a-i]\d{1,2}$")
+
+#: A capture that ends the game at once (an atomic blast that takes the general) is
+#: seen at first sight as worth this much.
+WINNING_CAPTURE_CP = 10_000
+
+#: Scores beyond this many centipawns (mates) count as this much in the second-look
+#: rule's intuition (:func:`second_look_pick`).
+INTUITION_CAP_CP = 1_500
 
 #: A mate counts as this many centipawns (minus the distance) when comparing scores.
 MATE_CP = 100_000
@@ -212,13 +230,21 @@ async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[s
 
 
 def choose(
-    result: SearchResult, variety: Variety | None, seed: int, legal: frozenset[str]
+    result: SearchResult,
+    variety: Variety | None,
+    seed: int,
+    legal: frozenset[str],
+    captures: Mapping[str, int] | None = None,
 ) -> Choice | None:
     """The move to play, drawn with ``random.Random(seed)``: the best move without a
     variety rule; with one (:class:`ladder.levels.Variety`), with probability
     ``random_move_pct`` % a uniformly random legal move (the old rule), else a weighted
     pick among the searched lines: weight 1 within ``window_cp`` of the best line, and
     ``exp(-(loss - window_cp) / temperature_cp)`` beyond it (0 with no temperature).
+
+    Under the second-look rule (``variety.second_look`` > 0) the pick is
+    :func:`second_look_pick`'s, with ``captures`` (:func:`first_look`) the material each
+    capture takes at first sight.
 
     Returns None when the engine gave no legal move (the caller treats it as a failure).
     """
@@ -248,12 +274,94 @@ def choose(
         if ln.pv and ln.move in legal:
             by_move.setdefault(ln.move, ln)
     lines = list(by_move.values())
-    weights = [_weight(top - ln.value(), variety) for ln in lines]
-    pick = best_line if sum(weights) <= 0 else rng.choices(lines, weights=weights)[0]
+    if variety.second_look is not None:
+        pick = second_look_pick(lines, top, variety, captures or {}, rng) or best_line
+    else:
+        weights = [_weight(top - ln.value(), variety) for ln in lines]
+        pick = best_line if sum(weights) <= 0 else rng.choices(lines, weights=weights)[0]
     ponder = pick.pv[1] if len(pick.pv) > 1 else None
     if pick.move == result.bestmove and result.ponder is not None:
         ponder = result.ponder
     return Choice(pick.move, ponder, pick)
+
+
+def first_look(game: Game) -> dict[str, int]:
+    """What each capture in ``game`` takes at first sight, in centipawns of material
+    (:data:`ladder.material.PIECE_VALUES`), the replies unseen: the captured piece, and in a variant whose
+    captures explode (atomic-xiangqi) the material the blast removes from the opponent
+    less what it removes from the mover. Moves that take nothing are left out."""
+    out: dict[str, int] = {}
+    explodes = game.variant.atomic
+    red = game.turn == "red"
+    mover = game.turn
+    before = _material_balance(game.board_fen(), red) if explodes else 0
+    for move in game.legal_moves():
+        if "@" in move:
+            continue
+        taken = game.piece_at(_DESTINATION.search(move).group(0))  # type: ignore[union-attr]
+        if taken is None:
+            continue
+        if explodes:
+            game.push(move)
+            try:
+                outcome = game.outcome()
+                won = outcome is not None and outcome.winner == mover
+                gain = _material_balance(game.board_fen(), red) - before
+                out[move] = WINNING_CAPTURE_CP if won else gain
+            finally:
+                game.pop()
+        else:
+            out[move] = PIECE_VALUES.get(taken.lower(), 0)
+    return out
+
+
+def captures_seen(game: Game, variety: Variety | None) -> dict[str, int] | None:
+    """:func:`first_look` where ``variety`` needs it (the second-look rule), else None."""
+    return first_look(game) if variety is not None and variety.second_look is not None else None
+
+
+def second_look_pick(
+    lines: list[Line], top: int, variety: Variety, captures: Mapping[str, int], rng: random.Random
+) -> Line | None:
+    """The second-look rule's move (:class:`ladder.levels.Variety`): the captures first,
+    the most material first (ties in a seeded order), then the other moves drawn without
+    replacement with weights ``exp(-loss / temperature_cp)``; the first
+    ``variety.second_look`` of them (a fraction: the next one with that probability) are
+    put aside when they lose ``variety.reject_cp`` or more against ``top`` (the best
+    line's value), and the first one left is played. None when there are no lines."""
+    takes = [ln for ln in lines if captures.get(ln.move, 0) > 0]
+    rng.shuffle(takes)
+    takes.sort(key=lambda ln: -captures[ln.move])
+    others = [ln for ln in lines if captures.get(ln.move, 0) <= 0]
+    temperature = max(variety.temperature_cp, 1.0)
+    # Weighted order without replacement: sort by Exp(1) / weight (Efraimidis-Spirakis).
+    # The intuition's loss is capped: a mate the player does not look for weighs like a
+    # lost piece, not like the end of the game.
+    capped = min(top, INTUITION_CAP_CP)
+    keyed = [
+        (
+            rng.expovariate(1.0)
+            * math.exp(max(0, capped - min(ln.value(), INTUITION_CAP_CP)) / temperature),
+            ln,
+        )
+        for ln in others
+    ]
+    keyed.sort(key=lambda kv: kv[0])
+    order = takes + [ln for _, ln in keyed]
+    looks = variety.second_look or 0.0
+    whole = int(looks)
+    looks_at = whole + (rng.random() < looks - whole)
+    for i, ln in enumerate(order):
+        if i < looks_at and top - ln.value() >= variety.reject_cp:
+            continue
+        return ln
+    # Every candidate was looked at and put aside: the one that loses least.
+    return max(order, key=lambda ln: ln.value(), default=None)
+
+
+def _material_balance(board_fen: str, red: bool) -> int:
+    """The mover's material on the board less the opponent's (centipawns)."""
+    return material(board_fen, red) - material(board_fen, not red)
 
 
 def _weight(loss: int, variety: Variety) -> float:

@@ -36,6 +36,18 @@ class Variety:
     ``random_move_pct`` is the rule the ladder used before (kept to compare against): with
     that probability a uniformly random legal move, whatever it loses.
 
+    ``second_look`` (not None) is the weak levels' rule, as the site describes its computer
+    opponents: "how many candidate moves get a second look at the reply, and how often a
+    merely good move gets played instead of insisting on the exact best one". A player
+    first sees what each move captures (a beginner sees captures: the most valuable
+    capture comes first, even a bad trade), then the other moves in an order drawn with
+    weights ``exp(-loss / temperature_cp)`` (natural, merely good moves first). The
+    first ``second_look`` candidates in that order get a second look at the reply (a
+    fraction: the next one gets it with that probability): one
+    that the engine's search rates ``reject_cp`` or more below the best is put aside
+    (the player saw the refutation). The first candidate not put aside is played; one
+    past the second looks is played unchecked, however bad (the deeper tactic missed).
+
     ``plies``: the rule applies in the first ``plies`` plies of a game (counted from the
     FEN's move number), and the level plays its best move of one line after that; None:
     at every ply. The strong levels vary their openings only: that is where a beaten
@@ -48,6 +60,8 @@ class Variety:
     random_move_pct: float = 0.0
     temperature_cp: float = 0.0
     plies: int | None = None
+    second_look: float | None = None
+    reject_cp: int = 0
 
     def applies_at(self, ply: int) -> bool:
         """Whether the rule applies to the move at game ply ``ply`` (0: the first move)."""
@@ -64,14 +78,16 @@ class Variety:
             parts.append(f"T {self.temperature_cp:g} cp")
         if self.random_move_pct:
             parts.append(f"{self.random_move_pct:g}% random")
+        if self.second_look is not None:
+            parts.append(f"second look at {self.second_look:g}, rejects -{self.reject_cp} cp")
         if parts and self.plies is not None:
             parts.append(f"first {self.plies} plies")
         return ", ".join(parts) or "-"
 
 
 #: Hotter than this is a uniform pick among the lines in all but name.
-MAX_TEMPERATURE_CP = 10_000
-VARIETY_KEYS = ("multipv", "window_cp", "random_move_pct", "temperature_cp", "plies")
+MAX_TEMPERATURE_CP = 100_000
+VARIETY_KEYS = tuple(f.name for f in fields(Variety))
 
 
 def _variety(table: dict[str, Any], level: object, base: Variety | None = None) -> Variety | None:
@@ -87,6 +103,10 @@ def _variety(table: dict[str, Any], level: object, base: Variety | None = None) 
             random_move_pct=float(merged.get("random_move_pct", 0.0)),
             temperature_cp=float(merged.get("temperature_cp", 0.0)),
             plies=None if merged.get("plies") is None else int(merged["plies"]),
+            second_look=(
+                None if merged.get("second_look") is None else float(merged["second_look"])
+            ),
+            reject_cp=int(merged.get("reject_cp", 0)),
         )
     except (TypeError, ValueError) as exc:
         raise LevelsError(f"level {level}: variety: {exc}") from exc
@@ -96,11 +116,13 @@ def _variety(table: dict[str, Any], level: object, base: Variety | None = None) 
         or not 0 <= variety.random_move_pct <= 100
         or not 0 <= variety.temperature_cp <= MAX_TEMPERATURE_CP
         or (variety.plies is not None and variety.plies < 1)
+        or (variety.second_look is not None and variety.second_look < 0)
+        or variety.reject_cp < 0
     ):
         raise LevelsError(
             f"level {level}: variety needs multipv >= 1, window_cp >= 0, "
             f"0 <= random_move_pct <= 100, 0 <= temperature_cp <= {MAX_TEMPERATURE_CP} "
-            "and plies >= 1"
+            "plies >= 1, second_look >= 0 and reject_cp >= 0"
         )
     if variety.multipv == 1 and variety.random_move_pct == 0:
         return None
@@ -326,6 +348,12 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
         random_move_pct=_lerp(va.random_move_pct, vb.random_move_pct, f),
         temperature_cp=temperature,
         plies=plies,
+        second_look=(
+            None
+            if va.second_look is None or vb.second_look is None
+            else _lerp(va.second_look, vb.second_look, f)
+        ),
+        reject_cp=round(_lerp(va.reject_cp, vb.reject_cp, f)),
     )
     return Level(
         level=a.level,

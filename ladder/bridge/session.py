@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ladder.engine_binary import engine_path
-from ladder.level_move import SearchJob, choose, search_level
+from ladder.level_move import SearchJob, captures_seen, choose, search_level
 from ladder.levels import (
     LEVEL_NUMBERS,
     LEVELS_FILE,
@@ -221,7 +221,8 @@ class LevelSession:
         searched = await search_level(self.engine, job, legal)
         result = searched.result
         seed = self.move_seed()
-        choice = choose(result, level.variety_at(ply), seed, allowed)
+        variety = level.variety_at(ply)
+        choice = choose(result, variety, seed, allowed, captures_seen(self.game, variety))
         if choice is not None:
             move, ponder, line = choice.move, choice.ponder, choice.line
         else:  # the engine's best move is banned: its best allowed line, else any move

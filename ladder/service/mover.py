@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from types import TracebackType
 
-from ladder.level_move import Choice, SearchJob, SearchResult, choose
+from ladder.level_move import Choice, SearchJob, SearchResult, captures_seen, choose
 from ladder.levels import Level, LevelsError, at_elo, elo_range, load_levels
 from ladder.service.config import ServiceConfig
 from ladder.service.errors import ErrorCode, ServiceError
@@ -164,6 +164,7 @@ class MoveService:
             )
         ply = checked.game.game_ply
         variety = level.variety_at(ply)
+        seen = captures_seen(checked.game, variety)
         fen, moves = checked.game.engine_position()
         job = SearchJob.for_level(FSF_VARIANT[req.variant], fen, moves, level, ply)
         cfg = self.config
@@ -191,7 +192,7 @@ class MoveService:
                             failures.append(f"engine {worker.index}: {exc}")
                             continue
                         elapsed = time.perf_counter() - t0
-                        choice = choose(result, variety, seed, checked.legal)
+                        choice = choose(result, variety, seed, checked.legal, seen)
                         if choice is not None:
                             lease.dirty = False
                             break
