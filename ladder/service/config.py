@@ -91,8 +91,10 @@ class ServiceConfig:
             )
 
     def search_timeout(self, level: Level) -> float:
-        """Seconds one search at `level` may take before the engine counts as hung."""
-        return self.search_timeout_base_s + level.nodes / self.min_nps
+        """Seconds one search at `level` may take before the engine counts as hung (a
+        blend of two levels may search as the stronger one does)."""
+        nodes = max(level.nodes, level.blend.stronger.nodes) if level.blend else level.nodes
+        return self.search_timeout_base_s + nodes / self.min_nps
 
     def attempt_budget(self, level: Level) -> float:
         """Seconds one attempt may take: a restart, a sync and the search."""
