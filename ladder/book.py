@@ -27,6 +27,7 @@ with drops, and the side to move): a transposition is the same position.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import random
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from pathlib import Path
 from ladder.package_data import data_path
 from ladder.rules import Game
 
-__all__ = ["Book", "BookError", "book_path", "load_book", "position_key"]
+__all__ = ["Book", "BookError", "book_digest", "book_path", "load_book", "position_key"]
 
 
 class BookError(ValueError):
@@ -107,6 +108,14 @@ def parse_book(text: str, where: str) -> Book:
     if any(w <= 0 for entries in positions.values() for _, w in entries):
         raise BookError(f"{where}: every book move needs a positive weight")
     return book
+
+
+@functools.cache
+def book_digest(variant: str) -> str | None:
+    """The first 12 hex digits of the SHA-256 of ``variant``'s shipped book file (None
+    without one): what a game played from it depends on."""
+    where = book_path(variant)
+    return hashlib.sha256(where.read_bytes()).hexdigest()[:12] if where.exists() else None
 
 
 @functools.cache

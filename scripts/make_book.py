@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import gzip
 import json
 import sys
 from pathlib import Path
@@ -35,18 +34,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ladder.book import Book, book_path, position_key
 from ladder.engine_binary import engine_path
 from ladder.level_move import SearchJob, search_level
+from ladder.master_games import master_lines
 from ladder.match.openings import default_suite, load_openings
 from ladder.rules import Game
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol.managed import ManagedEngine
-
-ROOT = Path(__file__).resolve().parent.parent
-MASTER_GAMES = ROOT / "data" / "master-games.jsonl.gz"
-
-
-def iccs_to_move(iccs: str) -> str:
-    """ICCS (ranks 0-9) as the engine's move (ranks 1-10): h2e2 -> h3e3."""
-    return f"{iccs[0]}{int(iccs[1]) + 1}{iccs[2]}{int(iccs[3]) + 1}"
 
 
 def tree(lines: list[list[str]], variant: str, plies: int) -> dict[str, collections.Counter[str]]:
@@ -158,10 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     out = args.out or book_path(args.variant)
     if args.variant == "xiangqi":
-        lines = [
-            [iccs_to_move(m) for m in json.loads(row)["iccs"]]
-            for row in gzip.open(MASTER_GAMES, "rt")
-        ]
+        lines = master_lines()
         counts = tree(lines, args.variant, args.plies)
         common = {
             key: collections.Counter({m: c for m, c in moves.items() if c >= args.min_games})

@@ -53,6 +53,7 @@ from ladder.calibration.fit import wilson
 from ladder.calibration.record import record_path
 from ladder.engine_binary import engine_path
 from ladder.level_move import MATE_CP, SearchJob, search_level
+from ladder.master_games import master_lines
 from ladder.match.players import Player, PlayerSpec, make_player
 from ladder.material import material
 from ladder.rules import Game
@@ -60,7 +61,6 @@ from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol.managed import ManagedEngine
 
 ROOT = Path(__file__).resolve().parent.parent
-MASTER_GAMES = ROOT / "data" / "master-games.jsonl.gz"
 GROSS_CP = 300
 FREE_CP = 300
 HANG_CP = 200
@@ -115,14 +115,13 @@ def record_spots(variant: str, count: int, seed: int) -> list[Spot]:
 def master_spots(count: int, seed: int, min_ply: int) -> list[Spot]:
     """One random ply at or past ``min_ply`` of each of ``count`` grandmaster games."""
     start = Game.from_fen("xiangqi").start_fen
-    rows = [json.loads(line) for line in gzip.open(MASTER_GAMES, "rt")]
+    games = master_lines()
     rng = random.Random(seed)
-    rng.shuffle(rows)
+    rng.shuffle(games)
     spots: list[Spot] = []
-    for row in rows:
+    for moves in games:
         if len(spots) >= count:
             break
-        moves = [iccs_to_move(m) for m in row["iccs"]]
         if len(moves) <= min_ply + 1:
             continue
         ply = rng.randrange(min_ply, len(moves) - 1)
@@ -130,11 +129,6 @@ def master_spots(count: int, seed: int, min_ply: int) -> list[Spot]:
         if spot.game().outcome() is None:
             spots.append(spot)
     return spots
-
-
-def iccs_to_move(iccs: str) -> str:
-    """ICCS coordinates (ranks 0-9) as the engine's move (ranks 1-10): h2e2 -> h3e3."""
-    return f"{iccs[0]}{int(iccs[1]) + 1}{iccs[2]}{int(iccs[3]) + 1}"
 
 
 def destination(move: str) -> str | None:

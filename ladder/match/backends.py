@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ladder.match.play import GameRecord, GameTask
-from ladder.match.worker import die_with_parent, run_task
+from ladder.match.worker import run_task
+from protocol.process import die_with_parent
 
 __all__ = ["Backend", "LocalBackend", "make_backend"]
 

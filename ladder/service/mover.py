@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from types import TracebackType
 
-from ladder.level_move import Choice, SearchJob, SearchResult, captures_seen, choose
+from ladder.level_move import LevelMove
 from ladder.levels import Level, LevelsError, at_elo, elo_range, load_levels
 from ladder.service.config import ServiceConfig
 from ladder.service.errors import ErrorCode, ServiceError
@@ -41,7 +41,7 @@ from ladder.service.models import (
 from ladder.service.pool import EnginePool
 from ladder.service.positions import INLINE_PLIES, Checked, Positions, start_fen
 from ladder.service.worker import EngineWorker, SearchAttemptFailed, WorkerFactory, default_factory
-from ladder.variants import FSF_VARIANT, VARIANT_IDS
+from ladder.variants import VARIANT_IDS
 from ladder.wxf import wxf_moves
 
 log = logging.getLogger(__name__)
@@ -152,7 +152,7 @@ class MoveService:
         trace = trace if trace is not None else MoveTrace()
         trace.variant, trace.level, trace.elo = req.variant, req.level, req.elo
         seed = req.seed if req.seed is not None else secrets.randbits(53)
-        level = self.strength(req.variant, req.level, req.elo).at_move(seed)
+        level = self.strength(req.variant, req.level, req.elo)
         checked = await self.positions.judge(req.variant, req.fen, req.moves)
         if checked.outcome is not None:
             o = checked.outcome
@@ -162,17 +162,11 @@ class MoveService:
                 f"the game is already over: {o.reason} ({o.result})",
                 outcome=o.model_dump(mode="json"),
             )
-        ply = checked.game.game_ply
-        variety = level.variety_at(ply)
-        seen = captures_seen(checked.game, variety)
-        fen, moves = checked.game.engine_position()
-        job = SearchJob.for_level(FSF_VARIANT[req.variant], fen, moves, level, ply)
         cfg = self.config
         budget = cfg.request_deadline(level)
         deadline = asyncio.get_running_loop().time() + budget
         failures: list[str] = []
-        choice: Choice | None = None
-        result: SearchResult | None = None
+        moved: LevelMove | None = None
         elapsed = 0.0
         queued_at = time.perf_counter()
         async with self.pool.lease(min(cfg.queue_timeout_s, budget), trace.client) as lease:
@@ -186,39 +180,29 @@ class MoveService:
                         trace.attempts = attempt
                         t0 = time.perf_counter()
                         try:
-                            result = await worker.search(job, checked.legal)
+                            moved = await worker.play(checked.game, level, seed, checked.legal)
                         except SearchAttemptFailed as exc:
                             lease.dirty = True  # recovered (restarted) if this was the last try
                             failures.append(f"engine {worker.index}: {exc}")
                             continue
                         elapsed = time.perf_counter() - t0
-                        choice = choose(result, variety, seed, checked.legal, seen)
-                        if choice is not None:
-                            lease.dirty = False
-                            break
-                        # `(none)` with legal moves left: replace the process, try again.
-                        answer = result.bestmove or "(none)"
-                        failures.append(f"engine {worker.index} answered {answer}")
-                        lease.dirty = True
-                        await worker.kill(
-                            "none" if result.bestmove is None else "illegal",
-                            f"answered {answer} with {len(checked.legal)} legal moves",
-                        )
+                        lease.dirty = False
+                        break
             except TimeoutError:
                 lease.dirty = True
                 raise DeadlineExceeded(
                     f"no engine answer within the request's deadline ({budget:.1f} s)"
                     + (f": {'; '.join(failures)}" if failures else "")
                 ) from None
-        if choice is None or result is None:
+        if moved is None:
             raise NoEngineAnswer(
                 "the engine gave no usable answer: " + ("; ".join(failures) or "unknown failure")
             )
         label = str(req.level) if req.level is not None else "elo"
         self.metrics.search_seconds.labels(req.variant, label).observe(elapsed)
         self.metrics.moves.labels(req.variant, label).inc()
-        after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, choice.move)
-        return self._answer(req, seed, after, choice, result, elapsed)
+        after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
+        return self._answer(req, seed, after, moved, elapsed)
 
     def strength(self, variant: str, level: int | None, elo: float | None) -> Level:
         """The settings a request asks for: a level's, or those interpolated at an Elo
@@ -239,10 +223,10 @@ class MoveService:
         req: MoveRequest,
         seed: int,
         after: Checked,
-        choice: Choice,
-        result: SearchResult,
+        moved: LevelMove,
         elapsed: float,
     ) -> MoveResponse:
+        choice, result = moved.choice, moved.result
         ponder = choice.ponder if choice.ponder in after.legal else None
         line = choice.line
         score = Score(cp=line.cp, mate=line.mate) if line is not None else Score(cp=None, mate=None)
