@@ -305,7 +305,14 @@ def choose(
             by_move.setdefault(ln.move, ln)
     lines = list(by_move.values())
     if variety.second_look is not None:
+        # A player considers every move, also those the engine's lines did not reach in
+        # its node budget: they count as bad as its worst line (multipv 0: no line).
+        floor = min((ln.value() for ln in lines), default=0)
+        unseen = sorted(legal - by_move.keys())
+        lines += [Line(0, (move,), floor, None, 0, 0) for move in unseen]
         pick = second_look_pick(lines, top, variety, captures or {}, rng) or best_line
+        if pick.multipv == 0:
+            return Choice(pick.move, None, None)
     else:
         weights = [_weight(top - ln.value(), variety) for ln in lines]
         pick = best_line if sum(weights) <= 0 else rng.choices(lines, weights=weights)[0]
@@ -368,11 +375,10 @@ def second_look_pick(
     # Weighted order without replacement: sort by Exp(1) / weight (Efraimidis-Spirakis).
     # The intuition's loss is capped: a mate the player does not look for weighs like a
     # lost piece, not like the end of the game.
-    capped = min(top, INTUITION_CAP_CP)
     keyed = [
         (
             rng.expovariate(1.0)
-            * math.exp(max(0, capped - min(ln.value(), INTUITION_CAP_CP)) / temperature),
+            * math.exp(min(700.0, max(0, _felt(top) - _felt(ln.value())) / temperature)),
             ln,
         )
         for ln in others
@@ -388,6 +394,12 @@ def second_look_pick(
         return ln
     # Every candidate was looked at and put aside: the one that loses least.
     return max(order, key=lambda ln: ln.value(), default=None)
+
+
+def _felt(value: int) -> int:
+    """A score as the second-look rule's intuition weighs it: mates count as a lost or won
+    piece or two (:data:`INTUITION_CAP_CP`)."""
+    return max(-INTUITION_CAP_CP, min(INTUITION_CAP_CP, value))
 
 
 def _material_balance(board_fen: str, red: bool) -> int:

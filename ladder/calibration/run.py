@@ -97,6 +97,7 @@ def run_calibration(
                 levels[variant],
                 bootstrap=config.bootstrap,
                 seed=config.plan.seed,
+                max_games=config.plan.max_games,
             )
             cals.append(cal)
             print_calibration(console, cal)
