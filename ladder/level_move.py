@@ -128,16 +128,29 @@ class SearchJob:
 
     @classmethod
     def for_level(
-        cls, section: str, fen: str, moves: tuple[str, ...] | list[str], level: Level, ply: int
+        cls,
+        section: str,
+        fen: str,
+        moves: tuple[str, ...] | list[str],
+        level: Level,
+        ply: int,
+        seed: int | None = None,
     ) -> SearchJob:
-        """The search ``level`` makes for the move at game ply ``ply``: its node limit and
+        """The search ``level`` makes for the move at game ply ``ply``: its node limit
+        (drawn within the variety rule's jitter with ``seed``, where it applies) and
         Hash, and MultiPV = the variety rule's line count where it applies (else 1)."""
         variety = level.variety_at(ply)
+        nodes = level.nodes
+        if variety is not None and variety.node_jitter_pct and seed is not None:
+            # Log-uniform between 1/(1 + j) and (1 + j) times the level's: Elo is close to
+            # linear in log nodes, so the level's strength is kept on average.
+            span = math.log1p(variety.node_jitter_pct / 100)
+            nodes = round(nodes * math.exp(random.Random(f"nodes:{seed}").uniform(-span, span)))
         return cls(
             section=section,
             fen=fen,
             moves=tuple(moves),
-            nodes=level.nodes,
+            nodes=max(1, nodes),
             multipv=variety.multipv if variety else 1,
             hash_mb=level.hash_mb,
         )
@@ -503,7 +516,7 @@ async def play_level_move(
             return LevelMove(Choice(move, None, None), SearchResult(move, None), [], book=True)
     ply = game.game_ply
     fen, moves = game.engine_position()
-    job = SearchJob.for_level(FSF_VARIANT[game.variant.name], fen, moves, settings, ply)
+    job = SearchJob.for_level(FSF_VARIANT[game.variant.name], fen, moves, settings, ply, seed)
     searched = await search_level(engine, job, legal)
     result = searched.result
     if result.bestmove is None:

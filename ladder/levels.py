@@ -48,6 +48,13 @@ class Variety:
     (the player saw the refutation). The first candidate not put aside is played; one
     past the second looks is played unchecked, however bad (the deeper tactic missed).
 
+    ``node_jitter_pct``: the strong levels' variety out of the book. In the rule's plies
+    the node limit is drawn, with the move's seed, log-uniformly between 1 / (1 + j) and
+    (1 + j) times the level's (j = ``node_jitter_pct`` / 100): where two moves are close,
+    which one a search prefers changes with its node count, so a level's opening moves
+    vary without a weaker search (the mean log node count, which its Elo follows, stays
+    the level's).
+
     ``plies``: the rule applies in the first ``plies`` plies of a game (counted from the
     FEN's move number), and the level plays its best move of one line after that; None:
     at every ply. The strong levels vary their openings only: that is where a beaten
@@ -62,6 +69,7 @@ class Variety:
     plies: int | None = None
     second_look: float | None = None
     reject_cp: int = 0
+    node_jitter_pct: float = 0.0
 
     def applies_at(self, ply: int) -> bool:
         """Whether the rule applies to the move at game ply ``ply`` (0: the first move)."""
@@ -80,6 +88,8 @@ class Variety:
             parts.append(f"{self.random_move_pct:g}% random")
         if self.second_look is not None:
             parts.append(f"second look at {self.second_look:g}, rejects -{self.reject_cp} cp")
+        if self.node_jitter_pct:
+            parts.append(f"nodes ×/÷{1 + self.node_jitter_pct / 100:g}")
         if parts and self.plies is not None:
             parts.append(f"first {self.plies} plies")
         return ", ".join(parts) or "-"
@@ -107,6 +117,7 @@ def _variety(table: dict[str, Any], level: object, base: Variety | None = None) 
                 None if merged.get("second_look") is None else float(merged["second_look"])
             ),
             reject_cp=int(merged.get("reject_cp", 0)),
+            node_jitter_pct=float(merged.get("node_jitter_pct", 0.0)),
         )
     except (TypeError, ValueError) as exc:
         raise LevelsError(f"level {level}: variety: {exc}") from exc
@@ -118,13 +129,14 @@ def _variety(table: dict[str, Any], level: object, base: Variety | None = None) 
         or (variety.plies is not None and variety.plies < 1)
         or (variety.second_look is not None and variety.second_look < 0)
         or variety.reject_cp < 0
+        or not 0 <= variety.node_jitter_pct <= 300
     ):
         raise LevelsError(
             f"level {level}: variety needs multipv >= 1, window_cp >= 0, "
             f"0 <= random_move_pct <= 100, 0 <= temperature_cp <= {MAX_TEMPERATURE_CP} "
-            "plies >= 1, second_look >= 0 and reject_cp >= 0"
+            "plies >= 1, second_look >= 0, reject_cp >= 0 and 0 <= node_jitter_pct <= 300"
         )
-    if variety.multipv == 1 and variety.random_move_pct == 0:
+    if variety.multipv == 1 and variety.random_move_pct == 0 and not variety.node_jitter_pct:
         return None
     return variety
 
@@ -356,11 +368,16 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
             else _lerp(va.second_look, vb.second_look, f)
         ),
         reject_cp=round(_lerp(va.reject_cp, vb.reject_cp, f)),
+        node_jitter_pct=_lerp(va.node_jitter_pct, vb.node_jitter_pct, f),
     )
     return Level(
         level=a.level,
         nodes=max(1, round(_geometric(a.nodes, b.nodes, f))),
         hash_mb=a.hash_mb if f < 0.5 else b.hash_mb,
-        variety=variety if (variety.multipv > 1 or variety.random_move_pct > 0) else None,
+        variety=(
+            variety
+            if (variety.multipv > 1 or variety.random_move_pct > 0 or variety.node_jitter_pct)
+            else None
+        ),
         seconds_per_move=None,
     )
