@@ -125,6 +125,7 @@ class SearchJob:
     nodes: int  #: `go nodes` limit
     multipv: int = 1
     hash_mb: int = 16
+    root_moves: tuple[str, ...] | None = None  #: `searchmoves`: only these (legal) moves
 
     @classmethod
     def for_level(
@@ -264,7 +265,7 @@ async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[s
         job.section,
         job.fen,
         job.moves,
-        Limit(nodes=job.nodes),
+        Limit(nodes=job.nodes, root_moves=job.root_moves),
         options={"Threads": 1, "MultiPV": job.multipv, "Hash": job.hash_mb},
         new_game=True,
         validate_move=legal.__contains__,

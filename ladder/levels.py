@@ -89,7 +89,8 @@ class Variety:
         if self.second_look is not None:
             parts.append(f"second look at {self.second_look:g}, rejects -{self.reject_cp} cp")
         if self.node_jitter_pct:
-            parts.append(f"nodes ×/÷{1 + self.node_jitter_pct / 100:g}")
+            factor = 1 + self.node_jitter_pct / 100
+            parts.append(f"nodes {1 / factor:.2g}-{factor:.2g}x")
         if parts and self.plies is not None:
             parts.append(f"first {self.plies} plies")
         return ", ".join(parts) or "-"

@@ -5,10 +5,10 @@
 
 xiangqi: every position of the grandmaster games' first ``--plies`` plies that at least
 ``--min-games`` games reached, with each move at least that many of them played there,
-weighted by that count. Then each such position is searched once, deep
-(``--prune-nodes``, MultiPV ``--prune-lines``), and a book move is kept only if the
-search has it among its lines within ``--margin-cp`` of the best: a move outside the
-lines or further below is dropped (so nothing is searched twice at play time). A
+weighted by that count. Then each such position is searched deep (``--prune-nodes``):
+once for its best move anywhere (MultiPV ``--prune-lines``), once for the book moves
+alone (``searchmoves``, a line each); a book move is kept only if it scores within
+``--margin-cp`` of the best of both (so nothing is searched twice at play time). A
 position left without moves leaves the book, and so does what only it led to.
 Searches are cached in ``--cache`` (JSON), so a rerun only searches what is new; a
 progress bar shows the searches.
@@ -93,23 +93,32 @@ async def prune(
         with Progress(*columns, TimeRemainingColumn()) as bar:
             task = bar.add_task("deep searches", total=len(counts))
             for i, (key, moves) in enumerate(sorted(counts.items())):
+                game = Game.from_fen(args.variant, fens[key])
+                legal = frozenset(game.legal_moves())
+                # The best the deep search finds anywhere, and the book moves' own scores
+                # (a search of only them, `searchmoves`, one line each).
                 ckey = f"{args.prune_nodes}|{args.prune_lines}|{key}"
-                if ckey not in cache:
-                    game = Game.from_fen(args.variant, fens[key])
-                    job = SearchJob(
-                        FSF_VARIANT[args.variant],
-                        game.fen(),
-                        (),
-                        args.prune_nodes,
-                        multipv=args.prune_lines,
-                        hash_mb=64,
-                    )
-                    searched = await search_level(engine, job, frozenset(game.legal_moves()))
-                    cache[ckey] = [[ln.move, ln.value()] for ln in searched.result.lines.values()]
-                    if i % 10 == 9 and args.cache:
-                        args.cache.write_text(json.dumps(cache))
-                scores = {str(m): int(v) for m, v in cache[ckey]}
-                best = max(scores.values())
+                bkey = f"{args.prune_nodes}|book|{key}|{' '.join(sorted(moves))}"
+                for k, lines, only in (
+                    (ckey, args.prune_lines, None),
+                    (bkey, len(moves), tuple(sorted(moves))),
+                ):
+                    if k not in cache:
+                        job = SearchJob(
+                            FSF_VARIANT[args.variant],
+                            game.fen(),
+                            (),
+                            args.prune_nodes,
+                            multipv=lines,
+                            hash_mb=64,
+                            root_moves=only,
+                        )
+                        searched = await search_level(engine, job, legal)
+                        cache[k] = [[ln.move, ln.value()] for ln in searched.result.lines.values()]
+                if i % 10 == 9 and args.cache:
+                    args.cache.write_text(json.dumps(cache))
+                scores = {str(m): int(v) for m, v in cache[bkey]}
+                best = max([*scores.values(), *(int(v) for _, v in cache[ckey])])
                 good = [
                     (m, c)
                     for m, c in moves.most_common()

@@ -113,6 +113,10 @@ def run_calibration(
     return cals
 
 
+#: How often (seconds) a running calibration writes its compact record mid-round.
+RECORD_EVERY_S = 300.0
+
+
 def _notes(folder: Path | None, variants: Sequence[str]) -> dict[str, str]:
     """Each variant's measurements made by other scripts (variety, blunders), kept
     beside the record as ``notes-<variant>.md``, for its section of ladder.md."""
@@ -204,9 +208,18 @@ def _execute(
         if budget <= 0:
             return False
 
+    saved = time.monotonic()
+
     def progress(rec: GameRecord | None) -> None:
+        nonlocal saved
         if rec is not None:
             bar.advance(progress_id)
+            # A round can take hours: the record is also written every few minutes, so
+            # that a run stopped mid-round resumes from it (on this or another machine).
+            if config.record is not None and time.monotonic() - saved >= RECORD_EVERY_S:
+                for variant in config.variants:
+                    save_record(store, config.record, variant)
+                saved = time.monotonic()
             task = bar.tasks[0]
             if bar.disable and task.completed % 20 == 0:  # a log, not a terminal
                 left = task.time_remaining
