@@ -308,17 +308,26 @@ class EngineProcess:
     async def _close_pipes(self) -> None:
         with contextlib.suppress(Exception):
             self.stdin.close()
+        cancelled = False
         if self._stderr_task is not None:
             try:
                 async with asyncio.timeout(1.0):
                     await self._stderr_task
-            except (TimeoutError, asyncio.CancelledError):
+            except TimeoutError:
                 self._stderr_task.cancel()
+            except asyncio.CancelledError:
+                self._stderr_task.cancel()
+                # Our own cancellation (not only the drain's) goes on once the pipes are
+                # closed: swallowed, it would lose e.g. asyncio.run's Ctrl-C.
+                task = asyncio.current_task()
+                cancelled = task is not None and task.cancelling() > 0
         if self._stdout_transport is not None:
             self._stdout_transport.close()
         transport = getattr(self.proc, "_transport", None)
         if transport is not None:
             transport.close()
+        if cancelled:
+            raise asyncio.CancelledError
 
     async def finish(self, timeout: float) -> bool:
         """After a ``quit`` was written: wait for a clean exit, else kill.

@@ -12,6 +12,7 @@ import asyncio
 import atexit
 import contextlib
 import ctypes
+import os
 import signal
 import sys
 from collections import OrderedDict
@@ -30,13 +31,17 @@ _loop: asyncio.AbstractEventLoop | None = None
 _players: OrderedDict[tuple[PlayerSpec, str], Player] = OrderedDict()
 
 
-def die_with_parent() -> None:
+def die_with_parent(parent: int | None = None) -> None:
     """Linux: have this process killed when its parent dies (a killed ``ladder match``
-    leaves no orphan workers; their engines then see EOF and quit)."""
+    leaves no orphan workers; their engines then see EOF and quit). ``parent``: the pid
+    the parent had; a parent already gone before this ran (a worker starts slowly) is
+    not seen by the kernel's rule, so then this process exits at once."""
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL("libc.so.6", use_errno=True)
             libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
 
 
 def _event_loop() -> asyncio.AbstractEventLoop:
