@@ -1,55 +1,85 @@
-"""A move at level N: the one implementation that the move service and the match runner
-both play (:mod:`ladder.service.worker`, :class:`ladder.match.players.LevelPlayer`).
+"""A move at level N: the one implementation that the move service, the match runner
+and the ladder-as-an-engine bridge all play (:func:`play_level_move`).
 
-A level (:mod:`ladder.levels`) is a node limit, a Hash size and, for the weakest levels,
-a variety rule. One level move is:
+A level (:mod:`ladder.levels`) is a node limit, a Hash size and a variety rule. One
+level move, given a game that the rules checker holds, a level and a seed, is:
 
-1. **The position sent** (:meth:`ladder.rules.Game.engine_position`): the FEN right after
+1. **The settings** (:meth:`ladder.levels.Level.at_move`): the level itself, or for an
+   Elo between two levels of different kinds the weaker or the stronger one, drawn from
+   the seed; and its variety rule at the game's ply (:meth:`~ladder.levels.Level.variety_at`).
+2. **The position sent** (:meth:`ladder.rules.Game.engine_position`): the FEN right after
    the last capture and the canonical moves since, so that the engine sees every
    repetition that can still happen; in a variant with drops (crazyhouse-xiangqi)
    captured material comes back, so a position from before a capture can recur: the
    game's start FEN and every move.
-2. **The search** (:func:`search_level`): on a :class:`protocol.ManagedEngine`,
-   ``ucinewgame`` before every search, ``Threads`` 1, the level's ``MultiPV`` and
-   ``Hash``, ``go nodes N``, the bestmove checked against the rules checker's legal moves.
-   With the patched engine (engine/patches/0002: ``ucinewgame`` clears every per-thread
-   table) the answer depends only on the job, never on what the engine searched before.
-3. **The choice** (:func:`choose`): the engine's best move, or under the variety rule
-   (with probability ``random_move_pct`` %) a random legal move or a pick among the
-   lines within ``window_cp`` of the best, drawn with ``random.Random(seed)``. The seed
-   is the caller's: the service takes the request's (or draws one and returns it); a
-   match derives one per move,
-   ``derive_seed(game seed, ply)`` (:func:`ladder.match.play.derive_seed`). So a match's
-   ``level:N`` move at ply p is the service's move for the same variant, position, moves
-   and level with ``seed = derive_seed(game seed, p)``.
+3. **The search** (:class:`SearchJob`, :func:`search_level`): on an engine built by
+   :func:`level_engine` (our patched Fairy-Stockfish, ``Threads`` 1, ``variants.ini``,
+   restarted after a fault), ``ucinewgame`` before every search, the level's ``MultiPV``
+   and ``Hash``, ``go nodes N``, the bestmove checked against the rules checker's legal
+   moves. With the patched engine (engine/patches/0002: ``ucinewgame`` clears every
+   per-thread table) the answer depends only on the job, never on what the engine
+   searched before.
+4. **The choice** (:func:`choose`): the engine's best move, or under the variety rule a
+   pick among the lines within ``window_cp`` of the best (beyond it, the mistake rule's
+   decaying weight), or with probability ``random_move_pct`` % a random legal move,
+   drawn with ``random.Random(seed)``.
+
+The seed is the caller's: the service takes the request's (or draws one and returns
+it); a match derives one per move, ``derive_seed(game seed, ply)``; the bridge one per
+position, ``derive_seed(game seed, start FEN, *moves)`` (:func:`derive_seed`). So a
+match's or a GUI's move is the service's move for the same variant, position, moves,
+level and seed (tests/test_level_move_paths.py plays all three).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from chess.engine import PovScore
 
+from ladder.engine_binary import engine_path
 from ladder.levels import Level, Variety
+from ladder.rules import Game
+from ladder.variants import FSF_VARIANT, VARIANTS_INI
+from protocol.errors import EngineFailure
 from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
 from protocol.managed import Incident, ManagedEngine
+from protocol.options import OptionValue
+from protocol.process import Timeouts
 
 __all__ = [
+    "ENGINE_OPTIONS",
     "MATE_CP",
+    "RETRIES",
     "Choice",
+    "LevelMove",
     "LevelSearch",
     "Line",
+    "NoLevelMove",
     "SearchJob",
     "SearchResult",
     "choose",
     "comparable_cp",
+    "derive_seed",
+    "level_engine",
     "line_from_info",
+    "play_level_move",
     "search_level",
     "search_result",
 ]
+
+#: The options a level's engine always runs with: one thread, so that ``go nodes N``
+#: after a new game gives one answer.
+ENGINE_OPTIONS: dict[str, OptionValue] = {"Threads": 1}
+#: After an engine fault the search is tried again on a restarted engine, this many
+#: times (the service counts its attempts itself: :class:`ladder.service.mover.MoveService`).
+RETRIES = 1
 
 #: A mate counts as this many centipawns (minus the distance) when comparing scores.
 MATE_CP = 100_000
@@ -264,3 +294,100 @@ def _weight(loss: int, variety: Variety) -> float:
     if variety.temperature_cp <= 0:
         return 0.0
     return math.exp(-excess / variety.temperature_cp)
+
+
+# ---------------------------------------------------------------------------------------
+# The whole level move
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed from any parts (stable across processes and machines): a match's
+    game seeds and move seeds, the bridge's move seeds."""
+    digest = hashlib.sha256(":".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def level_engine(
+    command: str | os.PathLike[str] | None = None,
+    *,
+    variants_ini: Path = VARIANTS_INI,
+    retries: int = RETRIES,
+    timeouts: Timeouts | None = None,
+    max_rss: int | None = None,
+) -> ManagedEngine:
+    """The engine a level plays on: ``command`` (default: :func:`ladder.engine_binary.engine_path`)
+    with :data:`ENGINE_OPTIONS`, our ``variants.ini`` and its variant names, restarted
+    and retried ``retries`` times after a fault (the process starts at the first search)."""
+    return ManagedEngine(
+        [os.fspath(command if command is not None else engine_path())],
+        options=ENGINE_OPTIONS,
+        variant_path=str(Path(variants_ini).resolve()),
+        variant_aliases=FSF_VARIANT,
+        timeouts=timeouts,
+        retries=retries,
+        max_rss=max_rss,
+    )
+
+
+class NoLevelMove(EngineFailure):
+    """The engine answered ``bestmove (none)`` in a position with legal moves: it is
+    broken (the caller replaces it, or scores the game as its loss)."""
+
+
+@dataclass(frozen=True)
+class LevelMove:
+    """What :func:`play_level_move` returns: the move played (with its ponder move and
+    the line behind it), the search, and the engine faults recovered on the way."""
+
+    choice: Choice
+    result: SearchResult
+    incidents: list[Incident]
+
+    @property
+    def move(self) -> str:
+        return self.choice.move
+
+    @property
+    def varied(self) -> bool:
+        """Whether the move is not the engine's best move (the variety rule chose it)."""
+        return self.choice.move != self.result.bestmove
+
+
+async def play_level_move(
+    engine: ManagedEngine,
+    game: Game,
+    level: Level,
+    seed: int,
+    *,
+    legal: frozenset[str] | None = None,
+    allowed: frozenset[str] | None = None,
+) -> LevelMove:
+    """``level``'s move in ``game`` (not changed; it must have a legal move) drawn with
+    ``seed``, searched on ``engine`` (:func:`level_engine`).
+
+    ``legal`` is ``game``'s legal moves when the caller has them already. ``allowed``
+    (default: every legal move) narrows the choice, as UCCI's ``banmoves`` does: when
+    the engine's best move is not allowed, the best allowed line is played, else a
+    random allowed move. Raises :class:`NoLevelMove` for a ``(none)`` answer, and
+    :class:`protocol.errors.EngineFailure` when the engine keeps failing.
+    """
+    legal = legal if legal is not None else frozenset(game.legal_moves())
+    settings = level.at_move(seed)
+    ply = game.game_ply
+    fen, moves = game.engine_position()
+    job = SearchJob.for_level(FSF_VARIANT[game.variant.name], fen, moves, settings, ply)
+    searched = await search_level(engine, job, legal)
+    result = searched.result
+    if result.bestmove is None:
+        raise NoLevelMove(f"answered (none) with {len(legal)} legal moves", searched.incidents)
+    choice = choose(result, settings.variety_at(ply), seed, legal if allowed is None else allowed)
+    if choice is None:  # the engine's best move is not allowed: its best allowed line
+        assert allowed is not None  # (the bestmove is legal: the engine checked it)
+        lines = sorted(
+            (ln for ln in result.lines.values() if ln.move in allowed),
+            key=lambda ln: ln.multipv,
+        )
+        line = lines[0] if lines else None
+        move = line.move if line else random.Random(seed).choice(sorted(allowed))
+        choice = Choice(move, line.pv[1] if line and len(line.pv) > 1 else None, line)
+    return LevelMove(choice, result, searched.incidents)

@@ -13,15 +13,19 @@ psutil also watches the live process: :meth:`EngineProcess.stats` gives RSS (for
 memory guard) and CPU time.
 
 :class:`Timeouts` holds the deadline of every phase, :class:`Backoff` the restart delay.
+:func:`die_with_parent` is the other direction: a worker process (a match's game
+process, a server process of ``ladder serve --workers``) that dies with its parent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import os
 import random
 import signal
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -358,3 +362,16 @@ async def _wait_gone(processes: list[psutil.Process], timeout: float) -> None:
     while pending and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.005)
         pending = [p for p in pending if not _gone(p)]
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """Linux: have this process killed when its parent dies (a killed ``ladder match``
+    or ``ladder serve`` leaves no orphan workers; their engines then see EOF and quit).
+    ``parent``: the pid the parent had. A parent gone before this ran (a worker starts
+    slowly) is beyond the kernel's rule: then this process exits at once."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL("libc.so.6", use_errno=True)
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)

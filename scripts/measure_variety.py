@@ -19,8 +19,8 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from ladder.level_move import derive_seed
 from ladder.levels import LEVEL_NUMBERS
-from ladder.match.play import derive_seed
 from ladder.match.players import Player, PlayerSpec, make_player
 from ladder.rules import Game
 

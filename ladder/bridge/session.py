@@ -7,23 +7,19 @@ calibrated curve) and the engine (:class:`protocol.ManagedEngine` over our patch
 Fairy-Stockfish, started on first use, restarted after a fault).
 
 Each move is the level's move, computed by the code the move service runs
-(:mod:`ladder.level_move`): ``SearchJob.for_level`` at the game's ply,
-``search_level`` (a new game, ``go nodes N``, the bestmove checked against the legal
-moves), and ``choose`` with the level's variety rule at that ply. The choice's seed is
-derived from the game and the position (:meth:`LevelSession.move_seed`): the game's seed
-(random for each new game, or the ``Seed`` option) and the moves from its start
-position, so a game replays only when asked to.
+(:func:`ladder.level_move.play_level_move`, on :func:`ladder.level_move.level_engine`).
+The choice's seed is derived from the game and the position (:meth:`LevelSession.move_seed`):
+the game's seed (random for each new game, or the ``Seed`` option) and the moves from
+its start position, so a game replays only when asked to.
 """
 
 from __future__ import annotations
 
-import random
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from ladder.engine_binary import engine_path
-from ladder.level_move import SearchJob, choose, search_level
+from ladder.level_move import derive_seed, level_engine, play_level_move
 from ladder.levels import (
     LEVEL_NUMBERS,
     LEVELS_FILE,
@@ -33,9 +29,8 @@ from ladder.levels import (
     elo_range,
     load_levels,
 )
-from ladder.match.play import derive_seed
 from ladder.rules import Game, RulesError
-from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI
+from ladder.variants import VARIANT_IDS
 from protocol import ManagedEngine
 
 __all__ = ["SEED_OPTION_MAX", "Answer", "LevelSession", "SessionError"]
@@ -192,13 +187,7 @@ class LevelSession:
         """The managed engine (created on first use; its process starts at the first
         search or :meth:`prepare`)."""
         if self._engine is None:
-            self._engine = ManagedEngine(
-                self._engine_command or engine_path(),
-                options={"Threads": 1},
-                variant_path=VARIANTS_INI,
-                variant_aliases=FSF_VARIANT,
-                retries=2,
-            )
+            self._engine = level_engine(self._engine_command)
         return self._engine
 
     async def prepare(self) -> None:
@@ -214,33 +203,24 @@ class LevelSession:
         if not legal:
             return None
         allowed = legal - banned or legal
-        level = self.playing_level()
-        ply = self.game.game_ply
-        fen, moves = self.game.engine_position()
-        job = SearchJob.for_level(FSF_VARIANT[self.variant], fen, moves, level, ply)
-        searched = await search_level(self.engine, job, legal)
-        result = searched.result
-        seed = self.move_seed()
-        choice = choose(result, level.variety_at(ply), seed, allowed)
-        if choice is not None:
-            move, ponder, line = choice.move, choice.ponder, choice.line
-        else:  # the engine's best move is banned: its best allowed line, else any move
-            lines = sorted(
-                (ln for ln in result.lines.values() if ln.move in allowed),
-                key=lambda ln: ln.multipv,
-            )
-            line = lines[0] if lines else None
-            move = line.move if line else random.Random(seed).choice(sorted(allowed))
-            ponder = line.pv[1] if line and len(line.pv) > 1 else None
+        moved = await play_level_move(
+            self.engine,
+            self.game,
+            self.playing_level(),
+            self.move_seed(),
+            legal=legal,
+            allowed=None if allowed == legal else allowed,
+        )
+        move, ponder, line = moved.choice.move, moved.choice.ponder, moved.choice.line
         return Answer(
             move=move,
             ponder=ponder,
             cp=line.cp if line else None,
             mate=line.mate if line else None,
-            depth=line.depth if line else result.depth,
-            nodes=result.nodes,
+            depth=line.depth if line else moved.result.depth,
+            nodes=moved.result.nodes,
             pv=line.pv if line else (move,),
-            seconds=result.time_s,
+            seconds=moved.result.time_s,
         )
 
     async def stop(self) -> None:

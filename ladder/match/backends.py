@@ -22,7 +22,8 @@ from typing import Any, Protocol
 import psutil
 
 from ladder.match.play import GameRecord, GameTask
-from ladder.match.worker import die_with_parent, run_task
+from ladder.match.worker import run_task
+from protocol.process import die_with_parent
 
 __all__ = ["Backend", "LocalBackend", "abandon_workers", "interrupts_raise", "make_backend"]
 

@@ -10,13 +10,13 @@ picklable dataclasses: they cross process boundaries (process pool, Ray).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ladder.level_move import derive_seed
 from ladder.match.adjudication import Adjudication, Adjudicator
 from ladder.match.clocks import Clock, MoveClocks
 from ladder.match.openings import Opening
@@ -25,13 +25,7 @@ from ladder.match.players import FlagFell, MoveInfo, Player, PlayerError, Resign
 from ladder.rules import Game
 from protocol import EngineFailure
 
-__all__ = ["GameRecord", "GameTask", "derive_seed", "play_game"]
-
-
-def derive_seed(*parts: object) -> int:
-    """A 63-bit seed from any parts (stable across processes and machines)."""
-    digest = hashlib.sha256(":".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+__all__ = ["GameRecord", "GameTask", "play_game"]
 
 
 @dataclass(frozen=True)
@@ -142,7 +136,7 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
         move_clocks = None if own is None else MoveClocks(own, clocks[other])
         # The move's seed: derive_seed(game seed, ply), the game seed being
         # derive_seed(match seed, match id, game number) (runner.py). A level player uses
-        # it as the move service uses a request's seed (ladder.level_move.choose), so the
+        # it as the move service uses a request's seed (ladder.level_move), so the
         # service answers this move for this seed.
         try:
             info = await player.choose(game, derive_seed(task.seed, game.ply), move_clocks)

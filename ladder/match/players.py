@@ -1,9 +1,8 @@
 """Who plays a match game, at run time: a ladder level, any UCI/UCCI/XBoard engine, or a seeded
 baseline, from a :class:`~ladder.match.player_specs.PlayerSpec`.
 
-* :class:`LevelPlayer` -- a level of the ladder, played by the move service's own code
-  (:mod:`ladder.level_move`): ``go nodes N`` with a new game before every search, and
-  the level's seeded variety rule.
+* :class:`LevelPlayer` -- a level of the ladder: the move service's own level move
+  (:func:`ladder.level_move.play_level_move`).
 * :class:`EnginePlayer` -- any engine under a node/depth/movetime limit or a clock.
 * :class:`RandomPlayer` -- a uniformly random legal move; :class:`GreedyPlayer` -- the
   capture that wins the most material (or the game), else a random move. Both seeded
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ladder.engine_binary import engine_path
-from ladder.level_move import SearchJob, choose, search_level
+from ladder.level_move import NoLevelMove, level_engine, play_level_move
 from ladder.levels import Level
 from ladder.match.clocks import MoveClocks
 from ladder.match.player_specs import PlayerSpec, PlayerSpecError
@@ -348,17 +347,16 @@ def _score(info: InfoDict) -> tuple[int | None, int | None]:
 
 
 class LevelPlayer(EnginePlayer):
-    """Level N of the ladder, playing exactly the move service's move: the same search
-    (:func:`ladder.level_move.search_level`) and the same choice
-    (:func:`ladder.level_move.choose`) with the seed the game loop gives for the move
-    (``derive_seed(game seed, ply)``, see :func:`ladder.match.play.play_game`)."""
+    """Level N of the ladder, playing exactly the move service's move
+    (:func:`ladder.level_move.play_level_move`) with the seed the game loop gives for
+    the move (``derive_seed(game seed, ply)``, see :func:`ladder.match.play.play_game`)."""
 
     def __init__(self, spec: PlayerSpec) -> None:
         super().__init__(spec)
         self.levels: dict[str, Level] = {}
 
-    def _options(self) -> dict[str, OptionValue]:
-        return {"Threads": 1}
+    async def start(self) -> None:
+        self.engine = level_engine(self.spec.path)
 
     def level(self, variant: str) -> Level:
         """This player's settings in ``variant``."""
@@ -369,28 +367,21 @@ class LevelPlayer(EnginePlayer):
     async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
         if self.engine is None:
             raise RuntimeError("LevelPlayer.start() was not called")
-        level = self.level(game.variant.name).at_move(seed)
-        legal = frozenset(game.legal_moves())
-        fen, moves = game.engine_position()
-        ply = game.game_ply
-        job = SearchJob.for_level(FSF_VARIANT[game.variant.name], fen, moves, level, ply)
-        searched = await search_level(self.engine, job, legal)
-        result = searched.result
-        choice = choose(result, level.variety_at(ply), seed, legal)
-        if choice is None:
-            raise PlayerError(f"{self.spec.name} gave no legal move ({result.bestmove!r})")
-        line = choice.line
-        varied = choice.move != result.bestmove
+        try:
+            moved = await play_level_move(self.engine, game, self.level(game.variant.name), seed)
+        except NoLevelMove as exc:
+            raise PlayerError(f"{self.spec.name} gave no legal move (None)") from exc
+        result, line = moved.result, moved.choice.line
         return MoveInfo(
-            choice.move,
+            moved.move,
             line.cp if line else None,
             line.mate if line else None,
             line.depth if line else result.depth,
             result.nodes,
             result.time_s,
-            len(searched.incidents),
-            chosen="varied" if varied else None,
-            best=result.bestmove if varied else None,
+            len(moved.incidents),
+            chosen="varied" if moved.varied else None,
+            best=result.bestmove if moved.varied else None,
         )
 
     async def probe(self, variant: str) -> None:

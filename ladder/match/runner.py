@@ -21,13 +21,14 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ladder.level_move import derive_seed
 from ladder.match.adjudication import Adjudication
 from ladder.match.backends import Backend, make_backend
 from ladder.match.exit_codes import ExitCode
 from ladder.match.json_output import document_head, game_entry, write_json
 from ladder.match.openings import Opening, schedule, suite_digest
 from ladder.match.pgn import format_pgn
-from ladder.match.play import GameRecord, GameTask, derive_seed
+from ladder.match.play import GameRecord, GameTask
 from ladder.match.player_specs import PlayerSpec
 from ladder.match.players import PlayerError, probe
 from ladder.match.sprt import Sprt, SprtDecision

@@ -11,10 +11,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
-import ctypes
-import os
-import signal
-import sys
 from collections import OrderedDict
 
 from ladder.log_config import configure_logging
@@ -22,26 +18,13 @@ from ladder.match.pgn import format_pgn
 from ladder.match.play import GameRecord, GameTask, play_game
 from ladder.match.players import Player, PlayerSpec, make_player
 
-__all__ = ["MAX_PLAYERS", "die_with_parent", "run_task", "shutdown"]
+__all__ = ["MAX_PLAYERS", "run_task", "shutdown"]
 
 #: Started players kept per worker process (calibration meets many specs).
 MAX_PLAYERS = 6
 
 _loop: asyncio.AbstractEventLoop | None = None
 _players: OrderedDict[tuple[PlayerSpec, str], Player] = OrderedDict()
-
-
-def die_with_parent(parent: int | None = None) -> None:
-    """Linux: have this process killed when its parent dies (a killed ``ladder match``
-    leaves no orphan workers; their engines then see EOF and quit). ``parent``: the pid
-    the parent had; a parent already gone before this ran (a worker starts slowly) is
-    not seen by the kernel's rule, so then this process exits at once."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL("libc.so.6", use_errno=True)
-            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if parent is not None and os.getppid() != parent:
-        os._exit(1)
 
 
 def _event_loop() -> asyncio.AbstractEventLoop:

@@ -31,7 +31,8 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ladder.service.errors import ErrorCode, ServiceError, error_response
+from ladder.service.errors import ErrorCode, ServiceError
+from ladder.service.handlers import error_response
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,11 @@ def read_keys(path: Path) -> dict[bytes, str]:
     """{SHA-256 digest of the key: its id} from a key file; :class:`KeyFileError`."""
     try:
         text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise KeyFileError(
+            f"API key file {path} does not exist (to serve without keys, name no key file "
+            "and give --no-auth)"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise KeyFileError(f"cannot read API key file {path}: {exc}") from None
     keys: dict[bytes, str] = {}

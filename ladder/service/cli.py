@@ -160,7 +160,8 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "--engines",
         type=_positive_int,
         default=defaults.engines,
-        help=f"engine processes in all (default: cores = {defaults.engines})",
+        help="engine processes in all (default: the CPUs this process may use, by its "
+        f"CPU affinity and cgroup quota: {defaults.engines} here)",
     )
     option(
         p,

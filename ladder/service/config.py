@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ladder.cpus import usable_cpus
 from ladder.levels import LEVELS_FILE, Level
 from ladder.rules.errors import MAX_FEN_LENGTH, MAX_MOVE_LENGTH
 from ladder.variants import VARIANTS_INI
@@ -23,7 +23,9 @@ MAX_SEED = 2**63 - 1
 
 
 def _default_engines() -> int:
-    return max(1, os.cpu_count() or 1)
+    """One engine per CPU this process may use (affinity and cgroup quota, not the
+    host's cores): a container limited to 2 CPUs on a 64-core host starts 2."""
+    return usable_cpus()
 
 
 @dataclass(frozen=True)
@@ -89,8 +91,10 @@ class ServiceConfig:
             )
 
     def search_timeout(self, level: Level) -> float:
-        """Seconds one search at `level` may take before the engine counts as hung."""
-        return self.search_timeout_base_s + level.nodes / self.min_nps
+        """Seconds one search at `level` may take before the engine counts as hung (a
+        blend of two levels may search as the stronger one does)."""
+        nodes = max(level.nodes, level.blend.stronger.nodes) if level.blend else level.nodes
+        return self.search_timeout_base_s + nodes / self.min_nps
 
     def attempt_budget(self, level: Level) -> float:
         """Seconds one attempt may take: a restart, a sync and the search."""

@@ -6,9 +6,10 @@ it behind FastAPI and :class:`ladder.client.Ladder` can use it directly.
 Retries live here and only here: a worker's search is one attempt
 (:class:`~ladder.service.worker.SearchAttemptFailed` when the engine faults), and
 :meth:`MoveService.move` makes at most ``max_attempts`` of them within the request's
-deadline. What it cannot answer it raises as its own exceptions (:class:`MoveFailed`)
-or the pool's (:class:`~ladder.service.pool.PoolError`); the HTTP layer
-(:mod:`ladder.service.status`) maps them to statuses.
+deadline. What it cannot answer it raises as domain exceptions, never HTTP statuses: the
+request's (:class:`~ladder.service.errors.RequestRejected`), its own
+(:class:`MoveFailed`) or the pool's (:class:`~ladder.service.pool.PoolError`);
+:mod:`ladder.service.status` maps them to the API's errors.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ import time
 from dataclasses import dataclass
 from types import TracebackType
 
-from ladder.level_move import Choice, SearchJob, SearchResult, choose
+from ladder.level_move import LevelMove
 from ladder.levels import Level, LevelsError, at_elo, elo_range, load_levels
 from ladder.service.config import ServiceConfig
-from ladder.service.errors import ErrorCode, ServiceError
+from ladder.service.errors import ErrorCode, GameOver, InvalidRequest
 from ladder.service.metrics import Metrics
 from ladder.service.models import (
     EloRange,
@@ -41,7 +42,7 @@ from ladder.service.models import (
 from ladder.service.pool import EnginePool
 from ladder.service.positions import INLINE_PLIES, Checked, Positions, start_fen
 from ladder.service.worker import EngineWorker, SearchAttemptFailed, WorkerFactory, default_factory
-from ladder.variants import FSF_VARIANT, VARIANT_IDS
+from ladder.variants import VARIANT_IDS
 from ladder.wxf import wxf_moves
 
 log = logging.getLogger(__name__)
@@ -78,9 +79,9 @@ class MoveService:
     ``async with MoveService(ServiceConfig(engines=2)) as svc:``
     ``    reply = await svc.move(MoveRequest(variant="xiangqi", moves=["h3e3"], level=3))``
 
-    Raises :class:`ladder.service.errors.ServiceError` for a request that cannot be
-    answered as asked (4xx), :class:`MoveFailed` and
-    :class:`~ladder.service.pool.PoolError` when the engines could not answer it.
+    Raises :class:`ladder.service.errors.RequestRejected` for a request that cannot be
+    answered as asked, :class:`MoveFailed` and :class:`~ladder.service.pool.PoolError`
+    when the engines could not answer it (:mod:`ladder.service.status` maps them all).
     """
 
     def __init__(
@@ -152,26 +153,20 @@ class MoveService:
         trace = trace if trace is not None else MoveTrace()
         trace.variant, trace.level, trace.elo = req.variant, req.level, req.elo
         seed = req.seed if req.seed is not None else secrets.randbits(53)
-        level = self.strength(req.variant, req.level, req.elo).at_move(seed)
+        level = self.strength(req.variant, req.level, req.elo)
         checked = await self.positions.judge(req.variant, req.fen, req.moves)
         if checked.outcome is not None:
             o = checked.outcome
-            raise ServiceError(
-                409,
+            raise GameOver(
                 ErrorCode.GAME_OVER,
                 f"the game is already over: {o.reason} ({o.result})",
                 outcome=o.model_dump(mode="json"),
             )
-        ply = checked.game.game_ply
-        variety = level.variety_at(ply)
-        fen, moves = checked.game.engine_position()
-        job = SearchJob.for_level(FSF_VARIANT[req.variant], fen, moves, level, ply)
         cfg = self.config
         budget = cfg.request_deadline(level)
         deadline = asyncio.get_running_loop().time() + budget
         failures: list[str] = []
-        choice: Choice | None = None
-        result: SearchResult | None = None
+        moved: LevelMove | None = None
         elapsed = 0.0
         queued_at = time.perf_counter()
         async with self.pool.lease(min(cfg.queue_timeout_s, budget), trace.client) as lease:
@@ -185,43 +180,33 @@ class MoveService:
                         trace.attempts = attempt
                         t0 = time.perf_counter()
                         try:
-                            result = await worker.search(job, checked.legal)
+                            moved = await worker.play(checked.game, level, seed, checked.legal)
                         except SearchAttemptFailed as exc:
                             lease.dirty = True  # recovered (restarted) if this was the last try
                             failures.append(f"engine {worker.index}: {exc}")
                             continue
                         elapsed = time.perf_counter() - t0
-                        choice = choose(result, variety, seed, checked.legal)
-                        if choice is not None:
-                            lease.dirty = False
-                            break
-                        # `(none)` with legal moves left: replace the process, try again.
-                        answer = result.bestmove or "(none)"
-                        failures.append(f"engine {worker.index} answered {answer}")
-                        lease.dirty = True
-                        await worker.kill(
-                            "none" if result.bestmove is None else "illegal",
-                            f"answered {answer} with {len(checked.legal)} legal moves",
-                        )
+                        lease.dirty = False
+                        break
             except TimeoutError:
                 lease.dirty = True
                 raise DeadlineExceeded(
                     f"no engine answer within the request's deadline ({budget:.1f} s)"
                     + (f": {'; '.join(failures)}" if failures else "")
                 ) from None
-        if choice is None or result is None:
+        if moved is None:
             raise NoEngineAnswer(
                 "the engine gave no usable answer: " + ("; ".join(failures) or "unknown failure")
             )
         label = str(req.level) if req.level is not None else "elo"
         self.metrics.search_seconds.labels(req.variant, label).observe(elapsed)
         self.metrics.moves.labels(req.variant, label).inc()
-        after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, choice.move)
-        return self._answer(req, seed, after, choice, result, elapsed)
+        after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
+        return self._answer(req, seed, after, moved, elapsed)
 
     def strength(self, variant: str, level: int | None, elo: float | None) -> Level:
         """The settings a request asks for: a level's, or those interpolated at an Elo
-        (422 when the Elo is off the measured curve)."""
+        (:class:`InvalidRequest` when the Elo is off the measured curve)."""
         table = self.levels[variant]
         if level is not None:
             return table[level]
@@ -229,8 +214,8 @@ class MoveService:
         try:
             return at_elo(table, elo)
         except LevelsError as exc:
-            raise ServiceError(
-                422, ErrorCode.INVALID_REQUEST, f"elo: {variant}: {exc}", field="elo"
+            raise InvalidRequest(
+                ErrorCode.INVALID_REQUEST, f"elo: {variant}: {exc}", field="elo"
             ) from None
 
     def _answer(
@@ -238,10 +223,10 @@ class MoveService:
         req: MoveRequest,
         seed: int,
         after: Checked,
-        choice: Choice,
-        result: SearchResult,
+        moved: LevelMove,
         elapsed: float,
     ) -> MoveResponse:
+        choice, result = moved.choice, moved.result
         ponder = choice.ponder if choice.ponder in after.legal else None
         line = choice.line
         score = Score(cp=line.cp, mate=line.mate) if line is not None else Score(cp=None, mate=None)

@@ -1,16 +1,17 @@
 """One engine slot of the pool: a supervised engine process (protocol.ManagedEngine).
 
-The worker runs a :class:`~ladder.level_move.SearchJob` with
-:func:`ladder.level_move.search_level` (the level search the match runner plays too:
-Threads=1, ``ucinewgame`` before every search, the level's node limit, MultiPV and Hash
-only re-sent when they change, the variant switched only when it changes).
+The worker plays :func:`ladder.level_move.play_level_move` (the level move the match
+runner and the bridge play too) on the level engine (:func:`ladder.level_move.level_engine`;
+the level's MultiPV and Hash only re-sent when they change, the variant switched only
+when it changes).
 
-One call is one attempt: the manager is built with ``retries=0``, so an engine that
-crashes, hangs, writes garbage, breaks its pipe or answers an illegal move (judged by
-the rules checker's legal moves) is killed and reported at once as
+One call is one attempt: the engine is built with ``retries=0``, so an engine that
+crashes, hangs, writes garbage, breaks its pipe, answers an illegal move (judged by
+the rules checker's legal moves) or ``(none)`` is killed and reported at once as
 :class:`SearchAttemptFailed`; its next search starts a fresh process (after the
 manager's backoff). Retrying is the caller's decision
-(:meth:`ladder.service.mover.MoveService.move`), made in one place.
+(:meth:`ladder.service.mover.MoveService.move`), made in one place, within the
+request's deadline.
 
 Every incident is logged (logger ``ladder.engine``, one structured line each, with the
 engine's stderr tail) and counted.
@@ -20,15 +21,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from pathlib import Path
 
-from ladder.engine_binary import engine_path
-from ladder.level_move import SearchJob, SearchResult, search_level
+from ladder.level_move import LevelMove, NoLevelMove, level_engine, play_level_move
+from ladder.levels import Level
+from ladder.rules import Game
 from ladder.service.config import ServiceConfig
 from ladder.variants import FSF_VARIANT
 from protocol.errors import EngineError, EngineFailure, EngineFault
 from protocol.limits import Limit
-from protocol.managed import Incident, IncidentKind, ManagedEngine
+from protocol.managed import Incident, IncidentKind
 from protocol.process import Timeouts
 
 log = logging.getLogger("ladder.engine")
@@ -60,13 +61,10 @@ class EngineWorker:
         self._on_incident = on_incident
         self._on_restart = on_restart
         self._last_pid: int | None = None
-        exe: Path = config.engine_path or engine_path()
         max_rss = config.engine_max_rss_mb * 2**20 if config.engine_max_rss_mb else None
-        self.managed = ManagedEngine(
-            [str(exe)],
-            options={"Threads": 1},
-            variant_path=str(Path(config.variants_ini).resolve()),
-            variant_aliases=FSF_VARIANT,
+        self.managed = level_engine(
+            config.engine_path,
+            variants_ini=config.variants_ini,
             timeouts=Timeouts(
                 handshake=config.startup_timeout_s,
                 startup=config.startup_timeout_s,
@@ -124,8 +122,8 @@ class EngineWorker:
         await self.start()
 
     async def kill(self, kind: str, reason: str) -> None:
-        """Kill the engine now, for an answer the service refused (`kind`: ``none`` or
-        ``illegal``); the next search starts a fresh process."""
+        """Kill the engine now, for an answer the service refused (`kind`: ``none``);
+        the next search starts a fresh process."""
         engine = self.managed.engine
         pid = engine.pid if engine is not None else None
         self._count(kind)
@@ -140,10 +138,15 @@ class EngineWorker:
 
     # -- searching --------------------------------------------------------------------
 
-    async def search(self, job: SearchJob, legal: frozenset[str]) -> SearchResult:
-        """Run one level search, one attempt; raises :class:`SearchAttemptFailed`."""
+    async def play(self, game: Game, level: Level, seed: int, legal: frozenset[str]) -> LevelMove:
+        """``level``'s move in ``game`` with ``seed``, one attempt; raises
+        :class:`SearchAttemptFailed`."""
         try:
-            searched = await search_level(self.managed, job, legal)
+            moved = await play_level_move(self.managed, game, level, seed, legal=legal)
+        except NoLevelMove as exc:  # `(none)` with legal moves left: replace the process
+            self._report(exc.incidents)
+            await self.kill("none", str(exc))
+            raise SearchAttemptFailed("none", "answered (none)") from exc
         except EngineFailure as exc:
             self._report(exc.incidents)
             kinds = ", ".join(sorted({i.kind for i in exc.incidents})) or "engine"
@@ -156,9 +159,9 @@ class EngineWorker:
                 extra={"event": "engine_incident", "engine": self.index, "kind": "argument"},
             )
             raise SearchAttemptFailed("argument", f"engine refused the search: {exc}") from exc
-        self._report(searched.incidents)
+        self._report(moved.incidents)
         self._note_pid(self.pid)
-        return searched.result
+        return moved
 
     # -- incidents --------------------------------------------------------------------
 

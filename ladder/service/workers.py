@@ -45,6 +45,7 @@ from prometheus_client.multiprocess import mark_process_dead
 from ladder.service.config import ServiceConfig
 from ladder.service.mover import MoveService
 from ladder.service.server import ServeOptions, run_server, start_logging
+from protocol.process import die_with_parent
 
 log = logging.getLogger("ladder.serve")
 
@@ -75,8 +76,6 @@ def _worker_main(
     ready: multiprocessing.connection.Connection,
 ) -> None:
     """A worker process: serve on `sock` until SIGTERM, saying on `ready` once it serves."""
-    from ladder.match.worker import die_with_parent  # (the one definition of it)
-
     die_with_parent()
     # Until the server's own SIGHUP handler is in place, a reload request is moot.
     signal.signal(signal.SIGHUP, signal.SIG_IGN)

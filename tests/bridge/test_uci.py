@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ladder.client import Ladder
+from ladder.level_move import derive_seed
 from ladder.levels import LEVELS_FILE, elo_range, load_levels
-from ladder.match.play import derive_seed
 from ladder.rules import Game
 from protocol import Dialect, Engine, Limit, RankNumbering, XBoardEngine
 from tests.bridge.helpers import LADDER, RATED_LEVELS, LineSession, ladder

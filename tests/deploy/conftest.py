@@ -32,7 +32,13 @@ from ladder.engine_build import EngineBuild, cached_build
 from .dockerfile import ROOT, Stage, expand, parse
 
 #: Dockerfile variables that hold paths, and where they go in the temporary folder.
-MOVED = {"SRC": "src", "WHEELS": "wheels", "VENV": "venv", "XDG_CACHE_HOME": "cache"}
+MOVED = {
+    "SRC": "src",
+    "WHEELS": "wheels",
+    "VENV": "venv",
+    "XDG_CACHE_HOME": "cache",
+    "LADDER_API_KEYS": "secrets/ladder-api-keys",  # what `docker run -v` mounts
+}
 #: Dockerfile variables the tests do not apply, and why.
 NOT_APPLIED = {"PIP_NO_CACHE_DIR": "the tests reuse the pip cache"}
 #: RUN commands (by their first word) the tests do not run, and why.

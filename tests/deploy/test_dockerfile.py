@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 import signal
-import socket
 import subprocess
 import time
-import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
 
 import psutil
+import pytest
 
 from ladder.rules import Game
 
@@ -21,13 +23,6 @@ from .dockerfile import ROOT, Stage, exec_form, expand
 
 START_TIMEOUT = 90.0
 STOP_TIMEOUT = 30.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def healthcheck_argv(stage: Stage) -> list[str]:
@@ -70,49 +65,180 @@ def test_runtime_stage_is_slim_and_unprivileged(installation: Installation) -> N
     assert f":{expose.args}/healthz" in " ".join(healthcheck_argv(runtime))
 
 
-def test_cmd_serves_and_healthcheck_passes(installation: Installation) -> None:
-    """The image's CMD, with loopback and a free port for 0.0.0.0:8000; the
-    HEALTHCHECK command decides when it is up; then one move over HTTP."""
-    runtime = installation.stages[-1]
-    (expose,) = runtime.all("EXPOSE")
-    port = str(free_port())
-    cmd = exec_form(runtime.all("CMD")[0].args)
-    cmd[cmd.index("--host") + 1] = "127.0.0.1"
-    cmd[cmd.index("--port") + 1] = port
-    check = [a.replace(f":{expose.args}/", f":{port}/") for a in healthcheck_argv(runtime)]
-    log = installation.root / "serve.log"
-    with log.open("w") as out:
-        server = subprocess.Popen(
-            cmd, cwd=installation.root, env=installation.env, stdout=out, stderr=out
-        )
-    try:
+class Namespace:
+    """The CMD as the image runs it, on 0.0.0.0:8000, in a network namespace of its own
+    (``unshare --net``: only a loopback device, so nothing it listens on is reachable
+    from outside, and its port 8000 is nobody else's); other commands are run in it
+    with ``nsenter``."""
+
+    def __init__(self, installation: Installation) -> None:
+        self.installation = installation
+        self.server: subprocess.Popen[str] | None = None
+        self.log = installation.root / "serve.log"
+
+    @staticmethod
+    def available() -> bool:
+        try:
+            done = subprocess.run(["unshare", "--net", "true"], capture_output=True, timeout=30)
+        except OSError:
+            return False
+        return done.returncode == 0 and shutil.which("nsenter") is not None
+
+    def start(self, env: dict[str, str]) -> subprocess.Popen[str]:
+        cmd = exec_form(self.installation.stages[-1].all("CMD")[0].args)
+        # sh brings the loopback device up, then *is* the CMD (exec): same pid, signals
+        up = ["unshare", "--net", "--", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"]
+        with self.log.open("w") as out:
+            self.server = subprocess.Popen(
+                [*up, *cmd],
+                cwd=self.installation.root,
+                env={**self.installation.env, **env},
+                stdout=out,
+                stderr=out,
+                text=True,
+            )
+        return self.server
+
+    def run(self, argv: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        """`argv` in the server's network namespace."""
+        assert self.server is not None
+        enter = ["nsenter", f"--net=/proc/{self.server.pid}/ns/net", "--"]
+        return self.installation.run([*enter, *argv], timeout=timeout)
+
+    def wait_healthy(self, stage: Stage) -> None:
+        """The HEALTHCHECK command decides when it is up (Docker runs it at an interval)."""
+        assert self.server is not None
         deadline = time.monotonic() + START_TIMEOUT
-        while installation.run(check, timeout=30).returncode != 0:
-            assert server.poll() is None, f"the server exited: {log.read_text()}"
+        while self.run(healthcheck_argv(stage), timeout=30).returncode != 0:
+            assert self.server.poll() is None, f"the server exited: {self.log.read_text()}"
             assert time.monotonic() < deadline, "the HEALTHCHECK never passed"
-            time.sleep(0.2)  # Docker too runs it at an interval
-        body = json.dumps({"variant": "xiangqi", "moves": ["h3e3"], "level": 2, "seed": 7})
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{port}/v1/move",
-            data=body.encode(),
-            headers={"content-type": "application/json"},
+            time.sleep(0.2)
+
+    def request(
+        self, path: str, body: dict[str, object] | None, headers: dict[str, str]
+    ) -> tuple[int, dict[str, object]]:
+        """(status, JSON body) of a request to the image's port, from inside."""
+        script = f"""
+import json, sys, urllib.error, urllib.request
+req = urllib.request.Request(
+    "http://127.0.0.1:8000{path}",
+    data=None if {body is None!r} else sys.argv[1].encode(),
+    headers=json.loads(sys.argv[2]),
+)
+try:
+    with urllib.request.urlopen(req, timeout=60) as r:
+        print(r.status, r.read().decode())
+except urllib.error.HTTPError as e:
+    print(e.code, e.read().decode())
+"""
+        done = self.run(["python", "-c", script, json.dumps(body), json.dumps(headers)])
+        assert done.returncode == 0, done.stderr
+        status, _, text = done.stdout.partition(" ")
+        return int(status), json.loads(text)
+
+    def stop(self) -> int:
+        assert self.server is not None
+        if self.server.poll() is None:
+            self.server.send_signal(signal.SIGTERM)
+        return self.server.wait(timeout=STOP_TIMEOUT)
+
+
+@pytest.fixture
+def namespace(installation: Installation) -> Iterator[Namespace]:
+    if not Namespace.available():
+        pytest.skip("unshare --net is not permitted here (needs CAP_SYS_ADMIN)")
+    ns = Namespace(installation)
+    try:
+        yield ns
+    finally:
+        if ns.server is not None and ns.server.poll() is None:
+            ns.server.kill()
+            ns.server.wait()
+
+
+MOVE = {"variant": "xiangqi", "moves": ["h3e3"], "level": 2, "seed": 7}
+JSON = {"content-type": "application/json"}
+
+
+def test_cmd_without_its_key_file_says_so(installation: Installation, namespace: Namespace) -> None:
+    """The image run without mounting keys: one line naming the file, exit status 2."""
+    keys = Path(installation.env["LADDER_API_KEYS"])
+    assert not keys.exists()
+    server = namespace.start({})
+    assert server.wait(timeout=START_TIMEOUT) == 2
+    out = namespace.log.read_text()
+    assert out.splitlines() == [
+        f"ladder serve: API key file {keys} does not exist (to serve without keys, name no "
+        "key file and give --no-auth)"
+    ]
+
+
+def test_cmd_serves_with_the_mounted_keys(installation: Installation, namespace: Namespace) -> None:
+    """The CMD as written, with a key file where the image reads it: the HEALTHCHECK
+    passes, a move needs the key and is legal, the /play page is there, and SIGTERM
+    stops the server and its engines."""
+    runtime = installation.stages[-1]
+    keys = Path(installation.env["LADDER_API_KEYS"])
+    keys.parent.mkdir(parents=True, exist_ok=True)
+    keys.write_text("site-key-0123456789abcdef game-server\n")
+    try:
+        server = namespace.start({})
+        namespace.wait_healthy(runtime)
+        status, reply = namespace.request("/v1/move", MOVE, JSON)
+        assert status == 401 and reply["error"]["code"] == "unauthorized"  # type: ignore[index]
+        auth = {**JSON, "authorization": "Bearer site-key-0123456789abcdef"}
+        status, reply = namespace.request("/v1/move", MOVE, auth)
+        assert status == 200, reply
+        assert Game.from_fen("xiangqi", moves=["h3e3"]).is_legal(str(reply["move"]))
+        page = namespace.run(
+            [
+                "python",
+                "-c",
+                "import urllib.request as u; print(u.urlopen('http://127.0.0.1:8000/play').read()[:200])",
+            ]
         )
-        with urllib.request.urlopen(request, timeout=60) as response:
-            reply = json.load(response)
-        assert Game.from_fen("xiangqi", moves=["h3e3"]).is_legal(reply["move"])
-        # the /play page's files are package data too
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/play", timeout=60) as response:
-            assert b"<html" in response.read().lower()
+        assert "<html" in page.stdout.lower(), page.stderr
         engines = psutil.Process(server.pid).children(recursive=True)
         assert engines, "the server runs no engine"
+        code = namespace.stop()
     finally:
-        server.send_signal(signal.SIGTERM)
-        code = server.wait(timeout=STOP_TIMEOUT)
+        keys.unlink()
+    log = namespace.log.read_text()
     # a graceful stop: uvicorn finishes, then re-raises the SIGTERM it caught
-    assert code in (0, -signal.SIGTERM), log.read_text()
-    assert "Application shutdown complete" in log.read_text()
+    assert code in (0, -signal.SIGTERM), log
+    assert "Application shutdown complete" in log
+    assert "Traceback" not in log
     _, alive = psutil.wait_procs(engines, timeout=10)
     assert not alive, f"engines outlived the server: {alive}"
+
+
+def test_cmd_serves_open_when_asked(installation: Installation, namespace: Namespace) -> None:
+    """The README's line for a service without keys: the variables it names."""
+    runtime = installation.stages[-1]
+    namespace.start({"LADDER_API_KEYS": "", "LADDER_NO_AUTH": "1"})
+    namespace.wait_healthy(runtime)
+    status, reply = namespace.request("/v1/move", MOVE, JSON)
+    assert status == 200, reply
+    namespace.stop()
+    assert "without API keys (--no-auth)" in namespace.log.read_text()
+
+
+def test_readme_docker_run_lines_are_the_images(installation: Installation) -> None:
+    """The README's `docker run` lines mount the key file where the image reads it, and
+    name the variables the open line needs."""
+    readme = (ROOT / "README.md").read_text()
+    keys_path = dockerfile_env(installation, "LADDER_API_KEYS")
+    (expose,) = installation.stages[-1].all("EXPOSE")
+    lines = [ln for ln in readme.splitlines() if ln.startswith("docker run ")]
+    assert len(lines) == 2, lines
+    assert f":{keys_path}:ro" in lines[0] and f"-p {expose.args}:{expose.args}" in lines[0]
+    assert "-e LADDER_API_KEYS= -e LADDER_NO_AUTH=1" in lines[1]
+    assert set(shlex.split(lines[1], comments=True)) >= {"-e", "LADDER_NO_AUTH=1"}
+
+
+def dockerfile_env(installation: Installation, name: str) -> str:
+    (value,) = {v for n, v in installation.stages[-1].assignments() if n == name}
+    return value
 
 
 def test_readme_install_steps_are_the_dockerfiles(installation: Installation) -> None:

@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from ladder.client import Ladder
+from ladder.level_move import derive_seed
 from ladder.match.adjudication import Adjudication
 from ladder.match.clocks import MoveClocks
 from ladder.match.openings import Opening, load_openings
-from ladder.match.play import GameRecord, GameTask, derive_seed, play_game
+from ladder.match.play import GameRecord, GameTask, play_game
 from ladder.match.players import MoveInfo, Player, PlayerSpec, make_player
 from ladder.rules import Game
 from ladder.variants import VARIANT_IDS

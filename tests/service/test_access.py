@@ -54,8 +54,10 @@ def test_key_file_format(tmp_path: Path) -> None:
         with pytest.raises(KeyFileError, match=problem) as err:
             read_keys(path)
         assert KEY_A not in str(err.value)
-    with pytest.raises(KeyFileError, match="cannot read"):
+    with pytest.raises(KeyFileError, match=r"missing does not exist \(to serve without keys"):
         read_keys(tmp_path / "missing")
+    with pytest.raises(KeyFileError, match="cannot read"):
+        read_keys(tmp_path)  # a folder
 
 
 def test_rate_limit_window() -> None:

@@ -1,0 +1,82 @@
+"""The three doors to a level move give one move: the service (``Ladder`` in-process,
+:class:`ladder.service.mover.MoveService`), a match's ``level:N``/``elo:N`` player
+(:class:`ladder.match.players.LevelPlayer`) and the ladder as an engine
+(:class:`ladder.bridge.session.LevelSession`), all through
+:func:`ladder.level_move.play_level_move`.
+
+Each game is played by the bridge's session from an opening of the suite; at every
+position the service and the match player are asked for the move with the seed the
+bridge used (:meth:`LevelSession.move_seed`), on engines of their own. Move, score,
+depth and node count must agree. The strengths: a mistake level (MultiPV 99 and the
+temperature rule), an opening-variety level, and an Elo between levels 3 and 4, which
+blends the two (each move is one or the other, drawn from the seed).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ladder.bridge.session import LevelSession
+from ladder.client import Ladder
+from ladder.levels import load_levels
+from ladder.match.openings import load_openings
+from ladder.match.players import LevelPlayer, PlayerSpec
+from ladder.rules import Game
+from ladder.variants import VARIANT_IDS
+
+#: Plies each game goes on after its opening.
+PLIES = 6
+
+
+def _blend_elo(variant: str) -> float:
+    """An Elo a third of the way from level 3's to level 4's (a blend of the two)."""
+    levels = load_levels()[variant]
+    low, high = levels[3].rating, levels[4].rating
+    assert low is not None and high is not None
+    return round(low.elo + (high.elo - low.elo) / 3)
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("variant", VARIANT_IDS)
+async def test_service_match_and_bridge_play_the_same_move(variant: str, engine_exe: Path) -> None:
+    opening = load_openings(variant)[5]
+    strengths: list[tuple[int | None, float | None]] = [(1, None), (4, None)]
+    strengths.append((None, _blend_elo(variant)))
+    async with Ladder(engines=1) as ladder:
+        for level, elo in strengths:
+            spec = PlayerSpec.parse(f"level:{level}" if elo is None else f"elo:{elo:g}")
+            player = LevelPlayer(spec)
+            await player.start()
+            session = LevelSession(variant=variant, level=level or 1, seed=1234)
+            try:
+                if elo is not None:
+                    session.set_elo(elo)
+                assert session.set_position(opening.fen, list(opening.moves)) is None
+                for _ in range(PLIES):
+                    game = session.game.copy()
+                    seed = session.move_seed()
+                    answer = await session.best_move()
+                    assert answer is not None
+                    reply = await ladder.move(
+                        variant=variant,
+                        fen=opening.fen,
+                        moves=game.moves,
+                        level=level,
+                        elo=elo,
+                        seed=seed,
+                    )
+                    info = await player.choose(
+                        Game.from_fen(variant, opening.fen, game.moves), seed
+                    )
+                    where = (variant, level, elo, game.ply)
+                    assert reply.move == info.move == answer.move, where
+                    assert (reply.score.cp, reply.score.mate) == (info.cp, info.mate), where
+                    assert (answer.cp, answer.mate) == (info.cp, info.mate), where
+                    assert reply.depth == info.depth == answer.depth, where
+                    assert reply.nodes == info.nodes == answer.nodes, where
+                    assert session.play(answer.move) is None
+            finally:
+                await session.close()
+                await player.close()
