@@ -40,10 +40,10 @@ from ladder.service.cli import add_levels, add_move, add_serve
 
 #: Subcommands that run the patched engine through the usual lookup (engine pools, match
 #: workers): they take --engine after their name too, passed on as $LADDER_ENGINE.
-#: (`doctor` and `engine path` take it themselves: they report a bad one.)
+#: (`doctor` and `engine path` take it themselves: they report a bad one; `serve` has it
+#: among its settings, ladder.service.settings, and passes the engine on in its config.)
 ENGINE_COMMANDS = (
     "move",
-    "serve",
     "match",
     "tournament",
     "study",
@@ -129,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
     except EngineNotBuilt as exc:
         print(f"ladder: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # Ctrl-C before a command's own handling of it (a match reading its book, say).
+        print(f"ladder {args.command}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # `ladder levels | head`: the reader went away; end quietly, as a Unix filter does.
         # (Not SIG_DFL for SIGPIPE: that would let any closed socket or dead engine pipe
