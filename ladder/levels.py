@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 import random
@@ -19,6 +20,13 @@ LEVEL_NUMBERS = range(1, 9)
 
 class LevelsError(ValueError):
     """The levels file is malformed."""
+
+
+def levels_version(path: Path = LEVELS_FILE) -> str:
+    """Which ladder plays: the first 12 hex digits of the SHA-256 of the levels file. A
+    recalibration changes what a level and a seed play, and so this version; every move
+    answer carries it, and ``ladder serve --levels-version`` refuses any other file."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
@@ -225,6 +233,7 @@ def level_table(level: Level) -> dict[str, Any]:
     out.update(rating)
     out["extrapolated"] = bool(out["extrapolated"])
     out["seconds_per_move"] = level.seconds_per_move
+    out["book"] = level.book
     return out
 
 
@@ -342,8 +351,11 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
     span = elo_range(levels)
     if span is None:
         raise LevelsError("an Elo needs every level measured, strictly increasing")
-    if not span[0] <= elo <= span[1]:
+    # The bounds are printed rounded (`ladder levels`, this message): a printed bound is
+    # accepted, and an Elo a rounding away from the measured end plays that end.
+    if not math.floor(span[0]) <= elo <= math.ceil(span[1]):
         raise LevelsError(f"elo must be between {span[0]:.0f} and {span[1]:.0f}, got {elo:g}")
+    elo = min(max(elo, span[0]), span[1])
     elos = {n: lv.rating.elo for n, lv in levels.items() if lv.rating is not None}
     low, high = next((a, b) for a, b in itertools.pairwise(sorted(levels)) if elo <= elos[b])
     a, b = levels[low], levels[high]

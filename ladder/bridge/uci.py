@@ -3,7 +3,7 @@
 UCI (moves as Fairy-Stockfish writes them, ranks 1..10)::
 
     < uci
-    > id name Mistboard ladder (level 1)
+    > id name Mistboard ladder (level 1, ladder 5b85651335b8)
     > id author Mistboard
     > option name UCI_Variant type combo default xiangqi var xiangqi var atomic-xiangqi ...
     > option name Level type spin default 1 min 1 max 8
@@ -21,7 +21,7 @@ UCI (moves as Fairy-Stockfish writes them, ranks 1..10)::
 UCCI (the specification's ranks 0..9, options without ``name``/``value``)::
 
     < ucci
-    > id name Mistboard ladder (level 1)
+    > id name Mistboard ladder (level 1, ladder 5b85651335b8)
     > option UCI_Variant type combo default xiangqi var xiangqi ...
     > option Level type spin default 1 min 1 max 8
     > option usemillisec type check default true
@@ -102,6 +102,7 @@ class UciServer(GuiServer):
             f"option {word}UCI_Variant type combo default {session.variant} {variants}",
             f"option {word}Level type spin default {session.level} min 1 max 8",
             f"option {word}Seed type spin default {session.seed} min 0 max {SEED_OPTION_MAX}",
+            f"option {word}OwnBook type check default {str(session.own_book).lower()}",
         ]
         spans = [s for v in VARIANT_IDS if (s := session.elo_span(v)) is not None]
         if spans:  # Elo needs a calibrated levels file; without one it is not offered
@@ -128,8 +129,12 @@ class UciServer(GuiServer):
             session.set_elo(_integer(name, value))
         elif key == "seed":
             session.set_seed(_integer(name, value))
+        elif key == "ownbook":
+            if value.lower() not in ("true", "false"):
+                raise SessionError(f"OwnBook must be true or false, not {value[:40]!r}")
+            session.own_book = value.lower() == "true"
         else:
-            known = ", ".join(["UCI_Variant", "Level", "Elo", "Seed"])
+            known = ", ".join(["UCI_Variant", "Level", "Elo", "Seed", "OwnBook"])
             raise SessionError(f"unknown option {name!r} (options: {known})")
 
     # ------------------------------------------------------------------ commands
@@ -138,7 +143,10 @@ class UciServer(GuiServer):
         return None
 
     async def cmd_hello(self, args: list[str]) -> None:
-        self.send(f"id name Mistboard ladder (level {self.session.level})")
+        self.send(
+            f"id name Mistboard ladder (level {self.session.level}, "
+            f"ladder {self.session.levels_version})"
+        )
         self.send("id author Mistboard")
         for line in self.option_lines():
             self.send(line)
