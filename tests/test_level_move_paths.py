@@ -21,10 +21,10 @@ import pytest
 from ladder.bridge.session import LevelSession
 from ladder.client import Ladder
 from ladder.levels import LEVELS_FILE, load_levels
-from ladder.service.config import ServiceConfig
 from ladder.match.openings import load_openings
 from ladder.match.players import LevelPlayer, PlayerSpec
 from ladder.rules import Game
+from ladder.service.config import ServiceConfig
 from ladder.variants import VARIANT_IDS
 
 #: Plies each game goes on after its opening.
