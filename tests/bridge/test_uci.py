@@ -194,11 +194,12 @@ def test_an_engine_that_keeps_failing_gets_error_lines_and_legal_moves(tmp_path:
         gui.send("uci", "isready")
         lines = gui.expect("readyok")
         assert lines[-2].startswith("info string error: the engine does not start")
-        gui.send("position startpos moves h3e3", "go")
+        # A position out of the opening book: the level must search.
+        gui.send("position startpos moves a4a5", "go")
         lines = gui.expect("bestmove")
         assert any("playing a random legal move" in line for line in lines)
         assert " score " not in lines[-2]  # no score for a move nothing searched
-        assert bestmove(lines) in Game.from_fen("xiangqi", moves=["h3e3"]).legal_moves()
+        assert bestmove(lines) in Game.from_fen("xiangqi", moves=["a4a5"]).legal_moves()
 
 
 @pytest.mark.parametrize(
