@@ -30,6 +30,7 @@ from prometheus_client import (
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from ladder.levels import LEVEL_NUMBERS
 from ladder.variants import VARIANT_IDS
 
 # No `*_created` series beside each counter and histogram: they double the exposition
@@ -116,7 +117,7 @@ CLOSE_REASONS: tuple[str, ...] = (
 )
 
 #: Levels of the ladder (series are created for each).
-LEVELS: tuple[int, ...] = tuple(range(1, 9))
+LEVELS: tuple[int, ...] = tuple(LEVEL_NUMBERS)
 
 
 def _package_version() -> str:
