@@ -88,6 +88,7 @@ class MatchStats:
                 "nelo_error": _finite(e.nelo_error),
                 "los": e.los,
                 "confidence": e.confidence,
+                "small_sample": e.small_sample,
             }
         if s is not None:
             out["sprt"] = {
@@ -113,6 +114,8 @@ class MatchStats:
                 text += f"  Elo {_fmt(e.elo)}"
             else:
                 text += f"  Elo {_fmt(e.elo)} ±{_fmt(e.elo_error, sign=False)}"
+            if e.small_sample:
+                text += " (small sample)"
             nelo = _fmt(e.nelo) if math.isfinite(e.nelo) else "n/a"
             text += f"  nElo {nelo}  LOS {100 * e.los:.1f}%"
         if self.sprt is not None:
@@ -167,15 +170,16 @@ def _fmt(x: float, sign: bool = True) -> str:
 def _elo_text(e: EloEstimate) -> str:
     """Elo with its interval, and nElo; says so when the sample cannot give a figure: a
     score of 0 or 100 % (no finite Elo) or no spread at all (every game, or every pair,
-    scored the same: no nElo)."""
+    scored the same: no nElo), and when it is small (the interval is rough)."""
     unit = "game" if e.model == "trinomial" else "pair"
     if math.isinf(e.elo):
         return (
             f"Elo {_fmt(e.elo)} (score {100 * e.score:.0f}% over {e.samples} "
             f"{unit}s: no finite estimate)"
         )
+    small = f", small sample: {e.samples} {unit}s, a rough interval" if e.small_sample else ""
     text = (
-        f"Elo {_fmt(e.elo)} ± {_fmt(e.elo_error, sign=False)} (95%, {e.model}; "
+        f"Elo {_fmt(e.elo)} ± {_fmt(e.elo_error, sign=False)} (95%, {e.model}{small}; "
         f"[{_fmt(e.elo_lo)}, {_fmt(e.elo_hi)}])  "
     )
     if math.isfinite(e.nelo):
