@@ -23,7 +23,13 @@ from ladder.match.results import (
 )
 from ladder.match.sprt import Sprt, SprtDecision, SprtResult
 
-__all__ = ["MatchStats", "match_stats"]
+__all__ = ["MatchStats", "engine_restarts", "match_stats", "restart_text"]
+
+
+def engine_restarts(records: Iterable[GameRecord]) -> int:
+    """Engine restarts the games needed (a crash or hang the automatic restart fixed:
+    the move was searched again and the game stands)."""
+    return sum(int(info.get("restarts", 0)) for r in records for info in r.infos)
 
 
 @dataclass
@@ -41,6 +47,7 @@ class MatchStats:
     mean_plies: float = 0.0  #: mean game length in plies (book moves included)
     search_seconds: float = 0.0
     wall_seconds: float = 0.0
+    engine_restarts: int = 0  #: see :func:`engine_restarts`
 
     @property
     def games(self) -> int:
@@ -74,6 +81,7 @@ class MatchStats:
             "mean_plies": self.mean_plies,
             "endings": dict(self.reasons.most_common()),
             "engine_failures": self.engine_failures,
+            "engine_restarts": self.engine_restarts,
             "elo": None,
             "sprt": None,
         }
@@ -151,7 +159,17 @@ class MatchStats:
                 f"{self.mean_plies:.1f} plies a game; endings: "
                 + ", ".join(f"{k} {v}" for k, v in self.reasons.most_common())
             )
+        if self.engine_restarts:
+            lines.append(f"  {restart_text(self.engine_restarts)}")
         return "\n".join(lines)
+
+
+def restart_text(restarts: int) -> str:
+    """The line that says how many engine restarts the games needed."""
+    return (
+        f"engine restarts: {restarts} (an engine crashed or hung and was restarted; the "
+        "move was searched again and the game stands)"
+    )
 
 
 def _finite(x: float) -> float | None:
@@ -215,4 +233,5 @@ def match_stats(
     stats.mean_plies = sum(len(r.moves) for r in recs) / len(recs)
     stats.search_seconds = sum(sum(r.search_seconds.values()) for r in recs)
     stats.wall_seconds = sum(r.wall_seconds for r in recs)
+    stats.engine_restarts = engine_restarts(recs)
     return stats
