@@ -142,8 +142,10 @@ class Ladder:
     async def _request(self, method: str, path: str, model: type[M], content: str | None) -> M:
         assert self._http is not None
         try:
-            resp = await self._http.request(method, path, content=content)
-        except httpx.TimeoutException as exc:
+            # httpx's timeout is per read: a server trickling bytes would never trip it
+            async with asyncio.timeout(self._timeout):
+                resp = await self._http.request(method, path, content=content)
+        except (httpx.TimeoutException, TimeoutError) as exc:
             raise ServiceError(
                 504,
                 ErrorCode.TIMEOUT,

@@ -424,18 +424,20 @@ def create_app(
     @app.get(
         "/readyz",
         response_model=Health,
-        responses={503: {"model": ErrorResponse, "description": "No engine is running"}},
+        responses={503: {"model": ErrorResponse, "description": "No engine answers"}},
         tags=["ops"],
     )
     async def readyz() -> Health:
-        """Readiness: 200 while at least one engine runs, else 503 (``not_ready``), so a
-        load balancer stops sending requests here."""
+        """Readiness: 200 while at least one engine is live (runs, and answered its last
+        search or readiness check; `engines_live` says how many), else 503
+        (``not_ready``), so a load balancer stops sending requests here."""
         health = svc.health()
         if not health.ready:
             raise ServiceError(
                 503,
                 ErrorCode.NOT_READY,
-                f"no engine is running ({health.engines_alive} of {health.engines})",
+                f"no engine answers ({health.engines_live} of {health.engines} live, "
+                f"{health.engines_alive} running)",
                 retry_after=cfg.retry_after_s,
             )
         return health

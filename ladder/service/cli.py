@@ -11,6 +11,9 @@ from typing import Any
 
 #: Environment variable the CLI reads an API key from (``ladder move --url``).
 API_KEY_ENV = "LADDER_API_KEY"
+#: How long `ladder move --url` waits for an answer by default (seconds): a person's
+#: patience, and more than a level-8 move on a busy server takes.
+MOVE_TIMEOUT_S = 30.0
 
 __all__ = ["add_levels", "add_move", "add_serve"]
 
@@ -44,6 +47,14 @@ def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=None,
         help=f"API key for a server that needs one (default: ${API_KEY_ENV})",
     )
+    p.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=MOVE_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"with --url: give up when no answer has come within this (default "
+        f"{MOVE_TIMEOUT_S:g}; exit status 3)",
+    )
     p.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     _add_levels_option(p)
     p.set_defaults(func=_cmd_move)
@@ -58,7 +69,11 @@ def _cmd_move(args: argparse.Namespace) -> int:
 
     try:
         if args.url:
-            ladder = LadderSync(args.url, api_key=args.api_key or os.environ.get(API_KEY_ENV))
+            ladder = LadderSync(
+                args.url,
+                api_key=args.api_key or os.environ.get(API_KEY_ENV),
+                timeout=args.timeout,
+            )
         else:
             config = ServiceConfig(engines=1, max_queue=1, levels_file=_levels_file(args.levels))
             ladder = LadderSync(config=config)
@@ -162,6 +177,14 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         default=defaults.engines,
         help="engine processes in all (default: the CPUs this process may use, by its "
         f"CPU affinity and cgroup quota: {defaults.engines} here)",
+    )
+    option(
+        p,
+        "--short-engines",
+        type=_non_negative_int,
+        metavar="N",
+        help="engines a slow level's search (over 100,000 nodes: levels 7 and 8) never "
+        "takes, kept for the fast levels, per worker (default: 1 with 2 engines or more)",
     )
     option(
         p,
@@ -326,6 +349,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                 f"--workers {opt.workers} needs at least as many engines (--engines is "
                 f"{opt.engines}): each worker runs its own, at least one"
             )
+        if opt.short_engines is not None and opt.short_engines >= opt.engines:
+            raise ValueError(
+                f"--short-engines {opt.short_engines} leaves no engine for the slow levels "
+                f"(--engines is {opt.engines})"
+            )
         if opt.api_keys is not None:
             read_keys(opt.api_keys)  # a bad file is a one-line error before anything starts
         config = ServiceConfig(
@@ -335,6 +363,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             queue_timeout_s=opt.queue_timeout,
             engine_path=engine_path(),
             engine_max_rss_mb=opt.engine_max_rss,
+            short_engines=opt.short_engines,
             api_keys_file=opt.api_keys,
             rate_limit_per_minute=opt.rate_limit,
             allowed_hosts=tuple(opt.allowed_host),

@@ -218,11 +218,15 @@ class Health(BaseModel):
     """Liveness and load."""
 
     status: Literal["ok", "degraded"] = Field(
-        description="`ok` when every engine runs, `degraded` when some do not."
+        description="`ok` when every engine is live, `degraded` when some are not."
     )
-    ready: bool = Field(description="At least one engine runs (what `/readyz` answers).")
+    ready: bool = Field(description="At least one engine is live (what `/readyz` answers).")
     engines: int
-    engines_alive: int
+    engines_alive: int = Field(description="Engine processes running.")
+    engines_live: int = Field(
+        description="Engines running that answered their last search or readiness check "
+        "(idle engines are checked every few seconds; a frozen one is replaced)."
+    )
     engines_busy: int
     queue_depth: int
     max_queue: int

@@ -105,9 +105,11 @@ class MoveService:
             factory,
             self.config.engines,
             self.config.max_queue,
+            lanes=self.config.lane_caps,
             on_busy=m.busy.inc,
             on_change=self._pool_changed,
             watch_interval=self.config.watch_interval_s,
+            check_interval=self.config.check_interval_s,
         )
         m.engines.set(self.pool.size)
         m.set_build(self.config.engine_path)
@@ -117,6 +119,9 @@ class MoveService:
         m.queue_depth.set(pool.queue_depth)
         m.engines_busy.set(pool.busy_count)
         m.engines_alive.set(pool.alive_count)
+        m.engines_live.set(pool.live_count)
+        for lane in pool.lanes:
+            m.lane_in_flight.labels(lane).set(pool.in_lane(lane))
 
     def sample_metrics(self) -> None:
         """Refresh the sampled metrics (CPU and memory of the server and its engines)."""
@@ -168,11 +173,23 @@ class MoveService:
         failures: list[str] = []
         moved: LevelMove | None = None
         elapsed = 0.0
+        label = str(req.level) if req.level is not None else "elo"
+        m = self.metrics
+        waiting = m.queued_moves.labels(label)
+        waiting.inc()
         queued_at = time.perf_counter()
-        async with self.pool.lease(min(cfg.queue_timeout_s, budget), trace.client) as lease:
+        try:
+            worker = await self.pool.acquire(
+                min(cfg.queue_timeout_s, budget), trace.client, cfg.lane(level)
+            )
+        finally:
+            waiting.dec()
             trace.queue_wait_s = time.perf_counter() - queued_at
-            self.metrics.queue_wait_seconds.observe(trace.queue_wait_s)
-            worker = lease.worker
+            m.queue_wait_seconds.labels(label).observe(trace.queue_wait_s)
+        searching = m.searches_in_flight.labels(label)
+        searching.inc()
+        dirty = True  # until an attempt answers: a failure or cancellation leaves it dirty
+        try:
             trace.engine = worker.index
             try:
                 async with asyncio.timeout_at(deadline):
@@ -181,26 +198,26 @@ class MoveService:
                         t0 = time.perf_counter()
                         try:
                             moved = await worker.play(checked.game, level, seed, checked.legal)
-                        except SearchAttemptFailed as exc:
-                            lease.dirty = True  # recovered (restarted) if this was the last try
+                        except SearchAttemptFailed as exc:  # recovered if it was the last try
                             failures.append(f"engine {worker.index}: {exc}")
                             continue
                         elapsed = time.perf_counter() - t0
-                        lease.dirty = False
+                        dirty = False
                         break
             except TimeoutError:
-                lease.dirty = True
                 raise DeadlineExceeded(
                     f"no engine answer within the request's deadline ({budget:.1f} s)"
                     + (f": {'; '.join(failures)}" if failures else "")
                 ) from None
+        finally:
+            searching.dec()
+            self.pool.release(worker, dirty=dirty)
         if moved is None:
             raise NoEngineAnswer(
                 "the engine gave no usable answer: " + ("; ".join(failures) or "unknown failure")
             )
-        label = str(req.level) if req.level is not None else "elo"
-        self.metrics.search_seconds.labels(req.variant, label).observe(elapsed)
-        self.metrics.moves.labels(req.variant, label).inc()
+        m.search_seconds.labels(req.variant, label).observe(elapsed)
+        m.moves.labels(req.variant, label).inc()
         after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
         return self._answer(req, seed, after, moved, elapsed)
 
@@ -303,10 +320,11 @@ class MoveService:
         """Liveness and load."""
         pool = self.pool
         return Health(
-            status="ok" if pool.alive_count == pool.size else "degraded",
-            ready=pool.alive_count > 0 and not pool.closed,
+            status="ok" if pool.live_count == pool.size else "degraded",
+            ready=pool.live_count > 0 and not pool.closed,
             engines=pool.size,
             engines_alive=pool.alive_count,
+            engines_live=pool.live_count,
             engines_busy=pool.busy_count,
             queue_depth=pool.queue_depth,
             max_queue=pool.max_queue,
