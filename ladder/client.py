@@ -40,9 +40,8 @@ from ladder.service.models import (
     PositionResponse,
     VariantsResponse,
 )
-from ladder.service.mover import MoveFailed, MoveService
-from ladder.service.pool import PoolError
-from ladder.service.status import as_service_error
+from ladder.service.mover import MoveService
+from ladder.service.status import FAILURES, as_service_error, invalid_request
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -51,13 +50,12 @@ __all__ = ["Ladder", "LadderSync", "ServiceError", "wait_until_healthy"]
 
 
 def _request(model: type[M], **fields: Any) -> M:
-    """Build a request model, turning pydantic's complaint into a 422 ServiceError."""
+    """Build a request model; pydantic's complaint is the ServiceError the server would
+    give for the same request (:func:`ladder.service.status.invalid_request`)."""
     try:
         return model(**fields)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "body"
-        raise ServiceError(422, "invalid_request", f"{loc}: {first['msg']}", field=loc) from None
+        raise as_service_error(invalid_request(exc.errors()), 0) from None
 
 
 class Ladder:
@@ -180,11 +178,11 @@ class Ladder:
             ) from None
 
     async def _local(self, work: Coroutine[Any, Any, T]) -> T:
-        """Run an in-process call, its pool's and mover's failures as ServiceError."""
+        """Run an in-process call, the service's failures as the API's errors."""
         assert self._service is not None
         try:
             return await work
-        except (PoolError, MoveFailed) as exc:
+        except FAILURES as exc:
             raise as_service_error(exc, self._service.config.retry_after_s) from None
 
     async def move(
@@ -218,7 +216,7 @@ class Ladder:
         """The rules checker's view of a position: FEN, legal moves, check, outcome."""
         req = _request(PositionRequest, variant=variant, fen=fen, moves=list(moves))
         if self._service is not None:
-            return await self._service.position(req)
+            return await self._local(self._service.position(req))
         return await self._call("POST", "/v1/position", PositionResponse, req)
 
     async def levels(self) -> LevelsResponse:

@@ -31,7 +31,8 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ladder.service.errors import ErrorCode, ServiceError, error_response
+from ladder.service.errors import ErrorCode, ServiceError
+from ladder.service.handlers import error_response
 
 log = logging.getLogger(__name__)
 

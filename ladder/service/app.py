@@ -17,18 +17,16 @@ from collections.abc import AsyncIterator, Awaitable
 from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi_offline import FastAPIOffline
 from pydantic import TypeAdapter
-from starlette.exceptions import HTTPException
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ladder.service.access import AccessControl, HostCheck, JsonCors, KeyRing, RateLimit
 from ladder.service.config import MAX_SEED, ServiceConfig
-from ladder.service.errors import ErrorCode, ServiceError, error_response
+from ladder.service.errors import ErrorCode, ServiceError
+from ladder.service.handlers import add_exception_handlers, error_response, failure_response
 from ladder.service.models import (
-    STRENGTH_ERROR,
     ErrorResponse,
     Health,
     LevelsResponse,
@@ -38,11 +36,10 @@ from ladder.service.models import (
     PositionResponse,
     VariantsResponse,
 )
-from ladder.service.mover import MoveFailed, MoveService, MoveTrace
+from ladder.service.mover import MoveService, MoveTrace
 from ladder.service.observe import ObserveRequests
 from ladder.service.play_page import add_play_page
-from ladder.service.pool import PoolError
-from ladder.service.status import UNAVAILABLE, as_service_error
+from ladder.service.status import FAILURES
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -136,18 +133,6 @@ class BodyLimit:
 
 async def _no_receive() -> Message:
     return {"type": "http.disconnect"}
-
-
-def _field_name(loc: tuple[Any, ...]) -> str:
-    """`("body", "moves", 3)` -> `moves[3]`."""
-    parts = [p for p in loc if p != "body"]
-    out = ""
-    for p in parts:
-        if isinstance(p, int):
-            out += f"[{p}]"
-        else:
-            out += f".{p}" if out else str(p)
-    return out or "body"
 
 
 async def _until_disconnect(receive: Receive) -> None:
@@ -247,9 +232,8 @@ class MoveFastPath:
             reply = await cancel_on_disconnect(receive, self.service.move(req, trace))
         except ServiceError as err:
             response: Response = error_response(err)
-        except UNAVAILABLE as exc:
-            assert isinstance(exc, PoolError | MoveFailed)
-            response = error_response(as_service_error(exc, self.service.config.retry_after_s))
+        except FAILURES as exc:
+            response = failure_response(exc, self.service.config.retry_after_s)
         else:
             response = Response(
                 content=_MOVE_RESPONSE.dump_json(reply, by_alias=True),
@@ -321,65 +305,7 @@ def create_app(
     app.state.service = svc
     app.state.keys = keys
 
-    @app.exception_handler(ServiceError)
-    async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
-        return error_response(exc)
-
-    async def unavailable(request: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, PoolError | MoveFailed)
-        return error_response(as_service_error(exc, cfg.retry_after_s))
-
-    for kind in UNAVAILABLE:
-        app.add_exception_handler(kind, unavailable)
-
-    @app.exception_handler(RequestValidationError)
-    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = exc.errors()
-        first = errors[0] if errors else {"loc": ("body",), "msg": "invalid request"}
-        if first.get("type") == "json_invalid":
-            return error_response(
-                ServiceError(
-                    400,
-                    ErrorCode.MALFORMED_JSON,
-                    f"body is not valid JSON: {first.get('msg')}",
-                    field="body",
-                )
-            )
-        field = _field_name(tuple(first.get("loc", ("body",))))
-        if first.get("type") == STRENGTH_ERROR:
-            field = "level"
-        message = f"{field}: {first.get('msg', 'invalid')}"
-        if len(errors) > 1:
-            message += f" (and {len(errors) - 1} more problem(s))"
-        ply = None
-        loc = tuple(first.get("loc", ()))
-        if len(loc) >= 3 and loc[-2] == "moves" and isinstance(loc[-1], int):
-            ply = loc[-1] + 1
-        return error_response(
-            ServiceError(422, ErrorCode.INVALID_REQUEST, message, field=field, ply=ply)
-        )
-
-    @app.exception_handler(HTTPException)
-    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
-        codes = {
-            400: ErrorCode.MALFORMED_JSON,  # FastAPI's "There was an error parsing the body"
-            404: ErrorCode.NOT_FOUND,
-            405: ErrorCode.METHOD_NOT_ALLOWED,
-        }
-        err = ServiceError(
-            exc.status_code, codes.get(exc.status_code, ErrorCode.HTTP_ERROR), str(exc.detail)
-        )
-        response = error_response(err)
-        if exc.headers:
-            response.headers.update(exc.headers)
-        return response
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unexpected error on %s", request.url.path)
-        return error_response(
-            ServiceError(500, ErrorCode.INTERNAL_ERROR, f"internal error: {type(exc).__name__}")
-        )
+    add_exception_handlers(app, cfg.retry_after_s)
 
     @app.post("/v1/move", response_model=MoveResponse, responses=ERRORS, tags=["play"])
     async def move(req: MoveRequest, request: Request) -> MoveResponse:

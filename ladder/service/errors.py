@@ -1,11 +1,20 @@
-"""The service's errors: each one an HTTP status, a stable code and a clear message."""
+"""The service's errors, in two layers.
+
+* **Below HTTP** (:class:`RequestRejected` and its kinds): what the rules checker and
+  :class:`~ladder.service.mover.MoveService` refuse, with a stable code, a clear message
+  and, where there is one, the field (``moves[3]``) and the ply at fault. With the
+  pool's (:class:`~ladder.service.pool.PoolError`) and the mover's
+  (:class:`~ladder.service.mover.MoveFailed`) failures these are all the service raises.
+* **The API's error** (:class:`ServiceError`): the same with an HTTP status (and
+  ``Retry-After``), what an HTTP answer carries and what :mod:`ladder.client` raises in
+  both of its modes. :mod:`ladder.service.status` is the one place that turns the
+  first into the second.
+"""
 
 from __future__ import annotations
 
 from enum import StrEnum
 from typing import Any
-
-from starlette.responses import JSONResponse
 
 
 class ErrorCode(StrEnum):
@@ -42,13 +51,46 @@ class ErrorCode(StrEnum):
     BAD_URL = "bad_url"  #: 400, the base URL is not an http(s) URL
 
 
-class ServiceError(Exception):
-    """A request the service cannot answer with a move or a position.
+class RequestRejected(Exception):
+    """A request the service cannot answer as asked (the caller's to fix).
 
-    ``status`` is the HTTP status, ``code`` a stable machine-readable name, ``message``
-    the human-readable reason; ``field`` and ``ply`` point at the offending input where
-    there is one (``ply`` counts from 1 for the first move of ``moves``).
-    The same class is raised by the in-process API and by :mod:`ladder.client`.
+    ``code`` is the stable machine-readable name, ``message`` the human-readable reason;
+    ``field`` and ``ply`` point at the offending input where there is one (``ply``
+    counts from 1 for the first move of ``moves``); ``outcome`` is a finished game's.
+    """
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        field: str | None = None,
+        ply: int | None = None,
+        outcome: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+        self.ply = ply
+        self.outcome = outcome
+
+
+class InvalidRequest(RequestRejected):
+    """A field, FEN or move that cannot be (a well-formed request naming the impossible)."""
+
+
+class GameOver(RequestRejected):
+    """The game asked about is already over: there is no move to make."""
+
+
+class ServiceError(Exception):
+    """The API's error: a request the service did not answer with a move or a position.
+
+    ``status`` is the HTTP status, ``code``, ``message``, ``field``, ``ply`` and
+    ``outcome`` as in :class:`RequestRejected`, ``retry_after`` the seconds to wait
+    before trying again (503s). What an HTTP error answer says, and what
+    :mod:`ladder.client` raises whichever way it reaches the service.
     """
 
     def __init__(
@@ -98,16 +140,3 @@ class ServiceError(Exception):
 
     def __repr__(self) -> str:
         return f"ServiceError({self.status}, {self.code!r}, {self.message!r})"
-
-
-def error_response(err: ServiceError) -> JSONResponse:
-    """The HTTP answer to `err`: its status, the JSON envelope, ``Retry-After``."""
-    headers = {"Retry-After": str(err.retry_after)} if err.retry_after is not None else None
-    return JSONResponse(err.to_dict(), status_code=err.status, headers=headers)
-
-
-def invalid(
-    message: str, *, field: str, ply: int | None = None, code: str = ErrorCode.INVALID_REQUEST
-) -> ServiceError:
-    """A 422: the request is well-formed JSON but names something that cannot be."""
-    return ServiceError(422, code, message, field=field, ply=ply)

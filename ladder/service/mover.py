@@ -6,9 +6,10 @@ it behind FastAPI and :class:`ladder.client.Ladder` can use it directly.
 Retries live here and only here: a worker's search is one attempt
 (:class:`~ladder.service.worker.SearchAttemptFailed` when the engine faults), and
 :meth:`MoveService.move` makes at most ``max_attempts`` of them within the request's
-deadline. What it cannot answer it raises as its own exceptions (:class:`MoveFailed`)
-or the pool's (:class:`~ladder.service.pool.PoolError`); the HTTP layer
-(:mod:`ladder.service.status`) maps them to statuses.
+deadline. What it cannot answer it raises as domain exceptions, never HTTP statuses: the
+request's (:class:`~ladder.service.errors.RequestRejected`), its own
+(:class:`MoveFailed`) or the pool's (:class:`~ladder.service.pool.PoolError`);
+:mod:`ladder.service.status` maps them to the API's errors.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from types import TracebackType
 from ladder.level_move import LevelMove
 from ladder.levels import Level, LevelsError, at_elo, elo_range, load_levels
 from ladder.service.config import ServiceConfig
-from ladder.service.errors import ErrorCode, ServiceError
+from ladder.service.errors import ErrorCode, GameOver, InvalidRequest
 from ladder.service.metrics import Metrics
 from ladder.service.models import (
     EloRange,
@@ -78,9 +79,9 @@ class MoveService:
     ``async with MoveService(ServiceConfig(engines=2)) as svc:``
     ``    reply = await svc.move(MoveRequest(variant="xiangqi", moves=["h3e3"], level=3))``
 
-    Raises :class:`ladder.service.errors.ServiceError` for a request that cannot be
-    answered as asked (4xx), :class:`MoveFailed` and
-    :class:`~ladder.service.pool.PoolError` when the engines could not answer it.
+    Raises :class:`ladder.service.errors.RequestRejected` for a request that cannot be
+    answered as asked, :class:`MoveFailed` and :class:`~ladder.service.pool.PoolError`
+    when the engines could not answer it (:mod:`ladder.service.status` maps them all).
     """
 
     def __init__(
@@ -161,8 +162,7 @@ class MoveService:
         checked = await self.positions.judge(req.variant, req.fen, req.moves)
         if checked.outcome is not None:
             o = checked.outcome
-            raise ServiceError(
-                409,
+            raise GameOver(
                 ErrorCode.GAME_OVER,
                 f"the game is already over: {o.reason} ({o.result})",
                 outcome=o.model_dump(mode="json"),
@@ -223,7 +223,7 @@ class MoveService:
 
     def strength(self, variant: str, level: int | None, elo: float | None) -> Level:
         """The settings a request asks for: a level's, or those interpolated at an Elo
-        (422 when the Elo is off the measured curve)."""
+        (:class:`InvalidRequest` when the Elo is off the measured curve)."""
         table = self.levels[variant]
         if level is not None:
             return table[level]
@@ -231,8 +231,8 @@ class MoveService:
         try:
             return at_elo(table, elo)
         except LevelsError as exc:
-            raise ServiceError(
-                422, ErrorCode.INVALID_REQUEST, f"elo: {variant}: {exc}", field="elo"
+            raise InvalidRequest(
+                ErrorCode.INVALID_REQUEST, f"elo: {variant}: {exc}", field="elo"
             ) from None
 
     def _answer(

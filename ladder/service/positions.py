@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ladder.rules import Game, Outcome, RulesError
-from ladder.service.errors import ErrorCode, ServiceError, invalid
+from ladder.service.errors import ErrorCode, InvalidRequest
 from ladder.service.models import OutcomeInfo
 
 #: Requests needing more plies of checking than this are checked in a worker thread,
@@ -63,10 +63,10 @@ def start_fen(variant: str) -> str:
     return Game.from_fen(variant).fen()
 
 
-def _fen_error(exc: RulesError) -> ServiceError:
+def _fen_error(exc: RulesError) -> InvalidRequest:
     if exc.field == "variant":
-        return invalid(f"variant: {exc.reason}", field="variant", code=ErrorCode.UNKNOWN_VARIANT)
-    return invalid(f"fen: {exc.reason}", field="fen", code=ErrorCode.BAD_FEN)
+        return InvalidRequest(ErrorCode.UNKNOWN_VARIANT, f"variant: {exc.reason}", field="variant")
+    return InvalidRequest(ErrorCode.BAD_FEN, f"fen: {exc.reason}", field="fen")
 
 
 def _judge(variant: str, game: Game) -> Checked:
@@ -87,8 +87,8 @@ def _extend(start: Checked, extra: tuple[str, ...], first_ply: int) -> Checked:
             game.push(move)
         except RulesError as exc:
             code = ErrorCode.GAME_OVER if "already over" in exc.reason else ErrorCode.ILLEGAL_MOVE
-            raise invalid(
-                f"{field} (ply {ply}): {exc.reason}", field=field, ply=ply, code=code
+            raise InvalidRequest(
+                code, f"{field} (ply {ply}): {exc.reason}", field=field, ply=ply
             ) from None
     return _judge(start.variant, game)
 
@@ -137,7 +137,7 @@ class Positions:
         return None, 0
 
     def judge_sync(self, variant: str, fen: str | None, moves: tuple[str, ...]) -> Checked:
-        """Judge a position (blocking): 422 ServiceError on anything wrong."""
+        """Judge a position (blocking): :class:`InvalidRequest` on anything wrong."""
         start, done = self._nearest(variant, fen, moves)
         if start is None:
             try:

@@ -1,20 +1,34 @@
-"""The answer each failure gets: the pool's and the mover's exceptions as HTTP statuses.
+"""The answer each failure gets: the service's exceptions as the API's errors.
 
-The pool (:class:`~ladder.service.pool.PoolError`) and the mover
+The rules checker's refusals and the mover's (:class:`~ladder.service.errors.RequestRejected`),
+the pool's (:class:`~ladder.service.pool.PoolError`) and the mover's engine failures
 (:class:`~ladder.service.mover.MoveFailed`) know nothing of HTTP; this is the one place
-that says which status, code and ``Retry-After`` each of them is. The HTTP layer
-(:mod:`ladder.service.app`) and the in-process client (:mod:`ladder.client`) both use
-it, so a failure looks the same whichever way the service is called.
+that says which status, code and ``Retry-After`` each of them is, and how a request
+model's validation errors read. The HTTP layer (:mod:`ladder.service.handlers`) and the
+in-process client (:mod:`ladder.client`) both use it, so a failure looks the same
+whichever way the service is called (tests/service/test_error_paths.py).
 """
 
 from __future__ import annotations
 
-from ladder.service.errors import ErrorCode, ServiceError
+from collections.abc import Sequence
+from typing import Any
+
+from ladder.service.errors import (
+    ErrorCode,
+    GameOver,
+    InvalidRequest,
+    RequestRejected,
+    ServiceError,
+)
+from ladder.service.models import STRENGTH_ERROR
 from ladder.service.mover import DeadlineExceeded, MoveFailed, NoEngineAnswer
 from ladder.service.pool import PoolClosed, PoolError, QueueFull, QueueTimeout
 
-#: The failures the engines can cause, and what each is over HTTP.
-_STATUS: tuple[tuple[type[Exception], int, ErrorCode], ...] = (
+#: Each failure's status, and its code where the exception does not carry one.
+_STATUS: tuple[tuple[type[Exception], int, ErrorCode | None], ...] = (
+    (GameOver, 409, None),
+    (InvalidRequest, 422, None),
     (QueueFull, 503, ErrorCode.BUSY),
     (QueueTimeout, 503, ErrorCode.BUSY),
     (PoolClosed, 503, ErrorCode.SHUTTING_DOWN),
@@ -22,13 +36,50 @@ _STATUS: tuple[tuple[type[Exception], int, ErrorCode], ...] = (
     (NoEngineAnswer, 502, ErrorCode.ENGINE_FAILED),
 )
 
-#: The exceptions :func:`as_service_error` turns into answers.
-UNAVAILABLE: tuple[type[Exception], ...] = (PoolError, MoveFailed)
+#: Every exception the service raises for a request it does not answer.
+FAILURES: tuple[type[Exception], ...] = (RequestRejected, PoolError, MoveFailed)
 
 
-def as_service_error(exc: PoolError | MoveFailed, retry_after: int) -> ServiceError:
-    """The answer to a request that failed with `exc` (always with ``Retry-After``)."""
-    for kind, status, code in _STATUS:
+def as_service_error(exc: Exception, retry_after: int) -> ServiceError:
+    """The API's error for a request that failed with ``exc`` (one of :data:`FAILURES`);
+    the engines' failures (5xx) carry ``Retry-After``."""
+    status, code = 503, ErrorCode.BUSY
+    for kind, kind_status, kind_code in _STATUS:
         if isinstance(exc, kind):
-            return ServiceError(status, code, str(exc), retry_after=retry_after)
-    return ServiceError(503, ErrorCode.BUSY, str(exc), retry_after=retry_after)
+            status, code = kind_status, kind_code or code
+            break
+    if isinstance(exc, RequestRejected):
+        return ServiceError(
+            status, exc.code, exc.message, field=exc.field, ply=exc.ply, outcome=exc.outcome
+        )
+    return ServiceError(status, code, str(exc), retry_after=retry_after)
+
+
+def invalid_request(errors: Sequence[Any]) -> InvalidRequest:
+    """A request model's validation errors (pydantic's, FastAPI's with ``body`` first in
+    each location) as one :class:`InvalidRequest`: the first problem's field path
+    (``moves[3]``) and ply, and how many more there are."""
+    first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
+    loc = tuple(p for p in first.get("loc", ()) if p != "body")
+    field = field_name(loc)
+    if first.get("type") == STRENGTH_ERROR:
+        field = "level"
+    message = f"{field}: {first.get('msg', 'invalid')}"
+    if len(errors) > 1:
+        message += f" (and {len(errors) - 1} more problem(s))"
+    ply = loc[-1] + 1 if len(loc) >= 2 and loc[-2] == "moves" and isinstance(loc[-1], int) else None
+    return InvalidRequest(ErrorCode.INVALID_REQUEST, message, field=field, ply=ply)
+
+
+def field_name(loc: tuple[Any, ...]) -> str:
+    """``("moves", 3)`` -> ``moves[3]``; ``body`` for the whole request."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "body"
+
+
+__all__ = ["FAILURES", "as_service_error", "field_name", "invalid_request"]
