@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -291,16 +292,12 @@ def _silent_server() -> tuple[socket.socket, threading.Event]:
             except OSError:
                 pass
             for conn in conns:
-                try:
+                with contextlib.suppress(OSError):  # BlockingIOError: nothing to read yet
                     conn.setblocking(False)
                     if conn.recv(65536):
                         conn.sendall(b"HTTP/1.1 200 OK\r\n")  # a head that never ends
-                except (BlockingIOError, OSError):
-                    pass
-                try:
+                with contextlib.suppress(OSError):
                     conn.sendall(b"x: y\r\n")
-                except OSError:
-                    pass
             done.wait(0.3)
         for conn in conns:
             conn.close()
