@@ -24,6 +24,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ladder.service.access import AccessControl, HostCheck, JsonCors, KeyRing, RateLimit
 from ladder.service.config import MAX_SEED, ServiceConfig
+from ladder.service.docs_policy import DocsPolicy
+from ladder.service.drain import Drain
 from ladder.service.errors import ErrorCode, ServiceError
 from ladder.service.handlers import add_exception_handlers, error_response, failure_response
 from ladder.service.models import (
@@ -142,14 +144,18 @@ async def _until_disconnect(receive: Receive) -> None:
             return
 
 
-async def cancel_on_disconnect(receive: Receive, work: Awaitable[T]) -> T:
+async def cancel_on_disconnect(
+    receive: Receive, work: Awaitable[T], drain: Drain, retry_after: int
+) -> T:
     """Run `work` in this task, cancelling it if the client goes away first (the pool
     then brings its engine back in sync before anyone else uses it): 499
-    ``client_disconnected``. `receive` is the request's ASGI receive, its body read.
+    ``client_disconnected``; or if the server's drain ends first
+    (:class:`~ladder.service.drain.Drain`): 503 ``shutting_down``. `receive` is the
+    request's ASGI receive, its body read.
 
     A small task listens for the disconnect meanwhile and, if it comes while `work`
     runs, cancels this task; the cancellation is taken back (``uncancel``) and turned
-    into the 499. Any other cancellation (the server stopping) goes on as it is.
+    into the 499, or the drain's into the 503. Any other cancellation goes on as it is.
     """
     task = asyncio.current_task()
     assert task is not None
@@ -165,10 +171,19 @@ async def cancel_on_disconnect(receive: Receive, work: Awaitable[T]) -> T:
     watcher = asyncio.get_running_loop().create_task(_until_disconnect(receive))
     watcher.add_done_callback(on_disconnect)
     try:
-        return await work
+        with drain.tracked():
+            return await work
     except asyncio.CancelledError:
         if gone and task.uncancel() == 0:
             raise ServiceError(499, ErrorCode.CLIENT_DISCONNECTED, "the client went away") from None
+        if drain.cut and task.uncancel() == 0:
+            raise ServiceError(
+                503,
+                ErrorCode.SHUTTING_DOWN,
+                "the service stopped before this move was found; ask again (another "
+                "instance will answer)",
+                retry_after=retry_after,
+            ) from None
         raise
     finally:
         running = False
@@ -229,7 +244,10 @@ class MoveFastPath:
         scope["route"] = self.route  # what the router would set (request metrics use it)
         trace = scope.get("state", {}).get("trace")
         try:
-            reply = await cancel_on_disconnect(receive, self.service.move(req, trace))
+            svc = self.service
+            reply = await cancel_on_disconnect(
+                receive, svc.move(req, trace), svc.drain, svc.config.retry_after_s
+            )
         except ServiceError as err:
             response: Response = error_response(err)
         except FAILURES as exc:
@@ -315,7 +333,9 @@ def create_app(
         same move. Without a seed a random one is used and returned.
         """
         trace: MoveTrace | None = getattr(request.state, "trace", None)
-        return await cancel_on_disconnect(request.receive, svc.move(req, trace))
+        return await cancel_on_disconnect(
+            request.receive, svc.move(req, trace), svc.drain, cfg.retry_after_s
+        )
 
     @app.post("/v1/position", response_model=PositionResponse, responses=ERRORS, tags=["rules"])
     async def position(req: PositionRequest) -> PositionResponse:
@@ -358,6 +378,13 @@ def create_app(
         search or readiness check; `engines_live` says how many), else 503
         (``not_ready``), so a load balancer stops sending requests here."""
         health = svc.health()
+        if health.draining:
+            raise ServiceError(
+                503,
+                ErrorCode.SHUTTING_DOWN,
+                f"the service is stopping: finishing {svc.drain.running} request(s)",
+                retry_after=cfg.retry_after_s,
+            )
         if not health.ready:
             raise ServiceError(
                 503,
@@ -409,6 +436,7 @@ def create_app(
         )
     if cfg.allowed_hosts:
         app.add_middleware(HostCheck, allowed=cfg.allowed_hosts)
+    app.add_middleware(DocsPolicy)
     app.add_middleware(HeadAsGet)
     app.add_middleware(ObserveRequests, metrics=metrics)
     return app

@@ -127,6 +127,13 @@ def _port(text: str) -> int:
     return value
 
 
+def _non_negative_float(text: str) -> float:
+    value = float(text)
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, got {text}")
+    return value
+
+
 def _positive_float(text: str) -> float:
     value = float(text)
     if not value > 0:
@@ -136,6 +143,7 @@ def _positive_float(text: str) -> float:
 
 def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from ladder.service.config import ServiceConfig
+    from ladder.service.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
     from ladder.service.http_protocol import ConnectionLimits
     from ladder.service.logs import default_format
     from ladder.service.settings import CONFIG_ENV
@@ -292,6 +300,24 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     ops = p.add_argument_group("operations")
     option(
         ops,
+        "--drain-timeout",
+        type=_positive_float,
+        default=DRAIN_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"after SIGTERM, time the requests in flight get before they are answered "
+        f"503 shutting_down (default {DRAIN_TIMEOUT_S:g}: a level-8 search, with a margin)",
+    )
+    option(
+        ops,
+        "--drain-delay",
+        type=_non_negative_float,
+        default=DRAIN_DELAY_S,
+        metavar="SECONDS",
+        help=f"after SIGTERM, time /readyz answers 503 while the port still accepts, so "
+        f"that a load balancer stops sending first (default {DRAIN_DELAY_S:g})",
+    )
+    option(
+        ops,
         "--engine-max-rss",
         type=_positive_int,
         metavar="MIB",
@@ -383,6 +409,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             log_format=opt.log_format or default_format(),
             log_level=opt.log_level,
             forwarded_allow_ips=opt.forwarded_allow_ips,
+            drain_timeout_s=opt.drain_timeout,
+            drain_delay_s=opt.drain_delay,
             workers=opt.workers,
         )
         serve(config, options)

@@ -220,7 +220,13 @@ class Health(BaseModel):
     status: Literal["ok", "degraded"] = Field(
         description="`ok` when every engine is live, `degraded` when some are not."
     )
-    ready: bool = Field(description="At least one engine is live (what `/readyz` answers).")
+    ready: bool = Field(
+        description="At least one engine is live and the service is not stopping (what "
+        "`/readyz` answers)."
+    )
+    draining: bool = Field(
+        False, description="The service is stopping (SIGTERM): finishing its requests."
+    )
     engines: int
     engines_alive: int = Field(description="Engine processes running.")
     engines_live: int = Field(

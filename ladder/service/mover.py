@@ -24,6 +24,7 @@ from types import TracebackType
 from ladder.level_move import LevelMove
 from ladder.levels import Level, LevelsError, at_elo, elo_range, load_levels
 from ladder.service.config import ServiceConfig
+from ladder.service.drain import Drain
 from ladder.service.errors import ErrorCode, GameOver, InvalidRequest
 from ladder.service.metrics import Metrics
 from ladder.service.models import (
@@ -96,6 +97,8 @@ class MoveService:
         self.levels = levels if levels is not None else load_levels(self.config.levels_file)
         self.metrics = metrics or Metrics()
         self.positions = Positions()
+        #: The server's stop, as the requests see it (ladder.service.drain).
+        self.drain = Drain()
         m = self.metrics
         factory = worker_factory or default_factory(
             self.config,
@@ -321,7 +324,8 @@ class MoveService:
         pool = self.pool
         return Health(
             status="ok" if pool.live_count == pool.size else "degraded",
-            ready=pool.live_count > 0 and not pool.closed,
+            ready=pool.live_count > 0 and not pool.closed and not self.drain.draining,
+            draining=self.drain.draining,
             engines=pool.size,
             engines_alive=pool.alive_count,
             engines_live=pool.live_count,

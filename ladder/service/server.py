@@ -16,17 +16,20 @@ import asyncio
 import ipaddress
 import logging
 import logging.config
+import math
 import os
 import signal
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 import uvicorn
 
 from ladder.service.app import create_app
 from ladder.service.config import ServiceConfig
+from ladder.service.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
 from ladder.service.http_protocol import ConnectionLimits, guarded_protocol
 from ladder.service.logs import LogFormat, logging_config
 from ladder.service.mover import MoveService
@@ -52,7 +55,10 @@ class ServeOptions:
     log_format: LogFormat = "json"
     log_level: str = "info"
     forwarded_allow_ips: str = "127.0.0.1"
-    graceful_shutdown_s: int = 10
+    #: After SIGTERM: seconds the listener stays open with readiness off, then seconds
+    #: requests in flight get before they are cut short (ladder.service.drain).
+    drain_delay_s: float = DRAIN_DELAY_S
+    drain_timeout_s: float = DRAIN_TIMEOUT_S
     #: Server processes behind the port (ladder.service.workers when more than one).
     workers: int = 1
     #: This process's number among them (None: the only server process).
@@ -103,16 +109,63 @@ def url_of(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
+#: uvicorn's own graceful timeout is the drain's plus this (s), so that the drain cuts
+#: the requests short (JSON 503s) before uvicorn would cancel them (500s, tracebacks).
+CUT_MARGIN_S = 3.0
+
+
 class Server(uvicorn.Server):
-    """uvicorn's server, announcing once it serves, and reloading keys on SIGHUP."""
+    """uvicorn's server, announcing once it serves, reloading keys on SIGHUP, and
+    stopping as :mod:`ladder.service.drain` says."""
 
     def __init__(
-        self, config: uvicorn.Config, service: MoveService, app: Any, announce: Callable[[], None]
+        self,
+        config: uvicorn.Config,
+        service: MoveService,
+        app: Any,
+        announce: Callable[[], None],
+        options: ServeOptions,
     ) -> None:
         super().__init__(config)
         self.service = service
         self.app = app
         self.announce = announce
+        self.options = options
+        self._stop_signal: int | None = None
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        """SIGTERM/SIGINT: readiness off now (the drain begins); uvicorn stops next.
+        The signal is not raised again once stopped: a stop asked for exits 0."""
+        super().handle_exit(sig, frame)
+        self._captured_signals.clear()
+        if self._stop_signal is None:
+            self._stop_signal = sig
+        self.service.drain.begin()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        drain = self.service.drain
+        drain.begin()
+        opts = self.options
+        delay = opts.drain_delay_s if self._stop_signal == signal.SIGTERM else 0.0
+        log.info(
+            "stopping: not ready; listening %g s more, then %d request(s) in flight get up to %g s",
+            delay,
+            drain.running,
+            opts.drain_timeout_s,
+            extra={"event": "draining", "requests": drain.running, "delay_s": delay},
+        )
+        if delay > 0:
+            # a second SIGINT (force_exit) ends the wait
+            end = asyncio.get_running_loop().time() + delay
+            while not self.force_exit and asyncio.get_running_loop().time() < end:
+                await asyncio.sleep(min(0.05, delay))
+        cut = asyncio.get_running_loop().call_later(
+            opts.drain_timeout_s, drain.cut_short, opts.drain_timeout_s
+        )
+        try:
+            await super().shutdown(sockets)
+        finally:
+            cut.cancel()
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
@@ -159,7 +212,7 @@ def run_server(
             log_level=options.log_level,
             access_log=False,  # ladder.access writes one structured line per request
             timeout_keep_alive=options.keep_alive_s,
-            timeout_graceful_shutdown=options.graceful_shutdown_s,
+            timeout_graceful_shutdown=math.ceil(options.drain_timeout_s + CUT_MARGIN_S),
             forwarded_allow_ips=options.forwarded_allow_ips,
             server_header=False,
             lifespan="on",
@@ -167,6 +220,7 @@ def run_server(
         service,
         app,
         lambda: announce(service),
+        options,
     )
     server.run(sockets=[sock])
     return bool(server.started)

@@ -57,7 +57,7 @@ STARTUP_FAILED = 3
 YOUNG_S = 30.0
 #: Longest delay before a worker is started again (seconds).
 MAX_RESTART_DELAY_S = 30.0
-#: Time for every worker to stop after SIGTERM, beyond uvicorn's graceful shutdown.
+#: Time for every worker to stop after SIGTERM, beyond its drain (delay and timeout).
 STOP_MARGIN_S = 20.0
 
 
@@ -302,7 +302,8 @@ class Supervisor:
         """SIGTERM every worker, wait for them (SIGKILL after the grace period)."""
         self.stopping = True
         self._forward(signal.SIGTERM)
-        deadline = time.monotonic() + self.options.graceful_shutdown_s + STOP_MARGIN_S
+        opts = self.options
+        deadline = time.monotonic() + opts.drain_delay_s + opts.drain_timeout_s + STOP_MARGIN_S
         for slot in self.slots:
             process = slot.process
             if process is None:

@@ -16,6 +16,7 @@ import pytest_asyncio
 
 from ladder.service.app import cancel_on_disconnect, create_app
 from ladder.service.config import ServiceConfig
+from ladder.service.drain import Drain
 from ladder.service.errors import ServiceError
 from ladder.service.mover import MoveService
 
@@ -206,7 +207,7 @@ async def test_disconnect_cancels_the_work() -> None:
         return "done"
 
     with pytest.raises(ServiceError) as err:
-        await asyncio.wait_for(cancel_on_disconnect(_receive(disconnect), work()), 5)
+        await asyncio.wait_for(cancel_on_disconnect(_receive(disconnect), work(), Drain(), 1), 5)
     assert err.value.status == 499 and err.value.code == "client_disconnected"
     assert cancelled.is_set()
     task = asyncio.current_task()
@@ -221,7 +222,7 @@ async def test_work_done_first_is_not_cancelled_later() -> None:
         await asyncio.sleep(0)
         return "done"
 
-    assert await cancel_on_disconnect(_receive(disconnect), work()) == "done"
+    assert await cancel_on_disconnect(_receive(disconnect), work(), Drain(), 1) == "done"
     disconnect.set()  # the disconnect comes now: nothing may cancel this task
     await _loop_turns()
 
@@ -235,7 +236,7 @@ async def test_other_cancellation_goes_on() -> None:
         return "x"
 
     async def handler() -> str:
-        return await cancel_on_disconnect(_receive(asyncio.Event()), work())
+        return await cancel_on_disconnect(_receive(asyncio.Event()), work(), Drain(), 1)
 
     task = asyncio.create_task(handler())
     await started.wait()
@@ -249,5 +250,27 @@ async def test_work_errors_go_through() -> None:
         raise ServiceError(409, "game_over", "over")
 
     with pytest.raises(ServiceError) as err:
-        await cancel_on_disconnect(_receive(asyncio.Event()), work())
+        await cancel_on_disconnect(_receive(asyncio.Event()), work(), Drain(), 1)
     assert err.value.status == 409
+
+
+async def test_the_drain_cuts_the_work_short_with_a_503() -> None:
+    started = asyncio.Event()
+    drain = Drain()
+
+    async def work() -> str:
+        started.set()
+        await asyncio.Event().wait()
+        return "x"
+
+    async def handler() -> str:
+        return await cancel_on_disconnect(_receive(asyncio.Event()), work(), drain, 4)
+
+    task = asyncio.create_task(handler())
+    await started.wait()
+    assert drain.running == 1
+    assert drain.cut_short(15.0) == 1
+    with pytest.raises(ServiceError) as err:
+        await task
+    assert (err.value.status, err.value.code, err.value.retry_after) == (503, "shutting_down", 4)
+    assert drain.running == 0
