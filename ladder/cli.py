@@ -129,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
     except EngineNotBuilt as exc:
         print(f"ladder: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # Ctrl-C before a command's own handling of it (a match reading its book, say).
+        print(f"ladder {args.command}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # `ladder levels | head`: the reader went away; end quietly, as a Unix filter does.
         # (Not SIG_DFL for SIGPIPE: that would let any closed socket or dead engine pipe

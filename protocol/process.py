@@ -312,17 +312,26 @@ class EngineProcess:
     async def _close_pipes(self) -> None:
         with contextlib.suppress(Exception):
             self.stdin.close()
+        cancelled = False
         if self._stderr_task is not None:
             try:
                 async with asyncio.timeout(1.0):
                     await self._stderr_task
-            except (TimeoutError, asyncio.CancelledError):
+            except TimeoutError:
                 self._stderr_task.cancel()
+            except asyncio.CancelledError:
+                self._stderr_task.cancel()
+                # Our own cancellation (not only the drain's) goes on once the pipes are
+                # closed: swallowed, it would lose e.g. asyncio.run's Ctrl-C.
+                task = asyncio.current_task()
+                cancelled = task is not None and task.cancelling() > 0
         if self._stdout_transport is not None:
             self._stdout_transport.close()
         transport = getattr(self.proc, "_transport", None)
         if transport is not None:
             transport.close()
+        if cancelled:
+            raise asyncio.CancelledError
 
     async def finish(self, timeout: float) -> bool:
         """After a ``quit`` was written: wait for a clean exit, else kill.
@@ -355,10 +364,14 @@ async def _wait_gone(processes: list[psutil.Process], timeout: float) -> None:
         pending = [p for p in pending if not _gone(p)]
 
 
-def die_with_parent() -> None:
+def die_with_parent(parent: int | None = None) -> None:
     """Linux: have this process killed when its parent dies (a killed ``ladder match``
-    or ``ladder serve`` leaves no orphan workers; their engines then see EOF and quit)."""
+    or ``ladder serve`` leaves no orphan workers; their engines then see EOF and quit).
+    ``parent``: the pid the parent had. A parent gone before this ran (a worker starts
+    slowly) is beyond the kernel's rule: then this process exits at once."""
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL("libc.so.6", use_errno=True)
             libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)

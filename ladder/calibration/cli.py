@@ -84,6 +84,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     from ladder.calibration.plan import Plan, PlanError
     from ladder.calibration.run import CalibrationConfig, run_calibration
     from ladder.levels import LEVELS_FILE, LevelsError
+    from ladder.match.backends import abandon_workers, interrupts_raise
     from ladder.match.runner import MatchError
 
     levels = args.levels or LEVELS_FILE
@@ -102,9 +103,10 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
             record=args.record,
             play=not args.fit_only,
         )
-        run_calibration(
-            config, db=args.db, concurrency=args.concurrency, ray_address=args.ray_address
-        )
+        with interrupts_raise():
+            run_calibration(
+                config, db=args.db, concurrency=args.concurrency, ray_address=args.ray_address
+            )
     except MatchError as exc:
         print(f"ladder calibrate: {exc} (run again to resume)", file=sys.stderr)
         return 3
@@ -112,8 +114,6 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         print(f"ladder calibrate: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        from ladder.match.backends import abandon_workers
-
         abandon_workers()
         print("ladder calibrate: interrupted; run again to resume", file=sys.stderr)
         return 130

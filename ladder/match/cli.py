@@ -276,11 +276,12 @@ RunT = TypeVar("RunT", bound=Any)
 def _play(command: str, play: Callable[[], RunT]) -> RunT | int:
     """Run a match or tournament: the run, or the exit code of one that failed (its
     one-line reason said on standard error)."""
-    try:
-        run = play()
-    except KeyboardInterrupt:
-        from ladder.match.backends import abandon_workers
+    from ladder.match.backends import abandon_workers, interrupts_raise
 
+    try:
+        with interrupts_raise():
+            run = play()
+    except KeyboardInterrupt:
         abandon_workers()
         print(f"ladder {command}: interrupted; run the same command to resume", file=sys.stderr)
         return ExitCode.INTERRUPTED
@@ -513,27 +514,28 @@ def add_study(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
 
 
 def _cmd_study(args: argparse.Namespace) -> int:
+    from ladder.match.backends import abandon_workers, interrupts_raise
     from ladder.match.study import StudyError, run_study
 
     report = sys.stderr if args.json_path == "-" else sys.stdout
+
     try:
-        return run_study(
-            args.sources,
-            out=args.out,
-            db=args.db,
-            variant=args.variant,
-            reference=args.reference,
-            nodes=args.nodes or None,
-            json_path=args.json_path,
-            notation=args.pgn_notation,
-            report=report,
-        )
+        with interrupts_raise():
+            return run_study(
+                args.sources,
+                out=args.out,
+                db=args.db,
+                variant=args.variant,
+                reference=args.reference,
+                nodes=args.nodes or None,
+                json_path=args.json_path,
+                notation=args.pgn_notation,
+                report=report,
+            )
     except StudyError as exc:
         print(f"ladder study: {exc}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
-        from ladder.match.backends import abandon_workers
-
         abandon_workers()
         print("ladder study: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED

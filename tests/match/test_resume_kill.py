@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import psutil
-import pytest
 
 from ladder.match.pgn import read_pgn
 
@@ -94,9 +93,6 @@ def test_sigkill_then_resume(tmp_path: Path, engine_exe: Path) -> None:
     assert sorted(int(g.headers["GameNo"]) for g in games) == list(range(GAMES))
 
 
-# In `make test-slow`: it timed out in two full-suite runs (never alone, 20 of 20) before
-# the interrupt killed every child; kept out of `make test` until it has a clean record.
-@pytest.mark.slow
 def test_ctrl_c_abandons_long_games_at_once(tmp_path: Path, engine_exe: Path) -> None:
     """SIGINT (Ctrl-C) in the middle of searches that would take minutes: the command
     exits promptly with 130, and no worker or engine is left behind."""
