@@ -42,6 +42,7 @@ from ladder.service.mover import MoveService, MoveTrace
 from ladder.service.observe import ObserveRequests
 from ladder.service.play_page import add_play_page
 from ladder.service.status import FAILURES
+from ladder.service.strict_json import duplicate_key
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -69,7 +70,8 @@ DRAIN_LIMIT = 1 << 20
 
 class BodyLimit:
     """Pure ASGI middleware: read the request body up to `limit` bytes (413 beyond),
-    then replay it; later `receive` calls pass through (so disconnects are seen)."""
+    refuse JSON with a key given twice (400, :mod:`ladder.service.strict_json`), then
+    replay it; later `receive` calls pass through (so disconnects are seen)."""
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app, self.limit = app, limit
@@ -101,6 +103,16 @@ class BodyLimit:
                 return
             chunks.append(chunk)
         body = b"".join(chunks)
+        twice = duplicate_key(body) if body.lstrip()[:1] in (b"{", b"[") else None
+        if twice is not None:
+            err = ServiceError(
+                400,
+                ErrorCode.MALFORMED_JSON,
+                f"body is not valid JSON: duplicate key {twice!r} (give each key once)",
+                field="body",
+            )
+            await error_response(err)(scope, receive, send)
+            return
         sent = False
 
         async def replay() -> Message:
@@ -422,6 +434,7 @@ def create_app(
         AccessControl,
         keys=keys,
         rate_limit=rate_limit,
+        bad_key_limit=RateLimit(cfg.bad_key_limit_per_minute),
         on_unauthorized=metrics.unauthorized.inc,
         on_rate_limited=metrics.rate_limited.inc,
     )
@@ -430,8 +443,8 @@ def create_app(
             JsonCors,
             allow_origins=list(cfg.cors_origins),
             allow_methods=["GET", "HEAD", "POST"],
-            allow_headers=["Authorization", "Content-Type"],
-            expose_headers=["Retry-After"],
+            allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
+            expose_headers=["Retry-After", "X-Request-ID"],
             max_age=600,
         )
     if cfg.allowed_hosts:

@@ -36,6 +36,20 @@ def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "(`ladder levels` shows them)",
     )
     p.add_argument("--seed", type=int, default=None, help="makes the answer reproducible")
+    clock = p.add_argument_group("clock (a timed game: the search also stops at a safe share)")
+    clock.add_argument(
+        "--remaining-ms",
+        type=int,
+        default=None,
+        metavar="MS",
+        help="time left on the mover's clock",
+    )
+    clock.add_argument(
+        "--increment-ms", type=int, default=0, metavar="MS", help="added after each move"
+    )
+    clock.add_argument(
+        "--moves-to-go", type=int, default=None, metavar="N", help="moves to the next control"
+    )
     p.add_argument(
         "--url",
         default=None,
@@ -65,8 +79,27 @@ def _cmd_move(args: argparse.Namespace) -> int:
     from ladder.engine_binary import EngineNotBuilt
     from ladder.service.config import ServiceConfig
     from ladder.service.errors import ServiceError
+    from ladder.service.models import Clock
     from protocol.errors import EngineError
 
+    if args.remaining_ms is None and (args.increment_ms or args.moves_to_go is not None):
+        print("ladder move: --increment-ms and --moves-to-go need --remaining-ms", file=sys.stderr)
+        return 2
+    try:
+        clock = (
+            None
+            if args.remaining_ms is None
+            else Clock(
+                remaining_ms=args.remaining_ms,
+                increment_ms=args.increment_ms,
+                moves_to_go=args.moves_to_go,
+            )
+        )
+    except ValueError as exc:  # pydantic's ValidationError
+        first = exc.errors()[0] if hasattr(exc, "errors") else {"loc": (), "msg": str(exc)}
+        where = "--" + "-".join(str(p) for p in first["loc"]).replace("_", "-")
+        print(f"ladder move: {where}: {first['msg']}", file=sys.stderr)
+        return 2
     try:
         if args.url:
             ladder = LadderSync(
@@ -85,6 +118,7 @@ def _cmd_move(args: argparse.Namespace) -> int:
                 level=args.level,
                 elo=args.elo,
                 seed=args.seed,
+                clock=clock,
             )
     except ServiceError as exc:
         print(f"ladder move: {exc.message} [{exc.status} {exc.code}]", file=sys.stderr)

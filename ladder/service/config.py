@@ -83,6 +83,9 @@ class ServiceConfig:
     api_keys_file: Path | None = None
     #: Requests per minute per key (or per client address without keys); None: no limit.
     rate_limit_per_minute: int | None = None
+    #: Requests per minute from one client address without a valid key (when the
+    #: service has keys), before they are refused 429: a key cannot be guessed.
+    bad_key_limit_per_minute: int = 30
     #: ``Host`` header values accepted (``*.example.com`` matches subdomains); empty: any.
     allowed_hosts: tuple[str, ...] = ()
     #: Origins allowed to call the API from a browser (CORS); empty: none.

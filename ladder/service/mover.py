@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from types import TracebackType
 
+from ladder.clock import move_time_limit_ms
 from ladder.level_move import LevelMove
 from ladder.levels import Level, LevelsError, at_elo, elo_range, load_levels
 from ladder.service.config import ServiceConfig
@@ -170,6 +171,12 @@ class MoveService:
                 f"the game is already over: {o.reason} ({o.result})",
                 outcome=o.model_dump(mode="json"),
             )
+        clock = req.clock
+        time_limit_ms = (
+            None
+            if clock is None
+            else move_time_limit_ms(clock.remaining_ms, clock.increment_ms, clock.moves_to_go)
+        )
         cfg = self.config
         budget = cfg.request_deadline(level)
         deadline = asyncio.get_running_loop().time() + budget
@@ -200,7 +207,9 @@ class MoveService:
                         trace.attempts = attempt
                         t0 = time.perf_counter()
                         try:
-                            moved = await worker.play(checked.game, level, seed, checked.legal)
+                            moved = await worker.play(
+                                checked.game, level, seed, checked.legal, time_limit_ms
+                            )
                         except SearchAttemptFailed as exc:  # recovered if it was the last try
                             failures.append(f"engine {worker.index}: {exc}")
                             continue
@@ -222,7 +231,7 @@ class MoveService:
         m.search_seconds.labels(req.variant, label).observe(elapsed)
         m.moves.labels(req.variant, label).inc()
         after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
-        return self._answer(req, seed, after, moved, elapsed)
+        return self._answer(req, seed, after, moved, elapsed, time_limit_ms)
 
     def strength(self, variant: str, level: int | None, elo: float | None) -> Level:
         """The settings a request asks for: a level's, or those interpolated at an Elo
@@ -245,6 +254,7 @@ class MoveService:
         after: Checked,
         moved: LevelMove,
         elapsed: float,
+        time_limit_ms: int | None,
     ) -> MoveResponse:
         choice, result = moved.choice, moved.result
         ponder = choice.ponder if choice.ponder in after.legal else None
@@ -260,6 +270,7 @@ class MoveService:
             depth=line.depth if line is not None else result.depth,
             nodes=result.nodes,
             time_ms=round(elapsed * 1000),
+            time_limit_ms=time_limit_ms,
             seed=seed,
             fen=after.fen,
             gives_check=after.check,

@@ -184,11 +184,20 @@ class EngineWorker:
 
     # -- searching --------------------------------------------------------------------
 
-    async def play(self, game: Game, level: Level, seed: int, legal: frozenset[str]) -> LevelMove:
-        """``level``'s move in ``game`` with ``seed``, one attempt; raises
-        :class:`SearchAttemptFailed`."""
+    async def play(
+        self,
+        game: Game,
+        level: Level,
+        seed: int,
+        legal: frozenset[str],
+        time_limit_ms: int | None = None,
+    ) -> LevelMove:
+        """``level``'s move in ``game`` with ``seed`` (within `time_limit_ms` on a clock),
+        one attempt; raises :class:`SearchAttemptFailed`."""
         try:
-            moved = await play_level_move(self.managed, game, level, seed, legal=legal)
+            moved = await play_level_move(
+                self.managed, game, level, seed, legal=legal, time_limit_ms=time_limit_ms
+            )
         except NoLevelMove as exc:  # `(none)` with legal moves left: replace the process
             self._answered = False
             self._report(exc.incidents)

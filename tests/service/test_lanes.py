@@ -34,7 +34,8 @@ def answered(sock: socket.socket) -> bool:
 
 
 def test_a_fast_level_is_answered_while_slow_ones_search() -> None:
-    server = start_server(engines=2)
+    # the queued level-8 requests must still be waiting at the end (not 503 busy)
+    server = start_server("--queue-timeout", "300", engines=2)
     slow = [server.connect() for _ in range(3)]
     try:
         for i, sock in enumerate(slow):
