@@ -40,10 +40,10 @@ from ladder.service.cli import add_levels, add_move, add_serve
 
 #: Subcommands that run the patched engine through the usual lookup (engine pools, match
 #: workers): they take --engine after their name too, passed on as $LADDER_ENGINE.
-#: (`doctor` and `engine path` take it themselves: they report a bad one.)
+#: (`doctor` and `engine path` take it themselves: they report a bad one; `serve` has it
+#: among its settings, ladder.service.settings, and passes the engine on in its config.)
 ENGINE_COMMANDS = (
     "move",
-    "serve",
     "match",
     "tournament",
     "study",

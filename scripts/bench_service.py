@@ -21,6 +21,11 @@
    and ``--workers 2``, side by side (rounds alternating between them), at levels 1
    and 3: moves/s, and CPU ms per move of the server processes (supervisor and
    workers) and of the engines.
+5. **The /v1/move fast path**: two servers of one engine each, one with the fast path
+   (:class:`ladder.service.middleware.MoveFastPath`, the default) and one without
+   (every request through FastAPI's routing and validation), requests alternating
+   between them through the lean client: the server process's CPU ms per request and
+   the median wall time, at levels 1 and 3.
 
 The load of parts 2 and 3 comes from a separate process (this script with ``--load``:
 asyncio, plain HTTP/1.1 over keep-alive connections, a few tens of µs of CPU per
@@ -29,7 +34,7 @@ engines, and its CPU per request is printed. The machine's load average is print
 the start and the end.
 
     .venv/bin/python scripts/bench_service.py [--reps 40] [--seconds 6] [--rounds 3]
-        [--parts 1,2,3,4]
+        [--parts 1,2,3,4,5]
 """
 
 from __future__ import annotations
@@ -157,6 +162,27 @@ from ladder.service.models import MoveRequest  # noqa: E402
 from ladder.service.mover import MoveService  # noqa: E402
 
 
+def serve_without_fast_path(argv: list[str]) -> None:
+    """``ladder serve ARGV`` as the command runs it, but without the /v1/move fast path
+    (part 5's second server)."""
+    import dataclasses
+
+    from ladder.cli import build_parser
+    from ladder.engine_binary import find_engine
+    from ladder.levels import LEVELS_FILE
+    from ladder.service.settings import resolve
+    from ladder.service.startup import serve
+
+    settings = resolve(build_parser().parse_args(["serve", *argv]), os.environ).settings
+    config = settings.service_config(find_engine(settings.engine).path, LEVELS_FILE)
+    serve(dataclasses.replace(config, move_fast_path=False), settings)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--serve-without-fast-path"]:
+    serve_without_fast_path(sys.argv[2:])
+    sys.exit(0)
+
+
 def engine() -> Path:
     env = os.environ.get("LADDER_ENGINE")
     if env:
@@ -197,16 +223,18 @@ def free_port() -> int:
 class Server:
     """`ladder serve` in a subprocess."""
 
-    def __init__(self, engines: int, exe: Path, workers: int = 1) -> None:
+    def __init__(self, engines: int, exe: Path, workers: int = 1, fast_path: bool = True) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "LADDER_ENGINE": str(exe)}
+        serve = (
+            [sys.executable, "-m", "ladder.cli", "serve"]
+            if fast_path
+            else [sys.executable, __file__, "--serve-without-fast-path"]
+        )
         self.p = subprocess.Popen(
             [
-                sys.executable,
-                "-m",
-                "ladder.cli",
-                "serve",
+                *serve,
                 "--port",
                 str(self.port),
                 "--engines",
@@ -469,8 +497,8 @@ def main() -> None:
     )
     ap.add_argument(
         "--parts",
-        default="1,2,3,4",
-        help="which measurements to run (comma-separated, default all: 1,2,3,4)",
+        default="1,2,3,4,5",
+        help="which measurements to run (comma-separated, default all: 1,2,3,4,5)",
     )
     args = ap.parse_args()
     parts = {int(part) for part in args.parts.split(",")}
@@ -484,7 +512,51 @@ def main() -> None:
         part_throughput(exe, cores, args.seconds, args.rounds, parts)
     if 4 in parts:
         part_workers(exe, cores, args.seconds, args.rounds)
+    if 5 in parts:
+        part_fast_path(exe, args.reps)
     print(f"\nload average at the end: {load_average()}")
+
+
+def part_fast_path(exe: Path, reps: int) -> None:
+    print(
+        f"\n5. The /v1/move fast path (1 engine each, {reps} requests per level and server, "
+        "alternating;\n   through the lean client): server CPU ms per request, and the "
+        "median wall ms"
+    )
+    servers = {"with": Server(1, exe), "without": Server(1, exe, fast_path=False)}
+    clients = {name: LeanClient(srv.url) for name, srv in servers.items()}
+    print(
+        f"{'level':>5} | {'cpu with':>8} {'without':>8} {'saved':>6} {'ratio':>6} | "
+        f"{'wall with':>9} {'without':>8}"
+    )
+    try:
+        for level in (1, 3):
+            body = json.dumps({"variant": VARIANT, "moves": MOVES, "level": level, "seed": 1})
+            encoded = body.encode()
+            for client in clients.values():
+                for _ in range(5):
+                    client.move(encoded)
+            cpu = dict.fromkeys(servers, 0.0)
+            wall: dict[str, list[float]] = {name: [] for name in servers}
+            for _ in range(reps):
+                for name, srv in servers.items():
+                    c0 = srv.cpu()
+                    t0 = time.perf_counter()
+                    clients[name].move(encoded)
+                    wall[name].append(time.perf_counter() - t0)
+                    cpu[name] += srv.cpu() - c0
+            with_ms, without_ms = (1000 * cpu[name] / reps for name in ("with", "without"))
+            print(
+                f"{level:>5} | {with_ms:>8.3f} {without_ms:>8.3f} {without_ms - with_ms:>6.3f} "
+                f"{with_ms / without_ms:>6.3f} | "
+                f"{1000 * statistics.median(wall['with']):>9.2f} "
+                f"{1000 * statistics.median(wall['without']):>8.2f}"
+            )
+    finally:
+        for client in clients.values():
+            client.close()
+        for srv in servers.values():
+            srv.stop()
 
 
 def part_overhead(exe: Path, reps: int) -> None:

@@ -2,18 +2,17 @@
 
 :func:`format_pgn` writes the seven standard tags (``White`` is Red's player), then
 ``Game "Chinese Chess"`` and ``Format`` (``WXF`` or ``ICCS``: the notation of the moves),
-``Red``, ``Variant``, ``FEN``, ``SetUp`` and the match's own tags. Moves are WXF
-(``C2=5``, ``H8+7``, drops ``A@45``) as Fairy-Stockfish writes it
-(:func:`ladder.wxf.wxf_moves`; a move pyffish cannot write is written in canonical
-notation, ``h3e3``), or ICCS (``H2-E2``, ranks 0..9). Comments: ``{book}`` for opening
+``Red``, ``Variant``, ``FEN``, ``SetUp`` and the match's own tags. Moves are standard
+WXF (``C2=5``, ``H8+7``, tandems ``C-+7``, drops ``A@45``: :mod:`ladder.wxf`), or ICCS
+(``H2-E2``, ranks 0..9). Comments: ``{book}`` for opening
 moves, else ``[%eval 0.35,9]`` (Red's view, pawns or ``#-3``, with the depth),
 ``[%clk 0:00:59.2]`` (the mover's clock after the move), nodes and search time, and a
 mark on a random or varied choice.
 
 :func:`read_pgn` parses the text back and :func:`replay` turns a parsed game into a
-rules-checker :class:`~ladder.rules.Game`, matching every WXF token against the WXF of
-the legal moves (ICCS and canonical tokens directly): it fails on a move that is illegal
-or ambiguous.
+rules-checker :class:`~ladder.rules.Game`, reading each move in whichever notation
+xiangqi tools write (:func:`ladder.wxf.read_move`: canonical, ICCS, WXF, XBoard's SAN,
+Chinese): it fails on a move that is illegal or ambiguous.
 """
 
 from __future__ import annotations
@@ -27,10 +26,18 @@ from typing import Any
 from ladder.match.clocks import format_clock
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT
-from ladder.wxf import pyffish_module, wxf_moves
-from protocol.notation import from_ucci, to_ucci
+from ladder.wxf import WxfError, canonical_from_iccs, iccs_move, read_move, wxf_moves
 
-__all__ = ["PgnError", "PgnGame", "format_pgn", "read_pgn", "replay", "wxf_moves"]
+__all__ = [
+    "PgnError",
+    "PgnGame",
+    "canonical_from_iccs",
+    "format_pgn",
+    "iccs_move",
+    "read_pgn",
+    "replay",
+    "wxf_moves",
+]
 
 
 class PgnError(ValueError):
@@ -39,22 +46,6 @@ class PgnError(ValueError):
 
 #: The PGN notations :func:`format_pgn` writes, with their ``Format`` tag.
 NOTATIONS = {"wxf": "WXF", "iccs": "ICCS"}
-
-
-def iccs_move(move: str) -> str:
-    """A canonical move in ICCS, as xqbase-style tools write it: ``h3e3`` → ``H2-E2``
-    (ranks 0..9), a drop ``A@e3`` → ``A@E2``."""
-    ucci = to_ucci(move)
-    if "@" in ucci:
-        return ucci.upper()
-    return f"{ucci[:2]}-{ucci[2:]}".upper()
-
-
-def canonical_from_iccs(token: str) -> str:
-    """An ICCS move (``H2-E2``, ``h2e2``, ``A@E2``) in canonical notation."""
-    return from_ucci(
-        token.replace("-", "").lower() if "@" not in token else token[0] + token[1:].lower()
-    )
 
 
 def _eval_text(info: dict[str, Any], red_moved: bool) -> str | None:
@@ -241,47 +232,13 @@ def read_pgn(text: str) -> Iterator[PgnGame]:
         yield done
 
 
-#: WXF piece letters -> FEN letters (lower case).
-_WXF_PIECES = {
-    "K": "k",
-    "A": "a",
-    "E": "b",
-    "B": "b",
-    "H": "n",
-    "N": "n",
-    "R": "r",
-    "C": "c",
-    "P": "p",
-}
-_ICCS_RE = re.compile(r"^[A-Ia-i]\d-[A-Ia-i]\d$")
-_FROM_RE = re.compile(r"^([a-i]\d{1,2})[a-i]\d{1,2}$")
-
-
-def _candidates(game: Game, token: str) -> list[str]:
-    """The legal moves that may have WXF ``token``: same piece type, drop or not
-    (saves asking pyffish about every legal move)."""
-    letter = next((ch for ch in token if ch.isalpha()), "")
-    piece = _WXF_PIECES.get(letter.upper())
-    legal = game.legal_moves()
-    if piece is None:
-        return legal
-    if "@" in token:
-        return [m for m in legal if "@" in m and m[0].lower() == piece]
-    out = []
-    for m in legal:
-        frm = _FROM_RE.match(m)
-        if frm is not None and (game.piece_at(frm.group(1)) or "").lower() == piece:
-            out.append(m)
-    return out
-
-
 def replay(pgn: PgnGame, variant: str | None = None) -> Game:
     """Replay a parsed game through the rules checker (PgnError if a move is illegal or
     ambiguous, or the game does not match its headers).
 
     The rule set is the ``Variant`` tag's; a game without one is ``variant`` (default:
-    plain xiangqi when the ``Game`` tag says ``Chinese Chess``). Moves may be WXF,
-    canonical, or ICCS (``H2-E2``; any token when the ``Format`` tag says ``ICCS``).
+    plain xiangqi when the ``Game`` tag says ``Chinese Chess``). Moves: see
+    :func:`ladder.wxf.read_move` (any token is ICCS when the ``Format`` tag says so).
     """
     tag = pgn.headers.get("Variant")
     if tag is None and pgn.headers.get("Game", "").lower() == "chinese chess":
@@ -295,29 +252,10 @@ def replay(pgn: PgnGame, variant: str | None = None) -> Game:
         game = Game.from_fen(tag, pgn.headers.get("FEN"))
     except RulesError as exc:
         raise PgnError(f"bad FEN header: {exc}") from exc
-    sf = pyffish_module()
-    section = FSF_VARIANT[tag]
     iccs = pgn.headers.get("Format", "").upper() == "ICCS"
     for ply, token in enumerate(pgn.moves, start=1):
-        if iccs or _ICCS_RE.match(token):
-            try:
-                token = canonical_from_iccs(token)
-            except ValueError as exc:
-                raise PgnError(f"ply {ply}: {token!r} is not an ICCS move") from exc
-        if game.is_legal(token):
-            game.push(token)
-            continue
-        matches = []
-        if sf is not None:
-            fen = game.fen()
-            for move in _candidates(game, token):
-                try:
-                    if sf.get_san(section, fen, move, False, sf.NOTATION_XIANGQI_WXF) == token:
-                        matches.append(move)
-                except ValueError:
-                    continue
-        if len(matches) != 1:
-            what = "no legal move" if not matches else f"ambiguous ({matches})"
-            raise PgnError(f"ply {ply}: {token!r} is {what} in {game.fen()}")
-        game.push(matches[0])
+        try:
+            game.push(read_move(game, token, iccs=iccs))
+        except WxfError as exc:
+            raise PgnError(f"ply {ply}: {exc}") from exc
     return game

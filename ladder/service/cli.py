@@ -7,7 +7,6 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 #: Environment variable the CLI reads an API key from (``ladder move --url``).
 API_KEY_ENV = "LADDER_API_KEY"
@@ -19,6 +18,8 @@ __all__ = ["add_levels", "add_move", "add_serve"]
 
 
 def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from ladder.service.settings import positive_float
+
     p = sub.add_parser(
         "move",
         help="the engine's move at a level (in-process or --url)",
@@ -63,7 +64,7 @@ def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "--timeout",
-        type=_positive_float,
+        type=positive_float,
         default=MOVE_TIMEOUT_S,
         metavar="SECONDS",
         help=f"with --url: give up when no answer has come within this (default "
@@ -140,50 +141,9 @@ def _cmd_move(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _port(text: str) -> int:
-    value = int(text)
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be 0-65535, got {value}")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    value = float(text)
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, got {text}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-    return value
-
-
 def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from ladder.service.config import ServiceConfig
-    from ladder.service.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
-    from ladder.service.http_protocol import ConnectionLimits
-    from ladder.service.logs import default_format
-    from ladder.service.settings import CONFIG_ENV
+    from ladder.service.settings import add_arguments
 
-    defaults = ServiceConfig()
-    limits = ConnectionLimits()
     p = sub.add_parser(
         "serve",
         help="run the HTTP move service (uvicorn)",
@@ -193,261 +153,33 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "--config file; the command line wins, then the environment, then the file. "
         "See docs/service.md.",
     )
-    # Every option's parser default is None ("not on the command line"): the value then
-    # comes from the environment, the config file or these defaults (ladder.service.settings).
-    serve_defaults: dict[str, object] = {}
-
-    def option(group: Any, *flags: str, default: object = None, **kw: Any) -> None:
-        action = group.add_argument(*flags, default=None, **kw)
-        serve_defaults[action.dest] = default
-
-    p.add_argument(
-        "--config",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help=f"a TOML file of these options (keys as the option names: port = 8000, "
-        f'api-keys = "keys.txt"); default: ${CONFIG_ENV}',
-    )
-    option(p, "--host", default="127.0.0.1", help="address to listen on (default: loopback)")
-    _add_levels_option(p)  # default None: the shipped ladder
-    option(p, "--port", type=_port, default=8000, help="0: any free port (printed)")
-    option(
-        p,
-        "--engines",
-        type=_positive_int,
-        default=defaults.engines,
-        help="engine processes in all (default: the CPUs this process may use, by its "
-        f"CPU affinity and cgroup quota: {defaults.engines} here)",
-    )
-    option(
-        p,
-        "--short-engines",
-        type=_non_negative_int,
-        metavar="N",
-        help="engines a slow level's search (over 100,000 nodes: levels 7 and 8) never "
-        "takes, kept for the fast levels, per worker (default: 1 with 2 engines or more)",
-    )
-    option(
-        p,
-        "--workers",
-        type=_positive_int,
-        default=1,
-        help="server processes behind the one port, each with its share of --engines "
-        "(default 1; at most --engines)",
-    )
-    option(
-        p,
-        "--max-queue",
-        type=_non_negative_int,
-        default=defaults.max_queue,
-        help=f"requests that may wait for an engine before 503 busy, per worker "
-        f"(default {defaults.max_queue})",
-    )
-    option(
-        p,
-        "--queue-timeout",
-        type=_positive_float,
-        default=defaults.queue_timeout_s,
-        metavar="SECONDS",
-        help=f"longest wait for an engine before 503 busy (default {defaults.queue_timeout_s:g})",
-    )
-    access = p.add_argument_group("access")
-    option(
-        access,
-        "--api-keys",
-        metavar="FILE",
-        type=Path,
-        help="API keys, one per line (optional label after it, # comments); /v1/* then "
-        "needs 'Authorization: Bearer KEY'; re-read on SIGHUP",
-    )
-    option(
-        access,
-        "--no-auth",
-        action="store_true",
-        default=False,
-        help="allow a non-loopback --host without --api-keys",
-    )
-    option(
-        access,
-        "--rate-limit",
-        type=_positive_int,
-        metavar="N",
-        help="requests per minute per key (per client address without keys), counted by "
-        "each worker; over it 429",
-    )
-    option(
-        access,
-        "--cors-origin",
-        action="append",
-        default=[],
-        metavar="ORIGIN",
-        help="allow browser calls from this origin (repeatable), e.g. https://play.example.com",
-    )
-    option(
-        access,
-        "--allowed-host",
-        action="append",
-        default=[],
-        metavar="HOST",
-        help="accept only these Host headers (repeatable; *.example.com for subdomains)",
-    )
-    option(
-        access,
-        "--forwarded-allow-ips",
-        default="127.0.0.1",
-        metavar="IPS",
-        help="proxies trusted for X-Forwarded-For (comma-separated, * for any; default 127.0.0.1)",
-    )
-    conn = p.add_argument_group("connections")
-    option(
-        conn,
-        "--max-header-bytes",
-        type=_positive_int,
-        default=limits.max_header_bytes,
-        help=f"request line + headers, at most (default {limits.max_header_bytes}); over: 431",
-    )
-    option(
-        conn,
-        "--request-timeout",
-        type=_positive_float,
-        default=limits.request_timeout_s,
-        metavar="SECONDS",
-        help=f"time to send a complete request (default {limits.request_timeout_s:g}); "
-        "then 408 and closed",
-    )
-    option(
-        conn,
-        "--max-connections",
-        type=_positive_int,
-        default=limits.max_connections,
-        help=f"open connections, at most, per worker (default {limits.max_connections}); over: 503",
-    )
-    option(
-        conn,
-        "--keep-alive",
-        type=_positive_int,
-        default=5,
-        metavar="SECONDS",
-        help="idle time before a keep-alive connection is closed (default 5)",
-    )
-    ops = p.add_argument_group("operations")
-    option(
-        ops,
-        "--drain-timeout",
-        type=_positive_float,
-        default=DRAIN_TIMEOUT_S,
-        metavar="SECONDS",
-        help=f"after SIGTERM, time the requests in flight get before they are answered "
-        f"503 shutting_down (default {DRAIN_TIMEOUT_S:g}: a level-8 search, with a margin)",
-    )
-    option(
-        ops,
-        "--drain-delay",
-        type=_non_negative_float,
-        default=DRAIN_DELAY_S,
-        metavar="SECONDS",
-        help=f"after SIGTERM, time /readyz answers 503 while the port still accepts, so "
-        f"that a load balancer stops sending first (default {DRAIN_DELAY_S:g})",
-    )
-    option(
-        ops,
-        "--engine-max-rss",
-        type=_positive_int,
-        metavar="MIB",
-        help="recycle an engine whose memory exceeds this, between searches (default: never)",
-    )
-    option(
-        ops,
-        "--log-format",
-        choices=["json", "text"],
-        help=f"log lines on stderr (default: json unless stderr is a terminal; now "
-        f"{default_format()})",
-    )
-    option(
-        ops,
-        "--log-level",
-        default="info",
-        choices=["debug", "info", "warning", "error", "critical"],
-    )
-    option(
-        ops,
-        "--no-play",
-        action="store_true",
-        default=False,
-        help="do not serve the /play page (the browser client)",
-    )
-    p.set_defaults(func=_cmd_serve, serve_parser=p, serve_defaults=serve_defaults)
+    add_arguments(p)  # every option, from ladder.service.settings.ServeSettings
+    p.set_defaults(func=_cmd_serve)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from ladder.engine_binary import (
-        DEPRECATED_ENGINE_ENV,
-        ENGINE_ENV,
-        EngineNotBuilt,
-        engine_path,
-        find_engine,
-    )
+    from ladder.engine_binary import EngineNotBuilt, find_engine
     from ladder.service.access import KeyFileError, read_keys
-    from ladder.service.config import ServiceConfig
-    from ladder.service.http_protocol import ConnectionLimits
-    from ladder.service.logs import default_format
-    from ladder.service.server import ServeError, ServeOptions, serve
+    from ladder.service.server import ServeError
     from ladder.service.settings import resolve
+    from ladder.service.startup import serve
 
     try:
-        resolved = resolve(args.serve_parser, args, args.serve_defaults, os.environ, args.config)
-        opt = argparse.Namespace(**resolved.values)
-        engine_named = args.engine is not None or any(
-            os.environ.get(name) for name in (ENGINE_ENV, DEPRECATED_ENGINE_ENV)
-        )
-        if resolved.engine_from_file is not None and not engine_named:
-            # The file's engine, last before the lookup's own defaults.
-            os.environ[ENGINE_ENV] = str(find_engine(resolved.engine_from_file).path)
-        if opt.workers > opt.engines:
+        settings = resolve(args, os.environ).settings
+        if settings.workers > settings.engines:
             raise ValueError(
-                f"--workers {opt.workers} needs at least as many engines (--engines is "
-                f"{opt.engines}): each worker runs its own, at least one"
+                f"--workers {settings.workers} needs at least as many engines (--engines is "
+                f"{settings.engines}): each worker runs its own, at least one"
             )
-        if opt.short_engines is not None and opt.short_engines >= opt.engines:
+        if settings.short_engines is not None and settings.short_engines >= settings.engines:
             raise ValueError(
-                f"--short-engines {opt.short_engines} leaves no engine for the slow levels "
-                f"(--engines is {opt.engines})"
+                f"--short-engines {settings.short_engines} leaves no engine for the slow "
+                f"levels (--engines is {settings.engines})"
             )
-        if opt.api_keys is not None:
-            read_keys(opt.api_keys)  # a bad file is a one-line error before anything starts
-        config = ServiceConfig(
-            engines=opt.engines,
-            levels_file=_levels_file(opt.levels),
-            max_queue=opt.max_queue,
-            queue_timeout_s=opt.queue_timeout,
-            engine_path=engine_path(),
-            engine_max_rss_mb=opt.engine_max_rss,
-            short_engines=opt.short_engines,
-            api_keys_file=opt.api_keys,
-            rate_limit_per_minute=opt.rate_limit,
-            allowed_hosts=tuple(opt.allowed_host),
-            cors_origins=tuple(opt.cors_origin),
-            play_page=not opt.no_play,
-        )
-        options = ServeOptions(
-            host=opt.host,
-            port=opt.port,
-            limits=ConnectionLimits(
-                max_header_bytes=opt.max_header_bytes,
-                request_timeout_s=opt.request_timeout,
-                max_connections=opt.max_connections,
-            ),
-            keep_alive_s=opt.keep_alive,
-            no_auth=opt.no_auth,
-            log_format=opt.log_format or default_format(),
-            log_level=opt.log_level,
-            forwarded_allow_ips=opt.forwarded_allow_ips,
-            drain_timeout_s=opt.drain_timeout,
-            drain_delay_s=opt.drain_delay,
-            workers=opt.workers,
-        )
-        serve(config, options)
+        if settings.api_keys is not None:
+            read_keys(settings.api_keys)  # a bad file is a one-line error before anything starts
+        engine = find_engine(settings.engine).path
+        serve(settings.service_config(engine, _levels_file(settings.levels)), settings)
     except (ServeError, KeyFileError, EngineNotBuilt, ValueError) as exc:
         print(f"ladder serve: {exc}", file=sys.stderr)
         return 2

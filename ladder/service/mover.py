@@ -4,7 +4,7 @@
 it behind FastAPI and :class:`ladder.client.Ladder` can use it directly.
 
 Retries live here and only here: a worker's search is one attempt
-(:class:`~ladder.service.worker.SearchAttemptFailed` when the engine faults), and
+(:class:`~ladder.service.engine_slot.SearchAttemptFailed` when the engine faults), and
 :meth:`MoveService.move` makes at most ``max_attempts`` of them within the request's
 deadline. What it cannot answer it raises as domain exceptions, never HTTP statuses: the
 request's (:class:`~ladder.service.errors.RequestRejected`), its own
@@ -26,6 +26,7 @@ from ladder.level_move import LevelMove
 from ladder.levels import Level, LevelsError, at_elo, elo_range, load_levels
 from ladder.service.config import ServiceConfig
 from ladder.service.drain import Drain
+from ladder.service.engine_slot import EngineSlot, SearchAttemptFailed, SlotFactory, default_slots
 from ladder.service.errors import ErrorCode, GameOver, InvalidRequest
 from ladder.service.metrics import Metrics
 from ladder.service.models import (
@@ -43,7 +44,6 @@ from ladder.service.models import (
 )
 from ladder.service.pool import EnginePool
 from ladder.service.positions import INLINE_PLIES, Checked, Positions, start_fen
-from ladder.service.worker import EngineWorker, SearchAttemptFailed, WorkerFactory, default_factory
 from ladder.variants import VARIANT_IDS
 from ladder.wxf import wxf_moves
 
@@ -92,7 +92,7 @@ class MoveService:
         *,
         levels: dict[str, dict[int, Level]] | None = None,
         metrics: Metrics | None = None,
-        worker_factory: WorkerFactory | None = None,
+        slot_factory: SlotFactory | None = None,
     ) -> None:
         self.config = config or ServiceConfig()
         self.levels = levels if levels is not None else load_levels(self.config.levels_file)
@@ -101,12 +101,12 @@ class MoveService:
         #: The server's stop, as the requests see it (ladder.service.drain).
         self.drain = Drain()
         m = self.metrics
-        factory = worker_factory or default_factory(
+        factory = slot_factory or default_slots(
             self.config,
             on_incident=lambda kind: m.engine_incidents.labels(kind).inc(),
             on_restart=m.engine_restarts.inc,
         )
-        self.pool: EnginePool[EngineWorker] = EnginePool(
+        self.pool: EnginePool[EngineSlot] = EnginePool(
             factory,
             self.config.engines,
             self.config.max_queue,

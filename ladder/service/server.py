@@ -17,11 +17,9 @@ import ipaddress
 import logging
 import logging.config
 import math
-import os
 import signal
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
@@ -29,11 +27,11 @@ import uvicorn
 
 from ladder.service.app import create_app
 from ladder.service.config import ServiceConfig
-from ladder.service.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
-from ladder.service.http_protocol import ConnectionLimits, guarded_protocol
-from ladder.service.logs import LogFormat, logging_config
+from ladder.service.engine_slot import EngineSlot
+from ladder.service.http_protocol import guarded_protocol
+from ladder.service.logs import logging_config
 from ladder.service.mover import MoveService
-from ladder.service.worker import EngineWorker
+from ladder.service.settings import ServeSettings
 from protocol import EngineFailure
 
 log = logging.getLogger("ladder.serve")
@@ -41,28 +39,6 @@ log = logging.getLogger("ladder.serve")
 
 class ServeError(Exception):
     """``ladder serve`` cannot start as asked (a one-line reason)."""
-
-
-@dataclass(frozen=True)
-class ServeOptions:
-    """How the server listens and logs (the service itself: :class:`ServiceConfig`)."""
-
-    host: str = "127.0.0.1"
-    port: int = 8000
-    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
-    keep_alive_s: int = 5
-    no_auth: bool = False
-    log_format: LogFormat = "json"
-    log_level: str = "info"
-    forwarded_allow_ips: str = "127.0.0.1"
-    #: After SIGTERM: seconds the listener stays open with readiness off, then seconds
-    #: requests in flight get before they are cut short (ladder.service.drain).
-    drain_delay_s: float = DRAIN_DELAY_S
-    drain_timeout_s: float = DRAIN_TIMEOUT_S
-    #: Server processes behind the port (ladder.service.workers when more than one).
-    workers: int = 1
-    #: This process's number among them (None: the only server process).
-    worker: int | None = None
 
 
 def is_loopback(host: str) -> bool:
@@ -74,11 +50,11 @@ def is_loopback(host: str) -> bool:
     return all(ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_loopback for info in infos)
 
 
-def check_exposure(options: ServeOptions, config: ServiceConfig) -> None:
+def check_exposure(settings: ServeSettings, config: ServiceConfig) -> None:
     """Refuse to face a network without keys, unless ``no_auth`` says so."""
-    if config.api_keys_file is None and not options.no_auth and not is_loopback(options.host):
+    if config.api_keys_file is None and not settings.no_auth and not is_loopback(settings.host):
         raise ServeError(
-            f"refusing to listen on {options.host} without API keys: give --api-keys FILE, "
+            f"refusing to listen on {settings.host} without API keys: give --api-keys FILE, "
             "or --no-auth to serve it open"
         )
 
@@ -124,13 +100,13 @@ class Server(uvicorn.Server):
         service: MoveService,
         app: Any,
         announce: Callable[[], None],
-        options: ServeOptions,
+        settings: ServeSettings,
     ) -> None:
         super().__init__(config)
         self.service = service
         self.app = app
         self.announce = announce
-        self.options = options
+        self.settings = settings
         self._stop_signal: int | None = None
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
@@ -145,13 +121,13 @@ class Server(uvicorn.Server):
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         drain = self.service.drain
         drain.begin()
-        opts = self.options
-        delay = opts.drain_delay_s if self._stop_signal == signal.SIGTERM else 0.0
+        opts = self.settings
+        delay = opts.drain_delay if self._stop_signal == signal.SIGTERM else 0.0
         log.info(
             "stopping: not ready; listening %g s more, then %d request(s) in flight get up to %g s",
             delay,
             drain.running,
-            opts.drain_timeout_s,
+            opts.drain_timeout,
             extra={"event": "draining", "requests": drain.running, "delay_s": delay},
         )
         if delay > 0:
@@ -160,7 +136,7 @@ class Server(uvicorn.Server):
             while not self.force_exit and asyncio.get_running_loop().time() < end:
                 await asyncio.sleep(min(0.05, delay))
         cut = asyncio.get_running_loop().call_later(
-            opts.drain_timeout_s, drain.cut_short, opts.drain_timeout_s
+            opts.drain_timeout, drain.cut_short, opts.drain_timeout
         )
         try:
             await super().shutdown(sockets)
@@ -182,24 +158,26 @@ class Server(uvicorn.Server):
         keys.reload()
 
 
-def start_logging(options: ServeOptions) -> None:
-    """The service's logging, for this process (and uvicorn's)."""
-    logging.config.dictConfig(logging_config(options.log_format, options.log_level, options.worker))
+def start_logging(settings: ServeSettings, worker: int | None = None) -> None:
+    """The service's logging, for this process (and uvicorn's); ``worker``: this
+    process's number among several (None: the only server process)."""
+    logging.config.dictConfig(logging_config(settings.log_format, settings.log_level, worker))
 
 
 def run_server(
     config: ServiceConfig,
-    options: ServeOptions,
+    settings: ServeSettings,
     sock: socket.socket,
     announce: Callable[[MoveService], None],
+    worker: int | None = None,
 ) -> bool:
     """Serve on `sock` in this process until SIGTERM/SIGINT; `announce` is called once it
-    serves. Whether it ever served."""
+    serves (``worker``: as for :func:`start_logging`). Whether it ever served."""
     service = MoveService(config)
     app = create_app(service=service)
     metrics = service.metrics
     protocol = guarded_protocol(
-        options.limits,
+        settings.connection_limits(),
         on_close=lambda reason: metrics.connections_closed.labels(reason).inc(),
         on_connections=metrics.connections.set,
     )
@@ -208,19 +186,19 @@ def run_server(
             app,
             http=protocol,
             loop="asyncio",  # the engine client (protocol/) is built and tested on it
-            log_config=logging_config(options.log_format, options.log_level, options.worker),
-            log_level=options.log_level,
+            log_config=logging_config(settings.log_format, settings.log_level, worker),
+            log_level=settings.log_level,
             access_log=False,  # ladder.access writes one structured line per request
-            timeout_keep_alive=options.keep_alive_s,
-            timeout_graceful_shutdown=math.ceil(options.drain_timeout_s + CUT_MARGIN_S),
-            forwarded_allow_ips=options.forwarded_allow_ips,
+            timeout_keep_alive=settings.keep_alive,
+            timeout_graceful_shutdown=math.ceil(settings.drain_timeout + CUT_MARGIN_S),
+            forwarded_allow_ips=settings.forwarded_allow_ips,
             server_header=False,
             lifespan="on",
         ),
         service,
         app,
         lambda: announce(service),
-        options,
+        settings,
     )
     server.run(sockets=[sock])
     return bool(server.started)
@@ -229,71 +207,22 @@ def run_server(
 async def check_engine(config: ServiceConfig) -> None:
     """Start one engine as a pool slot does, and stop it: an engine that cannot start is
     a one-line :class:`ServeError` here, not a traceback from the server's startup."""
-    worker = EngineWorker(0, config)
+    slot = EngineSlot(0, config)
     try:
-        await worker.start()
+        await slot.start()
     except EngineFailure as exc:
         raise ServeError(f"the engine cannot start: {exc}") from None
     finally:
-        await worker.close()
-
-
-def serve(config: ServiceConfig, options: ServeOptions) -> None:
-    """Run the service until SIGTERM/SIGINT; :class:`ServeError` if it cannot start.
-
-    With ``options.workers`` above 1, :mod:`ladder.service.workers` runs that many
-    server processes on the one socket, the engines split between them."""
-    check_exposure(options, config)
-    sock = bind(options.host, options.port)  # a taken port is a one-line error, first
-    start_logging(options)
-    try:
-        asyncio.run(check_engine(config))
-    except ServeError:
-        sock.close()
-        raise
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        log.warning(
-            "running as root: run the service as an unprivileged user",
-            extra={"event": "running_as_root"},
-        )
-    if options.no_auth and config.api_keys_file is None and not is_loopback(options.host):
-        log.warning(
-            "serving %s without API keys (--no-auth)",
-            options.host,
-            extra={"event": "no_auth"},
-        )
-    url = url_of(sock)
-
-    def announce(service: MoveService) -> None:
-        log.info(
-            "serving %s with %d engines",
-            url,
-            service.pool.size,
-            extra={"event": "serving", "url": url, "engines": service.pool.size},
-        )
-        print(url, flush=True)
-
-    try:
-        if options.workers > 1:
-            from ladder.service.workers import supervise
-
-            started = supervise(config, options, sock, url)
-        else:
-            started = run_server(config, options, sock, announce)
-    finally:
-        sock.close()
-    if not started:
-        raise ServeError("the service did not start (see the log above)")
+        await slot.close()
 
 
 __all__ = [
+    "CUT_MARGIN_S",
     "ServeError",
-    "ServeOptions",
     "bind",
     "check_engine",
     "check_exposure",
     "is_loopback",
     "run_server",
-    "serve",
     "start_logging",
 ]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ladder.match.pgn import read_pgn, replay
 from ladder.rules import Game
 from tests.bridge.helpers import LADDER
 
@@ -121,6 +122,9 @@ def test_xboard_plays_a_whole_game_against_maxqi(tmp_path: Path) -> None:
             raise AssertionError(f"ply {ply}: {exc}") from None
         game.push(move)
     assert len(sans) >= 10
+    # What `ladder study` and the book reader make of the same file: the same game.
+    (saved_game,) = read_pgn(saved.read_text())
+    assert replay(saved_game).moves == game.moves
     assert tags["Result"] in ("1-0", "0-1", "1/2-1/2")
     outcome = game.outcome()
     if outcome is not None:  # ended by our rules: the result XBoard saved is ours

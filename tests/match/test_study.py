@@ -113,3 +113,18 @@ def test_a_pgn_without_a_variant_tag_is_plain_xiangqi(tmp_path: Path, engine_exe
                   "--engine", "level:1,variety=off", "--nodes", "64")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert next(iter(read_pgn(study.read_text()))).headers["Variant"] == "atomic-xiangqi"
+
+
+def test_study_of_a_game_xboard_saved(tmp_path: Path, engine_exe: Path) -> None:
+    """XBoard's own PGN (its SAN-like xiangqi moves, ``Cfxd0``, ``C0g1``): studied, and
+    written back in standard WXF (the rear cannon's ``C-+1``)."""
+    saved = Path(__file__).parent / "data" / "xboard-saved.pgn"
+    out = tmp_path / "study.pgn"
+    done = ladder(
+        "study", str(saved), "--nodes", "2000", "--db", str(tmp_path / "s.sqlite"),
+        "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (game,) = read_pgn(out.read_text())
+    assert len(game.moves) == 56 and game.result == "0-1"
+    assert "C-+1" in game.moves  # ply 43, a tandem: no file number

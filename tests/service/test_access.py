@@ -18,7 +18,8 @@ import pytest
 from ladder.service.access import KeyFileError, RateLimit, key_id, read_keys
 from ladder.service.config import ServiceConfig
 from ladder.service.launch import ladder_command
-from ladder.service.server import ServeError, ServeOptions, check_exposure
+from ladder.service.server import ServeError, check_exposure
+from ladder.service.settings import ServeSettings
 
 from .helpers import ROOT, Server, service_engine, start_server
 
@@ -138,13 +139,13 @@ def test_no_network_without_keys() -> None:
     lines = refused.stderr.strip().splitlines()
     assert len(lines) == 1 and "without API keys" in lines[0] and "--no-auth" in lines[0]
     config = ServiceConfig(engines=1)
-    check_exposure(ServeOptions(host="0.0.0.0", no_auth=True), config)
-    check_exposure(ServeOptions(host="127.0.0.1"), config)
-    check_exposure(ServeOptions(host="::1"), config)
+    check_exposure(ServeSettings(host="0.0.0.0", no_auth=True), config)
+    check_exposure(ServeSettings(host="127.0.0.1"), config)
+    check_exposure(ServeSettings(host="::1"), config)
     with pytest.raises(ServeError):
-        check_exposure(ServeOptions(host="192.0.2.1"), config)
+        check_exposure(ServeSettings(host="192.0.2.1"), config)
     keyed = ServiceConfig(engines=1, api_keys_file=Path("keys"))
-    check_exposure(ServeOptions(host="0.0.0.0"), keyed)
+    check_exposure(ServeSettings(host="0.0.0.0"), keyed)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the warning is for root")

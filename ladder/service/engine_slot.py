@@ -1,4 +1,4 @@
-"""One engine slot of the pool: a supervised engine process (protocol.ManagedEngine).
+"""One engine slot of the pool (:class:`EngineSlot`): a supervised engine process.
 
 The worker plays :func:`ladder.level_move.play_level_move` (the level move the match
 runner and the bridge play too) on the level engine (:func:`ladder.level_move.level_engine`;
@@ -47,7 +47,7 @@ class SearchAttemptFailed(Exception):
         self.kind = kind
 
 
-class EngineWorker:
+class EngineSlot:
     """A pool slot holding one supervised engine process."""
 
     def __init__(
@@ -274,13 +274,13 @@ class EngineWorker:
         self._last_pid = pid
 
 
-WorkerFactory = Callable[[int], EngineWorker]
+SlotFactory = Callable[[int], EngineSlot]
 
 
-def default_factory(
+def default_slots(
     config: ServiceConfig,
     on_incident: Callable[[str], None] | None = None,
     on_restart: Callable[[], None] | None = None,
-) -> WorkerFactory:
-    """Workers on the configured (or built) engine."""
-    return lambda i: EngineWorker(i, config, on_incident, on_restart)
+) -> SlotFactory:
+    """Slots on the configured (or built) engine."""
+    return lambda i: EngineSlot(i, config, on_incident, on_restart)

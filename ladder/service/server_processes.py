@@ -44,7 +44,8 @@ from prometheus_client.multiprocess import mark_process_dead
 
 from ladder.service.config import ServiceConfig
 from ladder.service.mover import MoveService
-from ladder.service.server import ServeOptions, run_server, start_logging
+from ladder.service.server import run_server, start_logging
+from ladder.service.settings import ServeSettings
 from protocol.process import die_with_parent
 
 log = logging.getLogger("ladder.serve")
@@ -71,7 +72,8 @@ def engine_shares(engines: int, workers: int) -> list[int]:
 
 def _worker_main(
     config: ServiceConfig,
-    options: ServeOptions,
+    settings: ServeSettings,
+    index: int,
     sock: socket.socket,
     ready: multiprocessing.connection.Connection,
 ) -> None:
@@ -79,12 +81,12 @@ def _worker_main(
     die_with_parent()
     # Until the server's own SIGHUP handler is in place, a reload request is moot.
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    start_logging(options)
+    start_logging(settings, index)
 
     def announce(service: MoveService) -> None:
         ready.send(service.pool.size)
 
-    started = run_server(config, options, sock, announce)
+    started = run_server(config, settings, sock, announce, index)
     sys.exit(0 if started else STARTUP_FAILED)
 
 
@@ -94,7 +96,6 @@ class _Slot:
 
     index: int
     config: ServiceConfig
-    options: ServeOptions
     process: BaseProcess | None = None
     ready: multiprocessing.connection.Connection | None = None
     started_at: float = 0.0
@@ -108,18 +109,13 @@ class Supervisor:
     """Starts, watches, restarts and stops the workers (see the module docstring)."""
 
     def __init__(
-        self, config: ServiceConfig, options: ServeOptions, sock: socket.socket, url: str
+        self, config: ServiceConfig, settings: ServeSettings, sock: socket.socket, url: str
     ) -> None:
-        shares = engine_shares(config.engines, options.workers)
+        shares = engine_shares(config.engines, settings.workers)
         self.slots = [
-            _Slot(
-                i,
-                dataclasses.replace(config, engines=share),
-                dataclasses.replace(options, worker=i),
-            )
-            for i, share in enumerate(shares)
+            _Slot(i, dataclasses.replace(config, engines=share)) for i, share in enumerate(shares)
         ]
-        self.config, self.options, self.sock, self.url = config, options, sock, url
+        self.config, self.settings, self.sock, self.url = config, settings, sock, url
         self.context = multiprocessing.get_context("spawn")
         self.stopping = False
         self.reload = False
@@ -152,7 +148,7 @@ class Supervisor:
         parent_end, child_end = self.context.Pipe(duplex=False)
         process = self.context.Process(
             target=_worker_main,
-            args=(slot.config, slot.options, self.sock, child_end),
+            args=(slot.config, self.settings, slot.index, self.sock, child_end),
             name=f"ladder-worker-{slot.index}",
         )
         process.start()
@@ -302,8 +298,8 @@ class Supervisor:
         """SIGTERM every worker, wait for them (SIGKILL after the grace period)."""
         self.stopping = True
         self._forward(signal.SIGTERM)
-        opts = self.options
-        deadline = time.monotonic() + opts.drain_delay_s + opts.drain_timeout_s + STOP_MARGIN_S
+        drain = self.settings.drain_delay + self.settings.drain_timeout
+        deadline = time.monotonic() + drain + STOP_MARGIN_S
         for slot in self.slots:
             process = slot.process
             if process is None:
@@ -322,10 +318,12 @@ class Supervisor:
         log.info("all workers stopped", extra={"event": "workers_stopped"})
 
 
-def supervise(config: ServiceConfig, options: ServeOptions, sock: socket.socket, url: str) -> bool:
-    """Run ``options.workers`` workers on `sock` until SIGTERM/SIGINT, with the metrics
+def supervise(
+    config: ServiceConfig, settings: ServeSettings, sock: socket.socket, url: str
+) -> bool:
+    """Run ``settings.workers`` workers on `sock` until SIGTERM/SIGINT, with the metrics
     of all in a temporary folder; whether the service ever served."""
-    supervisor = Supervisor(config, options, sock, url)  # checks the engine split first
+    supervisor = Supervisor(config, settings, sock, url)  # checks the engine split first
     metrics_dir = tempfile.mkdtemp(prefix="ladder-metrics-")
     os.environ[MULTIPROC_ENV] = metrics_dir  # the spawned workers inherit it
     try:
