@@ -285,6 +285,11 @@ def _play(command: str, play: Callable[[], RunT]) -> RunT | int:
         abandon_workers()
         print(f"ladder {command}: interrupted; run the same command to resume", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    from ladder.match.summary import engine_restarts, restart_text
+
+    restarts = run.stats.engine_restarts if hasattr(run, "stats") else engine_restarts(run.records)
+    if restarts:  # also when stdout is the report: a recovered fault is not silent
+        print(f"ladder {command}: {restart_text(restarts)}", file=sys.stderr)
     if run.error is not None:
         print(f"ladder {command}: {run.error}", file=sys.stderr)
         if run.result.played or run.result.skipped:
@@ -337,6 +342,7 @@ def add_match(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
 def _cmd_match(args: argparse.Namespace) -> int:
     from ladder.match.runner import MatchConfig, play_match
     from ladder.match.sprt import Sprt
+    from ladder.match.store import check_db_path
 
     report = sys.stderr if args.json_path == "-" else sys.stdout
     try:
@@ -360,6 +366,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
             openings_order=args.openings_order,
         )
         pgn, limit = _pgn_options(args), _failure_limit(args)
+        check_db_path(args.db)  # a typo must not leave a database where nobody looks
     except _setup_errors() as exc:
         print(f"ladder match: {exc}", file=sys.stderr)
         return ExitCode.USAGE
@@ -421,6 +428,7 @@ def add_tournament(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
 
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
+    from ladder.match.store import check_db_path
     from ladder.match.tournament import TournamentConfig, play_tournament
 
     report = sys.stderr if args.json_path == "-" else sys.stdout
@@ -436,6 +444,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
             openings_order=args.openings_order,
         )
         pgn, limit = _pgn_options(args), _failure_limit(args)
+        check_db_path(args.db)  # a typo must not leave a database where nobody looks
         if args.anchor is not None and args.anchor not in [p.name for p in config.players]:
             raise ValueError(f"--anchor {args.anchor!r} is not one of the players' names")
     except _setup_errors() as exc:
@@ -515,10 +524,15 @@ def add_study(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
 
 def _cmd_study(args: argparse.Namespace) -> int:
     from ladder.match.backends import abandon_workers, interrupts_raise
+    from ladder.match.store import check_db_path
     from ladder.match.study import StudyError, run_study
 
     report = sys.stderr if args.json_path == "-" else sys.stdout
-
+    try:
+        check_db_path(args.db)
+    except OSError as exc:
+        print(f"ladder study: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
     try:
         with interrupts_raise():
             return run_study(

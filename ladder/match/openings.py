@@ -63,7 +63,12 @@ class Opening:
 
     fen: str | None
     moves: tuple[str, ...]
-    comment: str = ""
+    comment: str = ""  #: the book's words for it (a suite's ``#`` comment, an EPD ``id``)
+    source: str = ""  #: where it comes from: ``book.epd:12``, ``book.pgn:game 3``
+
+    def describe(self) -> str:
+        """Source and id, as a PGN's ``Opening`` tag gives them: ``book.epd:12 (id)``."""
+        return " ".join(p for p in (self.source, f"({self.comment})" if self.comment else "") if p)
 
     def line(self) -> str:
         """The suite-file line for this opening."""
@@ -95,7 +100,7 @@ def parse_openings(variant: str, text: str, source: str = "<openings>") -> list[
             raise OpeningError(f"{source}:{number}: {exc}") from exc
         if game.outcome() is not None:
             raise OpeningError(f"{source}:{number}: the game is already over")
-        out.append(Opening(fen, moves, comment.strip()))
+        out.append(Opening(fen, moves, comment.strip(), f"{Path(source).name}:{number}"))
     if not out:
         raise OpeningError(f"{source}: no openings")
     return out
@@ -126,7 +131,7 @@ def parse_epd(variant: str, text: str, source: str = "<epd>") -> list[Opening]:
         if game.outcome() is not None:
             raise OpeningError(f"{source}:{number}: the game is already over")
         comment = ops.get("id", "").strip('"')
-        out.append(Opening(game.start_fen, (), comment))
+        out.append(Opening(game.start_fen, (), comment, f"{Path(source).name}:{number}"))
     if not out:
         raise OpeningError(f"{source}: no positions")
     return out
@@ -147,7 +152,9 @@ def parse_pgn_book(variant: str, text: str, source: str = "<pgn>") -> list[Openi
             except PgnError as exc:
                 raise OpeningError(f"{source}: game {number}: {exc}") from exc
             fen = parsed.headers.get("FEN")
-            out.append(Opening(fen, tuple(game.moves), parsed.headers.get("Event", "")))
+            event = parsed.headers.get("Event", "")
+            where = f"{Path(source).name}:game {number}"
+            out.append(Opening(fen, tuple(game.moves), event, where))
     except PgnError as exc:
         raise OpeningError(f"{source}: {exc}") from exc
     if not out:
@@ -183,7 +190,7 @@ def load_openings(
     parse = {"suite": parse_openings, "epd": parse_epd, "pgn": parse_pgn_book}[fmt]
     book = parse(variant, text, str(p))
     if plies is not None:
-        book = [Opening(o.fen, o.moves[:plies], o.comment) for o in book]
+        book = [Opening(o.fen, o.moves[:plies], o.comment, o.source) for o in book]
     for number, opening in enumerate(book, start=1):
         if Game.from_fen(variant, opening.fen, opening.moves).outcome() is not None:
             raise OpeningError(f"{p}: opening {number}: the game is already over")

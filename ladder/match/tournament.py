@@ -48,7 +48,7 @@ from ladder.match.runner import (
     progress_bar,
 )
 from ladder.match.store import ResultStore
-from ladder.match.summary import MatchStats, match_stats
+from ladder.match.summary import MatchStats, engine_restarts, match_stats
 
 __all__ = [
     "FORMATS",
@@ -285,6 +285,7 @@ def play_tournament(
                     for m, s in zip(matches, pairing_stats(), strict=True)
                 ],
                 "crosstable": crosstable(records, names).as_dict(),
+                "engine_restarts": engine_restarts(records),
                 "ratings": _fit_dict(fit),
                 "games": [game_entry(r) for r in records],
             }
