@@ -107,13 +107,22 @@ class SearchJob:
     nodes: int  #: `go nodes` limit
     multipv: int = 1
     hash_mb: int = 16
+    #: `go movetime` too, on a clock (ladder.clock.move_time_limit_ms); None: nodes only
+    time_limit_ms: int | None = None
 
     @classmethod
     def for_level(
-        cls, section: str, fen: str, moves: tuple[str, ...] | list[str], level: Level, ply: int
+        cls,
+        section: str,
+        fen: str,
+        moves: tuple[str, ...] | list[str],
+        level: Level,
+        ply: int,
+        time_limit_ms: int | None = None,
     ) -> SearchJob:
         """The search ``level`` makes for the move at game ply ``ply``: its node limit and
-        Hash, and MultiPV = the variety rule's line count where it applies (else 1)."""
+        Hash, and MultiPV = the variety rule's line count where it applies (else 1); on
+        a clock also `time_limit_ms` (it stops at whichever comes first)."""
         variety = level.variety_at(ply)
         return cls(
             section=section,
@@ -122,6 +131,7 @@ class SearchJob:
             nodes=level.nodes,
             multipv=variety.multipv if variety else 1,
             hash_mb=level.hash_mb,
+            time_limit_ms=time_limit_ms,
         )
 
 
@@ -223,7 +233,8 @@ def search_result(play: PlayResult) -> SearchResult:
 
 async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[str]) -> LevelSearch:
     """Run ``job`` on ``engine``: a new game, ``Threads`` 1, the job's MultiPV and Hash,
-    ``go nodes``; a bestmove outside ``legal`` counts as an engine fault.
+    ``go nodes`` (and ``movetime`` on a clock); a bestmove outside ``legal`` counts as
+    an engine fault.
 
     The manager restarts a faulted engine and retries as configured; raises
     :class:`protocol.errors.EngineFailure` when it gives up, and
@@ -233,7 +244,10 @@ async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[s
         job.section,
         job.fen,
         job.moves,
-        Limit(nodes=job.nodes),
+        Limit(
+            nodes=job.nodes,
+            time=None if job.time_limit_ms is None else job.time_limit_ms / 1000,
+        ),
         options={"Threads": 1, "MultiPV": job.multipv, "Hash": job.hash_mb},
         new_game=True,
         validate_move=legal.__contains__,
@@ -361,6 +375,7 @@ async def play_level_move(
     *,
     legal: frozenset[str] | None = None,
     allowed: frozenset[str] | None = None,
+    time_limit_ms: int | None = None,
 ) -> LevelMove:
     """``level``'s move in ``game`` (not changed; it must have a legal move) drawn with
     ``seed``, searched on ``engine`` (:func:`level_engine`).
@@ -368,14 +383,18 @@ async def play_level_move(
     ``legal`` is ``game``'s legal moves when the caller has them already. ``allowed``
     (default: every legal move) narrows the choice, as UCCI's ``banmoves`` does: when
     the engine's best move is not allowed, the best allowed line is played, else a
-    random allowed move. Raises :class:`NoLevelMove` for a ``(none)`` answer, and
+    random allowed move. ``time_limit_ms`` (on a clock, :func:`ladder.clock.
+    move_time_limit_ms`) stops the search early; the node limit stays. Raises
+    :class:`NoLevelMove` for a ``(none)`` answer, and
     :class:`protocol.errors.EngineFailure` when the engine keeps failing.
     """
     legal = legal if legal is not None else frozenset(game.legal_moves())
     settings = level.at_move(seed)
     ply = game.game_ply
     fen, moves = game.engine_position()
-    job = SearchJob.for_level(FSF_VARIANT[game.variant.name], fen, moves, settings, ply)
+    job = SearchJob.for_level(
+        FSF_VARIANT[game.variant.name], fen, moves, settings, ply, time_limit_ms
+    )
     searched = await search_level(engine, job, legal)
     result = searched.result
     if result.bestmove is None:

@@ -69,6 +69,30 @@ class Score(BaseModel):
     mate: int | None = Field(None, description="Moves to mate; null unless a mate was found.")
 
 
+#: The longest clock accepted (ms): a day.
+MAX_CLOCK_MS = 86_400_000
+
+
+class Clock(_Strict):
+    """The clock of the side to move, for a timed game: the level still searches its
+    node count, and also stops at a safe share of this clock (docs/service.md, "Timed
+    games"), so the computer never loses on time."""
+
+    remaining_ms: int = Field(
+        ge=0, le=MAX_CLOCK_MS, strict=True, description="Time left on the mover's clock (ms)."
+    )
+    increment_ms: int = Field(
+        default=0, ge=0, le=MAX_CLOCK_MS, strict=True, description="Added after each move (ms)."
+    )
+    moves_to_go: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        strict=True,
+        description="Moves to the next time control; omit for sudden death or increment only.",
+    )
+
+
 class MoveRequest(_Strict):
     """Ask for the computer's move at a level, in a position given as start FEN + moves."""
 
@@ -92,6 +116,7 @@ class MoveRequest(_Strict):
             ge=0,
             le=MAX_ELO,
             allow_inf_nan=False,
+            strict=True,  # a number: not "1500", not true (as `level`)
             examples=[1200],
             description=(
                 "Strength as a rating instead of a level: any value from level 1's measured "
@@ -100,6 +125,11 @@ class MoveRequest(_Strict):
             ),
         ),
     ] = None
+    clock: Clock | None = Field(
+        None,
+        description="The mover's clock in a timed game (see `Clock`); omit for no clock.",
+        examples=[{"remaining_ms": 60000, "increment_ms": 1000}],
+    )
     seed: Annotated[
         int | None,
         Field(
@@ -135,6 +165,11 @@ class MoveResponse(BaseModel):
     depth: int
     nodes: int
     time_ms: int = Field(description="Wall time of the search, milliseconds.")
+    time_limit_ms: int | None = Field(
+        None,
+        description="With a `clock`: the longest the search was allowed (`go movetime`), "
+        "by the clock rule; null without one.",
+    )
     seed: int
     fen: str = Field(description="The position after the move.")
     gives_check: bool
@@ -218,11 +253,21 @@ class Health(BaseModel):
     """Liveness and load."""
 
     status: Literal["ok", "degraded"] = Field(
-        description="`ok` when every engine runs, `degraded` when some do not."
+        description="`ok` when every engine is live, `degraded` when some are not."
     )
-    ready: bool = Field(description="At least one engine runs (what `/readyz` answers).")
+    ready: bool = Field(
+        description="At least one engine is live and the service is not stopping (what "
+        "`/readyz` answers)."
+    )
+    draining: bool = Field(
+        False, description="The service is stopping (SIGTERM): finishing its requests."
+    )
     engines: int
-    engines_alive: int
+    engines_alive: int = Field(description="Engine processes running.")
+    engines_live: int = Field(
+        description="Engines running that answered their last search or readiness check "
+        "(idle engines are checked every few seconds; a frozen one is replaced)."
+    )
     engines_busy: int
     queue_depth: int
     max_queue: int

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ladder.service.config import ServiceConfig
+from ladder.service.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
 from ladder.service.http_protocol import (
     MAX_CONNECTIONS,
     MAX_HEADER_BYTES,
@@ -89,6 +90,13 @@ def port_number(text: str) -> int:
     value = int(text)
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"must be 0-65535, got {value}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    value = float(text)
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, got {text}")
     return value
 
 
@@ -164,6 +172,15 @@ class ServeSettings:
             "engine processes in all (default: the CPUs this process may use, by its CPU "
             "affinity and cgroup quota)",
             parse=positive_int,
+        ),
+    )
+    short_engines: int | None = field(
+        default=None,
+        metadata=option(
+            "engines a slow level's search (over 100,000 nodes: levels 7 and 8) never "
+            "takes, kept for the fast levels, per worker (default: 1 with 2 engines or more)",
+            parse=non_negative_int,
+            metavar="N",
         ),
     )
     workers: int = field(
@@ -267,6 +284,26 @@ class ServeSettings:
             metavar="SECONDS",
         ),
     )
+    drain_timeout: float = field(
+        default=DRAIN_TIMEOUT_S,
+        metadata=option(
+            "after SIGTERM, time the requests in flight get before they are answered 503 "
+            "shutting_down (default: a level-8 search, with a margin)",
+            group="operations",
+            parse=positive_float,
+            metavar="SECONDS",
+        ),
+    )
+    drain_delay: float = field(
+        default=DRAIN_DELAY_S,
+        metadata=option(
+            "after SIGTERM, time /readyz answers 503 while the port still accepts, so that "
+            "a load balancer stops sending first",
+            group="operations",
+            parse=non_negative_float,
+            metavar="SECONDS",
+        ),
+    )
     engine_max_rss: int | None = field(
         default=None,
         metadata=option(
@@ -306,6 +343,7 @@ class ServeSettings:
             queue_timeout_s=self.queue_timeout,
             engine_path=engine_path,
             engine_max_rss_mb=self.engine_max_rss,
+            short_engines=self.short_engines,
             api_keys_file=self.api_keys,
             rate_limit_per_minute=self.rate_limit,
             allowed_hosts=self.allowed_host,
