@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Coroutine, Sequence
-from types import TracebackType
 from typing import Any, TypeVar
 
 import httpx
@@ -32,6 +31,7 @@ from pydantic import BaseModel, ValidationError
 from ladder.service.config import ServiceConfig
 from ladder.service.errors import ErrorCode, ServiceError
 from ladder.service.models import (
+    Clock,
     Health,
     LevelsResponse,
     MoveRequest,
@@ -46,7 +46,7 @@ from ladder.service.status import FAILURES, as_service_error, invalid_request
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
-__all__ = ["Ladder", "LadderSync", "ServiceError", "wait_until_healthy"]
+__all__ = ["Clock", "Ladder", "LadderSync", "ServiceError", "wait_until_healthy"]
 
 
 def _request(model: type[M], **fields: Any) -> M:
@@ -107,12 +107,7 @@ class Ladder:
             await self._service.start()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:
@@ -140,8 +135,10 @@ class Ladder:
     async def _request(self, method: str, path: str, model: type[M], content: str | None) -> M:
         assert self._http is not None
         try:
-            resp = await self._http.request(method, path, content=content)
-        except httpx.TimeoutException as exc:
+            # httpx's timeout is per read: a server trickling bytes would never trip it
+            async with asyncio.timeout(self._timeout):
+                resp = await self._http.request(method, path, content=content)
+        except (httpx.TimeoutException, TimeoutError) as exc:
             raise ServiceError(
                 504,
                 ErrorCode.TIMEOUT,
@@ -192,9 +189,11 @@ class Ladder:
         fen: str | None = None,
         seed: int | None = None,
         elo: float | None = None,
+        clock: Clock | None = None,
     ) -> MoveResponse:
         """The computer's move at `level` (or at `elo`, any rating on the measured curve)
-        after `moves` (from `fen`, or the start)."""
+        after `moves` (from `fen`, or the start); with `clock` (the mover's, in a timed
+        game) the search also stops at a safe share of it."""
         req = _request(
             MoveRequest,
             variant=variant,
@@ -203,6 +202,7 @@ class Ladder:
             level=level,
             elo=elo,
             seed=seed,
+            clock=clock,
         )
         if self._service is not None:
             return await self._local(self._service.move(req))
@@ -260,12 +260,7 @@ class LadderSync:
         self._run(self._ladder.__aenter__())
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -284,11 +279,12 @@ class LadderSync:
         fen: str | None = None,
         seed: int | None = None,
         elo: float | None = None,
+        clock: Clock | None = None,
     ) -> MoveResponse:
         """See :meth:`Ladder.move`."""
         return self._run(
             self._ladder.move(
-                variant=variant, level=level, moves=moves, fen=fen, seed=seed, elo=elo
+                variant=variant, level=level, moves=moves, fen=fen, seed=seed, elo=elo, clock=clock
             )
         )
 

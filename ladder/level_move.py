@@ -50,10 +50,10 @@ from ladder.levels import Level, Variety
 from ladder.material import PIECE_VALUES, material
 from ladder.rules import Game
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
-from protocol.errors import EngineFailure
+from protocol.errors import EngineFailure, Incident
 from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
-from protocol.managed import Incident, ManagedEngine
+from protocol.managed import ManagedEngine
 from protocol.options import OptionValue
 from protocol.process import Timeouts
 
@@ -126,6 +126,8 @@ class SearchJob:
     multipv: int = 1
     hash_mb: int = 16
     root_moves: tuple[str, ...] | None = None  #: `searchmoves`: only these (legal) moves
+    #: `go movetime` too, on a clock (ladder.clock.move_time_limit_ms); None: nodes only
+    time_limit_ms: int | None = None
 
     @classmethod
     def for_level(
@@ -136,10 +138,12 @@ class SearchJob:
         level: Level,
         ply: int,
         seed: int | None = None,
+        time_limit_ms: int | None = None,
     ) -> SearchJob:
         """The search ``level`` makes for the move at game ply ``ply``: its node limit
         (drawn within the variety rule's jitter with ``seed``, where it applies) and
-        Hash, and MultiPV = the variety rule's line count where it applies (else 1)."""
+        Hash, and MultiPV = the variety rule's line count where it applies (else 1); on
+        a clock also `time_limit_ms` (it stops at whichever comes first)."""
         variety = level.variety_at(ply)
         nodes = level.nodes
         if variety is not None and variety.node_jitter_pct and seed is not None:
@@ -154,6 +158,7 @@ class SearchJob:
             nodes=max(1, nodes),
             multipv=variety.multipv if variety else 1,
             hash_mb=level.hash_mb,
+            time_limit_ms=time_limit_ms,
         )
 
 
@@ -255,7 +260,8 @@ def search_result(play: PlayResult) -> SearchResult:
 
 async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[str]) -> LevelSearch:
     """Run ``job`` on ``engine``: a new game, ``Threads`` 1, the job's MultiPV and Hash,
-    ``go nodes``; a bestmove outside ``legal`` counts as an engine fault.
+    ``go nodes`` (and ``movetime`` on a clock); a bestmove outside ``legal`` counts as
+    an engine fault.
 
     The manager restarts a faulted engine and retries as configured; raises
     :class:`protocol.errors.EngineFailure` when it gives up, and
@@ -265,7 +271,11 @@ async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[s
         job.section,
         job.fen,
         job.moves,
-        Limit(nodes=job.nodes, root_moves=job.root_moves),
+        Limit(
+            nodes=job.nodes,
+            time=None if job.time_limit_ms is None else job.time_limit_ms / 1000,
+            root_moves=job.root_moves,
+        ),
         options={"Threads": 1, "MultiPV": job.multipv, "Hash": job.hash_mb},
         new_game=True,
         validate_move=legal.__contains__,
@@ -498,6 +508,7 @@ async def play_level_move(
     *,
     legal: frozenset[str] | None = None,
     allowed: frozenset[str] | None = None,
+    time_limit_ms: int | None = None,
 ) -> LevelMove:
     """``level``'s move in ``game`` (not changed; it must have a legal move) drawn with
     ``seed``, searched on ``engine`` (:func:`level_engine`).
@@ -505,7 +516,9 @@ async def play_level_move(
     ``legal`` is ``game``'s legal moves when the caller has them already. ``allowed``
     (default: every legal move) narrows the choice, as UCCI's ``banmoves`` does: when
     the engine's best move is not allowed, the best allowed line is played, else a
-    random allowed move. Raises :class:`NoLevelMove` for a ``(none)`` answer, and
+    random allowed move. ``time_limit_ms`` (on a clock, :func:`ladder.clock.
+    move_time_limit_ms`) stops the search early; the node limit stays. Raises
+    :class:`NoLevelMove` for a ``(none)`` answer, and
     :class:`protocol.errors.EngineFailure` when the engine keeps failing.
     """
     legal = legal if legal is not None else frozenset(game.legal_moves())
@@ -517,7 +530,9 @@ async def play_level_move(
             return LevelMove(Choice(move, None, None), SearchResult(move, None), [], book=True)
     ply = game.game_ply
     fen, moves = game.engine_position()
-    job = SearchJob.for_level(FSF_VARIANT[game.variant.name], fen, moves, settings, ply, seed)
+    job = SearchJob.for_level(
+        FSF_VARIANT[game.variant.name], fen, moves, settings, ply, seed, time_limit_ms
+    )
     searched = await search_level(engine, job, legal)
     result = searched.result
     if result.bestmove is None:

@@ -201,6 +201,17 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_repeat(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--repeat",
+        type=int,
+        choices=(1, 2),
+        default=2,
+        help="2 (default): each opening twice, colours swapped (game pairs); 1: a new "
+        "opening every game, colours alternating (cutechess without -repeat)",
+    )
+
+
 def _adjudication(args: argparse.Namespace) -> Any:
     from ladder.match.adjudication import Adjudication
 
@@ -285,6 +296,11 @@ def _play(command: str, play: Callable[[], RunT]) -> RunT | int:
         abandon_workers()
         print(f"ladder {command}: interrupted; run the same command to resume", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    from ladder.match.summary import engine_restarts, restart_text
+
+    restarts = run.stats.engine_restarts if hasattr(run, "stats") else engine_restarts(run.records)
+    if restarts:  # also when stdout is the report: a recovered fault is not silent
+        print(f"ladder {command}: {restart_text(restarts)}", file=sys.stderr)
     if run.error is not None:
         print(f"ladder {command}: {run.error}", file=sys.stderr)
         if run.result.played or run.result.skipped:
@@ -314,8 +330,10 @@ def add_match(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "--games",
         type=positive_int,
         default=100,
-        help="games to play, rounded up to whole pairs (default 100)",
+        help="games to play (default 100): pairs, an odd count ending with the first game "
+        "of a pair",
     )
+    _add_repeat(p)
     p.add_argument(
         "--name", default=None, help="match id in the database (default: derived from the settings)"
     )
@@ -337,6 +355,7 @@ def add_match(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
 def _cmd_match(args: argparse.Namespace) -> int:
     from ladder.match.runner import MatchConfig, play_match
     from ladder.match.sprt import Sprt
+    from ladder.match.store import check_db_path
 
     report = sys.stderr if args.json_path == "-" else sys.stdout
     try:
@@ -358,8 +377,10 @@ def _cmd_match(args: argparse.Namespace) -> int:
             sprt=sprt,
             name=args.name,
             openings_order=args.openings_order,
+            repeat=args.repeat,
         )
         pgn, limit = _pgn_options(args), _failure_limit(args)
+        check_db_path(args.db)  # a typo must not leave a database where nobody looks
     except _setup_errors() as exc:
         print(f"ladder match: {exc}", file=sys.stderr)
         return ExitCode.USAGE
@@ -401,8 +422,9 @@ def add_tournament(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
         "--games",
         type=positive_int,
         default=2,
-        help="games per pairing, rounded up to whole pairs (default 2)",
+        help="games per pairing (default 2)",
     )
+    _add_repeat(p)
     p.add_argument(
         "--anchor",
         default=None,
@@ -421,6 +443,7 @@ def add_tournament(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
 
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
+    from ladder.match.store import check_db_path
     from ladder.match.tournament import TournamentConfig, play_tournament
 
     report = sys.stderr if args.json_path == "-" else sys.stdout
@@ -434,8 +457,10 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
             seed=args.seed,
             adjudication=_adjudication(args),
             openings_order=args.openings_order,
+            repeat=args.repeat,
         )
         pgn, limit = _pgn_options(args), _failure_limit(args)
+        check_db_path(args.db)  # a typo must not leave a database where nobody looks
         if args.anchor is not None and args.anchor not in [p.name for p in config.players]:
             raise ValueError(f"--anchor {args.anchor!r} is not one of the players' names")
     except _setup_errors() as exc:
@@ -515,10 +540,15 @@ def add_study(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
 
 def _cmd_study(args: argparse.Namespace) -> int:
     from ladder.match.backends import abandon_workers, interrupts_raise
+    from ladder.match.store import check_db_path
     from ladder.match.study import StudyError, run_study
 
     report = sys.stderr if args.json_path == "-" else sys.stdout
-
+    try:
+        check_db_path(args.db)
+    except OSError as exc:
+        print(f"ladder study: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
     try:
         with interrupts_raise():
             return run_study(

@@ -23,12 +23,21 @@ The match score is a mean of i.i.d. samples, so by the CLT its standard error is
   ``EloPentanomial::calcVariance``; fishtest ``stat_util.stats`` gives the same standard
   error).  Correlation between the two games of a pair is thereby accounted for.
 
-The score interval ``s +- z * sqrt(var/n)`` (``z = Phi^-1(0.975) = 1.96`` for 95 %) is
-mapped through ``L^-1``; because ``L^-1`` is non-linear the Elo interval is asymmetric.
-The conventional "+-" figure is half its width, ``(L^-1(s_hi) - L^-1(s_lo)) / 2``
-(fishtest ``get_elo``'s ``elo95``, fastchess ``error_``).  Score bounds beyond [0, 1] are
-clamped, so a bound may be infinite: we do not regularise counts here (fishtest adds
-1e-3 to empty buckets, fastchess does not).
+The plain interval ``s +- z * sqrt(var/n)`` (``z = Phi^-1(0.975) = 1.96`` for 95 %;
+fishtest's and fastchess's) collapses on small or lopsided samples: two pairs that split
+their wins have ``var = 0`` and print ``+0.0 +- 0.0``, and a short sweep has no width
+either; simulated, it covers the true score in 12-50 % of such matches. So the interval
+here is Agresti-Coull's: ``z^2 / 2`` pseudo-samples are added, half at each extreme
+(value 0 and value 1: ``z^2 / 4`` = 0.96 of a sample each), and the interval is the
+plain one of the counts so padded, widened to hold the observed score. Simulated over
+scores 50-97 %, draw rates 0 and 50 % and 2-100 pairs, sweeps included, it covers 89-100 %
+(95 % from about 30 pairs on; wider than needed, never collapsed, on the smallest
+samples): ``tests/match/test_elo.py``. ``small_sample`` says when fewer than
+:data:`SMALL_SAMPLE` samples stand behind it. The score interval is mapped through
+``L^-1``; because ``L^-1`` is non-linear the Elo interval is asymmetric. The
+conventional "+-" figure is half its width, ``(L^-1(s_hi) - L^-1(s_lo)) / 2`` (fishtest
+``get_elo``'s ``elo95``, fastchess ``error_``). A bound at a score of 0 or 1 is infinite.
+The point estimate, ``var`` and ``stderr`` (and so LOS) are those of the counts.
 
 Normalised Elo
 --------------
@@ -73,6 +82,7 @@ from ladder.match.results import PAIR_SCORES, Pentanomial, Trinomial
 
 __all__ = [
     "NELO_PER_T",
+    "SMALL_SAMPLE",
     "EloEstimate",
     "elo_to_score",
     "los",
@@ -82,6 +92,9 @@ __all__ = [
     "score_to_elo",
     "trinomial_elo",
 ]
+
+#: Fewer samples (games, or pairs) than this: the estimate is flagged ``small_sample``.
+SMALL_SAMPLE = 10
 
 #: 800 / ln(10) = 347.4355855...: converts a t-value (score excess / sigma) to nElo.
 NELO_PER_T: float = 800.0 / math.log(10.0)
@@ -162,6 +175,8 @@ class EloEstimate:
     draw_ratio: float | None
     """``D / N`` for the trinomial model; ``None`` for pentanomial counts (which merge
     DD with WL and so do not determine the number of drawn games)."""
+    small_sample: bool = False
+    """Fewer than :data:`SMALL_SAMPLE` samples: the interval is wide and rough."""
 
 
 def _estimate(
@@ -182,8 +197,7 @@ def _estimate(
     variance = sum(p * (a - score) ** 2 for p, a in zip(freqs, values, strict=True))
     stderr = math.sqrt(variance / n)
     z = normal_quantile(0.5 + confidence / 2.0)
-    score_lo = max(0.0, score - z * stderr)
-    score_hi = min(1.0, score + z * stderr)
+    score_lo, score_hi = _padded_interval(values, counts, z, score)
     elo_lo, elo_hi = score_to_elo(score_lo), score_to_elo(score_hi)
 
     # Per-game sigma: sqrt(var) per game, or sqrt(2 var) for the mean of a pair.
@@ -214,7 +228,22 @@ def _estimate(
         nelo_error=nelo_error,
         los=los_value,
         draw_ratio=draw_ratio,
+        small_sample=n < SMALL_SAMPLE,
     )
+
+
+def _padded_interval(
+    values: tuple[float, ...], counts: list[int], z: float, score: float
+) -> tuple[float, float]:
+    """Agresti-Coull's score interval: the plain one with ``z^2 / 4`` pseudo-samples at
+    value 0 and as many at value 1 (see the module docstring), holding ``score``."""
+    pad = z * z / 4.0
+    n = sum(counts) + 2.0 * pad
+    mean = (sum(c * a for c, a in zip(counts, values, strict=True)) + pad) / n
+    spread = sum(c * (a - mean) ** 2 for c, a in zip(counts, values, strict=True))
+    variance = (spread + pad * mean**2 + pad * (1.0 - mean) ** 2) / n
+    half = z * math.sqrt(variance / n)
+    return max(0.0, min(score, mean - half)), min(1.0, max(score, mean + half))
 
 
 def trinomial_elo(counts: Trinomial, confidence: float = 0.95) -> EloEstimate:

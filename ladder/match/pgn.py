@@ -87,6 +87,17 @@ def _comment(info: dict[str, Any], red_moved: bool, notation: str, record: Any, 
     return " ".join(parts)
 
 
+def _time_control_tags(controls: tuple[str, str] | None) -> list[tuple[str, str]]:
+    """``TimeControl`` as cutechess writes it (``40/60+0.6``, ``10+0.1``; ``-`` for games
+    without a clock, a node or depth limit), and each side's when they differ."""
+    if controls is None:
+        return [("TimeControl", "-")]
+    red, black = controls
+    if red == black:
+        return [("TimeControl", red)]
+    return [("TimeControl", "?"), ("WhiteTimeControl", red), ("BlackTimeControl", black)]
+
+
 def format_pgn(
     record: Any,
     date: str | None = None,
@@ -124,6 +135,7 @@ def format_pgn(
         ("Variant", r.variant),
         ("FEN", r.start_fen),
         ("SetUp", "1"),
+        *_time_control_tags(r.time_controls),
     ]
     if not minimal:
         headers += [
@@ -131,7 +143,8 @@ def format_pgn(
             ("PlyCount", str(len(r.moves))),
             ("Match", r.match_id),
             ("GameNo", str(r.game_no)),
-            ("Opening", str(r.opening_no)),
+            ("Opening", r.opening or f"#{r.opening_no}"),
+            ("OpeningNo", str(r.opening_no)),
         ]
     headers += list(extra_headers)
     lines = [f'[{k} "{str(v).replace(chr(34), chr(39))}"]' for k, v in headers]

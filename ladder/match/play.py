@@ -70,6 +70,8 @@ class GameRecord:
     worker: str
     finished_at: float
     pgn: str = ""
+    opening: str = ""  #: the opening's source and id (:meth:`Opening.describe`)
+    time_controls: tuple[str, str] | None = None  #: Red's and Black's ``tc=``, if clocked
 
     @property
     def red_score(self) -> float:
@@ -187,4 +189,13 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
         wall_seconds=time.perf_counter() - t0,
         worker=f"{socket.gethostname()}:{os.getpid()}",
         finished_at=time.time(),
+        opening=opening.describe(),
+        time_controls=_time_controls(task),
     )
+
+
+def _time_controls(task: GameTask) -> tuple[str, str] | None:
+    controls = (task.red.time_control, task.black.time_control)
+    if controls == (None, None):
+        return None
+    return (controls[0].text() if controls[0] else "-", controls[1].text() if controls[1] else "-")

@@ -20,7 +20,7 @@ from typing import Any
 
 from ladder.match.play import GameRecord
 
-__all__ = ["ResultStore"]
+__all__ = ["ResultStore", "check_db_path"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -56,12 +56,19 @@ CREATE INDEX IF NOT EXISTS games_variant ON games(variant);
 """
 
 
+def check_db_path(path: Path) -> None:
+    """FileNotFoundError, naming it, when the folder of a database ``path`` is missing."""
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"--db {path}: the folder {path.parent} does not exist")
+
+
 class ResultStore:
-    """A results database file (created on first use)."""
+    """A results database file (created on first use, in a folder that exists: a typo
+    in a path must not leave a database where nobody looks)."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        check_db_path(self.path)
         self._db = sqlite3.connect(self.path, timeout=30.0)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")

@@ -23,7 +23,13 @@ from ladder.match.results import (
 )
 from ladder.match.sprt import Sprt, SprtDecision, SprtResult
 
-__all__ = ["MatchStats", "match_stats"]
+__all__ = ["MatchStats", "engine_restarts", "match_stats", "restart_text"]
+
+
+def engine_restarts(records: Iterable[GameRecord]) -> int:
+    """Engine restarts the games needed (a crash or hang the automatic restart fixed:
+    the move was searched again and the game stands)."""
+    return sum(int(info.get("restarts", 0)) for r in records for info in r.infos)
 
 
 @dataclass
@@ -41,6 +47,7 @@ class MatchStats:
     mean_plies: float = 0.0  #: mean game length in plies (book moves included)
     search_seconds: float = 0.0
     wall_seconds: float = 0.0
+    engine_restarts: int = 0  #: see :func:`engine_restarts`
 
     @property
     def games(self) -> int:
@@ -74,6 +81,7 @@ class MatchStats:
             "mean_plies": self.mean_plies,
             "endings": dict(self.reasons.most_common()),
             "engine_failures": self.engine_failures,
+            "engine_restarts": self.engine_restarts,
             "elo": None,
             "sprt": None,
         }
@@ -88,6 +96,7 @@ class MatchStats:
                 "nelo_error": _finite(e.nelo_error),
                 "los": e.los,
                 "confidence": e.confidence,
+                "small_sample": e.small_sample,
             }
         if s is not None:
             out["sprt"] = {
@@ -113,6 +122,8 @@ class MatchStats:
                 text += f"  Elo {_fmt(e.elo)}"
             else:
                 text += f"  Elo {_fmt(e.elo)} ±{_fmt(e.elo_error, sign=False)}"
+            if e.small_sample:
+                text += " (small sample)"
             nelo = _fmt(e.nelo) if math.isfinite(e.nelo) else "n/a"
             text += f"  nElo {nelo}  LOS {100 * e.los:.1f}%"
         if self.sprt is not None:
@@ -148,7 +159,17 @@ class MatchStats:
                 f"{self.mean_plies:.1f} plies a game; endings: "
                 + ", ".join(f"{k} {v}" for k, v in self.reasons.most_common())
             )
+        if self.engine_restarts:
+            lines.append(f"  {restart_text(self.engine_restarts)}")
         return "\n".join(lines)
+
+
+def restart_text(restarts: int) -> str:
+    """The line that says how many engine restarts the games needed."""
+    return (
+        f"engine restarts: {restarts} (an engine crashed or hung and was restarted; the "
+        "move was searched again and the game stands)"
+    )
 
 
 def _finite(x: float) -> float | None:
@@ -167,15 +188,16 @@ def _fmt(x: float, sign: bool = True) -> str:
 def _elo_text(e: EloEstimate) -> str:
     """Elo with its interval, and nElo; says so when the sample cannot give a figure: a
     score of 0 or 100 % (no finite Elo) or no spread at all (every game, or every pair,
-    scored the same: no nElo)."""
+    scored the same: no nElo), and when it is small (the interval is rough)."""
     unit = "game" if e.model == "trinomial" else "pair"
     if math.isinf(e.elo):
         return (
             f"Elo {_fmt(e.elo)} (score {100 * e.score:.0f}% over {e.samples} "
             f"{unit}s: no finite estimate)"
         )
+    small = f", small sample: {e.samples} {unit}s, a rough interval" if e.small_sample else ""
     text = (
-        f"Elo {_fmt(e.elo)} ± {_fmt(e.elo_error, sign=False)} (95%, {e.model}; "
+        f"Elo {_fmt(e.elo)} ± {_fmt(e.elo_error, sign=False)} (95%, {e.model}{small}; "
         f"[{_fmt(e.elo_lo)}, {_fmt(e.elo_hi)}])  "
     )
     if math.isfinite(e.nelo):
@@ -211,4 +233,5 @@ def match_stats(
     stats.mean_plies = sum(len(r.moves) for r in recs) / len(recs)
     stats.search_seconds = sum(sum(r.search_seconds.values()) for r in recs)
     stats.wall_seconds = sum(r.wall_seconds for r in recs)
+    stats.engine_restarts = engine_restarts(recs)
     return stats

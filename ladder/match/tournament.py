@@ -48,7 +48,7 @@ from ladder.match.runner import (
     progress_bar,
 )
 from ladder.match.store import ResultStore
-from ladder.match.summary import MatchStats, match_stats
+from ladder.match.summary import MatchStats, engine_restarts, match_stats
 
 __all__ = [
     "FORMATS",
@@ -75,6 +75,7 @@ class TournamentConfig:
     seed: int = 1
     adjudication: Adjudication = field(default_factory=Adjudication)
     openings_order: str = "random"
+    repeat: int = 2  #: see :class:`~ladder.match.runner.MatchConfig`
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -105,6 +106,7 @@ class TournamentConfig:
                 adjudication=self.adjudication,
                 tag="tournament",
                 openings_order=self.openings_order,
+                repeat=self.repeat,
             )
             for a, b in self.pairings()
         ]
@@ -285,6 +287,7 @@ def play_tournament(
                     for m, s in zip(matches, pairing_stats(), strict=True)
                 ],
                 "crosstable": crosstable(records, names).as_dict(),
+                "engine_restarts": engine_restarts(records),
                 "ratings": _fit_dict(fit),
                 "games": [game_entry(r) for r in records],
             }

@@ -7,8 +7,10 @@
 * :class:`RateLimit`: requests per minute per client, a moving window (the ``limits``
   library, in memory).
 * :class:`AccessControl` (ASGI middleware, on ``/v1/*``): 401 without a known key when
-  keys are configured; 429 with ``Retry-After`` over the rate limit; names the request's
-  client (key id, or client address without keys) for fair queueing and the logs.
+  keys are configured, and 429 once one client address has sent too many requests
+  without one (a key cannot be guessed); 429 with ``Retry-After`` over the rate
+  limit; names the request's client (key id, or client address without keys) for fair
+  queueing and the logs.
 * :class:`HostCheck` (ASGI middleware): 400 for a ``Host`` outside the allowed list.
 * :class:`JsonCors`: Starlette's CORS middleware, refusing preflights in the JSON
   envelope instead of plain text.
@@ -164,8 +166,10 @@ class AccessControl:
         rate_limit: RateLimit | None,
         on_unauthorized: Any = None,
         on_rate_limited: Any = None,
+        bad_key_limit: RateLimit | None = None,
     ) -> None:
         self.app, self.keys, self.rate_limit = app, keys, rate_limit
+        self.bad_key_limit = bad_key_limit
         self.on_unauthorized, self.on_rate_limited = on_unauthorized, on_rate_limited
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -177,6 +181,30 @@ class AccessControl:
             if client is None:
                 if self.on_unauthorized is not None:
                     self.on_unauthorized()
+                address = scope.get("client")
+                wait = (
+                    self.bad_key_limit.retry_after(str(address[0]) if address else "unknown")
+                    if self.bad_key_limit is not None
+                    else None
+                )
+                if wait is not None:
+                    assert self.bad_key_limit is not None
+                    log.warning(
+                        "requests without a valid API key from %s throttled",
+                        address[0] if address else "unknown",
+                        extra={"event": "bad_key_throttled", "retry_after_s": wait},
+                    )
+                    if self.on_rate_limited is not None:
+                        self.on_rate_limited()
+                    err = ServiceError(
+                        429,
+                        ErrorCode.RATE_LIMITED,
+                        f"over {self.bad_key_limit.item.amount} requests per minute without a "
+                        f"valid API key from this address; try again in {wait} s",
+                        retry_after=wait,
+                    )
+                    await _refuse(scope, receive, send, err)
+                    return
                 err = ServiceError(
                     401,
                     ErrorCode.UNAUTHORIZED,

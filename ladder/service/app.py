@@ -24,6 +24,7 @@ from fastapi_offline import FastAPIOffline
 
 from ladder.service.access import AccessControl, HostCheck, JsonCors, KeyRing, RateLimit
 from ladder.service.config import ServiceConfig
+from ladder.service.docs_policy import DocsPolicy
 from ladder.service.handlers import add_exception_handlers
 from ladder.service.middleware import BodyLimit, HeadAsGet, MoveFastPath
 from ladder.service.mover import MoveService
@@ -71,7 +72,8 @@ def _add_middlewares(app: FastAPI, svc: MoveService, keys: KeyRing | None) -> No
     """add_middleware puts each one outside the previous ones, so from the inside out:
     the /v1/move fast path (innermost: the body limit, the keys and the request log
     apply to it too), the body limit, keys and rate limit, CORS, the host check, HEAD
-    served as GET, and the request log and metrics (outermost: they see every answer)."""
+    served as GET with the docs pages' policy, and the request log and metrics
+    (outermost: they see every answer)."""
     cfg, metrics = svc.config, svc.metrics
     if cfg.move_fast_path:
         app.add_middleware(MoveFastPath, service=svc, route=_route(MOVE_PATH, "POST"))
@@ -82,18 +84,20 @@ def _add_middlewares(app: FastAPI, svc: MoveService, keys: KeyRing | None) -> No
         rate_limit=RateLimit(cfg.rate_limit_per_minute) if cfg.rate_limit_per_minute else None,
         on_unauthorized=metrics.unauthorized.inc,
         on_rate_limited=metrics.rate_limited.inc,
+        bad_key_limit=RateLimit(cfg.bad_key_limit_per_minute),
     )
     if cfg.cors_origins:
         app.add_middleware(
             JsonCors,
             allow_origins=list(cfg.cors_origins),
             allow_methods=["GET", "HEAD", "POST"],
-            allow_headers=["Authorization", "Content-Type"],
-            expose_headers=["Retry-After"],
+            allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
+            expose_headers=["Retry-After", "X-Request-ID"],
             max_age=600,
         )
     if cfg.allowed_hosts:
         app.add_middleware(HostCheck, allowed=cfg.allowed_hosts)
+    app.add_middleware(DocsPolicy)
     app.add_middleware(HeadAsGet)
     app.add_middleware(ObserveRequests, metrics=metrics)
 

@@ -10,11 +10,16 @@ from pathlib import Path
 
 #: Environment variable the CLI reads an API key from (``ladder move --url``).
 API_KEY_ENV = "LADDER_API_KEY"
+#: How long `ladder move --url` waits for an answer by default (seconds): a person's
+#: patience, and more than a level-8 move on a busy server takes.
+MOVE_TIMEOUT_S = 30.0
 
 __all__ = ["add_levels", "add_move", "add_serve"]
 
 
 def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from ladder.service.settings import positive_float
+
     p = sub.add_parser(
         "move",
         help="the engine's move at a level (in-process or --url)",
@@ -32,6 +37,20 @@ def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "(`ladder levels` shows them)",
     )
     p.add_argument("--seed", type=int, default=None, help="makes the answer reproducible")
+    clock = p.add_argument_group("clock (a timed game: the search also stops at a safe share)")
+    clock.add_argument(
+        "--remaining-ms",
+        type=int,
+        default=None,
+        metavar="MS",
+        help="time left on the mover's clock",
+    )
+    clock.add_argument(
+        "--increment-ms", type=int, default=0, metavar="MS", help="added after each move"
+    )
+    clock.add_argument(
+        "--moves-to-go", type=int, default=None, metavar="N", help="moves to the next control"
+    )
     p.add_argument(
         "--url",
         default=None,
@@ -43,6 +62,14 @@ def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=None,
         help=f"API key for a server that needs one (default: ${API_KEY_ENV})",
     )
+    p.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=MOVE_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"with --url: give up when no answer has come within this (default "
+        f"{MOVE_TIMEOUT_S:g}; exit status 3)",
+    )
     p.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     _add_levels_option(p)
     p.set_defaults(func=_cmd_move)
@@ -53,11 +80,34 @@ def _cmd_move(args: argparse.Namespace) -> int:
     from ladder.engine_binary import EngineNotBuilt
     from ladder.service.config import ServiceConfig
     from ladder.service.errors import ServiceError
+    from ladder.service.models import Clock
     from protocol.errors import EngineError
 
+    if args.remaining_ms is None and (args.increment_ms or args.moves_to_go is not None):
+        print("ladder move: --increment-ms and --moves-to-go need --remaining-ms", file=sys.stderr)
+        return 2
+    try:
+        clock = (
+            None
+            if args.remaining_ms is None
+            else Clock(
+                remaining_ms=args.remaining_ms,
+                increment_ms=args.increment_ms,
+                moves_to_go=args.moves_to_go,
+            )
+        )
+    except ValueError as exc:  # pydantic's ValidationError
+        first = exc.errors()[0] if hasattr(exc, "errors") else {"loc": (), "msg": str(exc)}
+        where = "--" + "-".join(str(p) for p in first["loc"]).replace("_", "-")
+        print(f"ladder move: {where}: {first['msg']}", file=sys.stderr)
+        return 2
     try:
         if args.url:
-            ladder = LadderSync(args.url, api_key=args.api_key or os.environ.get(API_KEY_ENV))
+            ladder = LadderSync(
+                args.url,
+                api_key=args.api_key or os.environ.get(API_KEY_ENV),
+                timeout=args.timeout,
+            )
         else:
             config = ServiceConfig(engines=1, max_queue=1, levels_file=_levels_file(args.levels))
             ladder = LadderSync(config=config)
@@ -69,6 +119,7 @@ def _cmd_move(args: argparse.Namespace) -> int:
                 level=args.level,
                 elo=args.elo,
                 seed=args.seed,
+                clock=clock,
             )
     except ServiceError as exc:
         print(f"ladder move: {exc.message} [{exc.status} {exc.code}]", file=sys.stderr)
@@ -91,7 +142,7 @@ def _cmd_move(args: argparse.Namespace) -> int:
 
 
 def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from ladder.service.settings import add_arguments
+    from ladder.service.option_sources import add_arguments
 
     p = sub.add_parser(
         "serve",
@@ -102,7 +153,7 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "--config file; the command line wins, then the environment, then the file. "
         "See docs/service.md.",
     )
-    add_arguments(p)  # every option, from ladder.service.settings.ServeSettings
+    add_arguments(p)  # every field of ladder.service.settings.ServeSettings
     p.set_defaults(func=_cmd_serve)
 
 
@@ -110,8 +161,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from ladder.engine_binary import EngineNotBuilt, find_engine
     from ladder.levels import levels_version
     from ladder.service.access import KeyFileError, read_keys
+    from ladder.service.option_sources import resolve
     from ladder.service.server import ServeError
-    from ladder.service.settings import resolve
     from ladder.service.startup import serve
 
     try:
@@ -120,6 +171,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             raise ValueError(
                 f"--workers {settings.workers} needs at least as many engines (--engines is "
                 f"{settings.engines}): each worker runs its own, at least one"
+            )
+        if settings.short_engines is not None and settings.short_engines >= settings.engines:
+            raise ValueError(
+                f"--short-engines {settings.short_engines} leaves no engine for the slow "
+                f"levels (--engines is {settings.engines})"
             )
         if settings.api_keys is not None:
             read_keys(settings.api_keys)  # a bad file is a one-line error before anything starts
@@ -170,7 +226,7 @@ def _levels_file(given: Path | None) -> Path:
 
 
 def _cmd_levels(args: argparse.Namespace) -> int:
-    from ladder.levels import elo_range, level_table, levels_version, load_levels
+    from ladder.levels import elo_range, level_row, levels_version, load_levels
 
     try:
         table = load_levels(_levels_file(args.levels))
@@ -184,9 +240,7 @@ def _cmd_levels(args: argparse.Namespace) -> int:
         print(
             json.dumps(
                 {
-                    v: [
-                        level_table(lv) | {"levels_version": version} for _, lv in sorted(t.items())
-                    ]
+                    v: [level_row(lv) | {"levels_version": version} for _, lv in sorted(t.items())]
                     for v, t in table.items()
                 },
                 indent=2,

@@ -20,6 +20,9 @@ MAX_MOVE_CHARS = MAX_MOVE_LENGTH
 MAX_ELO = 5000
 #: Seeds are 63-bit non-negative integers.
 MAX_SEED = 2**63 - 1
+#: The pool's lanes for move requests (ladder.service.pool): fast levels, slow levels.
+SHORT_LANE = "short"
+LONG_LANE = "long"
 
 
 def _default_engines() -> int:
@@ -64,11 +67,25 @@ class ServiceConfig:
     #: How often (s) the pool replaces idle engines that died, and CPU and memory are
     #: sampled for the metrics.
     watch_interval_s: float = 1.0
+    #: An idle engine is sent ``isready`` when it has not answered anything for this
+    #: long (s), and replaced if it does not answer within ``check_timeout_s``: a
+    #: frozen engine is found within about the sum of the two and the watch interval.
+    check_interval_s: float = 2.0
+    check_timeout_s: float = 1.0
+    #: Levels searching more nodes than this are *long* jobs (the pool's ``long`` lane,
+    #: levels 7 and 8 of the shipped ladder); the others *short* ones.
+    long_search_nodes: int = 100_000
+    #: Engines a long job never takes: kept for short ones, so that a fast level never
+    #: waits for a slow search (None: 1 with two engines or more, else 0).
+    short_engines: int | None = None
     #: A file of API keys (one per line, ``#`` comments): every ``/v1/*`` request then
     #: needs ``Authorization: Bearer KEY``. None: no keys.
     api_keys_file: Path | None = None
     #: Requests per minute per key (or per client address without keys); None: no limit.
     rate_limit_per_minute: int | None = None
+    #: Requests per minute from one client address without a valid key (when the
+    #: service has keys), before they are refused 429: a key cannot be guessed.
+    bad_key_limit_per_minute: int = 30
     #: ``Host`` header values accepted (``*.example.com`` matches subdomains); empty: any.
     allowed_hosts: tuple[str, ...] = ()
     #: Origins allowed to call the API from a browser (CORS); empty: none.
@@ -85,16 +102,34 @@ class ServiceConfig:
             raise ValueError(f"max attempts must be at least 1 (got {self.max_attempts})")
         if self.rate_limit_per_minute is not None and self.rate_limit_per_minute < 1:
             raise ValueError(f"rate limit must be at least 1 (got {self.rate_limit_per_minute})")
+        if self.short_engines is not None and self.short_engines < 0:
+            raise ValueError(f"short engines must be 0 or more (got {self.short_engines})")
         if self.engine_max_rss_mb is not None and self.engine_max_rss_mb < 1:
             raise ValueError(
                 f"engine max RSS must be at least 1 MiB (got {self.engine_max_rss_mb})"
             )
 
+    @property
+    def lane_caps(self) -> dict[str, int | None]:
+        """The pool's lanes: short jobs may take any engine, long ones all but the
+        ``short_engines`` (and always at least one)."""
+        reserved = min(1, self.engines - 1) if self.short_engines is None else self.short_engines
+        return {SHORT_LANE: None, LONG_LANE: max(1, self.engines - reserved)}
+
+    def lane(self, level: Level) -> str:
+        """The lane of a move at `level`: long when it may search more than
+        ``long_search_nodes``."""
+        return LONG_LANE if self.search_nodes(level) > self.long_search_nodes else SHORT_LANE
+
+    def search_nodes(self, level: Level) -> int:
+        """The most nodes a search at `level` may take (a blend of two levels may
+        search as the stronger one does)."""
+        return max(level.nodes, level.blend.stronger.nodes) if level.blend else level.nodes
+
     def search_timeout(self, level: Level) -> float:
         """Seconds one search at `level` may take before the engine counts as hung (a
         blend of two levels may search as the stronger one does)."""
-        nodes = max(level.nodes, level.blend.stronger.nodes) if level.blend else level.nodes
-        return self.search_timeout_base_s + nodes / self.min_nps
+        return self.search_timeout_base_s + self.search_nodes(level) / self.min_nps
 
     def attempt_budget(self, level: Level) -> float:
         """Seconds one attempt may take: a restart, a sync and the search."""

@@ -19,6 +19,7 @@ engine's stderr tail) and counted.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 
@@ -27,9 +28,8 @@ from ladder.levels import Level
 from ladder.rules import Game
 from ladder.service.config import ServiceConfig
 from ladder.variants import FSF_VARIANT
-from protocol.errors import EngineError, EngineFailure, EngineFault
+from protocol.errors import EngineError, EngineFailure, EngineFault, Incident, IncidentKind
 from protocol.limits import Limit
-from protocol.managed import Incident, IncidentKind
 from protocol.process import Timeouts
 
 log = logging.getLogger("ladder.engine")
@@ -61,6 +61,7 @@ class EngineSlot:
         self._on_incident = on_incident
         self._on_restart = on_restart
         self._last_pid: int | None = None
+        self._answered = False  #: the engine answered its last search or check
         max_rss = config.engine_max_rss_mb * 2**20 if config.engine_max_rss_mb else None
         self.managed = level_engine(
             config.engine_path,
@@ -87,6 +88,12 @@ class EngineSlot:
         return engine is not None and not engine.closed and engine.process.alive()
 
     @property
+    def live(self) -> bool:
+        """True while the engine runs and answered its last search or check (a frozen
+        engine is alive until its check times out, never live after)."""
+        return self._answered and self.alive
+
+    @property
     def pid(self) -> int | None:
         """The engine's process id, if it runs."""
         engine = self.managed.engine
@@ -96,6 +103,7 @@ class EngineSlot:
 
     async def start(self) -> None:
         """Start the engine and load the variants (a one-node search does both)."""
+        self._answered = False
         try:
             outcome = await self.managed.search(FSF_VARIANT["xiangqi"], None, [], Limit(nodes=1))
         except EngineFailure as exc:
@@ -103,6 +111,7 @@ class EngineSlot:
             raise
         self._report(outcome.incidents)
         self._note_pid(outcome.pid)
+        self._answered = True
 
     async def close(self) -> None:
         """Quit the engine (killed if it does not exit in time)."""
@@ -116,9 +125,45 @@ class EngineSlot:
         if engine is not None and not engine.closed and engine.process.alive():
             try:
                 await engine.ping()
+                self._answered = True
                 return
             except EngineFault as exc:  # killed and reaped by the client
                 self._report_fault(exc, "recover")
+        await self.start()
+
+    async def check(self) -> None:
+        """An idle engine's readiness check: ``isready`` must be answered within
+        ``config.check_timeout_s``; an engine that does not answer (frozen: stopped,
+        swapped out, deadlocked) or that died is killed and replaced by a fresh one."""
+        engine = self.managed.engine
+        if engine is None or engine.closed or not engine.process.alive():
+            await self.start()
+            return
+        bound = self.config.check_timeout_s
+        try:
+            async with asyncio.timeout(bound):
+                await engine.ping()
+            self._answered = True
+            return
+        except EngineFault as exc:  # its own isready timeout, or it died: killed by the client
+            self._answered = False
+            self._report_fault(exc, "idle check")
+        except TimeoutError:
+            self._answered = False
+            self._count("timeout")
+            log.error(
+                "engine %d: no answer to isready within %g s while idle (frozen); replaced",
+                self.index,
+                bound,
+                extra={
+                    "event": "engine_incident",
+                    "engine": self.index,
+                    "kind": "timeout",
+                    "phase": "idle check",
+                    "pid": engine.pid,
+                },
+            )
+            await engine.kill()
         await self.start()
 
     async def kill(self, kind: str, reason: str) -> None:
@@ -138,16 +183,27 @@ class EngineSlot:
 
     # -- searching --------------------------------------------------------------------
 
-    async def play(self, game: Game, level: Level, seed: int, legal: frozenset[str]) -> LevelMove:
-        """``level``'s move in ``game`` with ``seed``, one attempt; raises
-        :class:`SearchAttemptFailed`."""
+    async def play(
+        self,
+        game: Game,
+        level: Level,
+        seed: int,
+        legal: frozenset[str],
+        time_limit_ms: int | None = None,
+    ) -> LevelMove:
+        """``level``'s move in ``game`` with ``seed`` (within `time_limit_ms` on a clock),
+        one attempt; raises :class:`SearchAttemptFailed`."""
         try:
-            moved = await play_level_move(self.managed, game, level, seed, legal=legal)
+            moved = await play_level_move(
+                self.managed, game, level, seed, legal=legal, time_limit_ms=time_limit_ms
+            )
         except NoLevelMove as exc:  # `(none)` with legal moves left: replace the process
+            self._answered = False
             self._report(exc.incidents)
             await self.kill("none", str(exc))
             raise SearchAttemptFailed("none", "answered (none)") from exc
         except EngineFailure as exc:
+            self._answered = False
             self._report(exc.incidents)
             kinds = ", ".join(sorted({i.kind for i in exc.incidents})) or "engine"
             raise SearchAttemptFailed(kinds, str(exc)) from exc
@@ -161,6 +217,7 @@ class EngineSlot:
             raise SearchAttemptFailed("argument", f"engine refused the search: {exc}") from exc
         self._report(moved.incidents)
         self._note_pid(self.pid)
+        self._answered = True
         return moved
 
     # -- incidents --------------------------------------------------------------------

@@ -3,14 +3,17 @@
 Every line names its logger and, for the service's own events, an ``event``:
 ``request`` (logger ``ladder.access``, one per answered request: method, path, status,
 latency, queue wait, variant, level, engine, attempts, client: the key's id or the
-client address, never the key), ``engine_incident`` / ``engine_started`` /
-``engine_restarted`` (logger ``ladder.engine``, with the engine's stderr tail),
-``keys_loaded`` and the start-up and shutdown lines. uvicorn's own lines go through the
-same handler; its access log is replaced by ``ladder.access``.
+client address, never the key; ``request_id``: the client's ``X-Request-ID`` or one
+made up, on this line and on every line written while the request is served),
+``engine_incident`` / ``engine_started`` / ``engine_restarted`` (logger
+``ladder.engine``, with the engine's stderr tail), ``keys_loaded`` and the start-up
+and shutdown lines. uvicorn's own lines go through the same handler; its access log is
+replaced by ``ladder.access``.
 """
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import sys
 from typing import Any, Literal
@@ -47,6 +50,23 @@ class TextFormatter(logging.Formatter):
         if tail:
             line += "\n  stderr: " + str(tail).rstrip().replace("\n", "\n  stderr: ")
         return line
+
+
+#: The id of the HTTP request this task is serving (ladder.service.observe sets it).
+REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "ladder_request_id", default=None
+)
+
+
+class RequestIdField(logging.Filter):
+    """Adds ``request_id`` to every line written while a request is served (its own
+    line, and any engine incident during it)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        request_id = REQUEST_ID.get()
+        if request_id is not None and not hasattr(record, "request_id"):
+            record.request_id = request_id
+        return True
 
 
 class WorkerField(logging.Filter):
@@ -86,10 +106,11 @@ def logging_config(
         "formatter": "default",
         "stream": "ext://sys.stderr",
     }
-    filters: dict[str, Any] = {}
+    filters: dict[str, Any] = {"request_id": {"()": RequestIdField}}
+    handler["filters"] = ["request_id"]
     if worker is not None:
         filters["worker"] = {"()": WorkerField, "worker": worker}
-        handler["filters"] = ["worker"]
+        handler["filters"].append("worker")
     return {
         "version": 1,
         "disable_existing_loggers": False,

@@ -30,6 +30,8 @@ from prometheus_client import (
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from ladder.levels import LEVEL_NUMBERS
+from ladder.service.config import LONG_LANE, SHORT_LANE
 from ladder.variants import VARIANT_IDS
 
 # No `*_created` series beside each counter and histogram: they double the exposition
@@ -116,7 +118,9 @@ CLOSE_REASONS: tuple[str, ...] = (
 )
 
 #: Levels of the ladder (series are created for each).
-LEVELS: tuple[int, ...] = tuple(range(1, 9))
+LEVELS: tuple[int, ...] = tuple(LEVEL_NUMBERS)
+#: The pool's lanes of move requests (ladder.service.config).
+LANES: tuple[str, ...] = (SHORT_LANE, LONG_LANE)
 
 
 def _package_version() -> str:
@@ -157,7 +161,8 @@ class Metrics:
         )
         self.queue_wait_seconds = Histogram(
             "ladder_queue_wait_seconds",
-            "Time a move request waited for an engine.",
+            "Time a move request waited for an engine, by level (`elo` for a move asked by Elo).",
+            ("level",),
             buckets=LATENCY_BUCKETS,
             registry=r,
         )
@@ -220,6 +225,33 @@ class Metrics:
             registry=r,
             multiprocess_mode="livesum",
         )
+        self.engines_live = Gauge(
+            "ladder_engines_live",
+            "Engines running that answered their last search or readiness check.",
+            registry=r,
+            multiprocess_mode="livesum",
+        )
+        self.queued_moves = Gauge(
+            "ladder_queued_moves",
+            "Move requests waiting for an engine, by level.",
+            ("level",),
+            registry=r,
+            multiprocess_mode="livesum",
+        )
+        self.searches_in_flight = Gauge(
+            "ladder_searches_in_flight",
+            "Move requests holding an engine (searching), by level.",
+            ("level",),
+            registry=r,
+            multiprocess_mode="livesum",
+        )
+        self.lane_in_flight = Gauge(
+            "ladder_lane_in_flight",
+            "Engines held by each lane of jobs (short, long).",
+            ("lane",),
+            registry=r,
+            multiprocess_mode="livesum",
+        )
         self.engines_busy = Gauge(
             "ladder_engines_busy",
             "Engines searching or recovering.",
@@ -275,6 +307,12 @@ class Metrics:
             self.request_seconds.labels(route)
             for status in STATUSES:
                 self.requests.labels(route, str(status))
+        for label in (*(str(level) for level in LEVELS), "elo"):
+            self.queue_wait_seconds.labels(label)
+            self.queued_moves.labels(label).set(0)
+            self.searches_in_flight.labels(label).set(0)
+        for lane in LANES:
+            self.lane_in_flight.labels(lane).set(0)
         for variant in VARIANT_IDS:
             for level in LEVELS:
                 self.moves.labels(variant, str(level))

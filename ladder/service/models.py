@@ -11,12 +11,15 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from ladder.levels import Rating, Variety
+from ladder.levels import LEVEL_NUMBERS, Rating, Variety
 from ladder.rules import MAX_MOVES, Reason
 from ladder.service.config import MAX_ELO, MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_SEED
 from ladder.service.errors import ErrorCode
 from ladder.variants import VariantId
 
+#: The levels a request may ask for, and how its description says so.
+FIRST_LEVEL, LAST_LEVEL = LEVEL_NUMBERS[0], LEVEL_NUMBERS[-1]
+_LEVELS_TEXT = f"{FIRST_LEVEL} to {LAST_LEVEL}"
 #: The validation error of a request with neither or both of level and elo.
 STRENGTH_ERROR = "level_or_elo"
 
@@ -69,6 +72,30 @@ class Score(BaseModel):
     mate: int | None = Field(None, description="Moves to mate; null unless a mate was found.")
 
 
+#: The longest clock accepted (ms): a day.
+MAX_CLOCK_MS = 86_400_000
+
+
+class Clock(_Strict):
+    """The clock of the side to move, for a timed game: the level still searches its
+    node count, and also stops at a safe share of this clock (docs/service.md, "Timed
+    games"), so the computer never loses on time."""
+
+    remaining_ms: int = Field(
+        ge=0, le=MAX_CLOCK_MS, strict=True, description="Time left on the mover's clock (ms)."
+    )
+    increment_ms: int = Field(
+        default=0, ge=0, le=MAX_CLOCK_MS, strict=True, description="Added after each move (ms)."
+    )
+    moves_to_go: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        strict=True,
+        description="Moves to the next time control; omit for sudden death or increment only.",
+    )
+
+
 class MoveRequest(_Strict):
     """Ask for the computer's move at a level, in a position given as start FEN + moves."""
 
@@ -84,7 +111,12 @@ class MoveRequest(_Strict):
     moves: Moves = Field(default_factory=list)
     level: Annotated[
         int | None,
-        Field(ge=1, le=8, strict=True, description="Strength, 1 to 8 (or give `elo`)."),
+        Field(
+            ge=FIRST_LEVEL,
+            le=LAST_LEVEL,
+            strict=True,
+            description=f"Strength, {_LEVELS_TEXT} (or give `elo`).",
+        ),
     ] = None
     elo: Annotated[
         float | None,
@@ -92,6 +124,7 @@ class MoveRequest(_Strict):
             ge=0,
             le=MAX_ELO,
             allow_inf_nan=False,
+            strict=True,  # a number: not "1500", not true (as `level`)
             examples=[1200],
             description=(
                 "Strength as a rating instead of a level: any value from level 1's measured "
@@ -100,6 +133,11 @@ class MoveRequest(_Strict):
             ),
         ),
     ] = None
+    clock: Clock | None = Field(
+        None,
+        description="The mover's clock in a timed game (see `Clock`); omit for no clock.",
+        examples=[{"remaining_ms": 60000, "increment_ms": 1000}],
+    )
     seed: Annotated[
         int | None,
         Field(
@@ -119,7 +157,9 @@ class MoveRequest(_Strict):
     def _one_strength(self) -> MoveRequest:
         if (self.level is None) == (self.elo is None):
             # A model-level error has no field of its own; its type names the one to blame.
-            raise PydanticCustomError(STRENGTH_ERROR, "give exactly one of level (1 to 8) and elo")
+            raise PydanticCustomError(
+                STRENGTH_ERROR, f"give exactly one of level ({_LEVELS_TEXT}) and elo"
+            )
         return self
 
 
@@ -135,6 +175,11 @@ class MoveResponse(BaseModel):
     depth: int
     nodes: int
     time_ms: int = Field(description="Wall time of the search, milliseconds.")
+    time_limit_ms: int | None = Field(
+        None,
+        description="With a `clock`: the longest the search was allowed (`go movetime`), "
+        "by the clock rule; null without one.",
+    )
     seed: int
     fen: str = Field(description="The position after the move.")
     gives_check: bool
@@ -229,11 +274,21 @@ class Health(BaseModel):
     """Liveness and load."""
 
     status: Literal["ok", "degraded"] = Field(
-        description="`ok` when every engine runs, `degraded` when some do not."
+        description="`ok` when every engine is live, `degraded` when some are not."
     )
-    ready: bool = Field(description="At least one engine runs (what `/readyz` answers).")
+    ready: bool = Field(
+        description="At least one engine is live and the service is not stopping (what "
+        "`/readyz` answers)."
+    )
+    draining: bool = Field(
+        False, description="The service is stopping (SIGTERM): finishing its requests."
+    )
     engines: int
-    engines_alive: int
+    engines_alive: int = Field(description="Engine processes running.")
+    engines_live: int = Field(
+        description="Engines running that answered their last search or readiness check "
+        "(idle engines are checked every few seconds; a frozen one is replaced)."
+    )
     engines_busy: int
     queue_depth: int
     max_queue: int

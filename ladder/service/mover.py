@@ -19,11 +19,12 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass
-from types import TracebackType
 
+from ladder.clock import move_time_limit_ms
 from ladder.level_move import LevelMove
 from ladder.levels import Level, LevelsError, at_elo, elo_range, levels_version, load_levels
 from ladder.service.config import ServiceConfig
+from ladder.service.drain import Drain
 from ladder.service.engine_slot import EngineSlot, SearchAttemptFailed, SlotFactory, default_slots
 from ladder.service.errors import ErrorCode, GameOver, InvalidRequest
 from ladder.service.metrics import Metrics
@@ -97,6 +98,8 @@ class MoveService:
         self.levels_version = levels_version(self.config.levels_file)
         self.metrics = metrics or Metrics()
         self.positions = Positions()
+        #: The server's stop, as the requests see it (ladder.service.drain).
+        self.drain = Drain()
         m = self.metrics
         factory = slot_factory or default_slots(
             self.config,
@@ -107,9 +110,11 @@ class MoveService:
             factory,
             self.config.engines,
             self.config.max_queue,
+            lanes=self.config.lane_caps,
             on_busy=m.busy.inc,
             on_change=self._pool_changed,
             watch_interval=self.config.watch_interval_s,
+            check_interval=self.config.check_interval_s,
         )
         m.engines.set(self.pool.size)
         m.set_build(self.config.engine_path)
@@ -119,6 +124,9 @@ class MoveService:
         m.queue_depth.set(pool.queue_depth)
         m.engines_busy.set(pool.busy_count)
         m.engines_alive.set(pool.alive_count)
+        m.engines_live.set(pool.live_count)
+        for lane in pool.lanes:
+            m.lane_in_flight.labels(lane).set(pool.in_lane(lane))
 
     def sample_metrics(self) -> None:
         """Refresh the sampled metrics (CPU and memory of the server and its engines)."""
@@ -139,12 +147,7 @@ class MoveService:
         await self.start()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
     # -- the API ----------------------------------------------------------------------
@@ -163,17 +166,35 @@ class MoveService:
                 f"the game is already over: {o.reason} ({o.result})",
                 outcome=o.model_dump(mode="json"),
             )
+        clock = req.clock
+        time_limit_ms = (
+            None
+            if clock is None
+            else move_time_limit_ms(clock.remaining_ms, clock.increment_ms, clock.moves_to_go)
+        )
         cfg = self.config
         budget = cfg.request_deadline(level)
         deadline = asyncio.get_running_loop().time() + budget
         failures: list[str] = []
         moved: LevelMove | None = None
         elapsed = 0.0
+        label = str(req.level) if req.level is not None else "elo"
+        m = self.metrics
+        waiting = m.queued_moves.labels(label)
+        waiting.inc()
         queued_at = time.perf_counter()
-        async with self.pool.lease(min(cfg.queue_timeout_s, budget), trace.client) as lease:
+        try:
+            worker = await self.pool.acquire(
+                min(cfg.queue_timeout_s, budget), trace.client, cfg.lane(level)
+            )
+        finally:
+            waiting.dec()
             trace.queue_wait_s = time.perf_counter() - queued_at
-            self.metrics.queue_wait_seconds.observe(trace.queue_wait_s)
-            worker = lease.worker
+            m.queue_wait_seconds.labels(label).observe(trace.queue_wait_s)
+        searching = m.searches_in_flight.labels(label)
+        searching.inc()
+        dirty = True  # until an attempt answers: a failure or cancellation leaves it dirty
+        try:
             trace.engine = worker.index
             try:
                 async with asyncio.timeout_at(deadline):
@@ -181,29 +202,31 @@ class MoveService:
                         trace.attempts = attempt
                         t0 = time.perf_counter()
                         try:
-                            moved = await worker.play(checked.game, level, seed, checked.legal)
-                        except SearchAttemptFailed as exc:
-                            lease.dirty = True  # recovered (restarted) if this was the last try
+                            moved = await worker.play(
+                                checked.game, level, seed, checked.legal, time_limit_ms
+                            )
+                        except SearchAttemptFailed as exc:  # recovered if it was the last try
                             failures.append(f"engine {worker.index}: {exc}")
                             continue
                         elapsed = time.perf_counter() - t0
-                        lease.dirty = False
+                        dirty = False
                         break
             except TimeoutError:
-                lease.dirty = True
                 raise DeadlineExceeded(
                     f"no engine answer within the request's deadline ({budget:.1f} s)"
                     + (f": {'; '.join(failures)}" if failures else "")
                 ) from None
+        finally:
+            searching.dec()
+            self.pool.release(worker, dirty=dirty)
         if moved is None:
             raise NoEngineAnswer(
                 "the engine gave no usable answer: " + ("; ".join(failures) or "unknown failure")
             )
-        label = str(req.level) if req.level is not None else "elo"
-        self.metrics.search_seconds.labels(req.variant, label).observe(elapsed)
-        self.metrics.moves.labels(req.variant, label).inc()
+        m.search_seconds.labels(req.variant, label).observe(elapsed)
+        m.moves.labels(req.variant, label).inc()
         after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
-        return self._answer(req, seed, after, moved, elapsed)
+        return self._answer(req, seed, after, moved, elapsed, time_limit_ms)
 
     def strength(self, variant: str, level: int | None, elo: float | None) -> Level:
         """The settings a request asks for: a level's, or those interpolated at an Elo
@@ -226,6 +249,7 @@ class MoveService:
         after: Checked,
         moved: LevelMove,
         elapsed: float,
+        time_limit_ms: int | None,
     ) -> MoveResponse:
         choice, result = moved.choice, moved.result
         ponder = choice.ponder if choice.ponder in after.legal else None
@@ -241,6 +265,7 @@ class MoveService:
             depth=line.depth if line is not None else result.depth,
             nodes=result.nodes,
             time_ms=round(elapsed * 1000),
+            time_limit_ms=time_limit_ms,
             seed=seed,
             fen=after.fen,
             gives_check=after.check,
@@ -307,10 +332,12 @@ class MoveService:
         """Liveness and load."""
         pool = self.pool
         return Health(
-            status="ok" if pool.alive_count == pool.size else "degraded",
-            ready=pool.alive_count > 0 and not pool.closed,
+            status="ok" if pool.live_count == pool.size else "degraded",
+            ready=pool.live_count > 0 and not pool.closed and not self.drain.draining,
+            draining=self.drain.draining,
             engines=pool.size,
             engines_alive=pool.alive_count,
+            engines_live=pool.live_count,
             engines_busy=pool.busy_count,
             queue_depth=pool.queue_depth,
             max_queue=pool.max_queue,

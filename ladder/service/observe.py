@@ -1,5 +1,10 @@
 """One log line and the metrics of every HTTP request (the outermost ASGI middleware).
 
+Every request has an id: the client's ``X-Request-ID`` (a load balancer's, a game
+server's), or a new one; it is sent back in the answer's ``X-Request-ID`` and set for
+the request's task (:data:`ladder.service.logs.REQUEST_ID`), so its ``request`` line and
+any engine incident while it is served carry ``request_id``.
+
 The request's :class:`~ladder.service.mover.MoveTrace` is put in
 ``scope["state"]["trace"]``: :class:`~ladder.service.access.AccessControl` names its
 client there and :meth:`~ladder.service.mover.MoveService.move` its variant, level,
@@ -10,10 +15,13 @@ queue wait, engine and attempts; when the answer has gone, this middleware write
 from __future__ import annotations
 
 import logging
+import re
 import time
+import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ladder.service.logs import REQUEST_ID
 from ladder.service.metrics import Metrics
 from ladder.service.mover import MoveTrace
 
@@ -25,6 +33,22 @@ CLIENT_GONE = 499
 
 def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1000, 3)
+
+
+#: An ``X-Request-ID`` a client may send: up to 128 of these characters (else one is
+#: made up, so that nothing odd reaches the logs).
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
+
+
+def request_id_of(scope: Scope) -> str:
+    """The request's ``X-Request-ID`` if it is a sane one, else a new random one."""
+    for name, value in scope.get("headers", []):
+        if name == b"x-request-id":
+            text = bytes(value).decode("latin-1")
+            if _REQUEST_ID.fullmatch(text):
+                return text
+            break
+    return uuid.uuid4().hex
 
 
 class ObserveRequests:
@@ -41,11 +65,18 @@ class ObserveRequests:
         trace = MoveTrace(client="-")
         scope.setdefault("state", {})["trace"] = trace
         status = 0
+        request_id = request_id_of(scope)
+        REQUEST_ID.set(request_id)  # this task's context: its log lines carry it
 
         async def observe(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                headers = [
+                    (k, v) for k, v in message.get("headers", []) if k.lower() != b"x-request-id"
+                ]
+                headers.append((b"x-request-id", request_id.encode()))
+                message = {**message, "headers": headers}
             await send(message)
 
         try:
@@ -81,5 +112,6 @@ class ObserveRequests:
                     "attempts": trace.attempts or None,
                     "client": trace.client,
                     "address": address[0] if address else None,
+                    "request_id": request_id,
                 },
             )

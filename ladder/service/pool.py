@@ -1,4 +1,4 @@
-"""A fixed pool of engine workers, shared fairly between clients.
+"""A fixed pool of engine workers, shared fairly between clients and between lanes.
 
 A request leases a worker: at once if one is idle, else it waits, for at most its
 timeout, in its client's queue (a client is an API key, or a client address when the
@@ -6,6 +6,16 @@ service has no keys). A freed worker goes to the waiting client that holds the f
 workers now, and among those to the one served least recently: a client with a hundred
 requests queued takes one turn, then every other waiting client takes one, so it cannot
 make another client's request wait behind all of its own.
+
+**Lanes** keep short jobs from waiting behind long ones. Every request names its lane
+(the move service: ``short`` for a fast level, ``long`` for a slow one; a later kind of
+job, such as game analysis, is one more lane), and a lane may hold at most its *cap* of
+the workers at once (None: any number). With ``long`` capped at K - 1 of K workers, one
+worker is never searching a long job, so a short job waits at most for other short ones,
+however many long searches are queued; what the long jobs lose is that one worker. A
+freed worker goes to a waiting request whose lane is under its cap (by client, as
+above, then the longest waiting); a long request waits while its lane is full, even
+when a worker is idle.
 
 At most ``max_queue`` requests wait in all. A request that finds the queue full is
 refused at once (:class:`QueueFull`), unless another client holds more than its share
@@ -15,8 +25,10 @@ room, so a flood from one client cannot lock the others out of the queue either.
 A worker comes back to the pool *clean* (in sync, idle) or *dirty* (its search was
 interrupted, timed out, crashed or answered nonsense). A dirty worker is recovered in
 the background, by the worker itself (stop and drain, or a fresh process), before
-anyone else may lease it. A watchdog replaces idle workers whose engine died, so that
-readiness reflects what the next request will find.
+anyone else may lease it. A watchdog replaces idle workers whose engine died, and
+checks every idle worker every ``check_interval`` seconds (:meth:`Worker.check`: an
+engine that does not answer a readiness check in time, a frozen one, is replaced), so
+that readiness (:attr:`EnginePool.live_count`) reflects what the next request will find.
 
 The pool raises its own exceptions (:class:`PoolError`); the HTTP layer
 (:mod:`ladder.service.status`) says what status each one is.
@@ -29,13 +41,15 @@ import contextlib
 import logging
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 log = logging.getLogger(__name__)
 
 
 #: Clients whose last turn the pool remembers (beyond that, the least recent is dropped).
 MAX_REMEMBERED = 10_000
+#: The lane of a request that names none (a pool with one lane, no cap).
+DEFAULT_LANE = "default"
 
 
 class Worker(Protocol):
@@ -46,6 +60,11 @@ class Worker(Protocol):
         """True while its engine process runs."""
         ...
 
+    @property
+    def live(self) -> bool:
+        """True while its engine runs and answered its last search or check."""
+        ...
+
     async def start(self) -> None:
         """Start the engine process and load the variants."""
         ...
@@ -53,6 +72,11 @@ class Worker(Protocol):
     async def recover(self) -> None:
         """Bring the engine back in sync after an interrupted or failed search, or start
         a fresh one if it died."""
+        ...
+
+    async def check(self) -> None:
+        """Check that an idle engine answers (a readiness check within a bound); replace
+        one that does not."""
         ...
 
     async def close(self) -> None:
@@ -84,8 +108,20 @@ class PoolClosed(PoolError):
     """The pool is shutting down."""
 
 
+class _Waiter(Generic[W]):
+    """A request waiting for a worker: whose, in which lane, since when (a serial)."""
+
+    __slots__ = ("client", "future", "lane", "serial")
+
+    def __init__(self, client: str, lane: str, serial: int, future: asyncio.Future[W]) -> None:
+        self.client, self.lane, self.serial, self.future = client, lane, serial, future
+
+
 class EnginePool(Generic[W]):
-    """K workers, fair bounded queues of waiting requests, background recovery."""
+    """K workers, lanes with caps, fair bounded queues, background recovery and checks.
+
+    `lanes` maps each lane to the most workers it may hold at once (None: no cap).
+    """
 
     def __init__(
         self,
@@ -93,17 +129,28 @@ class EnginePool(Generic[W]):
         size: int,
         max_queue: int,
         *,
+        lanes: dict[str, int | None] | None = None,
         on_busy: Callable[[], None] | None = None,
         on_change: Callable[[], None] | None = None,
         watch_interval: float | None = 1.0,
+        check_interval: float | None = None,
     ) -> None:
         self._workers = [factory(i) for i in range(size)]
         self._idle: deque[W] = deque()
-        #: Waiting requests per client (in the order the clients came).
-        self._queues: OrderedDict[str, deque[asyncio.Future[W]]] = OrderedDict()
+        self._lanes: dict[str, int | None] = dict(lanes or {DEFAULT_LANE: None})
+        for lane, cap in self._lanes.items():
+            if cap is not None and cap < 1:
+                raise ValueError(f"lane {lane!r}: a cap must be at least 1 worker (got {cap})")
+        #: Waiting requests per (lane, client), in the order they came.
+        self._queues: OrderedDict[tuple[str, str], deque[_Waiter[W]]] = OrderedDict()
         self._waiting = 0
+        self._arrivals = 0  #: serial of the last waiting request
         #: Workers each client holds now (clients holding none are left out).
         self._holding: dict[str, int] = {}
+        #: Workers each lane holds now.
+        self._in_lane: dict[str, int] = dict.fromkeys(self._lanes, 0)
+        #: Who holds each leased worker: (client, lane), by the worker's id.
+        self._held: dict[int, tuple[str, str]] = {}
         #: When each client was last given a worker (a serial number), least recent
         #: first; bounded: a client forgotten here counts as never served.
         self._served: OrderedDict[str, int] = OrderedDict()
@@ -111,10 +158,11 @@ class EnginePool(Generic[W]):
         self._max_queue = max_queue
         self._recovering: set[asyncio.Task[None]] = set()
         self._closed = False
-        self._leased = 0
         self._on_busy = on_busy
         self._on_change = on_change
         self._watch_interval = watch_interval
+        self._check_interval = check_interval
+        self._checked_at: dict[int, float] = {}  #: when each idle worker was last checked
         self._watcher: asyncio.Task[None] | None = None
 
     # -- life cycle -------------------------------------------------------------------
@@ -127,6 +175,8 @@ class EnginePool(Generic[W]):
             await self.close()
             raise errors[0]
         self._idle.extend(self._workers)
+        now = asyncio.get_running_loop().time()
+        self._checked_at = {id(w): now for w in self._workers}
         if self._watch_interval is not None:
             self._watcher = asyncio.get_running_loop().create_task(self._watch())
         self._changed()
@@ -138,9 +188,9 @@ class EnginePool(Generic[W]):
             self._watcher.cancel()
             await asyncio.gather(self._watcher, return_exceptions=True)
         for queue in self._queues.values():
-            for fut in queue:
-                if not fut.done():
-                    fut.set_exception(PoolClosed("the service is stopping"))
+            for waiter in queue:
+                if not waiter.future.done():
+                    waiter.future.set_exception(PoolClosed("the service is stopping"))
         self._queues.clear()
         self._waiting = 0
         for task in list(self._recovering):
@@ -162,24 +212,41 @@ class EnginePool(Generic[W]):
         return self._max_queue
 
     @property
+    def lanes(self) -> dict[str, int | None]:
+        """Each lane's cap (None: none)."""
+        return dict(self._lanes)
+
+    @property
     def queue_depth(self) -> int:
         """Requests waiting for a worker now."""
         return self._waiting
 
-    def queued(self, client: str) -> int:
-        """Requests of `client` waiting now."""
-        queue = self._queues.get(client)
-        return len(queue) if queue is not None else 0
+    def queued(self, client: str, lane: str | None = None) -> int:
+        """Requests of `client` waiting now (in `lane`, or in all)."""
+        return sum(
+            len(queue)
+            for (in_lane, owner), queue in self._queues.items()
+            if owner == client and lane in (None, in_lane)
+        )
+
+    def in_lane(self, lane: str) -> int:
+        """Workers `lane` holds now."""
+        return self._in_lane[lane]
 
     @property
     def busy_count(self) -> int:
-        """Workers leased or recovering now."""
-        return self._leased + len(self._recovering)
+        """Workers leased, recovering or being checked now."""
+        return len(self._held) + len(self._recovering)
 
     @property
     def alive_count(self) -> int:
-        """Workers whose engine runs."""
+        """Workers whose engine process runs."""
         return sum(1 for w in self._workers if w.alive)
+
+    @property
+    def live_count(self) -> int:
+        """Workers whose engine runs and answered its last search or check."""
+        return sum(1 for w in self._workers if w.live)
 
     @property
     def closed(self) -> bool:
@@ -197,15 +264,17 @@ class EnginePool(Generic[W]):
 
     # -- leasing ----------------------------------------------------------------------
 
-    async def acquire(self, timeout: float, client: str = "") -> W:
-        """A free worker for `client`, waiting at most `timeout` seconds in its queue."""
+    async def acquire(self, timeout: float, client: str = "", lane: str = DEFAULT_LANE) -> W:
+        """A free worker for `client`'s job in `lane`, waiting at most `timeout` seconds."""
         if self._closed:
             raise PoolClosed("the service is stopping")
-        if self._idle and not self._waiting:
-            self._leased += 1
-            self._taken_by(client)
+        if lane not in self._lanes:
+            raise ValueError(f"no lane {lane!r} in this pool (lanes: {', '.join(self._lanes)})")
+        if self._idle and not self._waiting and self._has_room(lane):
+            worker = self._idle.popleft()
+            self._take(worker, client, lane)
             self._changed()
-            return self._idle.popleft()
+            return worker
         if self._waiting >= self._max_queue and not self._push_out_for(client):
             if self._on_busy is not None:
                 self._on_busy()
@@ -213,36 +282,44 @@ class EnginePool(Generic[W]):
                 f"all {self.size} engines are busy and {self._waiting} requests are "
                 "waiting; try again shortly"
             )
-        fut: asyncio.Future[W] = asyncio.get_running_loop().create_future()
-        queue = self._queues.get(client)
+        self._arrivals += 1
+        waiter: _Waiter[W] = _Waiter(
+            client, lane, self._arrivals, asyncio.get_running_loop().create_future()
+        )
+        queue = self._queues.get((lane, client))
         if queue is None:
-            queue = self._queues[client] = deque()
-        queue.append(fut)
+            queue = self._queues[(lane, client)] = deque()
+        queue.append(waiter)
         self._waiting += 1
+        self._dispatch()  # an idle worker may be there for it already
         self._changed()
         try:
             async with asyncio.timeout(timeout):
-                worker = await fut
-        except TimeoutError:
+                worker = await waiter.future
+        except BaseException as exc:
+            # Timed out or cancelled after a worker was handed over: pass it on.
+            fut = waiter.future
+            if fut.done() and not fut.cancelled() and fut.exception() is None:
+                self.release(fut.result())
+            if not isinstance(exc, TimeoutError):
+                raise
             if self._on_busy is not None:
                 self._on_busy()
             raise QueueTimeout(
                 f"no engine became free within {timeout:.1f} s; try again shortly"
             ) from None
-        except BaseException:
-            # Cancelled after a worker was handed over: give it to the next in line.
-            if fut.done() and not fut.cancelled() and fut.exception() is None:
-                self._leased += 1
-                self.release(fut.result(), client=client)
-            raise
         finally:
-            self._forget(client, fut)
-        self._leased += 1
-        self._changed()
+            self._forget(waiter)
         return worker
 
-    def _taken_by(self, client: str) -> None:
-        """`client` got a worker (counted until :meth:`release`)."""
+    def _has_room(self, lane: str) -> bool:
+        cap = self._lanes[lane]
+        return cap is None or self._in_lane[lane] < cap
+
+    def _take(self, worker: W, client: str, lane: str) -> None:
+        """`client` got `worker` for a job in `lane` (counted until :meth:`release`)."""
+        self._held[id(worker)] = (client, lane)
+        self._in_lane[lane] += 1
         self._holding[client] = self._holding.get(client, 0) + 1
         self._serial += 1
         self._served[client] = self._serial
@@ -250,43 +327,57 @@ class EnginePool(Generic[W]):
         if len(self._served) > MAX_REMEMBERED:
             self._served.popitem(last=False)
 
-    def _next_client(self) -> str:
-        """The waiting client to serve next: holding the fewest workers, then served
-        least recently (never before counts as longest ago)."""
-        return min(
-            self._queues,
-            key=lambda c: (self._holding.get(c, 0), self._served.get(c, 0)),
-        )
+    def _next_waiter(self) -> _Waiter[W] | None:
+        """The waiting request to serve next, among the lanes under their cap: of the
+        client holding the fewest workers, then served least recently (never before
+        counts as longest ago), then waiting longest."""
+        best: _Waiter[W] | None = None
+        best_key: tuple[int, int, int] | None = None
+        for (lane, client), queue in self._queues.items():
+            if not self._has_room(lane):
+                continue
+            head = queue[0]
+            key = (self._holding.get(client, 0), self._served.get(client, 0), head.serial)
+            if best_key is None or key < best_key:
+                best, best_key = head, key
+        return best
 
-    def _forget(self, client: str, fut: asyncio.Future[W]) -> None:
-        """Take a waiting request out of its client's queue (if it is still there)."""
-        queue = self._queues.get(client)
+    def _forget(self, waiter: _Waiter[W]) -> None:
+        """Take a waiting request out of its queue (if it is still there)."""
+        key = (waiter.lane, waiter.client)
+        queue = self._queues.get(key)
         if queue is None:
             return
         with contextlib.suppress(ValueError):
-            queue.remove(fut)
+            queue.remove(waiter)
             self._waiting -= 1
         if not queue:
-            del self._queues[client]
+            del self._queues[key]
         self._changed()
 
     def _push_out_for(self, client: str) -> bool:
-        """The queue is full: refuse the newest request of the client with the longest
-        queue if that is longer than `client`'s would be with one more. True if room
+        """The queue is full: refuse the newest request of the client with the most
+        waiting if that is more than `client`'s would be with one more. True if room
         was made."""
         if not self._queues:
             return False
-        heaviest = max(self._queues, key=lambda c: len(self._queues[c]))
-        queue = self._queues[heaviest]
-        if heaviest == client or len(queue) <= self.queued(client) + 1:
+        totals: dict[str, int] = {}
+        for (_, owner), queue in self._queues.items():
+            totals[owner] = totals.get(owner, 0) + len(queue)
+        heaviest = max(totals, key=lambda c: totals[c])
+        if heaviest == client or totals[heaviest] <= totals.get(client, 0) + 1:
             return False
-        fut = queue.pop()
+        key = max(
+            (k for k in self._queues if k[1] == heaviest), key=lambda k: self._queues[k][-1].serial
+        )
+        queue = self._queues[key]
+        waiter = queue.pop()
         self._waiting -= 1
         if not queue:
-            del self._queues[heaviest]
+            del self._queues[key]
         if self._on_busy is not None:
             self._on_busy()
-        fut.set_exception(
+        waiter.future.set_exception(
             QueueFull(
                 f"all {self.size} engines are busy and this client holds the largest share "
                 "of the queue; try again shortly",
@@ -295,78 +386,100 @@ class EnginePool(Generic[W]):
         )
         return True
 
-    def release(self, worker: W, dirty: bool = False, client: str = "") -> None:
-        """Give back a worker `client` held; a dirty one is recovered first, in the
-        background."""
-        self._leased -= 1
+    def release(self, worker: W, dirty: bool = False) -> None:
+        """Give back a leased worker; a dirty one is recovered first, in the background."""
+        client, lane = self._held.pop(id(worker))
+        self._in_lane[lane] -= 1
         held = self._holding.get(client, 0) - 1
         if held > 0:
             self._holding[client] = held
         else:
             self._holding.pop(client, None)
         if dirty and not self._closed:
-            self._recover_in_background(worker)
+            self._in_background(worker, worker.recover, "recovery")
         else:
-            self._hand_over(worker)
+            # it just answered a search: its next check is due an interval from now
+            self._checked_at[id(worker)] = asyncio.get_running_loop().time()
+            self._idle.append(worker)
+        self._dispatch()  # the lane has room again: an idle worker may now be taken
         self._changed()
 
-    def _recover_in_background(self, worker: W) -> None:
-        task = asyncio.get_running_loop().create_task(self._recover(worker))
+    def _dispatch(self) -> None:
+        """Give idle workers to waiting requests whose lane has room, while there are."""
+        if self._closed:
+            return
+        while self._idle:
+            waiter = self._next_waiter()
+            if waiter is None:
+                return
+            key = (waiter.lane, waiter.client)
+            queue = self._queues[key]
+            queue.popleft()
+            self._waiting -= 1
+            if not queue:
+                del self._queues[key]
+            if waiter.future.done():  # timed out or cancelled, not yet forgotten
+                continue
+            worker = self._idle.popleft()
+            self._take(worker, waiter.client, waiter.lane)
+            waiter.future.set_result(worker)
+
+    def _in_background(self, worker: W, work: Callable[[], Any], what: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._until_done(worker, work, what))
         self._recovering.add(task)
         task.add_done_callback(self._recovering.discard)
 
-    def _hand_over(self, worker: W) -> None:
-        """To the next waiting request, round-robin across clients; else idle."""
-        if self._closed:
-            return
-        while self._queues:
-            client = self._next_client()
-            queue = self._queues[client]
-            fut = queue.popleft()
-            self._waiting -= 1
-            if not queue:
-                del self._queues[client]
-            if not fut.done():
-                self._taken_by(client)
-                fut.set_result(worker)
-                return
-        self._idle.append(worker)
-
-    async def _recover(self, worker: W) -> None:
+    async def _until_done(self, worker: W, work: Callable[[], Any], what: str) -> None:
+        """Run `work` (recover or check `worker`), retrying with a growing delay until it
+        succeeds; then the worker is idle again."""
         delay = 0.1
         while not self._closed:
             try:
-                await worker.recover()
+                await work()
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("engine recovery failed; retrying in %.1f s", delay)
+                log.exception("engine %s failed; retrying in %.1f s", what, delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
+                work = worker.recover  # a failed check is a recovery from then on
                 continue
             task = asyncio.current_task()
             if task is not None:
                 self._recovering.discard(task)  # no longer busy from here on
-            self._hand_over(worker)
+            self._checked_at[id(worker)] = asyncio.get_running_loop().time()
+            self._idle.append(worker)
+            self._dispatch()
             self._changed()
             return
 
     async def _watch(self) -> None:
-        """Replace idle workers whose engine died (and refresh the state gauges)."""
+        """Replace idle workers whose engine died, check those not checked for
+        ``check_interval`` (and refresh the state gauges)."""
         assert self._watch_interval is not None
+        loop = asyncio.get_running_loop()
         while not self._closed:
             await asyncio.sleep(self._watch_interval)
-            dead = [w for w in self._idle if not w.alive]
-            for worker in dead:
-                self._idle.remove(worker)
-                self._recover_in_background(worker)
+            now = loop.time()
+            for worker in list(self._idle):
+                if not worker.alive:
+                    self._idle.remove(worker)
+                    self._in_background(worker, worker.recover, "recovery")
+                elif (
+                    self._check_interval is not None
+                    and now - self._checked_at.get(id(worker), now) >= self._check_interval
+                ):
+                    self._idle.remove(worker)
+                    self._in_background(worker, worker.check, "check")
             self._changed()
 
     @contextlib.asynccontextmanager
-    async def lease(self, timeout: float, client: str = "") -> AsyncIterator[Lease[W]]:
-        """``async with pool.lease(t, client) as lease:`` — set ``lease.dirty`` if the
-        engine may be out of sync; an exception or cancellation inside marks it dirty."""
-        worker = await self.acquire(timeout, client)
+    async def lease(
+        self, timeout: float, client: str = "", lane: str = DEFAULT_LANE
+    ) -> AsyncIterator[Lease[W]]:
+        """``async with pool.lease(t, client, lane) as lease:`` — set ``lease.dirty`` if
+        the engine may be out of sync; an exception or cancellation inside marks it dirty."""
+        worker = await self.acquire(timeout, client, lane)
         lease = Lease(worker)
         try:
             yield lease
@@ -374,7 +487,7 @@ class EnginePool(Generic[W]):
             lease.dirty = True
             raise
         finally:
-            self.release(worker, dirty=lease.dirty, client=client)
+            self.release(worker, dirty=lease.dirty)
 
 
 class Lease(Generic[W]):

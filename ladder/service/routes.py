@@ -16,6 +16,7 @@ from fastapi import APIRouter, Depends, Request
 from starlette.responses import Response
 from starlette.types import Receive
 
+from ladder.service.drain import Drain
 from ladder.service.errors import ErrorCode, ServiceError
 from ladder.service.models import (
     ErrorResponse,
@@ -71,14 +72,18 @@ async def _until_disconnect(receive: Receive) -> None:
             return
 
 
-async def cancel_on_disconnect(receive: Receive, work: Awaitable[T]) -> T:
+async def cancel_on_disconnect(
+    receive: Receive, work: Awaitable[T], drain: Drain, retry_after: int
+) -> T:
     """Run `work` in this task, cancelling it if the client goes away first (the pool
     then brings its engine back in sync before anyone else uses it): 499
-    ``client_disconnected``. `receive` is the request's ASGI receive, its body read.
+    ``client_disconnected``; or if the server's drain ends first
+    (:class:`~ladder.service.drain.Drain`): 503 ``shutting_down``. `receive` is the
+    request's ASGI receive, its body read.
 
     A small task listens for the disconnect meanwhile and, if it comes while `work`
     runs, cancels this task; the cancellation is taken back (``uncancel``) and turned
-    into the 499. Any other cancellation (the server stopping) goes on as it is.
+    into the 499, or the drain's into the 503. Any other cancellation goes on as it is.
     """
     task = asyncio.current_task()
     assert task is not None
@@ -94,10 +99,19 @@ async def cancel_on_disconnect(receive: Receive, work: Awaitable[T]) -> T:
     watcher = asyncio.get_running_loop().create_task(_until_disconnect(receive))
     watcher.add_done_callback(on_disconnect)
     try:
-        return await work
+        with drain.tracked():
+            return await work
     except asyncio.CancelledError:
         if gone and task.uncancel() == 0:
             raise ServiceError(499, ErrorCode.CLIENT_DISCONNECTED, "the client went away") from None
+        if drain.cut and task.uncancel() == 0:
+            raise ServiceError(
+                503,
+                ErrorCode.SHUTTING_DOWN,
+                "the service stopped before this move was found; ask again (another "
+                "instance will answer)",
+                retry_after=retry_after,
+            ) from None
         raise
     finally:
         running = False
@@ -110,7 +124,9 @@ async def play_move(
 ) -> MoveResponse:
     """The move endpoint's work, for the route and the fast path alike: the service's
     move, cancelled if the client goes away."""
-    return await cancel_on_disconnect(receive, service.move(req, trace))
+    return await cancel_on_disconnect(
+        receive, service.move(req, trace), service.drain, service.config.retry_after_s
+    )
 
 
 @router.post(MOVE_PATH, response_model=MoveResponse, responses=ERRORS, tags=["play"])
@@ -151,18 +167,28 @@ async def healthz(service: Service) -> Health:
 @router.get(
     "/readyz",
     response_model=Health,
-    responses={503: {"model": ErrorResponse, "description": "No engine is running"}},
+    responses={503: {"model": ErrorResponse, "description": "No engine answers, or stopping"}},
     tags=["ops"],
 )
 async def readyz(service: Service) -> Health:
-    """Readiness: 200 while at least one engine runs, else 503 (``not_ready``), so a
-    load balancer stops sending requests here."""
+    """Readiness: 200 while at least one engine is live (runs, and answered its last
+    search or readiness check; `engines_live` says how many), else 503 (``not_ready``);
+    503 ``shutting_down`` from the moment the server is told to stop. A load balancer
+    stops sending requests here."""
     health = service.health()
+    if health.draining:
+        raise ServiceError(
+            503,
+            ErrorCode.SHUTTING_DOWN,
+            f"the service is stopping: finishing {service.drain.running} request(s)",
+            retry_after=service.config.retry_after_s,
+        )
     if not health.ready:
         raise ServiceError(
             503,
             ErrorCode.NOT_READY,
-            f"no engine is running ({health.engines_alive} of {health.engines})",
+            f"no engine answers ({health.engines_live} of {health.engines} live, "
+            f"{health.engines_alive} running)",
             retry_after=service.config.retry_after_s,
         )
     return health

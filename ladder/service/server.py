@@ -16,9 +16,11 @@ import asyncio
 import ipaddress
 import logging
 import logging.config
+import math
 import signal
 import socket
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 import uvicorn
@@ -37,10 +39,6 @@ log = logging.getLogger("ladder.serve")
 
 class ServeError(Exception):
     """``ladder serve`` cannot start as asked (a one-line reason)."""
-
-
-#: Seconds uvicorn lets requests in flight finish after SIGTERM.
-GRACEFUL_SHUTDOWN_S = 10
 
 
 def is_loopback(host: str) -> bool:
@@ -87,16 +85,63 @@ def url_of(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
+#: uvicorn's own graceful timeout is the drain's plus this (s), so that the drain cuts
+#: the requests short (JSON 503s) before uvicorn would cancel them (500s, tracebacks).
+CUT_MARGIN_S = 3.0
+
+
 class Server(uvicorn.Server):
-    """uvicorn's server, announcing once it serves, and reloading keys on SIGHUP."""
+    """uvicorn's server, announcing once it serves, reloading keys on SIGHUP, and
+    stopping as :mod:`ladder.service.drain` says."""
 
     def __init__(
-        self, config: uvicorn.Config, service: MoveService, app: Any, announce: Callable[[], None]
+        self,
+        config: uvicorn.Config,
+        service: MoveService,
+        app: Any,
+        announce: Callable[[], None],
+        settings: ServeSettings,
     ) -> None:
         super().__init__(config)
         self.service = service
         self.app = app
         self.announce = announce
+        self.settings = settings
+        self._stop_signal: int | None = None
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        """SIGTERM/SIGINT: readiness off now (the drain begins); uvicorn stops next.
+        The signal is not raised again once stopped: a stop asked for exits 0."""
+        super().handle_exit(sig, frame)
+        self._captured_signals.clear()
+        if self._stop_signal is None:
+            self._stop_signal = sig
+        self.service.drain.begin()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        drain = self.service.drain
+        drain.begin()
+        opts = self.settings
+        delay = opts.drain_delay if self._stop_signal == signal.SIGTERM else 0.0
+        log.info(
+            "stopping: not ready; listening %g s more, then %d request(s) in flight get up to %g s",
+            delay,
+            drain.running,
+            opts.drain_timeout,
+            extra={"event": "draining", "requests": drain.running, "delay_s": delay},
+        )
+        if delay > 0:
+            # a second SIGINT (force_exit) ends the wait
+            end = asyncio.get_running_loop().time() + delay
+            while not self.force_exit and asyncio.get_running_loop().time() < end:
+                await asyncio.sleep(min(0.05, delay))
+        cut = asyncio.get_running_loop().call_later(
+            opts.drain_timeout, drain.cut_short, opts.drain_timeout
+        )
+        try:
+            await super().shutdown(sockets)
+        finally:
+            cut.cancel()
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
@@ -145,7 +190,7 @@ def run_server(
             log_level=settings.log_level,
             access_log=False,  # ladder.access writes one structured line per request
             timeout_keep_alive=settings.keep_alive,
-            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+            timeout_graceful_shutdown=math.ceil(settings.drain_timeout + CUT_MARGIN_S),
             forwarded_allow_ips=settings.forwarded_allow_ips,
             server_header=False,
             lifespan="on",
@@ -153,6 +198,7 @@ def run_server(
         service,
         app,
         lambda: announce(service),
+        settings,
     )
     server.run(sockets=[sock])
     return bool(server.started)
@@ -171,7 +217,7 @@ async def check_engine(config: ServiceConfig) -> None:
 
 
 __all__ = [
-    "GRACEFUL_SHUTDOWN_S",
+    "CUT_MARGIN_S",
     "ServeError",
     "bind",
     "check_engine",

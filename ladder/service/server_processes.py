@@ -44,7 +44,7 @@ from prometheus_client.multiprocess import mark_process_dead
 
 from ladder.service.config import ServiceConfig
 from ladder.service.mover import MoveService
-from ladder.service.server import GRACEFUL_SHUTDOWN_S, run_server, start_logging
+from ladder.service.server import run_server, start_logging
 from ladder.service.settings import ServeSettings
 from protocol.process import die_with_parent
 
@@ -58,7 +58,7 @@ STARTUP_FAILED = 3
 YOUNG_S = 30.0
 #: Longest delay before a worker is started again (seconds).
 MAX_RESTART_DELAY_S = 30.0
-#: Time for every worker to stop after SIGTERM, beyond uvicorn's graceful shutdown.
+#: Time for every worker to stop after SIGTERM, beyond its drain (delay and timeout).
 STOP_MARGIN_S = 20.0
 
 
@@ -298,7 +298,8 @@ class Supervisor:
         """SIGTERM every worker, wait for them (SIGKILL after the grace period)."""
         self.stopping = True
         self._forward(signal.SIGTERM)
-        deadline = time.monotonic() + GRACEFUL_SHUTDOWN_S + STOP_MARGIN_S
+        drain = self.settings.drain_delay + self.settings.drain_timeout
+        deadline = time.monotonic() + drain + STOP_MARGIN_S
         for slot in self.slots:
             process = slot.process
             if process is None:

@@ -204,8 +204,7 @@ def test_cmd_serves_with_the_mounted_keys(installation: Installation, namespace:
     finally:
         keys.unlink()
     log = namespace.log.read_text()
-    # a graceful stop: uvicorn finishes, then re-raises the SIGTERM it caught
-    assert code in (0, -signal.SIGTERM), log
+    assert code == 0, log  # a stop asked for is a success (docs/service.md)
     assert "Application shutdown complete" in log
     assert "Traceback" not in log
     _, alive = psutil.wait_procs(engines, timeout=10)

@@ -9,6 +9,8 @@ import subprocess
 
 import pytest
 
+from ladder.service.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
+
 from .conftest import MOVED, Installation
 from .dockerfile import ROOT, exec_form
 
@@ -41,6 +43,17 @@ def test_unit_runs_what_the_image_runs(installation: Installation) -> None:
     assert argv[argv.index("--port") + 1] == "%i"
     assert argv[argv.index("--host") + 1] == "127.0.0.1"  # behind the load balancer
     assert settings["User"] != ["root"]
+
+
+def test_unit_reloads_with_sighup_and_waits_for_the_drain() -> None:
+    settings = unit_settings()
+    assert settings["ExecReload"] == ["/bin/kill -HUP $MAINPID"]
+    (stop,) = settings["TimeoutStopSec"]
+    argv = shlex.split(settings["ExecStart"][0])
+    assert "--drain-timeout" not in argv and "--drain-delay" not in argv  # the defaults
+    # the drain, then 5 s for uvicorn's last answers and the engines' quit
+    assert int(stop) >= DRAIN_DELAY_S + DRAIN_TIMEOUT_S + 5
+    assert settings["KillMode"] == ["mixed"]  # SIGTERM to the server, not to its engines
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze")

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A real engine with a fault: fault injection for match tests, a real process.
 
-    python faulty_engine.py ENGINE [--crash-after N COUNTER] [--delay SECONDS]
+    python faulty_engine.py ENGINE [--crash-after N COUNTER] [--crash-once-at N COUNTER]
+                                   [--delay SECONDS]
 
 Passes every line between its pipes and ENGINE (a real UCI/UCCI engine) unchanged, except:
 
@@ -9,6 +10,9 @@ Passes every line between its pipes and ENGINE (a real UCI/UCCI engine) unchange
                           (a line each); once N have been answered, each further ``go``
                           makes it exit at once (code 3), so a restarted copy crashes
                           again: the engine fails for good from its (N+1)-th search on.
+--crash-once-at N COUNTER counts the ``go`` commands of all its runs in COUNTER; the
+                          (N+1)-th makes it exit at once (code 3); the ones after pass:
+                          a crash that one restart fixes.
 --delay SECONDS           holds every ``go`` back that long: each search takes at least
                           that long (an engine that cannot keep to a clock).
 """
@@ -27,6 +31,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("engine")
     parser.add_argument("--crash-after", nargs=2, metavar=("N", "COUNTER"))
+    parser.add_argument("--crash-once-at", nargs=2, metavar=("N", "COUNTER"))
     parser.add_argument("--delay", type=float, default=0.0)
     args = parser.parse_args()
     child = subprocess.Popen(
@@ -50,6 +55,15 @@ def main() -> int:
                     child.kill()
                     os._exit(3)
                 fh.write("go\n")
+        if line.startswith("go") and args.crash_once_at:
+            at, counter = int(args.crash_once_at[0]), args.crash_once_at[1]
+            with open(counter, "a+") as fh:
+                fh.seek(0)
+                seen = len(fh.readlines())
+                fh.write("go\n")
+            if seen == at:
+                child.kill()
+                os._exit(3)
         if line.startswith("go") and args.delay:
             time.sleep(args.delay)
         child.stdin.write(line)

@@ -198,3 +198,62 @@ def test_dir_is_the_engine_working_folder(tmp_path: Path, engine_exe: Path) -> N
     elsewhere = ladder("match", "random", *engine, *common, "--db", str(tmp_path / "out.sqlite"))
     assert elsewhere.returncode == ExitCode.ENGINE_FAILURE
     assert "indir cannot play xiangqi" in elsewhere.stderr
+
+
+def test_a_db_in_a_folder_that_does_not_exist_is_refused(tmp_path: Path) -> None:
+    for command in (["match", "random", "greedy"], ["tournament", "random", "greedy"]):
+        db = tmp_path / "no-such-folder" / "m.sqlite"
+        done = ladder(*command, "--variant", "xiangqi", "--games", "2", "--db", str(db))
+        assert done.returncode == ExitCode.USAGE, done.stderr
+        assert f"the folder {db.parent} does not exist" in done.stderr
+        assert "Traceback" not in done.stderr and not db.parent.exists()
+
+
+def test_a_crash_the_restart_fixed_is_counted_on_stderr_and_in_json(
+    tmp_path: Path, engine_exe: Path
+) -> None:
+    """The engine crashes once, on its 4th search (the check before the match is the
+    1st): the automatic restart searches that move again and the game stands, but it is
+    said: on standard error and as engine_restarts in --json."""
+    args = f"{FAULTY_ENGINE} {engine_exe} --crash-once-at 3 {tmp_path / 'count'}"
+    flaky = f'engine:{sys.executable},args="{args}",nodes=50,name=flaky'
+    out = tmp_path / "r.json"
+    done = ladder(
+        "match", flaky, "random", "--variant", "xiangqi", "--games", "2", "-j", "1",
+        "--db", str(tmp_path / "r.sqlite"), "--json", str(out),
+    )  # fmt: skip
+    assert done.returncode == ExitCode.DONE, done.stderr
+    assert "ladder match: engine restarts: 1 (an engine crashed or hung" in done.stderr
+    result = json.loads(out.read_text())["result"]
+    assert (result["engine_restarts"], result["engine_failures"], result["games"]) == (1, 0, 2)
+
+
+def test_the_pgn_says_the_time_control_and_the_opening(tmp_path: Path, engine_exe: Path) -> None:
+    book = tmp_path / "book.epd"
+    book.write_text(
+        'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - id "start";\n'
+        'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - id "central";\n'
+    )
+    pgn = tmp_path / "g.pgn"
+    timed = f"engine:{engine_exe},tc=40/4+0.1,name=timed"
+    done = ladder(
+        "match", timed, timed, "--variant", "xiangqi", "--games", "2", "-j", "1",
+        "--openings", str(book), "--openings-order", "sequential", "--max-plies", "20",
+        "--db", str(tmp_path / "t.sqlite"), "--pgn", str(pgn),
+    )  # fmt: skip
+    assert done.returncode == ExitCode.DONE, done.stderr
+    from ladder.match.pgn import read_pgn
+
+    games = list(read_pgn(pgn.read_text()))
+    assert [g.headers["TimeControl"] for g in games] == ["40/4+0.1"] * 2
+    assert {g.headers["Opening"] for g in games} == {"book.epd:1 (start)"}
+    assert [g.headers["OpeningNo"] for g in games] == ["0", "0"]
+    untimed = tmp_path / "u.pgn"
+    done = ladder(
+        "match", "random", "greedy", "--variant", "xiangqi", "--games", "2",
+        "--max-plies", "10", "--db", str(tmp_path / "u.sqlite"), "--pgn", str(untimed),
+    )  # fmt: skip
+    assert done.returncode == ExitCode.DONE, done.stderr
+    (first, _) = read_pgn(untimed.read_text())
+    assert first.headers["TimeControl"] == "-"  # no clock
+    assert first.headers["Opening"].startswith("xiangqi") and ":" in first.headers["Opening"]

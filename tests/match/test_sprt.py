@@ -262,3 +262,18 @@ def test_more_wins_never_lower_the_llr(counts: list[int]) -> None:
         return
     better = [counts[0] - 1, counts[1], counts[2], counts[3], counts[4] + 1]
     assert llr_logistic(better, 0, 5) >= llr_logistic(counts, 0, 5) - 1e-9
+
+
+def test_a_sweep_moves_the_gsprt_slowly_as_docs_match_md_says() -> None:
+    """fishtest's GSPRT on a 0 % / 100 % score (kept; docs/match.md): -0.0145 a lost
+    pair with --sprt 0 5, H0 after 204 lost pairs, H1 after 207 won ones; the Elo
+    interval excludes 0 after 4 lost pairs."""
+    from ladder.match.elo import pentanomial_elo
+
+    sprt = Sprt(0, 5, 0.05, 0.05)
+    assert sprt.evaluate(Pentanomial(ll=10)).llr == pytest.approx(-0.145, abs=0.002)
+    assert sprt.evaluate(Pentanomial(ll=203)).decision is SprtDecision.CONTINUE
+    assert sprt.evaluate(Pentanomial(ll=204)).decision is SprtDecision.H0
+    assert sprt.evaluate(Pentanomial(ww=206)).decision is SprtDecision.CONTINUE
+    assert sprt.evaluate(Pentanomial(ww=207)).decision is SprtDecision.H1
+    assert pentanomial_elo(Pentanomial(ll=3)).elo_hi > 0 > pentanomial_elo(Pentanomial(ll=4)).elo_hi

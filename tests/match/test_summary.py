@@ -31,19 +31,29 @@ def test_ordinary_sample() -> None:
 def test_every_pair_scored_the_same() -> None:
     # A deterministic level against itself: every pair is one win and one loss.
     s = stats(Trinomial(10, 0, 10), Pentanomial(0, 0, 10, 0, 0))
-    assert s.line() == "W-D-L 10-0-10  Elo +0.0 ±0.0  nElo n/a  LOS 50.0%"
+    # no spread, yet the interval does not collapse (the padded one: ladder/match/elo.py)
+    assert s.line() == "W-D-L 10-0-10  Elo +0.0 ±80.6  nElo n/a  LOS 50.0%"
     assert (
-        "Elo +0.0 ± 0.0 (95%, pentanomial; [+0.0, +0.0])  "
+        "Elo +0.0 ± 80.6 (95%, pentanomial; [-80.6, +80.6])  "
         "nElo n/a (every pair scored the same)  LOS 50.0%"
     ) in s.report()
 
 
+def test_two_pairs_that_split_their_wins_say_the_sample_is_small() -> None:
+    s = stats(Trinomial(2, 0, 2), Pentanomial(0, 0, 2, 0, 0))
+    assert s.line() == "W-D-L 2-0-2  Elo +0.0 ±296.5 (small sample)  nElo n/a  LOS 50.0%"
+    assert "(95%, pentanomial, small sample: 2 pairs, a rough interval; [-296.5, +296.5])" in (
+        s.report()
+    )
+    assert s.as_dict()["elo"]["small_sample"] is True
+
+
 def test_perfect_and_zero_scores() -> None:
     won = stats(Trinomial(6, 0, 0), Pentanomial(0, 0, 0, 0, 3))
-    assert won.line() == "W-D-L 6-0-0  Elo +inf  nElo n/a  LOS 100.0%"
+    assert won.line() == "W-D-L 6-0-0  Elo +inf (small sample)  nElo n/a  LOS 100.0%"
     assert "Elo +inf (score 100% over 3 pairs: no finite estimate)  LOS 100.0%" in won.report()
     lost = stats(Trinomial(0, 0, 5), None)  # no complete pair: per game
-    assert lost.line() == "W-D-L 0-0-5  Elo -inf  nElo n/a  LOS 0.0%"
+    assert lost.line() == "W-D-L 0-0-5  Elo -inf (small sample)  nElo n/a  LOS 0.0%"
     assert "Elo -inf (score 0% over 5 games: no finite estimate)" in lost.report()
     assert "nan" not in won.report() + lost.report()
 
@@ -53,5 +63,8 @@ def test_an_unbounded_interval_prints_as_inf() -> None:
     s = stats(Trinomial(9, 1, 0), Pentanomial(0, 0, 0, 1, 4))
     e = s.elo
     assert e is not None and e.elo_hi == float("inf")
-    assert s.line().startswith(f"W-D-L 9-1-0  Elo {e.elo:+.1f} ±inf  nElo ")
-    assert f"Elo {e.elo:+.1f} ± inf (95%, pentanomial; [{e.elo_lo:+.1f}, +inf])" in s.report()
+    assert s.line().startswith(f"W-D-L 9-1-0  Elo {e.elo:+.1f} ±inf (small sample)  nElo ")
+    small = "small sample: 5 pairs, a rough interval"
+    assert f"Elo {e.elo:+.1f} ± inf (95%, pentanomial, {small}; [{e.elo_lo:+.1f}, +inf])" in (
+        s.report()
+    )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from .helpers import Server, start_server
+from .helpers import Server, service_engine, start_server
 
 
 @pytest.fixture(scope="module")
@@ -17,3 +19,19 @@ def server() -> Iterator[Server]:
         yield srv
     finally:
         srv.stop()
+
+
+@pytest.fixture
+def flaky_engine(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    """A real engine behind a wrapper that refuses to start while `flag` exists (and
+    says something on stderr first, for the incident log's stderr tail)."""
+    flag = tmp_path / "refuse"
+    wrapper = tmp_path / "engine.sh"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        "echo 'wrapper: engine starting' >&2\n"
+        f"if [ -e '{flag}' ]; then echo 'wrapper: refusing to start' >&2; exit 3; fi\n"
+        f"exec '{service_engine()}' \"$@\"\n"
+    )
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    yield wrapper, flag

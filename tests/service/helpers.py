@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import psutil
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from ladder.engine_binary import DEFAULT_ENGINE, UNPATCHED_ENGINE
 from ladder.rules import Game
@@ -38,7 +39,9 @@ class Server(ServeProcess):
     """A running `ladder serve`; :meth:`stop` also checks that no engine outlived it."""
 
     def __init__(self, args: list[str] | None = None, **kwargs: Any) -> None:
+        # No pause with readiness off at each stop (tests/service/test_drain.py has it).
         kwargs.setdefault("env", {"LADDER_ENGINE": str(service_engine())})
+        kwargs["env"].setdefault("LADDER_DRAIN_DELAY", "0")
         kwargs.setdefault("cwd", ROOT)
         super().__init__(args or [], **kwargs)
         self.seen_engines: set[int] = set()
@@ -141,3 +144,14 @@ def check_move_reply(
     # cp or mate; neither for a move the variety rule drew at random outside the lines
     # the engine searched (levels with `random_move_pct`)
     assert score["cp"] is None or score["mate"] is None
+
+
+def samples(server: Server) -> dict[str, float]:
+    """{'name{label="v",...}': value} of every sample /metrics shows."""
+    text = httpx.get(server.url + "/metrics", timeout=30).text
+    out = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            labels = ",".join(f'{k}="{v}"' for k, v in sorted(s.labels.items()))
+            out[f"{s.name}{{{labels}}}" if labels else s.name] = s.value
+    return out

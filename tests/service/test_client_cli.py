@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -273,3 +274,58 @@ def test_serve_with_an_engine_that_cannot_start_is_one_line(tmp_path: Any, worke
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("ladder serve: the engine cannot start: ")
     assert "exited (code 1) during handshake" in last
+
+
+def _silent_server() -> tuple[socket.socket, threading.Event]:
+    """A loopback server that accepts connections, reads, and never answers (or, after
+    its request, one byte every 0.3 s: a read timeout alone would never trip)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    done = threading.Event()
+
+    def serve() -> None:
+        conns = []
+        while not done.is_set():
+            listener.settimeout(0.1)
+            try:
+                conn, _ = listener.accept()
+                conns.append(conn)
+            except OSError:
+                pass
+            for conn in conns:
+                with contextlib.suppress(OSError):  # BlockingIOError: nothing to read yet
+                    conn.setblocking(False)
+                    if conn.recv(65536):
+                        conn.sendall(b"HTTP/1.1 200 OK\r\n")  # a head that never ends
+                with contextlib.suppress(OSError):
+                    conn.sendall(b"x: y\r\n")
+            done.wait(0.3)
+        for conn in conns:
+            conn.close()
+        listener.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener, done
+
+
+def test_move_url_timeout_against_a_server_that_never_answers() -> None:
+    listener, done = _silent_server()
+    port = listener.getsockname()[1]
+    try:
+        argv = [*ladder_command(), "move", "--url", f"http://127.0.0.1:{port}"]
+        argv += ["--variant", "xiangqi", "--level", "1", "--timeout", "1.5"]
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    finally:
+        done.set()
+    assert out.returncode == 3, out
+    assert out.stdout == ""
+    assert out.stderr.splitlines() == [
+        f"ladder move: no answer from http://127.0.0.1:{port} within 1.5 s (TimeoutError) "
+        "[504 timeout]"
+    ]
+
+
+def test_move_url_timeout_default_is_stated() -> None:
+    out = subprocess.run(
+        [*ladder_command(), "move", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert "--timeout SECONDS" in out.stdout and "(default 30;" in " ".join(out.stdout.split())

@@ -16,6 +16,7 @@ import pytest_asyncio
 
 from ladder.service.app import create_app
 from ladder.service.config import ServiceConfig
+from ladder.service.drain import Drain
 from ladder.service.errors import ServiceError
 from ladder.service.mover import MoveService
 from ladder.service.routes import cancel_on_disconnect
@@ -110,8 +111,10 @@ async def clients() -> AsyncIterator[dict[bool, httpx.AsyncClient]]:
 
 
 def _comparable(response: httpx.Response) -> tuple[int, list[tuple[str, str]], Any]:
-    """Status, headers and body; a move's `time_ms` (wall time) and so its length aside."""
-    headers = sorted((k, v) for k, v in response.headers.items())
+    """Status, headers and body; a move's `time_ms` (wall time) and so its length aside,
+    and the request id each request gets (random)."""
+    assert len(response.headers["x-request-id"]) == 32
+    headers = sorted((k, v) for k, v in response.headers.items() if k != "x-request-id")
     if response.status_code == 200:
         body = response.json()
         body.pop("time_ms")
@@ -207,7 +210,7 @@ async def test_disconnect_cancels_the_work() -> None:
         return "done"
 
     with pytest.raises(ServiceError) as err:
-        await asyncio.wait_for(cancel_on_disconnect(_receive(disconnect), work()), 5)
+        await asyncio.wait_for(cancel_on_disconnect(_receive(disconnect), work(), Drain(), 1), 5)
     assert err.value.status == 499 and err.value.code == "client_disconnected"
     assert cancelled.is_set()
     task = asyncio.current_task()
@@ -222,7 +225,7 @@ async def test_work_done_first_is_not_cancelled_later() -> None:
         await asyncio.sleep(0)
         return "done"
 
-    assert await cancel_on_disconnect(_receive(disconnect), work()) == "done"
+    assert await cancel_on_disconnect(_receive(disconnect), work(), Drain(), 1) == "done"
     disconnect.set()  # the disconnect comes now: nothing may cancel this task
     await _loop_turns()
 
@@ -236,7 +239,7 @@ async def test_other_cancellation_goes_on() -> None:
         return "x"
 
     async def handler() -> str:
-        return await cancel_on_disconnect(_receive(asyncio.Event()), work())
+        return await cancel_on_disconnect(_receive(asyncio.Event()), work(), Drain(), 1)
 
     task = asyncio.create_task(handler())
     await started.wait()
@@ -250,5 +253,27 @@ async def test_work_errors_go_through() -> None:
         raise ServiceError(409, "game_over", "over")
 
     with pytest.raises(ServiceError) as err:
-        await cancel_on_disconnect(_receive(asyncio.Event()), work())
+        await cancel_on_disconnect(_receive(asyncio.Event()), work(), Drain(), 1)
     assert err.value.status == 409
+
+
+async def test_the_drain_cuts_the_work_short_with_a_503() -> None:
+    started = asyncio.Event()
+    drain = Drain()
+
+    async def work() -> str:
+        started.set()
+        await asyncio.Event().wait()
+        return "x"
+
+    async def handler() -> str:
+        return await cancel_on_disconnect(_receive(asyncio.Event()), work(), drain, 4)
+
+    task = asyncio.create_task(handler())
+    await started.wait()
+    assert drain.running == 1
+    assert drain.cut_short(15.0) == 1
+    with pytest.raises(ServiceError) as err:
+        await task
+    assert (err.value.status, err.value.code, err.value.retry_after) == (503, "shutting_down", 4)
+    assert drain.running == 0

@@ -7,18 +7,14 @@ from __future__ import annotations
 import json
 import os
 import signal
-import stat
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from ladder.service.metrics import INCIDENT_KINDS
 
-from .helpers import Server, service_engine, start_server
+from .helpers import Server, samples, start_server
 
 MOVE = {"variant": "atomic-xiangqi", "moves": ["h3e3"], "level": 2, "seed": 9}
 
@@ -33,33 +29,6 @@ def records(server: Server, **fields: Any) -> list[dict[str, Any]]:
         if all(record.get(k) == v for k, v in fields.items()):
             out.append(record)
     return out
-
-
-def samples(server: Server) -> dict[str, float]:
-    """{'name{label="v",...}': value} of every sample /metrics shows."""
-    text = httpx.get(server.url + "/metrics", timeout=30).text
-    out = {}
-    for family in text_string_to_metric_families(text):
-        for s in family.samples:
-            labels = ",".join(f'{k}="{v}"' for k, v in sorted(s.labels.items()))
-            out[f"{s.name}{{{labels}}}" if labels else s.name] = s.value
-    return out
-
-
-@pytest.fixture
-def flaky_engine(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
-    """A real engine behind a wrapper that refuses to start while `flag` exists (and
-    says something on stderr first, for the incident log's stderr tail)."""
-    flag = tmp_path / "refuse"
-    wrapper = tmp_path / "engine.sh"
-    wrapper.write_text(
-        "#!/bin/sh\n"
-        "echo 'wrapper: engine starting' >&2\n"
-        f"if [ -e '{flag}' ]; then echo 'wrapper: refusing to start' >&2; exit 3; fi\n"
-        f"exec '{service_engine()}' \"$@\"\n"
-    )
-    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
-    yield wrapper, flag
 
 
 def test_one_line_per_request() -> None:
@@ -119,13 +88,16 @@ def test_metrics_from_prometheus_client() -> None:
         build = [k for k, v in first.items() if k.startswith("ladder_build_info{") and v == 1]
         assert len(build) == 1 and 'version="' in build[0] and "engine_build_key=" in build[0]
         assert first["ladder_engines"] == 2 and first["ladder_engines_alive"] == 2
+        assert first["ladder_engines_live"] == 2
         with server.client() as client:
             for seed in range(3):
                 assert client.post("/v1/move", json={**MOVE, "seed": seed}).status_code == 200
         after = samples(server)
         assert after['ladder_moves_total{level="2",variant="atomic-xiangqi"}'] == 3
         assert after['ladder_http_requests_total{route="/v1/move",status="200"}'] == 3
-        assert after["ladder_queue_wait_seconds_count"] == 3
+        assert after['ladder_queue_wait_seconds_count{level="2"}'] == 3
+        assert after['ladder_searches_in_flight{level="2"}'] == 0
+        assert after['ladder_queued_moves{level="2"}'] == 0
         assert after['ladder_http_request_duration_seconds_count{route="/v1/move"}'] == 3
         # sub-millisecond buckets exist (a level-1 search takes well under 1 ms)
         assert (

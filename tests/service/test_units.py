@@ -29,8 +29,15 @@ class FakeWorker:
     def alive(self) -> bool:
         return not self.closed
 
+    @property
+    def live(self) -> bool:
+        return self.alive
+
     async def start(self) -> None:
         pass
+
+    async def check(self) -> None:
+        await asyncio.sleep(0)
 
     async def recover(self) -> None:
         await asyncio.sleep(0)  # recovering gives the loop a turn, as a real one does
@@ -122,13 +129,13 @@ async def test_round_robin_across_clients() -> None:
     async def waiter(client: str, i: int) -> None:
         w = await pool.acquire(30, client)
         order.append(f"{client}{i}")
-        pool.release(w, client=client)
+        pool.release(w)
 
     tasks = [asyncio.create_task(waiter("A", i)) for i in range(6)]
     await _until(lambda: pool.queue_depth == 6)
     tasks += [asyncio.create_task(waiter("B", 0)), asyncio.create_task(waiter("C", 0))]
     await _until(lambda: pool.queue_depth == 8)
-    pool.release(held, client="A")
+    pool.release(held)
     await asyncio.gather(*tasks)
     assert order == ["B0", "C0", "A0", "A1", "A2", "A3", "A4", "A5"]
     await pool.close()
@@ -150,11 +157,11 @@ async def test_full_queue_pushes_out_the_largest_share() -> None:
     with pytest.raises(QueueFull) as refused:  # A holds the largest share: refused at once
         await pool.acquire(30, "A")
     assert not refused.value.pushed_out
-    pool.release(held, client="A")
+    pool.release(held)
     first = await b  # B holds no engine and was never served: next in turn
-    pool.release(first, client="B")
+    pool.release(first)
     for task in a[:-1]:
-        pool.release(await task, client="A")
+        pool.release(await task)
     await pool.close()
 
 
@@ -316,3 +323,102 @@ def test_position_after_a_move_is_judged_once() -> None:
     capture = positions.judge_sync("xiangqi", None, moves)
     assert capture.game.engine_position() == (capture.fen, ())
     assert capture.fen is capture.fen  # computed once
+
+
+async def _lane_pool(size: int, long_cap: int) -> EnginePool[FakeWorker]:
+    pool: EnginePool[FakeWorker] = EnginePool(
+        FakeWorker, size, 32, lanes={"short": None, "long": long_cap}, watch_interval=None
+    )
+    await pool.start()
+    return pool
+
+
+async def test_a_short_job_never_waits_behind_long_ones() -> None:
+    """Long jobs hold at most their cap (1 of 2 workers): with A's long jobs queued, B's
+    short job takes the other worker at once; A's queued long jobs run one at a time."""
+    pool = await _lane_pool(2, 1)
+    running = await pool.acquire(1, "A", "long")
+    queued = [asyncio.create_task(pool.acquire(30, "A", "long")) for _ in range(5)]
+    await _until(lambda: pool.queued("A", "long") == 5)
+    assert pool.in_lane("long") == 1
+    for _ in range(3):  # again and again, never behind A's
+        short = await pool.acquire(0.01, "B", "short")
+        assert short is not running
+        pool.release(short)
+    # C's short job, with every worker busy, waits for the first to come back
+    short = await pool.acquire(1, "B", "short")
+    c = asyncio.create_task(pool.acquire(30, "C", "short"))
+    await _until(lambda: pool.queued("C") == 1)
+    pool.release(running)  # A's long job ends: C holds nothing, so C goes first
+    assert (await c) is running and pool.queued("A", "long") == 5
+    pool.release(running)  # C is done: now A's next long job
+    await _until(lambda: queued[0].done())
+    assert queued[0].result() is running and pool.in_lane("long") == 1
+    pool.release(short)
+    assert pool.queued("A", "long") == 4  # the idle worker is not long's to take
+    for task in queued:
+        pool.release(await task)
+        assert pool.in_lane("long") <= 1
+    await pool.close()
+
+
+async def test_a_lane_under_its_cap_takes_a_worker_freed_elsewhere() -> None:
+    """A long job waiting for its lane gets the idle worker as soon as the lane has
+    room, though the worker that freed the room went to recovery (dirty)."""
+    pool = await _lane_pool(2, 1)
+    first = await pool.acquire(1, "A", "long")
+    second = asyncio.create_task(pool.acquire(30, "A", "long"))
+    await _until(lambda: pool.queue_depth == 1)
+    pool.release(first, dirty=True)
+    got = await second
+    assert got is not first  # the idle one, while the first recovers
+    pool.release(got)
+    await pool.close()
+
+
+async def test_an_unknown_lane_is_refused() -> None:
+    pool = await _lane_pool(1, 1)
+    with pytest.raises(ValueError, match="no lane 'analysis'"):
+        await pool.acquire(1, "A", "analysis")
+    with pytest.raises(ValueError, match="at least 1"):
+        EnginePool(FakeWorker, 1, 1, lanes={"long": 0})
+    await pool.close()
+
+
+class FreezingWorker(FakeWorker):
+    """A worker whose engine can be 'frozen' from the test: its check replaces it."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(index)
+        self.frozen = False
+        self.checks = 0
+        self.replaced = 0
+
+    @property
+    def live(self) -> bool:
+        return self.alive and not self.frozen
+
+    async def check(self) -> None:
+        self.checks += 1
+        if self.frozen:
+            self.frozen = False
+            self.replaced += 1
+
+
+async def test_idle_workers_are_checked_and_a_frozen_one_replaced() -> None:
+    pool: EnginePool[FreezingWorker] = EnginePool(
+        FreezingWorker, 2, 4, watch_interval=0.005, check_interval=0.02
+    )
+    await pool.start()
+    one, two = pool.workers
+    one.frozen = True
+    assert pool.live_count == 1 and pool.alive_count == 2
+    await _until_async(lambda: one.replaced == 1 and two.checks >= 1)
+    assert pool.live_count == 2
+    # a worker in use is not checked; it is checked again an interval after its use
+    async with pool.lease(1) as lease:
+        checks = lease.worker.checks
+        await asyncio.sleep(0.05)
+        assert lease.worker.checks == checks
+    await _until_async(lambda: lease.worker.checks > checks)
+    await pool.close()

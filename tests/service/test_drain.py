@@ -1,0 +1,107 @@
+"""SIGTERM drains: /readyz turns 503 while the port still accepts, a request still
+running when the drain ends gets the JSON 503 `shutting_down` (one log line, no
+traceback), and the exit status is 0 with one server process and with several. The
+issue's reproduction: a level-8 move, its engine SIGSTOPped, SIGTERM to the server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+
+import httpx
+import psutil
+import pytest
+
+from .helpers import Server, samples, wait_until
+from .test_lanes import SLOW, post
+
+DRAIN = ["--drain-timeout", "2", "--drain-delay", "1.5"]
+
+
+def read_answer(sock: object) -> tuple[int, dict[str, str], dict[str, object]]:
+    """(status, headers, JSON body) of the one answer on a raw socket."""
+    data = b""
+    while b"\r\n\r\n" not in data or len(data.split(b"\r\n\r\n", 1)[1]) < _length(data):
+        chunk = sock.recv(65536)  # type: ignore[attr-defined]
+        if not chunk:
+            break
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), headers, json.loads(body)
+
+
+def _length(data: bytes) -> int:
+    head = data.split(b"\r\n\r\n", 1)[0].decode().lower()
+    for line in head.split("\r\n"):
+        if line.startswith("content-length:"):
+            return int(line.split(":")[1])
+    return 0
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sigterm_answers_a_frozen_search_with_a_json_503(workers: int) -> None:
+    engines = 2 * workers - 1  # 1 engine with one worker; 3 (2 + 1) with two
+    server = Server(
+        ["--engines", str(engines), "--workers", str(workers), "--log-format", "json", *DRAIN]
+    )
+    server.start()
+    stopped: list[int] = []
+    try:
+        sock = server.connect()
+        post(sock, {**SLOW, "seed": 1})
+        wait_until(lambda: samples(server)['ladder_searches_in_flight{level="8"}'] == 1)
+        stopped = [p for p in server.engine_pids() if "stockfish" in psutil.Process(p).name()]
+        assert len(stopped) == engines
+        for pid in stopped:  # the search can never end now
+            os.kill(pid, signal.SIGSTOP)
+        start = len(server.log_lines)
+        server.signal(signal.SIGTERM)  # the server process only, as systemd does
+        # not ready at once, while the port still accepts
+        wait_until(lambda: _readyz(server) == 503, timeout=10)
+        ready = httpx.get(server.url + "/readyz", timeout=10)
+        assert ready.json()["error"]["code"] == "shutting_down"
+        status, headers, body = read_answer(sock)
+        assert status == 503, body
+        assert body["error"]["code"] == "shutting_down"  # type: ignore[index]
+        assert headers["content-type"] == "application/json" and "retry-after" in headers
+        assert server.proc is not None
+        assert server.proc.wait(timeout=60) == 0
+    finally:
+        for pid in stopped:
+            if psutil.pid_exists(pid):
+                os.kill(pid, signal.SIGCONT)
+        server.stop()
+    log = server.log_lines[start:]
+    assert not [line for line in log if "Traceback" in line or "Exception in ASGI" in line]
+    cut = [json.loads(line) for line in log if '"drain_cut"' in line]
+    assert len(cut) == 1 and cut[0]["requests"] == 1, log
+    answered = [json.loads(line) for line in log if '"status": 503' in line and "/v1/move" in line]
+    assert len(answered) == 1 and answered[0]["level"] == 8
+
+
+def _readyz(server: Server) -> int:
+    try:
+        return httpx.get(server.url + "/readyz", timeout=10).status_code
+    except httpx.TransportError:
+        return 0
+
+
+def test_a_request_that_ends_within_the_drain_is_answered() -> None:
+    """Nothing cut when the search ends in time: a level-6 move sent just before
+    SIGTERM is answered 200, and the server exits 0."""
+    server = Server(["--engines", "1", "--log-format", "json", "--drain-timeout", "30"])
+    server.start()
+    try:
+        sock = server.connect()
+        post(sock, {"variant": "xiangqi", "moves": ["h3e3"], "level": 6, "seed": 2})
+        wait_until(lambda: samples(server)['ladder_searches_in_flight{level="6"}'] == 1)
+        server.signal(signal.SIGTERM)
+        status, _, body = read_answer(sock)
+        assert status == 200, body
+        assert server.proc is not None and server.proc.wait(timeout=60) == 0
+    finally:
+        server.stop()
+    assert not any('"drain_cut"' in line for line in server.log_lines)

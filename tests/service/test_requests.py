@@ -1,0 +1,129 @@
+"""Requests, strictly: `elo` as strict as `level`, a JSON key given twice refused,
+`X-Request-ID` taken (or made), echoed and logged (with engine incidents), the 503 line
+with its queue wait, and wrong-key attempts throttled per client address. `ladder
+serve` as a subprocess, real engines, real signals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from .helpers import Server, samples, start_server, wait_until
+
+MOVE = {"variant": "xiangqi", "moves": ["h3e3"], "level": 1, "seed": 3}
+JSON = {"content-type": "application/json"}
+
+
+@pytest.mark.parametrize("elo", ["1500", True, False, None, [1500], {"value": 1500}])
+def test_elo_is_strict(server: Server, elo: object) -> None:
+    body = {"variant": "xiangqi", "moves": [], "elo": elo}
+    with server.client() as client:
+        reply = client.post("/v1/move", json=body)
+    assert reply.status_code == 422, reply.text
+    assert reply.json()["error"]["field"] in ("elo", "level")  # None: neither given
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "key"),
+    [
+        ("/v1/move", '{"variant": "xiangqi", "level": 1, "level": 8}', "level"),
+        ("/v1/move", '{"variant": "xiangqi", "level": 1, "seed": 1, "seed": 2}', "seed"),
+        (
+            "/v1/move",
+            '{"variant": "xiangqi", "level": 1, "clock": {"remaining_ms": 1, "remaining_ms": 9}}',
+            "remaining_ms",
+        ),
+        ("/v1/position", '{"variant": "xiangqi", "variant": "atomic-xiangqi"}', "variant"),
+    ],
+)
+def test_a_key_given_twice_is_refused(server: Server, path: str, body: str, key: str) -> None:
+    with server.client() as client:
+        reply = client.post(path, content=body, headers=JSON)
+    assert reply.status_code == 400, reply.text
+    error = reply.json()["error"]
+    assert error["code"] == "malformed_json" and error["field"] == "body"
+    assert f"duplicate key {key!r}" in error["message"]
+
+
+def test_request_id_is_echoed_and_logged(server: Server) -> None:
+    with server.client() as client:
+        given = client.post("/v1/move", json=MOVE, headers={"x-request-id": "game-42:ply-7"})
+        made = client.post("/v1/move", json=MOVE)
+        odd = client.get("/healthz", headers={"x-request-id": "no spaces <allowed>"})
+    assert given.headers["x-request-id"] == "game-42:ply-7"
+    made_id = made.headers["x-request-id"]
+    assert len(made_id) == 32 and int(made_id, 16) >= 0
+    assert odd.headers["x-request-id"] != "no spaces <allowed>"
+    for request_id in ("game-42:ply-7", made_id):
+        quoted = f'"{request_id}"'
+        line = json.loads(server.wait_for_log(lambda x: quoted in x))  # noqa: B023
+        assert line["event"] == "request" and line["request_id"] == request_id
+
+
+def test_an_engine_incident_carries_the_request_id() -> None:
+    server = start_server(engines=1)
+    try:
+        sock = server.connect()
+        body = json.dumps({**MOVE, "level": 8}).encode()
+        sock.sendall(
+            b"POST /v1/move HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            b"x-request-id: crash-me-1\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
+        )
+        wait_until(lambda: samples(server)['ladder_searches_in_flight{level="8"}'] == 1)
+        (engine,) = server.engine_pids()
+        os.kill(engine, signal.SIGKILL)  # mid-search: an incident, then a retry
+        incident = json.loads(server.wait_for_log(lambda x: '"engine_incident"' in x))
+        assert incident["request_id"] == "crash-me-1" and incident["pid"] == engine
+        sock.close()
+    finally:
+        server.stop()
+
+
+def test_a_503_line_has_its_queue_wait() -> None:
+    """The engine frozen mid-search: the next request waits out its queue timeout and
+    is refused 503 busy; its log line says how long it waited and that no engine
+    served it."""
+    server = start_server("--queue-timeout", "0.5", engines=1)
+    try:
+        sock = server.connect()
+        body = json.dumps({**MOVE, "level": 8}).encode()
+        sock.sendall(
+            b"POST /v1/move HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            b"content-length: %d\r\n\r\n%s" % (len(body), body)
+        )
+        wait_until(lambda: samples(server)['ladder_searches_in_flight{level="8"}'] == 1)
+        with server.client() as client:
+            busy = client.post("/v1/move", json=MOVE, headers={"x-request-id": "busy-1"})
+        assert busy.status_code == 503 and busy.json()["error"]["code"] == "busy"
+        line = json.loads(server.wait_for_log(lambda x: '"busy-1"' in x))
+        assert line["status"] == 503 and line["engine"] is None
+        assert line["queue_wait_ms"] >= 450 and line["level"] == 1
+        sock.close()
+    finally:
+        server.stop()
+
+
+def test_wrong_keys_are_throttled_per_address(tmp_path: Path) -> None:
+    keys = tmp_path / "keys"
+    keys.write_text("the-right-key-0123456789 site\n")
+    server = start_server("--api-keys", str(keys), engines=1)
+    try:
+        wrong = {"authorization": "Bearer a-guess-0123456789abcdef"}
+        with server.client() as client:
+            statuses = [
+                client.post("/v1/move", json=MOVE, headers=wrong).status_code for _ in range(31)
+            ]
+            assert statuses[:30] == [401] * 30 and statuses[30] == 429
+            throttled = client.get("/v1/levels")  # no key at all counts as well
+            assert throttled.status_code == 429
+            assert int(throttled.headers["retry-after"]) >= 1
+            assert "without a valid API key" in throttled.json()["error"]["message"]
+            right = {"authorization": "Bearer the-right-key-0123456789"}
+            assert client.post("/v1/move", json=MOVE, headers=right).status_code == 200
+        assert any('"bad_key_throttled"' in line for line in server.log_lines)
+    finally:
+        server.stop()

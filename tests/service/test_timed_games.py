@@ -1,0 +1,123 @@
+"""Timed games: `/v1/move` with the mover's clock. The limit the engine is sent is read
+from what reaches its stdin (the real engine behind `tee`), not timed: `go nodes N
+movetime T` with T the clock rule's (ladder.clock), and `go nodes N` without a clock.
+The Python client and `ladder move` pass the clock the same way."""
+
+from __future__ import annotations
+
+import stat
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ladder.client import Clock, LadderSync
+from ladder.clock import move_time_limit_ms
+from ladder.levels import load_levels
+from ladder.service.launch import ladder_command
+
+from .helpers import ROOT, Server, service_engine, start_server, wait_until
+
+LEVEL_2_NODES = load_levels()["xiangqi"][2].nodes
+MOVE = {"variant": "xiangqi", "moves": ["h3e3"], "level": 2, "seed": 7}
+
+
+@pytest.fixture(scope="module")
+def teed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
+    """A server whose one engine's stdin is also written to a file."""
+    folder = tmp_path_factory.mktemp("teed")
+    wire = folder / "stdin.log"
+    wrapper = folder / "engine.sh"
+    wrapper.write_text(f"#!/bin/sh\ntee -a '{wire}' | '{service_engine()}' \"$@\"\n")
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    server = start_server(engines=1, env={"LADDER_ENGINE": str(wrapper)})
+    try:
+        yield server, wire
+    finally:
+        server.stop()
+
+
+def go_lines(wire: Path) -> list[str]:
+    return [line for line in wire.read_text().splitlines() if line.startswith("go ")]
+
+
+def next_go(wire: Path, before: int) -> str:
+    """The first `go` line the engine got after the `before` it had."""
+    wait_until(lambda: len(go_lines(wire)) > before)
+    return go_lines(wire)[before]
+
+
+@pytest.mark.parametrize(
+    "clock",
+    [
+        {"remaining_ms": 60_000, "increment_ms": 1000},
+        {"remaining_ms": 10_000, "moves_to_go": 1},
+        {"remaining_ms": 300},
+        {"remaining_ms": 0},
+    ],
+)
+def test_the_clock_rule_reaches_the_engine(
+    teed: tuple[Server, Path], clock: dict[str, int]
+) -> None:
+    server, wire = teed
+    limit = move_time_limit_ms(
+        clock["remaining_ms"], clock.get("increment_ms", 0), clock.get("moves_to_go")
+    )
+    before = len(go_lines(wire))
+    with server.client() as client:
+        reply = client.post("/v1/move", json={**MOVE, "clock": clock})
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["time_limit_ms"] == limit
+    assert next_go(wire, before) == f"go nodes {LEVEL_2_NODES} movetime {limit}"
+
+
+def test_no_clock_no_time_limit(teed: tuple[Server, Path]) -> None:
+    server, wire = teed
+    before = len(go_lines(wire))
+    with server.client() as client:
+        reply = client.post("/v1/move", json=MOVE)
+    assert reply.status_code == 200 and reply.json()["time_limit_ms"] is None
+    assert next_go(wire, before) == f"go nodes {LEVEL_2_NODES}"
+
+
+@pytest.mark.parametrize(
+    ("clock", "field"),
+    [
+        ({"remaining_ms": -1}, "clock.remaining_ms"),
+        ({"remaining_ms": "60000"}, "clock.remaining_ms"),
+        ({"remaining_ms": 1000.5}, "clock.remaining_ms"),
+        ({"remaining_ms": 1000, "increment_ms": True}, "clock.increment_ms"),
+        ({"remaining_ms": 1000, "moves_to_go": 0}, "clock.moves_to_go"),
+        ({"increment_ms": 1000}, "clock.remaining_ms"),
+        ({"remaining_ms": 1000, "byoyomi": 5}, "clock.byoyomi"),
+    ],
+)
+def test_bad_clocks_are_refused(
+    teed: tuple[Server, Path], clock: dict[str, object], field: str
+) -> None:
+    server, _ = teed
+    with server.client() as client:
+        reply = client.post("/v1/move", json={**MOVE, "clock": clock})
+    assert reply.status_code == 422, reply.text
+    assert reply.json()["error"]["field"] == field
+
+
+def test_client_and_cli_pass_the_clock(teed: tuple[Server, Path]) -> None:
+    server, wire = teed
+    before = len(go_lines(wire))
+    with LadderSync(server.url) as ladder:
+        reply = ladder.move(
+            variant="xiangqi", moves=["h3e3"], level=2, clock=Clock(remaining_ms=5000)
+        )
+    assert reply.time_limit_ms == move_time_limit_ms(5000)
+    assert next_go(wire, before).endswith(f"movetime {move_time_limit_ms(5000)}")
+    argv = [*ladder_command(), "move", "--url", server.url, "--variant", "xiangqi"]
+    argv += ["--level", "2", "--remaining-ms", "20000", "--increment-ms", "500", "--json"]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert f'"time_limit_ms": {move_time_limit_ms(20000, 500)}' in out.stdout
+    bad = subprocess.run(
+        [*argv[:-5], "--increment-ms", "500"], capture_output=True, text=True, timeout=120
+    )
+    assert bad.returncode == 2 and "need --remaining-ms" in bad.stderr
