@@ -343,12 +343,16 @@ def build_engine(
             raise PlayerSpecError(f"st must be seconds > 0, got {keys['st']!r} in {text!r}")
         movetime = round(seconds * 1000)
     try:
-        tc = TimeControl.parse(keys["tc"]) if "tc" in keys else None
+        # cutechess's tc=inf: no clock (a node or depth limit must bound the search)
+        tc = TimeControl.parse(keys["tc"]) if keys.get("tc", "inf") != "inf" else None
     except TimeControlError as exc:
         raise PlayerSpecError(f"{exc} in {text!r}") from None
     margin = _int("timemargin", keys["timemargin"], text) if "timemargin" in keys else 0
     if nodes is None and depth is None and movetime is None and tc is None:
-        raise PlayerSpecError(f"engine spec needs nodes=, depth=, movetime=, st= or tc=: {text!r}")
+        raise PlayerSpecError(
+            f"engine spec needs nodes=, depth=, movetime=, st= or tc= (tc=inf is no limit): "
+            f"{text!r}"
+        )
     try:
         args = tuple(shlex.split(keys.get("args", "")))
     except ValueError as exc:
