@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from ladder.levels import LEVELS_FILE, Level, LevelsError, at_elo, load_levels
+from ladder.levels import LEVEL_NUMBERS, LEVELS_FILE, Level, LevelsError, at_elo, load_levels
 from ladder.match.clocks import TimeControl, TimeControlError
 from ladder.variants import VARIANT_IDS
 
@@ -91,10 +91,6 @@ class PlayerSpec:
     def name(self) -> str:
         """The name shown in PGN headers, tables and fits."""
         return self.display or self.text
-
-    @property
-    def is_engine(self) -> bool:
-        return self.kind in ("level", "engine")
 
     @classmethod
     def parse(cls, text: str) -> PlayerSpec:
@@ -252,8 +248,8 @@ def parse_level(head: str, text: str, rest: str) -> PlayerSpec:
             elo = float(first)
     except ValueError:
         raise PlayerSpecError(f"{head} spec needs a number: {text!r}") from None
-    if level is not None and not 1 <= level <= 8:
-        raise PlayerSpecError(f"levels are 1..8, got {level}")
+    if level is not None and level not in LEVEL_NUMBERS:
+        raise PlayerSpecError(f"levels are {LEVEL_NUMBERS[0]}..{LEVEL_NUMBERS[-1]}, got {level}")
     opts = parse_fields(more) if more else {}
     variety = opts.pop("variety", "on")
     if variety not in ("on", "off"):
