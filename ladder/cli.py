@@ -106,9 +106,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def cutechess_options(argv: list[str]) -> list[str]:
+    """``argv`` with a ``match`` or ``tournament`` command's cutechess-cli options
+    rewritten as ours (:mod:`ladder.match.cutechess`)."""
+    from ladder.match.cutechess import CutechessError, translate
+
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):  # the global options
+        i += 1 if "=" in argv[i] or argv[i] == "--version" else 2
+    if i >= len(argv) or argv[i] not in ("match", "tournament"):
+        return argv
+    try:
+        return [*argv[: i + 1], *translate(argv[i + 1 :], argv[i])]
+    except CutechessError as exc:
+        print(f"ladder {argv[i]}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(cutechess_options(list(sys.argv[1:] if argv is None else argv)))
     configure_logging(args.ladder_log_level)
     notice = deprecation_notice()
     if notice is not None:

@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Coroutine, Sequence
-from types import TracebackType
 from typing import Any, TypeVar
 
 import httpx
@@ -108,12 +107,7 @@ class Ladder:
             await self._service.start()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:
@@ -266,12 +260,7 @@ class LadderSync:
         self._run(self._ladder.__aenter__())
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def close(self) -> None:

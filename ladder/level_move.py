@@ -46,10 +46,10 @@ from ladder.engine_binary import engine_path
 from ladder.levels import Level, Variety
 from ladder.rules import Game
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
-from protocol.errors import EngineFailure
+from protocol.errors import EngineFailure, Incident
 from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
-from protocol.managed import Incident, ManagedEngine
+from protocol.managed import ManagedEngine
 from protocol.options import OptionValue
 from protocol.process import Timeouts
 

@@ -14,7 +14,10 @@ from ladder.package_data import data_path
 from ladder.variants import VARIANT_IDS
 
 LEVELS_FILE = data_path("levels.toml")
+#: The ladder's levels, weakest first.
 LEVEL_NUMBERS = range(1, 9)
+#: The same range as text, for messages (``1..8``).
+LEVEL_RANGE = f"{LEVEL_NUMBERS[0]}..{LEVEL_NUMBERS[-1]}"
 
 
 class LevelsError(ValueError):
@@ -71,7 +74,8 @@ class Variety:
 
 #: Hotter than this is a uniform pick among the lines in all but name.
 MAX_TEMPERATURE_CP = 10_000
-VARIETY_KEYS = ("multipv", "window_cp", "random_move_pct", "temperature_cp", "plies")
+#: The levels-file keys of a :class:`Variety`.
+VARIETY_KEYS = tuple(f.name for f in fields(Variety))
 
 
 def _variety(table: dict[str, Any], level: object, base: Variety | None = None) -> Variety | None:
@@ -134,7 +138,6 @@ class Level:
 
     level: int
     nodes: int
-    threads: int = 1
     hash_mb: int = 16
     variety: Variety | None = None
     rating: Rating | None = None
@@ -175,8 +178,8 @@ class Blend:
     weight: float
 
 
-def level_table(level: Level) -> dict[str, Any]:
-    """A level as one flat table (``ladder levels --json``): its settings, its variety
+def level_row(level: Level) -> dict[str, Any]:
+    """A level as one flat row (``ladder levels --json``): its settings, its variety
     rule as a table, the rating's fields (None when not rated) and the time per move."""
     out: dict[str, Any] = {
         "level": level.level,
@@ -201,8 +204,16 @@ def _rating(table: dict[str, Any], where: str) -> Rating | None:
         raise LevelsError(f"{where}: rating needs {', '.join(RATING_KEYS[:4])}: {exc}") from exc
 
 
+def _one_thread(table: dict[str, Any], where: object) -> None:
+    """Take ``threads`` out of ``table``: a levels file may say ``threads = 1`` (every
+    level runs on one thread, :data:`ladder.level_move.ENGINE_OPTIONS`), nothing else."""
+    if table.pop("threads", 1) != 1:
+        raise LevelsError(f"{where}: threads must be 1 (a level's search is reproducible)")
+
+
 def _level_from(table: dict[str, Any], defaults: dict[str, Any]) -> Level:
     merged = {**defaults, **table}
+    _one_thread(merged, f"level {merged.get('level')}")
     variety = _variety(merged, merged.get("level"))
     for key in VARIETY_KEYS:
         merged.pop(key, None)
@@ -220,11 +231,10 @@ def _checked(lvl: Level, where: str) -> Level:
         lvl.level not in LEVEL_NUMBERS
         or not isinstance(lvl.nodes, int)
         or lvl.nodes < 1
-        or lvl.threads != 1
         or not isinstance(lvl.hash_mb, int)
         or lvl.hash_mb < 1
     ):
-        raise LevelsError(f"{where}: needs level 1..8, nodes >= 1, hash_mb >= 1, threads = 1")
+        raise LevelsError(f"{where}: needs level {LEVEL_RANGE}, nodes >= 1, hash_mb >= 1")
     return lvl
 
 
@@ -234,7 +244,7 @@ def load_levels(path: Path = LEVELS_FILE) -> dict[str, dict[int, Level]]:
     defaults = data.get("defaults", {})
     base = {t["level"]: _level_from(t, defaults) for t in data.get("level", [])}
     if sorted(base) != list(LEVEL_NUMBERS):
-        raise LevelsError(f"{path}: levels must be exactly 1..8, got {sorted(base)}")
+        raise LevelsError(f"{path}: levels must be exactly {LEVEL_RANGE}, got {sorted(base)}")
     out: dict[str, dict[int, Level]] = {}
     overrides = data.get("variant", {})
     unknown = set(overrides) - set(VARIANT_IDS)
@@ -247,6 +257,7 @@ def load_levels(path: Path = LEVELS_FILE) -> dict[str, dict[int, Level]]:
             if n not in levels or "level" in table:
                 raise LevelsError(f"{path}: variant {variant}: no level {key}")
             settings = {k: v for k, v in table.items() if k not in VARIETY_KEYS}
+            _one_thread(settings, f"{path}: variant {variant} level {n}")
             rating = _rating(settings, f"{path}: variant {variant} level {n}")
             try:
                 levels[n] = replace(

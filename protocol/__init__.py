@@ -11,10 +11,11 @@
 See docs/protocol.md. Modules: :mod:`protocol.engine` (the shared core, :class:`Engine`),
 :mod:`protocol.uci` (:class:`UciEngine`, :class:`UcciEngine`), :mod:`protocol.xboard`
 (:class:`XBoardEngine`), :mod:`protocol.managed` (the supervised wrapper),
-:mod:`protocol.process` (process manager), :mod:`protocol.lines` (the line reader),
-:mod:`protocol.guard` (deadlines and faults), :mod:`protocol.limits`,
-:mod:`protocol.info`, :mod:`protocol.options`, :mod:`protocol.notation`,
-:mod:`protocol.errors`.
+:mod:`protocol.process` (the engine process; :func:`~protocol.process.die_with_parent`
+for worker processes), :mod:`protocol.lines` (the line reader), :mod:`protocol.guard`
+(deadlines and faults), :mod:`protocol.limits`, :mod:`protocol.info`,
+:mod:`protocol.options`, :mod:`protocol.notation`, :mod:`protocol.errors` (every error,
+and the :class:`Incident` a supervised engine reports).
 """
 
 from protocol.engine import Dialect, Engine, EngineVariant
@@ -27,6 +28,7 @@ from protocol.errors import (
     EngineStartError,
     EngineTerminatedError,
     EngineTimeoutError,
+    Incident,
     OptionError,
     UnsafeArgumentError,
     VariantError,
@@ -35,7 +37,7 @@ from protocol.guard import FaultGuard
 from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
 from protocol.lines import LineReader
-from protocol.managed import Incident, ManagedEngine, SearchOutcome
+from protocol.managed import ManagedEngine, SearchOutcome
 from protocol.notation import RankNumbering
 from protocol.options import Option, OptionMap
 from protocol.process import Backoff, EngineProcess, ProcessStats, Timeouts

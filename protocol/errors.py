@@ -14,10 +14,28 @@ Two families, and the difference matters to a supervisor:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import time
+from dataclasses import dataclass, field
+from typing import Literal
 
-if TYPE_CHECKING:  # protocol.managed imports this module
-    from protocol.managed import Incident
+IncidentKind = Literal["crash", "timeout", "protocol", "start-failed", "memory", "died-idle"]
+
+
+@dataclass(frozen=True, slots=True)
+class Incident:
+    """One thing that went wrong with the engine, and what was done about it."""
+
+    kind: IncidentKind
+    phase: str
+    """What the client was doing (``handshake``, ``search``, ``stop``, …)."""
+    message: str
+    pid: int | None
+    """The process that failed (already killed and reaped)."""
+    at: float = field(default_factory=time.time)
+    """Unix time of the incident."""
+    restart_delay: float = 0.0
+    """The backoff slept before the next start."""
+    error: BaseException | None = None
 
 
 class EngineError(Exception):
@@ -97,6 +115,8 @@ class EngineFailure(EngineError):
     ``incidents`` lists every fault and restart that happened during the call.
     """
 
-    def __init__(self, message: str, incidents: list[Incident]) -> None:
+    def __init__(self, message: str, incidents: list[Incident], reason: str | None = None) -> None:
         super().__init__(message)
         self.incidents = incidents
+        #: The last fault, in a sentence (the message without "engine failed N time(s)").
+        self.reason = reason if reason is not None else message

@@ -41,12 +41,11 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 from protocol.engine import Dialect, Engine
 from protocol.errors import (
@@ -54,6 +53,8 @@ from protocol.errors import (
     EngineFault,
     EngineProtocolError,
     EngineTimeoutError,
+    Incident,
+    IncidentKind,
 )
 from protocol.info import PlayResult
 from protocol.limits import Limit
@@ -65,25 +66,6 @@ T = TypeVar("T")
 #: Incidents kept in :attr:`ManagedEngine.history` (the oldest are dropped: a service
 #: that runs for months must not keep every incident, nor the exceptions they hold).
 HISTORY = 256
-
-IncidentKind = Literal["crash", "timeout", "protocol", "start-failed", "memory", "died-idle"]
-
-
-@dataclass(frozen=True, slots=True)
-class Incident:
-    """One thing that went wrong with the engine, and what was done about it."""
-
-    kind: IncidentKind
-    phase: str
-    """What the client was doing (``handshake``, ``search``, ``stop``, …)."""
-    message: str
-    pid: int | None
-    """The process that failed (already killed and reaped)."""
-    at: float = field(default_factory=time.time)
-    """Unix time of the incident."""
-    restart_delay: float = 0.0
-    """The backoff slept before the next start."""
-    error: BaseException | None = None
 
 
 @dataclass(slots=True)
@@ -316,7 +298,7 @@ class ManagedEngine:
                     attempt += 1
                     if attempt > allowed:
                         raise EngineFailure(
-                            f"engine failed {attempt} time(s): {exc}", incidents
+                            f"engine failed {attempt} time(s): {exc}", incidents, str(exc)
                         ) from exc
 
     async def stop(self) -> None:

@@ -170,7 +170,7 @@ def serve_without_fast_path(argv: list[str]) -> None:
     from ladder.cli import build_parser
     from ladder.engine_binary import find_engine
     from ladder.levels import LEVELS_FILE
-    from ladder.service.settings import resolve
+    from ladder.service.option_sources import resolve
     from ladder.service.startup import serve
 
     settings = resolve(build_parser().parse_args(["serve", *argv]), os.environ).settings

@@ -22,6 +22,7 @@ from pathlib import Path
 from ladder.level_move import derive_seed, level_engine, play_level_move
 from ladder.levels import (
     LEVEL_NUMBERS,
+    LEVEL_RANGE,
     LEVELS_FILE,
     Level,
     LevelsError,
@@ -102,7 +103,7 @@ class LevelSession:
     def set_level(self, level: int) -> None:
         """Play level ``level`` (1-8); an Elo set before is dropped."""
         if level not in LEVEL_NUMBERS:
-            raise SessionError(f"Level must be 1..8, not {level}")
+            raise SessionError(f"Level must be {LEVEL_RANGE}, not {level}")
         self.level, self.elo = level, None
 
     def elo_span(self, variant: str | None = None) -> tuple[float, float] | None:

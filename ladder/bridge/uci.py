@@ -54,6 +54,7 @@ from typing import ClassVar, TextIO
 from ladder.bridge.server import GuiServer
 from ladder.bridge.session import SEED_OPTION_MAX, Answer, LevelSession, SessionError
 from ladder.level_move import comparable_cp
+from ladder.levels import LEVEL_NUMBERS
 from ladder.variants import VARIANT_IDS
 from protocol import RankNumbering
 
@@ -100,7 +101,8 @@ class UciServer(GuiServer):
         variants = " ".join(f"var {v}" for v in VARIANT_IDS)
         lines = [
             f"option {word}UCI_Variant type combo default {session.variant} {variants}",
-            f"option {word}Level type spin default {session.level} min 1 max 8",
+            f"option {word}Level type spin default {session.level} "
+            f"min {LEVEL_NUMBERS[0]} max {LEVEL_NUMBERS[-1]}",
             f"option {word}Seed type spin default {session.seed} min 0 max {SEED_OPTION_MAX}",
         ]
         spans = [s for v in VARIANT_IDS if (s := session.elo_span(v)) is not None]

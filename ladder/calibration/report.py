@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Sequence
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +33,10 @@ def _toml_value(v: Any) -> str:
 
 
 def _rating_table(r: Rating) -> dict[str, Any]:
+    """The rating's fields (:data:`ladder.levels.RATING_KEYS`), Elos to 0.1."""
     return {
-        "elo": round(r.elo, 1),
-        "elo_lo": round(r.elo_lo, 1),
-        "elo_hi": round(r.elo_hi, 1),
-        "games": r.games,
-        "extrapolated": r.extrapolated,
+        key: round(value, 1) if isinstance(value, float) else value
+        for key, value in zip(RATING_KEYS, astuple(r), strict=True)
     }
 
 

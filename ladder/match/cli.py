@@ -201,6 +201,17 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_repeat(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--repeat",
+        type=int,
+        choices=(1, 2),
+        default=2,
+        help="2 (default): each opening twice, colours swapped (game pairs); 1: a new "
+        "opening every game, colours alternating (cutechess without -repeat)",
+    )
+
+
 def _adjudication(args: argparse.Namespace) -> Any:
     from ladder.match.adjudication import Adjudication
 
@@ -319,8 +330,10 @@ def add_match(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "--games",
         type=positive_int,
         default=100,
-        help="games to play, rounded up to whole pairs (default 100)",
+        help="games to play (default 100): pairs, an odd count ending with the first game "
+        "of a pair",
     )
+    _add_repeat(p)
     p.add_argument(
         "--name", default=None, help="match id in the database (default: derived from the settings)"
     )
@@ -364,6 +377,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
             sprt=sprt,
             name=args.name,
             openings_order=args.openings_order,
+            repeat=args.repeat,
         )
         pgn, limit = _pgn_options(args), _failure_limit(args)
         check_db_path(args.db)  # a typo must not leave a database where nobody looks
@@ -408,8 +422,9 @@ def add_tournament(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
         "--games",
         type=positive_int,
         default=2,
-        help="games per pairing, rounded up to whole pairs (default 2)",
+        help="games per pairing (default 2)",
     )
+    _add_repeat(p)
     p.add_argument(
         "--anchor",
         default=None,
@@ -442,6 +457,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
             seed=args.seed,
             adjudication=_adjudication(args),
             openings_order=args.openings_order,
+            repeat=args.repeat,
         )
         pgn, limit = _pgn_options(args), _failure_limit(args)
         check_db_path(args.db)  # a typo must not leave a database where nobody looks

@@ -213,32 +213,48 @@ class GameSlot:
     a_is_red: bool
 
 
-def schedule(n_openings: int, games: int, seed: int, order: str = "random") -> list[GameSlot]:
-    """``games`` (rounded up to pairs) in pairs: pair ``k`` plays one opening twice,
-    player A Red in the first game and Black in the second.
+def schedule(
+    n_openings: int, games: int, seed: int, order: str = "random", repeat: int = 2
+) -> list[GameSlot]:
+    """``games`` games; with ``repeat`` 2 (the default) in pairs: pair ``k`` plays one
+    opening twice, player A Red in the first game and Black in the second (an odd count
+    ends with the first game of a pair). With ``repeat`` 1 (cutechess without
+    ``-repeat``) every game has an opening of its own, A Red in the even-numbered ones;
+    games ``2k`` and ``2k+1`` are still a pair for the statistics.
 
     Openings are used in a seeded random order, a fresh shuffle for each pass through
     the suite (``order="sequential"``: in the book's order, from the start again after
-    the last). The schedule depends only on ``(n_openings, seed, order)`` and grows as a
-    prefix when ``games`` grows, so a resumed or extended match plays the same games.
+    the last). The schedule depends only on ``(n_openings, seed, order, repeat)`` and
+    grows as a prefix when ``games`` grows, so a resumed or extended match plays the same
+    games.
     """
     if n_openings < 1:
         raise OpeningError("no openings")
     if order not in ORDERS:
         raise OpeningError(f"unknown opening order {order!r}: expected one of {ORDERS}")
-    pairs = (max(games, 0) + 1) // 2
+    if repeat not in (1, 2):
+        raise OpeningError(f"repeat is 1 or 2 (each opening once or twice), got {repeat}")
+    games = max(games, 0)
     rng = random.Random(f"openings:{seed}")
     queue: list[int] = []
-    slots: list[GameSlot] = []
-    for pair in range(pairs):
+
+    def next_opening(k: int) -> int:
+        nonlocal queue
         if order == "sequential":
-            opening = pair % n_openings
-        else:
-            if not queue:
-                queue = list(range(n_openings))
-                rng.shuffle(queue)
-                queue.reverse()
-            opening = queue.pop()
+            return k % n_openings
+        if not queue:
+            queue = list(range(n_openings))
+            rng.shuffle(queue)
+            queue.reverse()
+        return queue.pop()
+
+    slots: list[GameSlot] = []
+    if repeat == 1:
+        for game in range(games):
+            slots.append(GameSlot(game, game // 2, next_opening(game), game % 2 == 0))
+        return slots
+    for pair in range((games + 1) // 2):
+        opening = next_opening(pair)
         slots.append(GameSlot(2 * pair, pair, opening, True))
         slots.append(GameSlot(2 * pair + 1, pair, opening, False))
-    return slots
+    return slots[:games]

@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from ladder.levels import LEVELS_FILE, Level, LevelsError, at_elo, load_levels
+from ladder.levels import LEVEL_NUMBERS, LEVELS_FILE, Level, LevelsError, at_elo, load_levels
 from ladder.match.clocks import TimeControl, TimeControlError
 from ladder.variants import VARIANT_IDS
 
@@ -91,10 +91,6 @@ class PlayerSpec:
     def name(self) -> str:
         """The name shown in PGN headers, tables and fits."""
         return self.display or self.text
-
-    @property
-    def is_engine(self) -> bool:
-        return self.kind in ("level", "engine")
 
     @classmethod
     def parse(cls, text: str) -> PlayerSpec:
@@ -252,8 +248,8 @@ def parse_level(head: str, text: str, rest: str) -> PlayerSpec:
             elo = float(first)
     except ValueError:
         raise PlayerSpecError(f"{head} spec needs a number: {text!r}") from None
-    if level is not None and not 1 <= level <= 8:
-        raise PlayerSpecError(f"levels are 1..8, got {level}")
+    if level is not None and level not in LEVEL_NUMBERS:
+        raise PlayerSpecError(f"levels are {LEVEL_NUMBERS[0]}..{LEVEL_NUMBERS[-1]}, got {level}")
     opts = parse_fields(more) if more else {}
     variety = opts.pop("variety", "on")
     if variety not in ("on", "off"):
@@ -347,12 +343,16 @@ def build_engine(
             raise PlayerSpecError(f"st must be seconds > 0, got {keys['st']!r} in {text!r}")
         movetime = round(seconds * 1000)
     try:
-        tc = TimeControl.parse(keys["tc"]) if "tc" in keys else None
+        # cutechess's tc=inf: no clock (a node or depth limit must bound the search)
+        tc = TimeControl.parse(keys["tc"]) if keys.get("tc", "inf") != "inf" else None
     except TimeControlError as exc:
         raise PlayerSpecError(f"{exc} in {text!r}") from None
     margin = _int("timemargin", keys["timemargin"], text) if "timemargin" in keys else 0
     if nodes is None and depth is None and movetime is None and tc is None:
-        raise PlayerSpecError(f"engine spec needs nodes=, depth=, movetime=, st= or tc=: {text!r}")
+        raise PlayerSpecError(
+            f"engine spec needs nodes=, depth=, movetime=, st= or tc= (tc=inf is no limit): "
+            f"{text!r}"
+        )
     try:
         args = tuple(shlex.split(keys.get("args", "")))
     except ValueError as exc:

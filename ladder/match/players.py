@@ -409,7 +409,7 @@ async def _probe_one(spec: PlayerSpec, variant: str) -> None:
     try:
         await player.probe(variant)
     except (EngineError, PlayerSpecError) as exc:
-        reason = str(exc).replace("engine failed 1 time(s): ", "")
+        reason = exc.reason if isinstance(exc, EngineFailure) else str(exc)
         raise PlayerError(f"{spec.name} cannot play {variant}: {reason}") from exc
     finally:
         await player.close()

@@ -176,6 +176,7 @@ class MatchConfig:
     tag: str = "match"
     name: str | None = None
     openings_order: str = "random"  #: "random" or "sequential" (see openings.schedule)
+    repeat: int = 2  #: 2: each opening twice, colours swapped; 1: a new one every game
 
     def identity(self) -> dict[str, Any]:
         """What decides the games (the match id is its digest; ``games`` is not part of
@@ -196,6 +197,8 @@ class MatchConfig:
                 ident[key] = settings
         if self.openings_order != "random":
             ident["openings_order"] = self.openings_order
+        if self.repeat != 2:
+            ident["repeat"] = self.repeat
         return ident
 
     def digest(self) -> str:
@@ -212,7 +215,8 @@ class MatchConfig:
         """The scheduled games, in order."""
         mid = self.match_id
         out = []
-        for slot in schedule(len(self.openings), self.games, self.seed, self.openings_order):
+        order, repeat = self.openings_order, self.repeat
+        for slot in schedule(len(self.openings), self.games, self.seed, order, repeat):
             a, b = self.player_a, self.player_b
             red, black = (a, b) if slot.a_is_red else (b, a)
             out.append(

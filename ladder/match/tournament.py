@@ -75,6 +75,7 @@ class TournamentConfig:
     seed: int = 1
     adjudication: Adjudication = field(default_factory=Adjudication)
     openings_order: str = "random"
+    repeat: int = 2  #: see :class:`~ladder.match.runner.MatchConfig`
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -105,6 +106,7 @@ class TournamentConfig:
                 adjudication=self.adjudication,
                 tag="tournament",
                 openings_order=self.openings_order,
+                repeat=self.repeat,
             )
             for a, b in self.pairings()
         ]

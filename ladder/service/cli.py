@@ -142,7 +142,7 @@ def _cmd_move(args: argparse.Namespace) -> int:
 
 
 def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from ladder.service.settings import add_arguments
+    from ladder.service.option_sources import add_arguments
 
     p = sub.add_parser(
         "serve",
@@ -153,15 +153,15 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "--config file; the command line wins, then the environment, then the file. "
         "See docs/service.md.",
     )
-    add_arguments(p)  # every option, from ladder.service.settings.ServeSettings
+    add_arguments(p)  # every field of ladder.service.settings.ServeSettings
     p.set_defaults(func=_cmd_serve)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from ladder.engine_binary import EngineNotBuilt, find_engine
     from ladder.service.access import KeyFileError, read_keys
+    from ladder.service.option_sources import resolve
     from ladder.service.server import ServeError
-    from ladder.service.settings import resolve
     from ladder.service.startup import serve
 
     try:
@@ -218,7 +218,7 @@ def _levels_file(given: Path | None) -> Path:
 
 
 def _cmd_levels(args: argparse.Namespace) -> int:
-    from ladder.levels import elo_range, level_table, load_levels
+    from ladder.levels import elo_range, level_row, load_levels
 
     try:
         table = load_levels(_levels_file(args.levels))
@@ -230,7 +230,7 @@ def _cmd_levels(args: argparse.Namespace) -> int:
 
         print(
             json.dumps(
-                {v: [level_table(lv) for _, lv in sorted(t.items())] for v, t in table.items()},
+                {v: [level_row(lv) for _, lv in sorted(t.items())] for v, t in table.items()},
                 indent=2,
             )
         )

@@ -28,9 +28,8 @@ from ladder.levels import Level
 from ladder.rules import Game
 from ladder.service.config import ServiceConfig
 from ladder.variants import FSF_VARIANT
-from protocol.errors import EngineError, EngineFailure, EngineFault
+from protocol.errors import EngineError, EngineFailure, EngineFault, Incident, IncidentKind
 from protocol.limits import Limit
-from protocol.managed import Incident, IncidentKind
 from protocol.process import Timeouts
 
 log = logging.getLogger("ladder.engine")

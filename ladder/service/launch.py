@@ -21,7 +21,6 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import TracebackType
 
 import psutil
 
@@ -180,10 +179,5 @@ class ServeProcess:
     def __enter__(self) -> ServeProcess:
         return self.start() if self.proc is None else self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()

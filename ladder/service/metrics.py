@@ -30,6 +30,7 @@ from prometheus_client import (
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from ladder.levels import LEVEL_NUMBERS
 from ladder.service.config import LONG_LANE, SHORT_LANE
 from ladder.variants import VARIANT_IDS
 
@@ -117,7 +118,7 @@ CLOSE_REASONS: tuple[str, ...] = (
 )
 
 #: Levels of the ladder (series are created for each).
-LEVELS: tuple[int, ...] = tuple(range(1, 9))
+LEVELS: tuple[int, ...] = tuple(LEVEL_NUMBERS)
 #: The pool's lanes of move requests (ladder.service.config).
 LANES: tuple[str, ...] = (SHORT_LANE, LONG_LANE)
 

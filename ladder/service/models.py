@@ -11,12 +11,15 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from ladder.levels import Rating, Variety
+from ladder.levels import LEVEL_NUMBERS, Rating, Variety
 from ladder.rules import MAX_MOVES, Reason
 from ladder.service.config import MAX_ELO, MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_SEED
 from ladder.service.errors import ErrorCode
 from ladder.variants import VariantId
 
+#: The levels a request may ask for, and how its description says so.
+FIRST_LEVEL, LAST_LEVEL = LEVEL_NUMBERS[0], LEVEL_NUMBERS[-1]
+_LEVELS_TEXT = f"{FIRST_LEVEL} to {LAST_LEVEL}"
 #: The validation error of a request with neither or both of level and elo.
 STRENGTH_ERROR = "level_or_elo"
 
@@ -108,7 +111,12 @@ class MoveRequest(_Strict):
     moves: Moves = Field(default_factory=list)
     level: Annotated[
         int | None,
-        Field(ge=1, le=8, strict=True, description="Strength, 1 to 8 (or give `elo`)."),
+        Field(
+            ge=FIRST_LEVEL,
+            le=LAST_LEVEL,
+            strict=True,
+            description=f"Strength, {_LEVELS_TEXT} (or give `elo`).",
+        ),
     ] = None
     elo: Annotated[
         float | None,
@@ -149,7 +157,9 @@ class MoveRequest(_Strict):
     def _one_strength(self) -> MoveRequest:
         if (self.level is None) == (self.elo is None):
             # A model-level error has no field of its own; its type names the one to blame.
-            raise PydanticCustomError(STRENGTH_ERROR, "give exactly one of level (1 to 8) and elo")
+            raise PydanticCustomError(
+                STRENGTH_ERROR, f"give exactly one of level ({_LEVELS_TEXT}) and elo"
+            )
         return self
 
 

@@ -19,7 +19,6 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass
-from types import TracebackType
 
 from ladder.clock import move_time_limit_ms
 from ladder.level_move import LevelMove
@@ -147,12 +146,7 @@ class MoveService:
         await self.start()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
     # -- the API ----------------------------------------------------------------------

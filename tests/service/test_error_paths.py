@@ -40,15 +40,12 @@ BAD_REQUESTS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+#: What an error says, all of it compared.
+SHAPE = ("status", "code", "message", "field", "ply", "outcome")
+
+
 def _shape(err: ServiceError) -> dict[str, Any]:
-    return {
-        "status": err.status,
-        "code": err.code,
-        "message": err.message,
-        "field": err.field,
-        "ply": err.ply,
-        "outcome": err.outcome,
-    }
+    return {key: getattr(err, key) for key in SHAPE}
 
 
 @pytest.mark.timeout(300)
