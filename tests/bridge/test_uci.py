@@ -279,3 +279,24 @@ def test_an_unknown_variant_and_go_before_any_position(command: str) -> None:
         lines = gui.expect("bestmove")
         assert "unknown variant 'chess'" in lines[0] and "error" in lines[0]
         assert canonical(command, bestmove(lines)) in Game.from_fen("xiangqi").legal_moves()
+
+
+def test_the_gui_strength_slider_is_the_elo_curve(rated_levels: Path) -> None:
+    """UCI_LimitStrength + UCI_Elo (what GUIs' strength sliders set) play exactly what
+    the Elo option plays at that Elo; with UCI_LimitStrength off, the Level plays."""
+    moves = []
+    for setting in (
+        ["setoption name Elo value 450"],
+        ["setoption name UCI_Elo value 450", "setoption name UCI_LimitStrength value true"],
+    ):
+        with ladder("uci", "--levels", str(rated_levels), "--seed", "3") as gui:
+            gui.send("uci")
+            lines = gui.expect("uciok")
+            assert "option name UCI_LimitStrength type check default false" in lines
+            assert "option name UCI_Elo type spin default 100 min 100 max 800" in lines
+            gui.send(*setting, "position startpos", "go depth 3")
+            moves.append(bestmove(gui.expect("bestmove")))
+            gui.send("setoption name UCI_Elo value 5000", "isready")
+            said = gui.expect("readyok")
+            assert said[0].startswith("info string error: Elo 5000: elo must be between 100")
+    assert moves[0] == moves[1]
