@@ -3,7 +3,7 @@
 UCI (moves as Fairy-Stockfish writes them, ranks 1..10)::
 
     < uci
-    > id name Mistboard ladder (level 1)
+    > id name Mistboard ladder (level 1, ladder 5b85651335b8)
     > id author Mistboard
     > option name UCI_Variant type combo default xiangqi var xiangqi var atomic-xiangqi ...
     > option name Level type spin default 1 min 1 max 8
@@ -21,7 +21,7 @@ UCI (moves as Fairy-Stockfish writes them, ranks 1..10)::
 UCCI (the specification's ranks 0..9, options without ``name``/``value``)::
 
     < ucci
-    > id name Mistboard ladder (level 1)
+    > id name Mistboard ladder (level 1, ladder 5b85651335b8)
     > option UCI_Variant type combo default xiangqi var xiangqi ...
     > option Level type spin default 1 min 1 max 8
     > option usemillisec type check default true
@@ -108,6 +108,7 @@ class UciServer(GuiServer):
             f"option {word}Level type spin default {session.level} "
             f"min {LEVEL_NUMBERS[0]} max {LEVEL_NUMBERS[-1]}",
             f"option {word}Seed type spin default {session.seed} min 0 max {SEED_OPTION_MAX}",
+            f"option {word}OwnBook type check default {str(session.own_book).lower()}",
         ]
         spans = [s for v in VARIANT_IDS if (s := session.elo_span(v)) is not None]
         if spans:  # Elo needs a calibrated levels file; without one it is not offered
@@ -151,9 +152,13 @@ class UciServer(GuiServer):
             else:
                 session.playing_level(elo)  # refused now if no level plays it
             self.uci_elo = elo
+        elif key == "ownbook":
+            if value.lower() not in ("true", "false"):
+                raise SessionError(f"OwnBook must be true or false, not {value[:40]!r}")
+            session.own_book = value.lower() == "true"
         else:
             known = ", ".join(
-                ["UCI_Variant", "Level", "Elo", "UCI_LimitStrength", "UCI_Elo", "Seed"]
+                ["UCI_Variant", "Level", "Elo", "UCI_LimitStrength", "UCI_Elo", "Seed", "OwnBook"]
             )
             raise SessionError(f"unknown option {name!r} (options: {known})")
 
@@ -163,7 +168,10 @@ class UciServer(GuiServer):
         return None
 
     async def cmd_hello(self, args: list[str]) -> None:
-        self.send(f"id name Mistboard ladder (level {self.session.level})")
+        self.send(
+            f"id name Mistboard ladder (level {self.session.level}, "
+            f"ladder {self.session.levels_version})"
+        )
         self.send("id author Mistboard")
         for line in self.option_lines():
             self.send(line)
