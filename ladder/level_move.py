@@ -37,13 +37,17 @@ import hashlib
 import math
 import os
 import random
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from chess.engine import PovScore
 
+from ladder.book import load_book
 from ladder.engine_binary import engine_path
 from ladder.levels import Level, Variety
+from ladder.material import PIECE_VALUES, material
 from ladder.rules import Game
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol.errors import EngineFailure, Incident
@@ -64,14 +68,17 @@ __all__ = [
     "NoLevelMove",
     "SearchJob",
     "SearchResult",
+    "captures_seen",
     "choose",
     "comparable_cp",
     "derive_seed",
+    "first_look",
     "level_engine",
     "line_from_info",
     "play_level_move",
     "search_level",
     "search_result",
+    "second_look_pick",
 ]
 
 #: The options a level's engine always runs with: one thread, so that ``go nodes N``
@@ -80,6 +87,17 @@ ENGINE_OPTIONS: dict[str, OptionValue] = {"Threads": 1}
 #: After an engine fault the search is tried again on a restarted engine, this many
 #: times (the service counts its attempts itself: :class:`ladder.service.mover.MoveService`).
 RETRIES = 1
+
+#: The destination point of a canonical move (``h3e3`` -> ``e3``, ``a10a9`` -> ``a9``).
+_DESTINATION = re.compile(r"[a-i]\d{1,2}$")
+
+#: A capture that ends the game at once (an atomic blast that takes the general) is
+#: seen at first sight as worth this much.
+WINNING_CAPTURE_CP = 10_000
+
+#: Scores beyond this many centipawns (mates) count as this much in the second-look
+#: rule's intuition (:func:`second_look_pick`).
+INTUITION_CAP_CP = 1_500
 
 #: A mate counts as this many centipawns (minus the distance) when comparing scores.
 MATE_CP = 100_000
@@ -107,6 +125,7 @@ class SearchJob:
     nodes: int  #: `go nodes` limit
     multipv: int = 1
     hash_mb: int = 16
+    root_moves: tuple[str, ...] | None = None  #: `searchmoves`: only these (legal) moves
     #: `go movetime` too, on a clock (ladder.clock.move_time_limit_ms); None: nodes only
     time_limit_ms: int | None = None
 
@@ -118,17 +137,25 @@ class SearchJob:
         moves: tuple[str, ...] | list[str],
         level: Level,
         ply: int,
+        seed: int | None = None,
         time_limit_ms: int | None = None,
     ) -> SearchJob:
-        """The search ``level`` makes for the move at game ply ``ply``: its node limit and
+        """The search ``level`` makes for the move at game ply ``ply``: its node limit
+        (drawn within the variety rule's jitter with ``seed``, where it applies) and
         Hash, and MultiPV = the variety rule's line count where it applies (else 1); on
         a clock also `time_limit_ms` (it stops at whichever comes first)."""
         variety = level.variety_at(ply)
+        nodes = level.nodes
+        if variety is not None and variety.node_jitter_pct and seed is not None:
+            # Log-uniform between 1/(1 + j) and (1 + j) times the level's: Elo is close to
+            # linear in log nodes, so the level's strength is kept on average.
+            span = math.log1p(variety.node_jitter_pct / 100)
+            nodes = round(nodes * math.exp(random.Random(f"nodes:{seed}").uniform(-span, span)))
         return cls(
             section=section,
             fen=fen,
             moves=tuple(moves),
-            nodes=level.nodes,
+            nodes=max(1, nodes),
             multipv=variety.multipv if variety else 1,
             hash_mb=level.hash_mb,
             time_limit_ms=time_limit_ms,
@@ -247,6 +274,7 @@ async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[s
         Limit(
             nodes=job.nodes,
             time=None if job.time_limit_ms is None else job.time_limit_ms / 1000,
+            root_moves=job.root_moves,
         ),
         options={"Threads": 1, "MultiPV": job.multipv, "Hash": job.hash_mb},
         new_game=True,
@@ -256,13 +284,21 @@ async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[s
 
 
 def choose(
-    result: SearchResult, variety: Variety | None, seed: int, legal: frozenset[str]
+    result: SearchResult,
+    variety: Variety | None,
+    seed: int,
+    legal: frozenset[str],
+    captures: Mapping[str, int] | None = None,
 ) -> Choice | None:
     """The move to play, drawn with ``random.Random(seed)``: the best move without a
     variety rule; with one (:class:`ladder.levels.Variety`), with probability
     ``random_move_pct`` % a uniformly random legal move (the old rule), else a weighted
     pick among the searched lines: weight 1 within ``window_cp`` of the best line, and
     ``exp(-(loss - window_cp) / temperature_cp)`` beyond it (0 with no temperature).
+
+    Under the second-look rule (``variety.second_look`` > 0) the pick is
+    :func:`second_look_pick`'s, with ``captures`` (:func:`first_look`) the material each
+    capture takes at first sight.
 
     Returns None when the engine gave no legal move (the caller treats it as a failure).
     """
@@ -292,12 +328,107 @@ def choose(
         if ln.pv and ln.move in legal:
             by_move.setdefault(ln.move, ln)
     lines = list(by_move.values())
-    weights = [_weight(top - ln.value(), variety) for ln in lines]
-    pick = best_line if sum(weights) <= 0 else rng.choices(lines, weights=weights)[0]
+    if variety.second_look is not None:
+        # A player considers every move, also those the engine's lines did not reach in
+        # its node budget: they count as bad as its worst line (multipv 0: no line).
+        floor = min((ln.value() for ln in lines), default=0)
+        unseen = sorted(legal - by_move.keys())
+        lines += [Line(0, (move,), floor, None, 0, 0) for move in unseen]
+        pick = second_look_pick(lines, top, variety, captures or {}, rng) or best_line
+        if pick.multipv == 0:
+            return Choice(pick.move, None, None)
+    else:
+        weights = [_weight(top - ln.value(), variety) for ln in lines]
+        pick = best_line if sum(weights) <= 0 else rng.choices(lines, weights=weights)[0]
     ponder = pick.pv[1] if len(pick.pv) > 1 else None
     if pick.move == result.bestmove and result.ponder is not None:
         ponder = result.ponder
     return Choice(pick.move, ponder, pick)
+
+
+def first_look(game: Game) -> dict[str, int]:
+    """What each capture in ``game`` takes at first sight, in centipawns of material
+    (:data:`ladder.material.PIECE_VALUES`), the replies unseen: the captured piece, and
+    in a variant whose captures explode (atomic-xiangqi) the material the blast removes
+    from the opponent less what it removes from the mover (a blast that wins the game:
+    :data:`WINNING_CAPTURE_CP`). Moves that take nothing are left out."""
+    out: dict[str, int] = {}
+    explodes = game.variant.atomic
+    red = game.turn == "red"
+    mover = game.turn
+    before = _material_balance(game.board_fen(), red) if explodes else 0
+    for move in game.legal_moves():
+        if "@" in move:
+            continue
+        taken = game.piece_at(_DESTINATION.search(move).group(0))  # type: ignore[union-attr]
+        if taken is None:
+            continue
+        if explodes:
+            game.push(move)
+            try:
+                outcome = game.outcome()
+                won = outcome is not None and outcome.winner == mover
+                gain = _material_balance(game.board_fen(), red) - before
+                out[move] = WINNING_CAPTURE_CP if won else gain
+            finally:
+                game.pop()
+        else:
+            out[move] = PIECE_VALUES.get(taken.lower(), 0)
+    return out
+
+
+def captures_seen(game: Game, variety: Variety | None) -> dict[str, int] | None:
+    """:func:`first_look` where ``variety`` needs it (the second-look rule), else None."""
+    return first_look(game) if variety is not None and variety.second_look is not None else None
+
+
+def second_look_pick(
+    lines: list[Line], top: int, variety: Variety, captures: Mapping[str, int], rng: random.Random
+) -> Line | None:
+    """The second-look rule's move (:class:`ladder.levels.Variety`): the captures first,
+    the most material first (ties in a seeded order), then the other moves drawn without
+    replacement with weights ``exp(-loss / temperature_cp)``; the first
+    ``variety.second_look`` of them (a fraction: the next one with that probability) are
+    put aside when they lose ``variety.reject_cp`` or more against ``top`` (the best
+    line's value), and the first one left is played. None when there are no lines."""
+    takes = [ln for ln in lines if captures.get(ln.move, 0) > 0]
+    rng.shuffle(takes)
+    takes.sort(key=lambda ln: -captures[ln.move])
+    others = [ln for ln in lines if captures.get(ln.move, 0) <= 0]
+    temperature = max(variety.temperature_cp, 1.0)
+    # Weighted order without replacement: sort by Exp(1) / weight (Efraimidis-Spirakis).
+    # The intuition's loss is capped: a mate the player does not look for weighs like a
+    # lost piece, not like the end of the game.
+    keyed = [
+        (
+            rng.expovariate(1.0)
+            * math.exp(min(700.0, max(0, _felt(top) - _felt(ln.value())) / temperature)),
+            ln,
+        )
+        for ln in others
+    ]
+    keyed.sort(key=lambda kv: kv[0])
+    order = takes + [ln for _, ln in keyed]
+    looks = variety.second_look or 0.0
+    whole = int(looks)
+    looks_at = whole + (rng.random() < looks - whole)
+    for i, ln in enumerate(order):
+        if i < looks_at and top - ln.value() >= variety.reject_cp:
+            continue
+        return ln
+    # Every candidate was looked at and put aside: the one that loses least.
+    return max(order, key=lambda ln: ln.value(), default=None)
+
+
+def _felt(value: int) -> int:
+    """A score as the second-look rule's intuition weighs it: mates count as a lost or won
+    piece or two (:data:`INTUITION_CAP_CP`)."""
+    return max(-INTUITION_CAP_CP, min(INTUITION_CAP_CP, value))
+
+
+def _material_balance(board_fen: str, red: bool) -> int:
+    """The mover's material on the board less the opponent's (centipawns)."""
+    return material(board_fen, red) - material(board_fen, not red)
 
 
 def _weight(loss: int, variety: Variety) -> float:
@@ -356,6 +487,8 @@ class LevelMove:
     choice: Choice
     result: SearchResult
     incidents: list[Incident]
+    #: The move came from the opening book (:mod:`ladder.book`): nothing was searched.
+    book: bool = False
 
     @property
     def move(self) -> str:
@@ -364,7 +497,7 @@ class LevelMove:
     @property
     def varied(self) -> bool:
         """Whether the move is not the engine's best move (the variety rule chose it)."""
-        return self.choice.move != self.result.bestmove
+        return not self.book and self.choice.move != self.result.bestmove
 
 
 async def play_level_move(
@@ -390,16 +523,28 @@ async def play_level_move(
     """
     legal = legal if legal is not None else frozenset(game.legal_moves())
     settings = level.at_move(seed)
+    if settings.book:
+        book = load_book(game.variant.name)
+        move = book.pick(game, seed) if book is not None else None
+        if move is not None and (allowed is None or move in allowed):
+            return LevelMove(Choice(move, None, None), SearchResult(move, None), [], book=True)
     ply = game.game_ply
     fen, moves = game.engine_position()
     job = SearchJob.for_level(
-        FSF_VARIANT[game.variant.name], fen, moves, settings, ply, time_limit_ms
+        FSF_VARIANT[game.variant.name], fen, moves, settings, ply, seed, time_limit_ms
     )
     searched = await search_level(engine, job, legal)
     result = searched.result
     if result.bestmove is None:
         raise NoLevelMove(f"answered (none) with {len(legal)} legal moves", searched.incidents)
-    choice = choose(result, settings.variety_at(ply), seed, legal if allowed is None else allowed)
+    variety = settings.variety_at(ply)
+    choice = choose(
+        result,
+        variety,
+        seed,
+        legal if allowed is None else allowed,
+        captures_seen(game, variety),
+    )
     if choice is None:  # the engine's best move is not allowed: its best allowed line
         assert allowed is not None  # (the bestmove is legal: the engine checked it)
         lines = sorted(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 import random
@@ -24,6 +25,13 @@ class LevelsError(ValueError):
     """The levels file is malformed."""
 
 
+def levels_version(path: Path = LEVELS_FILE) -> str:
+    """Which ladder plays: the first 12 hex digits of the SHA-256 of the levels file. A
+    recalibration changes what a level and a seed play, and so this version; every move
+    answer carries it, and ``ladder serve --levels-version`` refuses any other file."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
 @dataclass(frozen=True)
 class Variety:
     """A level's seeded choice among the engine's lines (:func:`ladder.level_move.choose`).
@@ -39,6 +47,25 @@ class Variety:
     ``random_move_pct`` is the rule the ladder used before (kept to compare against): with
     that probability a uniformly random legal move, whatever it loses.
 
+    ``second_look`` (not None) is the weak levels' rule, as the site describes its computer
+    opponents: "how many candidate moves get a second look at the reply, and how often a
+    merely good move gets played instead of insisting on the exact best one". A player
+    first sees what each move captures (a beginner sees captures: the most valuable
+    capture comes first, even a bad trade), then the other moves in an order drawn with
+    weights ``exp(-loss / temperature_cp)`` (natural, merely good moves first). The
+    first ``second_look`` candidates in that order get a second look at the reply (a
+    fraction: the next one gets it with that probability): one
+    that the engine's search rates ``reject_cp`` or more below the best is put aside
+    (the player saw the refutation). The first candidate not put aside is played; one
+    past the second looks is played unchecked, however bad (the deeper tactic missed).
+
+    ``node_jitter_pct``: the strong levels' variety out of the book. In the rule's plies
+    the node limit is drawn, with the move's seed, log-uniformly between 1 / (1 + j) and
+    (1 + j) times the level's (j = ``node_jitter_pct`` / 100): where two moves are close,
+    which one a search prefers changes with its node count, so a level's opening moves
+    vary without a weaker search (the mean log node count, which its Elo follows, stays
+    the level's).
+
     ``plies``: the rule applies in the first ``plies`` plies of a game (counted from the
     FEN's move number), and the level plays its best move of one line after that; None:
     at every ply. The strong levels vary their openings only: that is where a beaten
@@ -51,6 +78,9 @@ class Variety:
     random_move_pct: float = 0.0
     temperature_cp: float = 0.0
     plies: int | None = None
+    second_look: float | None = None
+    reject_cp: int = 0
+    node_jitter_pct: float = 0.0
 
     def applies_at(self, ply: int) -> bool:
         """Whether the rule applies to the move at game ply ``ply`` (0: the first move)."""
@@ -67,13 +97,18 @@ class Variety:
             parts.append(f"T {self.temperature_cp:g} cp")
         if self.random_move_pct:
             parts.append(f"{self.random_move_pct:g}% random")
+        if self.second_look is not None:
+            parts.append(f"second look at {self.second_look:g}, rejects -{self.reject_cp} cp")
+        if self.node_jitter_pct:
+            factor = 1 + self.node_jitter_pct / 100
+            parts.append(f"nodes {1 / factor:.2g}-{factor:.2g}x")
         if parts and self.plies is not None:
             parts.append(f"first {self.plies} plies")
         return ", ".join(parts) or "-"
 
 
 #: Hotter than this is a uniform pick among the lines in all but name.
-MAX_TEMPERATURE_CP = 10_000
+MAX_TEMPERATURE_CP = 100_000
 #: The levels-file keys of a :class:`Variety`.
 VARIETY_KEYS = tuple(f.name for f in fields(Variety))
 
@@ -91,6 +126,11 @@ def _variety(table: dict[str, Any], level: object, base: Variety | None = None) 
             random_move_pct=float(merged.get("random_move_pct", 0.0)),
             temperature_cp=float(merged.get("temperature_cp", 0.0)),
             plies=None if merged.get("plies") is None else int(merged["plies"]),
+            second_look=(
+                None if merged.get("second_look") is None else float(merged["second_look"])
+            ),
+            reject_cp=int(merged.get("reject_cp", 0)),
+            node_jitter_pct=float(merged.get("node_jitter_pct", 0.0)),
         )
     except (TypeError, ValueError) as exc:
         raise LevelsError(f"level {level}: variety: {exc}") from exc
@@ -100,13 +140,16 @@ def _variety(table: dict[str, Any], level: object, base: Variety | None = None) 
         or not 0 <= variety.random_move_pct <= 100
         or not 0 <= variety.temperature_cp <= MAX_TEMPERATURE_CP
         or (variety.plies is not None and variety.plies < 1)
+        or (variety.second_look is not None and variety.second_look < 0)
+        or variety.reject_cp < 0
+        or not 0 <= variety.node_jitter_pct <= 300
     ):
         raise LevelsError(
             f"level {level}: variety needs multipv >= 1, window_cp >= 0, "
             f"0 <= random_move_pct <= 100, 0 <= temperature_cp <= {MAX_TEMPERATURE_CP} "
-            "and plies >= 1"
+            "plies >= 1, second_look >= 0, reject_cp >= 0 and 0 <= node_jitter_pct <= 300"
         )
-    if variety.multipv == 1 and variety.random_move_pct == 0:
+    if variety.multipv == 1 and variety.random_move_pct == 0 and not variety.node_jitter_pct:
         return None
     return variety
 
@@ -142,6 +185,8 @@ class Level:
     variety: Variety | None = None
     rating: Rating | None = None
     seconds_per_move: float | None = None
+    #: Whether the level's first moves come from the opening book (:mod:`ladder.book`).
+    book: bool = True
     #: Settings between two levels of different kinds (see :func:`at_elo`): each move is
     #: played by ``blend.stronger`` with probability ``blend.weight``, else by this level.
     blend: Blend | None = None
@@ -191,6 +236,7 @@ def level_row(level: Level) -> dict[str, Any]:
     out.update(rating)
     out["extrapolated"] = bool(out["extrapolated"])
     out["seconds_per_move"] = level.seconds_per_move
+    out["book"] = level.book
     return out
 
 
@@ -316,8 +362,11 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
     span = elo_range(levels)
     if span is None:
         raise LevelsError("an Elo needs every level measured, strictly increasing")
-    if not span[0] <= elo <= span[1]:
+    # The bounds are printed rounded (`ladder levels`, this message): a printed bound is
+    # accepted, and an Elo a rounding away from the measured end plays that end.
+    if not math.floor(span[0]) <= elo <= math.ceil(span[1]):
         raise LevelsError(f"elo must be between {span[0]:.0f} and {span[1]:.0f}, got {elo:g}")
+    elo = min(max(elo, span[0]), span[1])
     elos = {n: lv.rating.elo for n, lv in levels.items() if lv.rating is not None}
     low, high = next((a, b) for a, b in itertools.pairwise(sorted(levels)) if elo <= elos[b])
     a, b = levels[low], levels[high]
@@ -337,11 +386,22 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
         random_move_pct=_lerp(va.random_move_pct, vb.random_move_pct, f),
         temperature_cp=temperature,
         plies=plies,
+        second_look=(
+            None
+            if va.second_look is None or vb.second_look is None
+            else _lerp(va.second_look, vb.second_look, f)
+        ),
+        reject_cp=round(_lerp(va.reject_cp, vb.reject_cp, f)),
+        node_jitter_pct=_lerp(va.node_jitter_pct, vb.node_jitter_pct, f),
     )
     return Level(
         level=a.level,
         nodes=max(1, round(_geometric(a.nodes, b.nodes, f))),
         hash_mb=a.hash_mb if f < 0.5 else b.hash_mb,
-        variety=variety if (variety.multipv > 1 or variety.random_move_pct > 0) else None,
+        variety=(
+            variety
+            if (variety.multipv > 1 or variety.random_move_pct > 0 or variety.node_jitter_pct)
+            else None
+        ),
         seconds_per_move=None,
     )

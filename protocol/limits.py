@@ -52,8 +52,16 @@ class Limit:
     """Black's increment per move, seconds: ``binc``."""
     remaining_moves: int | None = None
     """Moves to the next time control: ``movestogo``."""
+    root_moves: tuple[str, ...] | None = None
+    """Search only these moves at the root: ``searchmoves`` (UCI; last on the line), in
+    the engine's notation, each one checked legal by the caller's rules checker."""
 
     def __post_init__(self) -> None:
+        if self.root_moves is not None and (
+            isinstance(self.root_moves, str)
+            or not all(isinstance(m, str) and m.isalnum() for m in self.root_moves)
+        ):
+            raise EngineArgumentError(f"Limit.root_moves must be moves: {self.root_moves!r}")
         for name in ("depth", "nodes", "mate", "remaining_moves"):
             value = getattr(self, name)
             if value is not None and (
@@ -130,6 +138,8 @@ class Limit:
             parts += ["mate", str(self.mate)]
         if self.time is not None:
             parts += ["movetime", str(_ms(self.time))]
+        if self.root_moves:
+            parts += ["searchmoves", *self.root_moves]
         return " ".join(parts)
 
     def budget(self, turn: chess.Color, worst_case_nps: float) -> float | None:

@@ -119,3 +119,116 @@ def test_the_rule_applies_in_its_plies_only() -> None:
     job = SearchJob.for_level("mistboard-xiangqi", "fen", [], lv, 25)
     assert job.multipv == 1
     assert SearchJob.for_level("mistboard-xiangqi", "fen", [], lv, 3).multipv == 3
+
+
+# ---------------------------------------------------------------------------------------
+# The second-look rule (levels 1-3)
+
+SECOND_LOOK_LEGAL = frozenset({"h3h10", "b3e3", "h1g3", "a4a5", "i4i5"})
+
+
+def _looked_result() -> SearchResult:
+    """A capture that hangs the cannon (h3h10 takes a horse but loses the cannon: the
+    engine sees it), two quiet moves, and a quiet move that hangs a chariot."""
+    lines = {
+        1: Line(1, ("b3e3",), 30, None, 3, 100),
+        2: Line(2, ("h1g3",), 20, None, 3, 100),
+        3: Line(3, ("a4a5",), 0, None, 3, 100),
+        4: Line(4, ("h3h10", "i10h10"), -250, None, 3, 100),
+        5: Line(5, ("i4i5", "i10i5"), -900, None, 3, 100),
+    }
+    return SearchResult(bestmove="b3e3", ponder=None, lines=lines)
+
+
+def _looked_picks(variety: Variety, captures: dict[str, int], seeds: range) -> list[str]:
+    out = []
+    for seed in seeds:
+        choice = choose(_looked_result(), variety, seed, SECOND_LOOK_LEGAL, captures)
+        assert choice is not None and choice.move in SECOND_LOOK_LEGAL
+        out.append(choice.move)
+    return out
+
+
+def test_a_capture_is_seen_first_and_played_without_a_second_look() -> None:
+    blind = Variety(multipv=99, temperature_cp=100, second_look=0, reject_cp=200)
+    assert set(_looked_picks(blind, {"h3h10": 400}, range(50))) == {"h3h10"}
+
+
+def test_a_second_look_rejects_the_capture_that_loses_material() -> None:
+    looked = Variety(multipv=99, temperature_cp=100, second_look=1, reject_cp=200)
+    picks = _looked_picks(looked, {"h3h10": 400}, range(300))
+    assert "h3h10" not in picks
+    # The first quiet candidate after it is played unchecked: mostly good moves, the
+    # chariot-hanging i4i5 only rarely (weight exp(-930/100)).
+    assert picks.count("b3e3") > picks.count("a4a5") > picks.count("i4i5")
+
+
+def test_a_free_capture_survives_the_second_look() -> None:
+    looked = Variety(multipv=99, temperature_cp=100, second_look=3, reject_cp=200)
+    free = SearchResult(
+        bestmove="h3h10",
+        ponder=None,
+        lines={**_looked_result().lines, 4: Line(4, ("h3h10",), 400, None, 3, 100)},
+    )
+    for seed in range(30):
+        choice = choose(free, looked, seed, SECOND_LOOK_LEGAL, {"h3h10": 400})
+        assert choice is not None and choice.move == "h3h10"
+
+
+def test_fractional_second_looks_look_that_often() -> None:
+    half = Variety(multipv=99, temperature_cp=100, second_look=0.5, reject_cp=200)
+    picks = _looked_picks(half, {"h3h10": 400}, range(2000))
+    share = picks.count("h3h10") / len(picks)
+    assert 0.45 < share < 0.55
+    assert _looked_picks(half, {"h3h10": 400}, range(50)) == _looked_picks(
+        half, {"h3h10": 400}, range(50)
+    )
+
+
+def test_more_second_looks_hang_less() -> None:
+    quiet: dict[str, int] = {}
+    hot = dict(multipv=99, temperature_cp=2000, reject_cp=200)
+    none = _looked_picks(Variety(**hot, second_look=0), quiet, range(1000))  # type: ignore[arg-type]
+    two = _looked_picks(Variety(**hot, second_look=2), quiet, range(1000))  # type: ignore[arg-type]
+    assert two.count("i4i5") < none.count("i4i5") / 3
+
+
+def test_first_look_sees_captures_and_an_atomic_blast_that_wins() -> None:
+    from ladder.level_move import WINNING_CAPTURE_CP, first_look
+    from ladder.rules import Game
+
+    game = Game.from_fen("xiangqi", moves=["h3e3", "h8e8"])
+    seen = first_look(game)
+    # The cannon takes the central soldier, the other one the horse (over b8's cannon).
+    assert seen == {"e3e7": 100, "b3b10": 400}
+    # Atomic: a capture next to the general blows it up and wins at once.
+    atomic = Game.from_fen("atomic-xiangqi", "4k4/4n4/9/9/9/9/9/4R4/9/3K5 w - - 0 1")
+    assert first_look(atomic) == {"e3e9": WINNING_CAPTURE_CP}
+
+
+def test_the_second_look_rule_weighs_mates_as_a_capped_loss() -> None:
+    """A line into mate has a loss of about 100,000 cp: the intuition caps it (and the
+    arithmetic must not overflow at a low temperature)."""
+    lines = {
+        1: Line(1, ("b3e3",), 30, None, 3, 100),
+        2: Line(2, ("i4i5",), None, -2, 3, 100),
+    }
+    result = SearchResult(bestmove="b3e3", ponder=None, lines=lines)
+    cold = Variety(multipv=99, temperature_cp=1, second_look=0, reject_cp=200)
+    hot = Variety(multipv=99, temperature_cp=100_000, second_look=0, reject_cp=200)
+    legal = frozenset({"b3e3", "i4i5"})
+    cold_picks = {choose(result, cold, s, legal, {}).move for s in range(30)}  # type: ignore[union-attr]
+    hot_picks = [choose(result, hot, s, legal, {}).move for s in range(400)]  # type: ignore[union-attr]
+    assert cold_picks == {"b3e3"}
+    assert 0.35 < hot_picks.count("i4i5") / 400 < 0.65
+
+
+def test_moves_without_a_line_are_considered_and_carry_no_score() -> None:
+    hot = Variety(multipv=99, temperature_cp=100_000, second_look=0, reject_cp=200)
+    legal = frozenset({"b3e3", "h1g3", "a4a5"})
+    result = SearchResult(
+        bestmove="b3e3", ponder=None, lines={1: Line(1, ("b3e3",), 30, None, 3, 100)}
+    )
+    picks = [choose(result, hot, s, legal, {}) for s in range(300)]
+    assert {p.move for p in picks if p is not None} == legal
+    assert all(p.line is None for p in picks if p is not None and p.move != "b3e3")

@@ -68,7 +68,7 @@ def test_variety_keys_and_overrides(tmp_path: Path) -> None:
         ("window_cp = -5\nmultipv = 3", "window_cp"),
         ('random_move_pct = "lots"', "variety"),
         ("multipv = 9\ntemperature_cp = -1", "temperature_cp"),
-        ("multipv = 9\ntemperature_cp = 20000", "temperature_cp"),
+        ("multipv = 9\ntemperature_cp = 200000", "temperature_cp"),
         ("multipv = 3\nplies = 0", "plies"),
         ("elo = 100", "rating needs"),
         ("speed = 3", "speed"),

@@ -16,7 +16,7 @@ its start position, so a game replays only when asked to.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ladder.level_move import derive_seed, level_engine, play_level_move
@@ -28,6 +28,7 @@ from ladder.levels import (
     LevelsError,
     at_elo,
     elo_range,
+    levels_version,
     load_levels,
 )
 from ladder.rules import Game, RulesError
@@ -72,6 +73,10 @@ class LevelSession:
     ) -> None:
         self.levels_file = levels_file
         self.levels = load_levels(levels_file)
+        #: The ``OwnBook`` option: the level's first moves from its opening book.
+        self.own_book = True
+        #: Which ladder plays (:func:`ladder.levels.levels_version`), in the engine's name.
+        self.levels_version = levels_version(levels_file)
         self._engine_command = engine
         self._engine: ManagedEngine | None = None
         self.check_variant(variant)
@@ -118,6 +123,10 @@ class LevelSession:
 
     def playing_level(self, elo: float | None = None) -> Level:
         """The settings played now (or at ``elo``)."""
+        chosen = self._strength(elo)
+        return chosen if self.own_book else replace(chosen, book=False)
+
+    def _strength(self, elo: float | None) -> Level:
         levels = self.levels[self.variant]
         elo = self.elo if elo is None else elo
         if elo is None:

@@ -3,7 +3,7 @@
 UCI (moves as Fairy-Stockfish writes them, ranks 1..10)::
 
     < uci
-    > id name Mistboard ladder (level 1)
+    > id name Mistboard ladder (level 1, ladder 5b85651335b8)
     > id author Mistboard
     > option name UCI_Variant type combo default xiangqi var xiangqi var atomic-xiangqi ...
     > option name Level type spin default 1 min 1 max 8
@@ -21,7 +21,7 @@ UCI (moves as Fairy-Stockfish writes them, ranks 1..10)::
 UCCI (the specification's ranks 0..9, options without ``name``/``value``)::
 
     < ucci
-    > id name Mistboard ladder (level 1)
+    > id name Mistboard ladder (level 1, ladder 5b85651335b8)
     > option UCI_Variant type combo default xiangqi var xiangqi ...
     > option Level type spin default 1 min 1 max 8
     > option usemillisec type check default true
@@ -74,6 +74,10 @@ class UciServer(GuiServer):
         super().__init__(session, output)
         self.banned: frozenset[str] = frozenset()
         self.release = asyncio.Event()
+        # The GUIs' strength slider (Stockfish's convention): UCI_Elo plays once
+        # UCI_LimitStrength is on; off, the Level plays again.
+        self.limit_strength = False
+        self.uci_elo: int | None = None
         self.commands.update(
             {
                 self.hello: self.cmd_hello,
@@ -104,11 +108,14 @@ class UciServer(GuiServer):
             f"option {word}Level type spin default {session.level} "
             f"min {LEVEL_NUMBERS[0]} max {LEVEL_NUMBERS[-1]}",
             f"option {word}Seed type spin default {session.seed} min 0 max {SEED_OPTION_MAX}",
+            f"option {word}OwnBook type check default {str(session.own_book).lower()}",
         ]
         spans = [s for v in VARIANT_IDS if (s := session.elo_span(v)) is not None]
         if spans:  # Elo needs a calibrated levels file; without one it is not offered
             low, high = round(min(s[0] for s in spans)), round(max(s[1] for s in spans))
             lines.append(f"option {word}Elo type spin default {low} min {low} max {high}")
+            lines.append(f"option {word}UCI_LimitStrength type check default false")
+            lines.append(f"option {word}UCI_Elo type spin default {low} min {low} max {high}")
         return lines
 
     def parse_setoption(self, args: list[str]) -> tuple[str, str]:
@@ -130,8 +137,29 @@ class UciServer(GuiServer):
             session.set_elo(_integer(name, value))
         elif key == "seed":
             session.set_seed(_integer(name, value))
+        elif key == "uci_limitstrength":
+            if value.lower() not in ("true", "false"):
+                raise SessionError(f"UCI_LimitStrength is true or false, not {value!r}")
+            self.limit_strength = value.lower() == "true"
+            if not self.limit_strength:
+                session.set_level(session.level)  # the Level plays again
+            elif self.uci_elo is not None:
+                session.set_elo(self.uci_elo)
+        elif key == "uci_elo":
+            elo = _integer(name, value)
+            if self.limit_strength:
+                session.set_elo(elo)
+            else:
+                session.playing_level(elo)  # refused now if no level plays it
+            self.uci_elo = elo
+        elif key == "ownbook":
+            if value.lower() not in ("true", "false"):
+                raise SessionError(f"OwnBook must be true or false, not {value[:40]!r}")
+            session.own_book = value.lower() == "true"
         else:
-            known = ", ".join(["UCI_Variant", "Level", "Elo", "Seed"])
+            known = ", ".join(
+                ["UCI_Variant", "Level", "Elo", "UCI_LimitStrength", "UCI_Elo", "Seed", "OwnBook"]
+            )
             raise SessionError(f"unknown option {name!r} (options: {known})")
 
     # ------------------------------------------------------------------ commands
@@ -140,7 +168,10 @@ class UciServer(GuiServer):
         return None
 
     async def cmd_hello(self, args: list[str]) -> None:
-        self.send(f"id name Mistboard ladder (level {self.session.level})")
+        self.send(
+            f"id name Mistboard ladder (level {self.session.level}, "
+            f"ladder {self.session.levels_version})"
+        )
         self.send("id author Mistboard")
         for line in self.option_lines():
             self.send(line)

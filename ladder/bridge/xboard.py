@@ -157,7 +157,8 @@ class XBoardServer(GuiServer):
         session = self.session
         self.send("feature done=0")
         self.send(
-            f'feature myname="Mistboard ladder (level {session.level})" '
+            f'feature myname="Mistboard ladder (level {session.level}, '
+            f'ladder {session.levels_version})" '
             f'variants="{",".join(VARIANT_IDS)}" setboard=1 ping=1 usermove=1 playother=1 '
             "colors=0 analyze=0 draw=0 sigint=0 sigterm=0 reuse=1 time=1 name=0 pause=0 "
             "nps=0 memory=0 smp=0 exclude=0 setscore=0 debug=1"

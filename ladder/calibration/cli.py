@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ladder.variants import VARIANT_IDS
+
+if TYPE_CHECKING:
+    from ladder.calibration.plan import Plan
 
 __all__ = ["add_calibrate"]
 
@@ -77,7 +81,38 @@ def add_calibrate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         "--concurrency", "-j", type=int, default=None, help="games at once (default: cores)"
     )
     p.add_argument("--ray-address", default=None, help="run games as Ray tasks (see ladder match)")
+    p.add_argument(
+        "--estimate",
+        action="store_true",
+        help="play nothing: print the games and core-hours each pairing is expected to need",
+    )
+    p.add_argument(
+        "--nps",
+        type=float,
+        default=300_000,
+        help="with --estimate: the engine's nodes per second on one core (default 300000)",
+    )
     p.set_defaults(func=_cmd_calibrate)
+
+
+def _print_estimate(variants: tuple[str, ...], plan: Plan, levels: Path, nps: float) -> int:
+    from ladder.calibration.budget import estimate
+
+    total = 0.0
+    for variant in variants:
+        rows = estimate(variant, plan, levels, nps)
+        print(
+            f"{variant}: {sum(r.games for r in rows):,} games, "
+            f"{sum(r.core_hours for r in rows):.1f} core-hours"
+        )
+        for r in sorted(rows, key=lambda r: r.core_hours):
+            print(
+                f"  {r.stronger:>8} - {r.weaker:<8} {r.games:>5} games  "
+                f"{r.seconds_per_game:7.1f} s/game  {r.core_hours:6.2f} core-h"
+            )
+        total += sum(r.core_hours for r in rows)
+    print(f"in all: {total:.1f} core-hours (at {nps:,.0f} nodes/s a core)")
+    return 0
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
@@ -90,6 +125,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     levels = args.levels or LEVELS_FILE
     try:
         plan = Plan.load(args.plan) if args.plan else Plan()
+        if args.estimate:
+            return _print_estimate(tuple(args.variant or VARIANT_IDS), plan, levels, args.nps)
         if args.bootstrap < 0 or (args.concurrency is not None and args.concurrency < 1):
             raise ValueError("--bootstrap must be >= 0 and --concurrency >= 1")
         config = CalibrationConfig(

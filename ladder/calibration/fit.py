@@ -8,13 +8,21 @@ bootstrap intervals that resample game pairs. A level without games of its own g
 search (weighted by 1/stderr²), marked ``extrapolated`` (Elo per doubling grows with the
 node count, so the line is fitted where an extrapolation starts).
 
-The criteria (:func:`check_ladder`): every level measured; strictly increasing;
-adjacent gaps within :data:`GAP_RANGE`; level 1 scoring :data:`L1_VS_GREEDY` against
-``greedy`` in direct games. A gap or score is called met only when its whole 95 %
-interval lies inside the range, not met when the whole interval lies outside it, and
-"not decided" otherwise: then the report says about how many games would decide it (an
-interval's width shrinks as one over the square root of the games). Nothing is decided
-on fewer than :data:`MIN_GAMES` games (a bootstrap over fewer game pairs is no interval).
+The criteria (:func:`check_ladder`), each one a finite number of games decides:
+
+- every level measured, and strictly increasing;
+- each adjacent gap known to :func:`gap_target` (its 95 % interval at most ±60 Elo up to
+  level 5, ±100 above: intervals of single levels anchored at random = 0 add up along
+  the chain, so the gaps are what is measured), and then its point estimate within
+  :data:`GAP_RANGE` with an interval that excludes 0;
+- level 1's score against ``greedy`` in direct games, known to the same precision as
+  the lowest gap, as a point estimate within :data:`L1_VS_GREEDY`.
+
+A criterion is "not decided" only while its interval is wider than its target (or it
+has fewer than :data:`MIN_GAMES` games); then the report says about how many more games
+would make it narrow enough (an interval's width shrinks as one over the square root of
+the games), never more than the plan's cap on a pairing. An interval that lies wholly
+outside the range decides it at once.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ladder.calibration.plan import level_name
+from ladder.calibration.plan import MAX_GAMES, level_name
 from ladder.levels import Level, Rating
 from ladder.match.bradley_terry import Difference, GameResult, LadderFit, fit_ladder
 from ladder.match.elo import normal_quantile, score_to_elo
@@ -33,6 +41,7 @@ from ladder.match.play import GameRecord
 from ladder.rules import Game
 
 __all__ = [
+    "GAP_HALF_WIDTHS",
     "GAP_RANGE",
     "L1_VS_GREEDY",
     "MIN_GAMES",
@@ -40,18 +49,29 @@ __all__ = [
     "LogNodesLine",
     "VariantCalibration",
     "check_ladder",
-    "decide",
+    "decide_gap",
     "fit_pool",
     "fit_variant",
+    "gap_target",
     "seconds_per_move",
 ]
 
 GAP_RANGE = (150.0, 450.0)
 L1_VS_GREEDY = (0.55, 0.80)
+#: The 95 % half-widths (Elo) a gap must reach to be decided: up to level 5, above.
+GAP_HALF_WIDTHS = (60.0, 100.0)
+#: The highest level whose gap below it gets the narrower target.
+NARROW_UP_TO = 5
 #: Games a pairing needs before a criterion resting on it can be decided at all.
 MIN_GAMES = 20
 #: How many of the strongest measured searching levels the extrapolation line goes through.
 EXTRAPOLATION_POINTS = 3
+
+
+def gap_target(level: int) -> float:
+    """The half-width (Elo, 95 %) the gap between ``level`` and the player below it must
+    reach before its criterion is decided (level 1: its gap to greedy)."""
+    return GAP_HALF_WIDTHS[0] if level <= NARROW_UP_TO else GAP_HALF_WIDTHS[1]
 
 
 @dataclass(frozen=True)
@@ -196,6 +216,7 @@ def fit_variant(
     *,
     bootstrap: int = 0,
     seed: int = 1,
+    max_games: int = MAX_GAMES,
 ) -> VariantCalibration:
     """Ratings of one variant's pool from its stored games, extrapolation where a level
     has no games, the gaps, times per move, and the criteria."""
@@ -228,7 +249,7 @@ def fit_variant(
     if direct:
         score = sum(r.red_score if r.red == level_name(1) else 1 - r.red_score for r in direct)
         cal.l1_vs_greedy = (score / len(direct), len(direct))
-    cal.criteria = check_ladder(cal)
+    cal.criteria = check_ladder(cal, max_games)
     return cal
 
 
@@ -250,8 +271,9 @@ def with_direct_games(
     )
 
 
-def check_ladder(cal: VariantCalibration) -> list[Criterion]:
-    """The tuning criteria, on measured figures only, decided only on enough games."""
+def check_ladder(cal: VariantCalibration, max_games: int = MAX_GAMES) -> list[Criterion]:
+    """The tuning criteria, on measured figures only, decided only on enough games
+    (``max_games``: the plan's cap on a pairing, which bounds "more games")."""
     out: list[Criterion] = []
     rated = [(n, r) for n, r in sorted(cal.ratings.items()) if r is not None]
     unmeasured = [f"L{n}" for n, r in sorted(cal.ratings.items()) if r is None or r.extrapolated]
@@ -282,15 +304,22 @@ def check_ladder(cal: VariantCalibration) -> list[Criterion]:
             verdicts.append(None)
             continue
         gap, games = cal.gaps[n]
-        verdict, more = decide(gap.elo, gap.lo, gap.hi, GAP_RANGE, games)
+        verdict, more = decide_gap(gap.elo, gap.lo, gap.hi, gap_target(n), games, max_games)
         text = f"L{n - 1}-L{n} {gap.elo:+.0f} [{gap.lo:+.0f}, {gap.hi:+.0f}] ({games} games"
-        if verdict is None and not math.isfinite(gap.hi - gap.lo):
-            text += "; not decided: one level has won every game between them"
-        elif verdict is None:
-            text += f"; not decided: about {more} more"
+        if verdict is None:
+            text += f"; not decided: about {more} more to reach ±{gap_target(n):.0f}"
+        elif verdict is False and gap.lo <= 0:
+            text += "; its interval includes 0"
         parts.append(text + ")")
         verdicts.append(verdict)
-    out.append(Criterion(f"adjacent gaps {lo:.0f}-{hi:.0f} Elo", _all(verdicts), ", ".join(parts)))
+    out.append(
+        Criterion(
+            f"adjacent gaps {lo:.0f}-{hi:.0f} Elo (±{GAP_HALF_WIDTHS[0]:.0f} up to L"
+            f"{NARROW_UP_TO}, ±{GAP_HALF_WIDTHS[1]:.0f} above)",
+            _all(verdicts),
+            ", ".join(parts),
+        )
+    )
     lo_s, hi_s = L1_VS_GREEDY
     name = f"L1 scores {100 * lo_s:.0f}-{100 * hi_s:.0f}% vs greedy"
     if cal.l1_vs_greedy is None:
@@ -298,39 +327,56 @@ def check_ladder(cal: VariantCalibration) -> list[Criterion]:
     else:
         score, games = cal.l1_vs_greedy
         s_lo, s_hi = wilson(score, games)
-        verdict, more = decide(score, s_lo, s_hi, L1_VS_GREEDY, games)
+        e_lo, e_hi = score_to_elo(max(s_lo, 1e-6)), score_to_elo(min(s_hi, 1 - 1e-6))
+        elo = score_to_elo(min(max(score, 1e-6), 1 - 1e-6))
+        half = max(elo - e_lo, e_hi - elo)
         detail = f"{100 * score:.1f}% [{100 * s_lo:.1f}, {100 * s_hi:.1f}] in {games} direct games"
-        if verdict is None:
-            detail += f"; not decided: about {more} more"
-        out.append(Criterion(name, verdict, detail))
+        target = gap_target(1)
+        if games < MIN_GAMES or half > target:
+            if s_hi < lo_s or s_lo > hi_s:
+                l1_verdict: bool | None = False
+            else:
+                l1_verdict = None
+                detail += f"; not decided: about {_more(games, half, target, max_games)} more"
+        else:
+            l1_verdict = lo_s <= score <= hi_s
+        out.append(Criterion(name, l1_verdict, detail))
     return out
+
+
+def _more(games: int, half: float, target: float, cap: int) -> int:
+    """About how many more games bring an interval of half-width ``half`` over ``games``
+    games down to ``target`` (widths shrink as 1/sqrt(games)); at most up to ``cap``."""
+    needed = max(MIN_GAMES, math.ceil(games * (min(half, 10 * target) / target) ** 2))
+    return max(2, min(needed, cap) - games)
+
+
+def decide_gap(
+    elo: float,
+    lo: float,
+    hi: float,
+    target: float,
+    games: int,
+    cap: int = MAX_GAMES,
+) -> tuple[bool | None, int]:
+    """A gap's verdict: not decided (None) while its interval is wider than ±``target``
+    or it rests on fewer than :data:`MIN_GAMES` games, unless the whole interval lies
+    outside :data:`GAP_RANGE` (False); then met (True) when the point estimate lies in
+    the range and the interval excludes 0. With it, about how many more games would
+    decide it (0 once decided; never beyond ``cap`` games in all)."""
+    low, high = GAP_RANGE
+    half = max(elo - lo, hi - elo)
+    if hi < low or lo > high:
+        return False, 0
+    if games < MIN_GAMES or half > target:
+        return None, _more(games, half, target, cap)
+    return low <= elo <= high and lo > 0, 0
 
 
 def _all(verdicts: Sequence[bool | None]) -> bool | None:
     if False in verdicts:
         return False
     return None if None in verdicts or not verdicts else True
-
-
-def decide(
-    value: float, lo: float, hi: float, bounds: tuple[float, float], games: int
-) -> tuple[bool | None, int]:
-    """Whether an estimate with interval [lo, hi] is inside ``bounds`` (True), outside
-    them (False) or not decided (None), and for the last about how many more games
-    would decide it at the same spread."""
-    low, high = bounds
-    if games >= MIN_GAMES:
-        if low <= lo and hi <= high:
-            return True, 0
-        if hi < low or lo > high:
-            return False, 0
-    bound = low if abs(value - low) <= abs(value - high) else high
-    margin = abs(value - bound)
-    half = value - lo if bound < value else hi - value  # the interval's side facing it
-    needed = games * (half / margin) ** 2 if margin > 0 else float("inf")
-    if not math.isfinite(needed):
-        return None, 10**6
-    return None, max(2, max(MIN_GAMES, math.ceil(needed)) - games)
 
 
 def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:

@@ -31,6 +31,7 @@ from ladder.match.runner import MatchConfig
 from ladder.variants import VARIANT_IDS
 
 __all__ = [
+    "MAX_GAMES",
     "Extra",
     "Pairing",
     "Plan",
@@ -41,6 +42,10 @@ __all__ = [
     "match_for",
     "pairings",
 ]
+
+#: Games an adjacent pairing gets at most (:attr:`Plan.max_games`): enough for ±60 Elo on
+#: a gap of 300 (about 250 games), with a margin.
+MAX_GAMES = 400
 
 #: Default adjudication of games between two searching levels.
 SEARCHERS_ADJUDICATION = Adjudication(
@@ -72,10 +77,7 @@ class Plan:
     #: Skip-one pairings up to this level as the stronger side (the strongest levels'
     #: skip-one games cost the most and, a gap of two levels being one-sided, tell little).
     skip_one_top: int = 8
-    max_games: int = 120  #: an adjacent pairing gets at most this many games
-    #: More games go to the adjacent pairings whose gap's 95 % interval is wider than
-    #: ± this (Elo), widest first.
-    target_half_width: float = 100.0
+    max_games: int = MAX_GAMES  #: an adjacent pairing gets at most this many games
     seed: int = 1
     adjudication: Adjudication = SEARCHERS_ADJUDICATION
     extras: tuple[Extra, ...] = ()
@@ -83,8 +85,6 @@ class Plan:
     def __post_init__(self) -> None:
         if self.games < 2 or self.skip_one_games < 0 or self.max_games < self.games:
             raise PlanError("a plan needs games >= 2, skip_one_games >= 0, max_games >= games")
-        if self.target_half_width <= 0:
-            raise PlanError("target_half_width must be > 0")
         if not 2 <= self.skip_one_top <= 8:
             raise PlanError("skip_one_top must be a level from 2 to 8")
 

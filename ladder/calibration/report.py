@@ -177,7 +177,11 @@ def plot_ladder(cal: VariantCalibration, path: Path) -> None:
             ax.errorbar(
                 [n for n, _ in pts],
                 [r.elo for _, r in pts],
-                yerr=[[r.elo - r.elo_lo for _, r in pts], [r.elo_hi - r.elo for _, r in pts]],
+                # max(0, ...): a degenerate interval can sit a rounding error inside its point.
+                yerr=[
+                    [max(0.0, r.elo - r.elo_lo) for _, r in pts],
+                    [max(0.0, r.elo_hi - r.elo) for _, r in pts],
+                ],
                 fmt="o",
                 color=colour,
                 mfc=face,
@@ -190,7 +194,7 @@ def plot_ladder(cal: VariantCalibration, path: Path) -> None:
             ax.errorbar(
                 [x],
                 [r.elo],
-                yerr=[[r.elo - r.elo_lo], [r.elo_hi - r.elo]],
+                yerr=[[max(0.0, r.elo - r.elo_lo)], [max(0.0, r.elo_hi - r.elo)]],
                 fmt="s",
                 color="gray",
                 capsize=4,

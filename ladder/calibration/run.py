@@ -97,6 +97,7 @@ def run_calibration(
                 levels[variant],
                 bootstrap=config.bootstrap,
                 seed=config.plan.seed,
+                max_games=config.plan.max_games,
             )
             cals.append(cal)
             print_calibration(console, cal)
@@ -110,6 +111,10 @@ def run_calibration(
         md = write_docs(cals, config.docs, _notes(config.record, config.variants))
         console.print(f"wrote {md}")
     return cals
+
+
+#: How often (seconds) a running calibration writes its compact record mid-round.
+RECORD_EVERY_S = 300.0
 
 
 def _notes(folder: Path | None, variants: Sequence[str]) -> dict[str, str]:
@@ -203,9 +208,18 @@ def _execute(
         if budget <= 0:
             return False
 
+    saved = time.monotonic()
+
     def progress(rec: GameRecord | None) -> None:
+        nonlocal saved
         if rec is not None:
             bar.advance(progress_id)
+            # A round can take hours: the record is also written every few minutes, so
+            # that a run stopped mid-round resumes from it (on this or another machine).
+            if config.record is not None and time.monotonic() - saved >= RECORD_EVERY_S:
+                for variant in config.variants:
+                    save_record(store, config.record, variant)
+                saved = time.monotonic()
             task = bar.tasks[0]
             if bar.disable and task.completed % 20 == 0:  # a log, not a terminal
                 left = task.time_remaining

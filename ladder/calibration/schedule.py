@@ -4,30 +4,27 @@ First every pairing plays its first games (:attr:`Plan.games` for the ladder's g
 fewer for the others), game pair ``k`` of every pairing before pair ``k + 1`` of any, so
 that a run cut short has measured every pairing a little. Then the games go where the
 intervals are widest: after each round the pool is refitted, and each adjacent pairing
-whose gap is known to worse than ± :attr:`Plan.target_half_width` Elo (95 %), or whose
-interval still straddles a bound of the gap criterion, gets one more game pair, widest
-first, up to :attr:`Plan.max_games`; a round has as many pairs as there are game
-slots. The run ends when every gap is known well enough, every unsure
-pairing has its maximum, or the time budget is spent.
+whose gap is not yet known to its criterion's precision
+(:func:`ladder.calibration.fit.gap_target`: ±60 Elo up to level 5, ±100 above) gets one
+more game pair, widest (against its target) first, up to :attr:`Plan.max_games`; a
+round has as many pairs as there are game slots. The run ends when every gap is known
+well enough, every unsure pairing has its maximum, or the time budget is spent.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ladder.calibration.fit import GAP_RANGE, L1_VS_GREEDY, with_direct_games
+from ladder.calibration.fit import decide_gap, gap_target, with_direct_games
 from ladder.calibration.plan import Pairing, Plan, match_for
 from ladder.match.bradley_terry import LadderFit
-from ladder.match.elo import score_to_elo
 from ladder.match.openings import Opening
 from ladder.match.play import GameRecord, GameTask
 from ladder.match.runner import MatchConfig
 
-__all__ = ["PairingState", "Widest", "first_round", "next_round", "widest_gaps"]
-
-#: Level 1's criterion against greedy, as an Elo difference.
-L1_OVER_GREEDY = (score_to_elo(L1_VS_GREEDY[0]), score_to_elo(L1_VS_GREEDY[1]))
+__all__ = ["PairingState", "Widest", "cost", "first_round", "next_round", "widest_gaps"]
 
 
 @dataclass
@@ -52,13 +49,30 @@ class PairingState:
         return self.match().tasks()[old : self.scheduled]
 
 
+def cost(state: PairingState) -> int:
+    """What a game of the pairing costs, roughly: the nodes its players search a move
+    (a baseline searches none)."""
+    return sum(
+        spec.level_settings(state.variant).nodes if spec.kind == "level" else 0
+        for spec in (state.pairing.stronger, state.pairing.weaker)
+    )
+
+
 def first_round(states: Sequence[PairingState]) -> list[GameTask]:
-    """Every pairing's first games, pair by pair across all pairings."""
-    per = [s.extend(s.pairing.games) for s in states]
-    out: list[GameTask] = []
+    """Every pairing's first games, the cheapest pairings first (the bottom of the
+    ladder before its top), pair by pair across the pairings of one cost."""
+    per: list[list[GameTask]] = []
+    for _, group in itertools.groupby(sorted(states, key=cost), key=cost):
+        per.extend(_interleaved([s.extend(s.pairing.games) for s in group]))
+    return [task for tasks in per for task in tasks]
+
+
+def _interleaved(per: list[list[GameTask]]) -> list[list[GameTask]]:
+    """Game pair ``k`` of every list before pair ``k + 1`` of any."""
+    out: list[list[GameTask]] = []
     for k in range(0, max((len(t) for t in per), default=0), 2):
         for tasks in per:
-            out.extend(tasks[k : k + 2])
+            out.append(tasks[k : k + 2])
     return out
 
 
@@ -80,10 +94,11 @@ def widest_gaps(
     fits: dict[str, LadderFit],
     records: Mapping[str, Sequence[GameRecord]] | None = None,
 ) -> list[Widest]:
-    """The adjacent pairings still unsure (and below their maximum), widest first.
-    With each variant's ``records``, a gap's interval also covers its pairing's own
-    games (:func:`~ladder.calibration.fit.with_direct_games`: a clean sweep stays
-    unsure)."""
+    """The adjacent pairings not yet known to their criterion's precision
+    (:func:`~ladder.calibration.fit.gap_target`) and below their maximum, the widest
+    (relative to its target) first. With each variant's ``records``, a gap's interval
+    also covers its pairing's own games (:func:`~ladder.calibration.fit.with_direct_games`:
+    a clean sweep stays unsure)."""
     out = []
     for s in states:
         fit = fits.get(s.variant)
@@ -95,12 +110,17 @@ def widest_gaps(
         gap = fit.difference(a, b)
         if records is not None:
             gap = with_direct_games(gap, records.get(s.variant, ()), a, b)
-        half = min((gap.hi - gap.lo) / 2, UNBOUNDED_HALF_WIDTH)
-        low, high = L1_OVER_GREEDY if (a, b) == ("L1", "greedy") else GAP_RANGE
-        straddles = gap.lo < low <= gap.hi or gap.lo <= high < gap.hi
-        if half > s.plan.target_half_width or straddles:
+        half = min(max(gap.elo - gap.lo, gap.hi - gap.elo), UNBOUNDED_HALF_WIDTH)
+        verdict, _ = decide_gap(gap.elo, gap.lo, gap.hi, _target(a), s.scheduled, s.plan.max_games)
+        if verdict is None:
             out.append(Widest(s, half))
-    return sorted(out, key=lambda w: -w.half_width)
+    return sorted(out, key=lambda w: -w.half_width / _target(w.state.pairing.stronger.name))
+
+
+def _target(name: str) -> float:
+    """The precision target of the gap below the player ``name`` (a level ``Ln`` or, for
+    the chain's bottom, greedy: the narrow one)."""
+    return gap_target(int(name[1:]) if name[:1] == "L" and name[1:].isdigit() else 1)
 
 
 def next_round(

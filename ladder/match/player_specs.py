@@ -41,6 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from ladder.book import book_digest
 from ladder.levels import LEVEL_NUMBERS, LEVELS_FILE, Level, LevelsError, at_elo, load_levels
 from ladder.match.clocks import TimeControl, TimeControlError
 from ladder.variants import VARIANT_IDS
@@ -125,6 +126,7 @@ class PlayerSpec:
             "nodes": lv.nodes,
             "hash_mb": lv.hash_mb,
             "variety": asdict(lv.variety) if lv.variety else None,
+            "book": book_digest(variant) if lv.book else None,
         }
         if lv.blend is not None:  # an Elo between a mistake level and a full search
             b = lv.blend.stronger
@@ -149,7 +151,7 @@ class PlayerSpec:
         else:
             assert self.level is not None
             level = levels[variant][self.level]
-        return replace(level, variety=None) if self.variety_off else level
+        return replace(level, variety=None, book=False) if self.variety_off else level
 
     def describe(self) -> dict[str, object]:
         """The spec as plain data (for ``--json``)."""

@@ -29,6 +29,7 @@ from ladder.level_move import NoLevelMove, level_engine, play_level_move
 from ladder.levels import Level
 from ladder.match.clocks import MoveClocks
 from ladder.match.player_specs import PlayerSpec, PlayerSpecError
+from ladder.material import material
 from ladder.rules import Game
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol import (
@@ -60,9 +61,6 @@ __all__ = [
     "make_player",
     "probe",
 ]
-
-#: Material values for the greedy baseline (centipawns), by FEN letter.
-PIECE_VALUES: dict[str, int] = {"r": 900, "c": 450, "n": 400, "a": 200, "b": 200, "p": 100, "k": 0}
 
 _DEST_RE = re.compile(r"([a-i])(\d{1,2})$")
 
@@ -153,13 +151,6 @@ class RandomPlayer(BaselinePlayer):
         return MoveInfo(self.pick(game), chosen="random")
 
 
-def _material(board_fen: str, red: bool) -> int:
-    board = board_fen.split("[")[0]
-    return sum(
-        PIECE_VALUES.get(ch.lower(), 0) for ch in board if ch.isalpha() and ch.isupper() == red
-    )
-
-
 def greedy_choice(game: Game, rng: random.Random) -> tuple[str, bool]:
     """The capture that gains the most material (a winning move first), else random;
     and whether the move was a random one.
@@ -169,8 +160,8 @@ def greedy_choice(game: Game, rng: random.Random) -> tuple[str, bool]:
     """
     red = game.turn == "red"
     before_us, before_them = (
-        _material(game.board_fen(), red),
-        _material(game.board_fen(), not red),
+        material(game.board_fen(), red),
+        material(game.board_fen(), not red),
     )
     best: list[str] = []
     best_gain = 0
@@ -184,7 +175,7 @@ def greedy_choice(game: Game, rng: random.Random) -> tuple[str, bool]:
             if outcome is not None and outcome.winner == ("red" if red else "black"):
                 return move, False
             bf = game.board_fen()
-            gain = (before_them - _material(bf, not red)) - (before_us - _material(bf, red))
+            gain = (before_them - material(bf, not red)) - (before_us - material(bf, red))
         finally:
             game.pop()
         if gain > best_gain:

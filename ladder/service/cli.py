@@ -159,6 +159,7 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from ladder.engine_binary import EngineNotBuilt, find_engine
+    from ladder.levels import levels_version
     from ladder.service.access import KeyFileError, read_keys
     from ladder.service.option_sources import resolve
     from ladder.service.server import ServeError
@@ -179,7 +180,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         if settings.api_keys is not None:
             read_keys(settings.api_keys)  # a bad file is a one-line error before anything starts
         engine = find_engine(settings.engine).path
-        serve(settings.service_config(engine, _levels_file(settings.levels)), settings)
+        levels = _levels_file(settings.levels)
+        if settings.levels_version is not None:
+            found = levels_version(levels)
+            if found != settings.levels_version:
+                raise ValueError(
+                    f"--levels-version {settings.levels_version}: {levels} is version {found}"
+                )
+        serve(settings.service_config(engine, levels), settings)
     except (ServeError, KeyFileError, EngineNotBuilt, ValueError) as exc:
         print(f"ladder serve: {exc}", file=sys.stderr)
         return 2
@@ -218,28 +226,35 @@ def _levels_file(given: Path | None) -> Path:
 
 
 def _cmd_levels(args: argparse.Namespace) -> int:
-    from ladder.levels import elo_range, level_row, load_levels
+    from ladder.levels import elo_range, level_row, levels_version, load_levels
 
     try:
         table = load_levels(_levels_file(args.levels))
     except ValueError as exc:
         print(f"ladder levels: {exc}", file=sys.stderr)
         return 2
+    version = levels_version(_levels_file(args.levels))
     if args.json:
         import json
 
         print(
             json.dumps(
-                {v: [level_row(lv) for _, lv in sorted(t.items())] for v, t in table.items()},
+                {
+                    v: [level_row(lv) | {"levels_version": version} for _, lv in sorted(t.items())]
+                    for v, t in table.items()
+                },
                 indent=2,
             )
         )
         return 0
+    print(f"ladder version {version} ({_levels_file(args.levels)})")
     for variant, levels in table.items():
         print(variant)
         print(f"  {'level':>5} {'nodes':>11} {'choice':>36} {'elo':>18} {'time/move':>10}")
         for n, lv in sorted(levels.items()):
             variety = lv.variety.describe() if lv.variety else "best move"
+            if lv.book:
+                variety = f"book, {variety}"
             r = lv.rating
             elo = "-" if r is None else f"{r.elo:.0f} [{r.elo_lo:.0f},{r.elo_hi:.0f}]"
             if r is not None and r.extrapolated:

@@ -184,6 +184,14 @@ class MoveResponse(BaseModel):
     fen: str = Field(description="The position after the move.")
     gives_check: bool
     outcome: OutcomeInfo | None = Field(description="Set when the move ends the game.")
+    book: bool = Field(
+        False, description="The move came from the level's opening book (nothing was searched)."
+    )
+    levels_version: str = Field(
+        "",
+        description="Which ladder played it: the first 12 hex digits of the SHA-256 of the "
+        "levels file (a recalibration changes what a level and a seed play).",
+    )
 
 
 class PositionRequest(_Strict):
@@ -244,6 +252,9 @@ class LevelsResponse(BaseModel):
 
     levels: dict[str, list[LevelInfo]]
     elo_range: dict[str, EloRange | None]
+    levels_version: str = Field(
+        "", description="The levels file's version (as in every move answer)."
+    )
 
 
 class VariantInfo(BaseModel):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ladder.clock import move_time_limit_ms
 from ladder.level_move import LevelMove
-from ladder.levels import Level, LevelsError, at_elo, elo_range, load_levels
+from ladder.levels import Level, LevelsError, at_elo, elo_range, levels_version, load_levels
 from ladder.service.config import ServiceConfig
 from ladder.service.drain import Drain
 from ladder.service.engine_slot import EngineSlot, SearchAttemptFailed, SlotFactory, default_slots
@@ -95,6 +95,7 @@ class MoveService:
     ) -> None:
         self.config = config or ServiceConfig()
         self.levels = levels if levels is not None else load_levels(self.config.levels_file)
+        self.levels_version = levels_version(self.config.levels_file)
         self.metrics = metrics or Metrics()
         self.positions = Positions()
         #: The server's stop, as the requests see it (ladder.service.drain).
@@ -269,6 +270,8 @@ class MoveService:
             fen=after.fen,
             gives_check=after.check,
             outcome=after.outcome,
+            book=moved.book,
+            levels_version=self.levels_version,
         )
 
     async def position(self, req: PositionRequest) -> PositionResponse:
@@ -311,6 +314,7 @@ class MoveService:
             ]
         spans = {v: elo_range(table) for v, table in self.levels.items()}
         return LevelsResponse(
+            levels_version=self.levels_version,
             levels=out,
             elo_range={
                 v: None if span is None else EloRange(low=span[0], high=span[1])

@@ -151,6 +151,15 @@ class ServeSettings:
             metavar="FILE",
         ),
     )
+    levels_version: str | None = field(
+        default=None,
+        metadata=option(
+            "pin the ladder: refuse to start unless the levels file's version (the first "
+            "12 hex digits of its SHA-256, as in every move answer) is this one",
+            parse=str,
+            metavar="VERSION",
+        ),
+    )
     engines: int = field(
         default_factory=_service_default("engines"),
         metadata=option(

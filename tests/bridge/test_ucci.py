@@ -36,6 +36,9 @@ def test_a_session_from_the_specification() -> None:
         assert all(not line.startswith("option name ") for line in options)  # UCCI form
         gui.send("setoption usemillisec true", "setoption Level 2", "isready")
         assert gui.expect("readyok") == ["readyok"]
+        assert "option OwnBook type check default true" in options
+        gui.send("setoption OwnBook false", "isready")  # searched, so its output has a score
+        assert gui.expect("readyok") == ["readyok"]
 
         # The position and the clock of the specification's first example.
         gui.send(f"position fen {START}", "go time 300000 increment 0")

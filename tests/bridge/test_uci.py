@@ -35,6 +35,7 @@ def test_handshake_lists_the_options(tmp_path: Path) -> None:
         "var crazyhouse-xiangqi",
         "option name Level type spin default 1 min 1 max 8",
         "option name Seed type spin default 0 min 0 max 2147483647",
+        "option name OwnBook type check default true",
     ]  # no Elo: nothing is rated in this levels file
 
 
@@ -67,14 +68,16 @@ async def test_each_move_is_the_services_move_for_the_derived_seed() -> None:
                 "go wtime 60000 btime 60000",
             )
             lines = gui.expect("bestmove")
-            assert lines[-2].startswith("info depth ") and " score " in lines[-2]
-            answers.append(bestmove(lines))
+            assert lines[-2].startswith("info depth ")
+            answers.append((bestmove(lines), " score " in lines[-2]))
     async with Ladder(engines=1) as service:
-        for (variant, level, moves), played in zip(games, answers, strict=True):
+        for (variant, level, moves), (played, scored) in zip(games, answers, strict=True):
             start = Game.from_fen(variant).start_fen
             seed = derive_seed(11, start, *moves)
             reply = await service.move(variant=variant, level=level, moves=moves, seed=seed)
             assert reply.move == played
+            # A book move is searched by nobody: no score, on either door.
+            assert scored == (not reply.book) == (reply.score.cp is not None)
 
 
 def test_elo_plays_from_a_rated_levels_file(rated_levels: Path) -> None:
@@ -156,7 +159,8 @@ def test_go_infinite_answers_on_stop_and_isready_meanwhile() -> None:
 @pytest.mark.parametrize("dialect", [Dialect.UCI, Dialect.UCCI, Dialect.XBOARD])
 async def test_our_clients_drive_the_ladder(dialect: Dialect) -> None:
     """Our own clients against `ladder uci|ucci|xboard`: the UCCI client finds out the
-    0-9 ranks by itself, thinking output carries the score, every move is legal."""
+    0-9 ranks by itself, thinking output carries the score (out of the book), every
+    move is legal."""
     engine = await Engine.start([LADDER, dialect.value, "--seed", "5"], protocol=dialect)
     try:
         assert engine.id["name"].startswith("Mistboard ladder")
@@ -167,7 +171,10 @@ async def test_our_clients_drive_the_ladder(dialect: Dialect) -> None:
             result = await engine.search(
                 None, game.moves, Limit(depth=1), validate_move=game.is_legal
             )
-            assert result.move is not None and "score" in result.info
+            # A searched move carries its score; a book move (nothing searched: depth 0,
+            # nodes 0) has none.
+            assert result.move is not None
+            assert "score" in result.info or result.info.get("nodes", 0) == 0, result.info
             game.push(result.move)
         if isinstance(engine, XBoardEngine):
             await engine.send_result("*")
@@ -187,11 +194,12 @@ def test_an_engine_that_keeps_failing_gets_error_lines_and_legal_moves(tmp_path:
         gui.send("uci", "isready")
         lines = gui.expect("readyok")
         assert lines[-2].startswith("info string error: the engine does not start")
-        gui.send("position startpos moves h3e3", "go")
+        # A position out of the opening book: the level must search.
+        gui.send("position startpos moves a4a5", "go")
         lines = gui.expect("bestmove")
         assert any("playing a random legal move" in line for line in lines)
         assert " score " not in lines[-2]  # no score for a move nothing searched
-        assert bestmove(lines) in Game.from_fen("xiangqi", moves=["h3e3"]).legal_moves()
+        assert bestmove(lines) in Game.from_fen("xiangqi", moves=["a4a5"]).legal_moves()
 
 
 @pytest.mark.parametrize(
@@ -271,3 +279,24 @@ def test_an_unknown_variant_and_go_before_any_position(command: str) -> None:
         lines = gui.expect("bestmove")
         assert "unknown variant 'chess'" in lines[0] and "error" in lines[0]
         assert canonical(command, bestmove(lines)) in Game.from_fen("xiangqi").legal_moves()
+
+
+def test_the_gui_strength_slider_is_the_elo_curve(rated_levels: Path) -> None:
+    """UCI_LimitStrength + UCI_Elo (what GUIs' strength sliders set) play exactly what
+    the Elo option plays at that Elo; with UCI_LimitStrength off, the Level plays."""
+    moves = []
+    for setting in (
+        ["setoption name Elo value 450"],
+        ["setoption name UCI_Elo value 450", "setoption name UCI_LimitStrength value true"],
+    ):
+        with ladder("uci", "--levels", str(rated_levels), "--seed", "3") as gui:
+            gui.send("uci")
+            lines = gui.expect("uciok")
+            assert "option name UCI_LimitStrength type check default false" in lines
+            assert "option name UCI_Elo type spin default 100 min 100 max 800" in lines
+            gui.send(*setting, "position startpos", "go depth 3")
+            moves.append(bestmove(gui.expect("bestmove")))
+            gui.send("setoption name UCI_Elo value 5000", "isready")
+            said = gui.expect("readyok")
+            assert said[0].startswith("info string error: Elo 5000: elo must be between 100")
+    assert moves[0] == moves[1]

@@ -33,8 +33,9 @@ def test_features_and_a_game_as_xboard_plays_it() -> None:
         assert features["setboard"] == features["ping"] == features["usermove"] == "1"
         assert 'feature option="Level -spin 1 1 8"' in lines
         gui.send("accepted setboard", "new", "variant xiangqi", "level 40 5 0", "post", "hard")
-        gui.send("time 30000", "otim 30000", "usermove h2e2")  # the engine plays Black
-        game = Game.from_fen("xiangqi", moves=["h3e3"])
+        # The engine plays Black, out of its opening book (so it searches and posts).
+        gui.send("time 30000", "otim 30000", "usermove a3a4")
+        game = Game.from_fen("xiangqi", moves=["a4a5"])
         lines = gui.expect("move ")
         thinking = lines[-2].split()
         assert len(thinking) >= 5 and all(t.lstrip("-").isdigit() for t in thinking[:4])

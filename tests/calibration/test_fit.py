@@ -77,18 +77,37 @@ def _calibration(elos: list[float], games_per_gap: int) -> VariantCalibration:
     return cal
 
 
-def test_criteria_are_decided_only_by_conclusive_intervals() -> None:
+def _with_gap(elos: list[float], level: int, gap: float, half: float) -> VariantCalibration:
+    cal = _calibration(elos, 200)
+    cal.gaps[level] = (Difference(gap, gap - half, gap + half, half / 2), 200)
+    return cal
+
+
+def test_criteria_are_decided_by_a_finite_number_of_games() -> None:
+    """A gap is decided once its interval is as narrow as its target (±60 Elo up to level
+    5, ±100 above): then its point estimate must lie in 150-450 with an interval that
+    excludes 0. An interval wholly outside the range decides at once."""
     good = [450.0 + 300 * k for k in range(8)]
     crit = {c.name.split()[0]: c for c in check_ladder(_calibration(good, 200))}
     assert all(c.ok is True for c in crit.values()), crit
     few = {c.name.split()[0]: c for c in check_ladder(_calibration(good, MIN_GAMES - 2))}
     assert few["adjacent"].ok is None and "not decided: about" in few["adjacent"].detail
     assert few["L1"].ok is None and "not decided" in few["L1"].detail
-    near = list(good)
-    near[1] = near[0] + 170  # 170 +- 60 straddles the 150 bound: more games needed
-    crit = {c.name.split()[0]: c for c in check_ladder(_calibration(near, 200))}
-    assert crit["adjacent"].ok is None and "L1-L2 +170" in crit["adjacent"].detail
-    assert "about 1600 more" in crit["adjacent"].detail  # 200 * (60 / 20)^2 - 200
+    # 170 +- 60 straddles the 150 bound, but the interval is as narrow as asked: the
+    # point estimate decides (the old rule asked for about 1,600 more games here).
+    near = {c.name.split()[0]: c for c in check_ladder(_with_gap(good, 2, 170, 60))}
+    assert near["adjacent"].ok is True
+    low = {c.name.split()[0]: c for c in check_ladder(_with_gap(good, 2, 140, 60))}
+    assert low["adjacent"].ok is False and "L1-L2 +140" in low["adjacent"].detail
+    # Too wide for level 3's ±60: 200 * (90 / 60)^2 - 200 = 250 more games.
+    wide = {c.name.split()[0]: c for c in check_ladder(_with_gap(good, 3, 300, 90), 1000)}
+    assert wide["adjacent"].ok is None and "about 250 more to reach ±60" in wide["adjacent"].detail
+    # The same width is enough above level 5 (±100).
+    top = {c.name.split()[0]: c for c in check_ladder(_with_gap(good, 7, 300, 90))}
+    assert top["adjacent"].ok is True
+    # "More games" never asks beyond the pairing cap, however wide the interval.
+    cap = {c.name.split()[0]: c for c in check_ladder(_with_gap(good, 3, 300, 5000), 400)}
+    assert cap["adjacent"].ok is None and "about 200 more" in cap["adjacent"].detail
     bad = list(good)
     bad[3] = bad[2] + 60  # L3-L4 surely too close (its interval ends at 120)
     crit = {c.name.split()[0]: c for c in check_ladder(_calibration(bad, 200))}
@@ -96,6 +115,8 @@ def test_criteria_are_decided_only_by_conclusive_intervals() -> None:
     cal = _calibration(good, 200)
     cal.l1_vs_greedy = (0.9, 100)
     assert {c.name.split()[0]: c for c in check_ladder(cal)}["L1"].ok is False
+    cal.l1_vs_greedy = (0.78, 400)  # [73.7, 81.8]: narrow enough, the point is in 55-80
+    assert {c.name.split()[0]: c for c in check_ladder(cal)}["L1"].ok is True
     three, four = cal.ratings[3], cal.ratings[4]
     assert three is not None and four is not None
     cal.ratings[4] = replace(four, elo=three.elo - 1)
@@ -131,10 +152,10 @@ def test_a_clean_sweep_leaves_its_gap_undecided_and_scheduled(tmp_path: Path) ->
     gap, n_games = cal.gaps[2]
     assert n_games == 30 and gap.hi == float("inf")
     gaps = next(c for c in cal.criteria if c.name.startswith("adjacent"))
-    assert gaps.ok is None and "won every game" in gaps.detail
+    assert gaps.ok is None and "L1-L2" in gaps.detail and "not decided" in gaps.detail
 
     fit = fit_ladder(bt_games(played), anchor="random")
-    states = _states(Plan(games=4, skip_one_games=0, max_games=200, target_half_width=400))
+    states = _states(Plan(games=4, skip_one_games=0, max_games=200))
     for s in states:
         s.scheduled = s.pairing.games
     widest = widest_gaps(states, {"xiangqi": fit}, {"xiangqi": played})

@@ -98,7 +98,6 @@ def test_extra_players_meet_the_opponents_named(tmp_path: Path) -> None:
         ("[adjudication]\nresign_cp = -5\n", "resign_cp"),
         ("[[extra]]\nname = 'x'\nopponents = ['L1']\n", "'spec'"),
         ("[[extra]]\nname='x'\nspec='level:1'\nopponents=['L1']\nvariants=['chess']\n", "chess"),
-        ("target_half_width = 0\n", "target_half_width"),
     ],
 )
 def test_a_bad_plan_is_refused_with_its_reason(tmp_path: Path, text: str, message: str) -> None:

@@ -38,7 +38,6 @@ TINY_PLAN = """
 games = 2
 skip_one_games = 0
 max_games = 4
-target_half_width = 1.0   # nothing is ever sure enough: every gap gets its maximum
 [adjudication]
 max_plies = 40
 """

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from ladder.calibration.fit import bt_games
+from ladder.calibration.fit import bt_games, gap_target
 from ladder.calibration.plan import Plan, pairings
-from ladder.calibration.schedule import PairingState, first_round, next_round, widest_gaps
+from ladder.calibration.schedule import (
+    PairingState,
+    cost,
+    first_round,
+    next_round,
+    widest_gaps,
+)
 from ladder.match.bradley_terry import fit_ladder
 from ladder.match.openings import load_openings
 from tests.calibration.synthetic import games
@@ -15,13 +21,20 @@ def _states(plan: Plan) -> list[PairingState]:
     return [PairingState("xiangqi", p, openings, plan) for p in pairings("xiangqi", plan, None)]
 
 
-def test_first_round_plays_pair_k_of_every_pairing_before_pair_k_plus_1() -> None:
+def test_first_round_plays_the_cheap_pairings_first_pair_by_pair() -> None:
+    """The bottom of the ladder before its top (a run cut short has decided the cheap
+    part); among pairings of one cost, pair k of each before pair k + 1 of any."""
     states = _states(Plan(games=4, skip_one_games=2))
     tasks = first_round(states)
     assert len(tasks) == 9 * 4 + 8 * 2
-    first = tasks[: 2 * len(states)]
-    assert {t.match_id for t in first} == {s.match().match_id for s in states}
-    assert all(t.pair_no == 0 for t in first)
+    by_id = {s.match().match_id: s for s in states}
+    costs = [cost(by_id[t.match_id]) for t in tasks]
+    assert costs == sorted(costs)
+    assert costs[0] == 0  # random-greedy first
+    last = by_id[tasks[-1].match_id].pairing
+    assert (last.stronger.name, last.weaker.name) == ("L8", "L7")
+    cheapest = [t for t in tasks if cost(by_id[t.match_id]) == 0]
+    assert {t.match_id for t in cheapest[:2]} == {cheapest[0].match_id}
     assert all(s.scheduled == s.pairing.games for s in states)
 
 
@@ -34,7 +47,7 @@ def test_extending_a_pairing_continues_its_schedule() -> None:
 
 
 def test_the_widest_unsure_gaps_get_the_next_games() -> None:
-    plan = Plan(games=4, skip_one_games=0, max_games=8, target_half_width=150)
+    plan = Plan(games=4, skip_one_games=0, max_games=8)
     states = _states(plan)
     for s in states:
         s.scheduled = s.pairing.games
@@ -44,8 +57,18 @@ def test_the_widest_unsure_gaps_get_the_next_games() -> None:
     records = [r for r in records if {r.red, r.black} != {"L7", "L8"} or r.pair_no < 2]
     fit = fit_ladder(bt_games(records), anchor="random")
     widest = widest_gaps(states, {"xiangqi": fit})
-    assert widest and widest[0].state.pairing.stronger.name == "L8"
-    assert [w.half_width for w in widest] == sorted((w.half_width for w in widest), reverse=True)
+    # Widest against each gap's target first (±60 up to level 5, ±100 above).
+    relative = [
+        w.half_width
+        / gap_target(
+            int(w.state.pairing.stronger.name[1:])
+            if w.state.pairing.stronger.name.startswith("L")
+            else 1
+        )
+        for w in widest
+    ]
+    assert relative == sorted(relative, reverse=True)
+    assert "L8" in [w.state.pairing.stronger.name for w in widest]
     tasks = next_round(states, {"xiangqi": fit}, slots=1)
     assert len(tasks) == 2 and {t.match_id for t in tasks} == {widest[0].state.match().match_id}
     # at its maximum a pairing gets no more games

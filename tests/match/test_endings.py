@@ -247,7 +247,8 @@ async def test_real_engines_play_to_a_rules_ending(engine_exe: Path) -> None:
     )
     rec = await _play_real(task)
     assert rec.result == "1-0" and rec.reason in ("checkmate", "stalemate")
-    assert rec.infos[0]["nodes"] >= 0.9 * load_levels()["xiangqi"][5].nodes
+    # The node count of an early move is drawn within half to twice the level's.
+    assert rec.infos[0]["nodes"] >= 0.9 * load_levels()["xiangqi"][5].nodes / 2
     assert "cp" in rec.infos[0] or "mate" in rec.infos[0]
 
 

@@ -230,6 +230,12 @@ def test_go_commands() -> None:
         "go time 58500 increment 2000 opptime 60000 oppincrement 1000 movestogo 30"
     )
     assert clock.go_command(chess.WHITE, ucci=True, millis=False).startswith("go time 60 ")
+    # searchmoves comes last: every word after it is a move.
+    only = Limit(nodes=500, root_moves=("h3e3", "b3e3"))
+    assert only.go_command(chess.WHITE) == "go nodes 500 searchmoves h3e3 b3e3"
+    for bad in ("h3e3", ("h3e3", "b3 e3"), ("h3e3\nquit",), (3,)):
+        with pytest.raises(EngineArgumentError, match="root_moves"):
+            Limit(nodes=1, root_moves=bad)  # type: ignore[arg-type]
 
 
 def test_limit_budget_and_validation() -> None:
