@@ -72,7 +72,9 @@ def test_no_engine_is_a_one_line_error(installation: Installation) -> None:
         (["ladder", "serve", "--port", "1"], 2),
         (["ladder", "engine", "path"], 2),
     ):
-        done = installation.run(argv, env={"XDG_CACHE_HOME": str(empty)})
+        # no key file either: the image's LADDER_API_KEYS names one that is not there
+        env = {"XDG_CACHE_HOME": str(empty), "LADDER_API_KEYS": ""}
+        done = installation.run(argv, env=env)
         assert done.returncode == code, (argv, done.stderr)
         assert done.stdout == ""
         (line,) = done.stderr.splitlines()
