@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
+import json
 import math
 import random
 import tomllib
@@ -221,6 +223,30 @@ class Blend:
 
     stronger: Level
     weight: float
+
+
+@functools.cache
+def _human_reference() -> dict[str, Any]:
+    path = data_path("human_reference.json")
+    return dict(json.loads(path.read_text()))
+
+
+def human_reference(variant: str, level: int) -> dict[str, Any] | None:
+    """The human reference of ``level`` in ``variant`` (``ladder/human_reference.json``,
+    made by ``scripts/measure_mistakes.py --source master``): its share of the
+    grandmaster's move and its mean loss on master positions, beside the masters' own
+    mean loss against the same reference; None where the reference cannot judge it."""
+    data = _human_reference()
+    row = data["variants"].get(variant, {}).get(str(level))
+    if row is None:
+        return None
+    return {
+        **row,
+        "masters_mean_loss_cp": data["masters_mean_loss_cp"],
+        "masters_mean_loss_ci": data["masters_mean_loss_ci"],
+        "reference_nodes": data["reference_nodes"],
+        "positions": data["positions"],
+    }
 
 
 def level_row(level: Level) -> dict[str, Any]:

@@ -226,7 +226,7 @@ def _levels_file(given: Path | None) -> Path:
 
 
 def _cmd_levels(args: argparse.Namespace) -> int:
-    from ladder.levels import elo_range, level_row, levels_version, load_levels
+    from ladder.levels import elo_range, human_reference, level_row, levels_version, load_levels
 
     try:
         table = load_levels(_levels_file(args.levels))
@@ -240,7 +240,11 @@ def _cmd_levels(args: argparse.Namespace) -> int:
         print(
             json.dumps(
                 {
-                    v: [level_row(lv) | {"levels_version": version} for _, lv in sorted(t.items())]
+                    v: [
+                        level_row(lv)
+                        | {"levels_version": version, "human_reference": human_reference(v, n)}
+                        for n, lv in sorted(t.items())
+                    ]
                     for v, t in table.items()
                 },
                 indent=2,

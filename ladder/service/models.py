@@ -6,7 +6,7 @@ parse more than the body limit allows; the rules checker judges the content.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -235,6 +235,12 @@ class LevelInfo(BaseModel):
     rating: Rating | None = None
     seconds_per_move: float | None = Field(
         None, description="Median search time per move in the calibration games."
+    )
+    human_reference: dict[str, Any] | None = Field(
+        None,
+        description="On grandmaster positions: the level's share of the master's move and "
+        "its mean loss against a reference search, beside the masters' own mean loss (an "
+        "anchor, not a human Elo; None where the reference cannot judge the level).",
     )
 
 

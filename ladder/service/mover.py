@@ -22,7 +22,15 @@ from dataclasses import dataclass
 
 from ladder.clock import move_time_limit_ms
 from ladder.level_move import LevelMove
-from ladder.levels import Level, LevelsError, at_elo, elo_range, levels_version, load_levels
+from ladder.levels import (
+    Level,
+    LevelsError,
+    at_elo,
+    elo_range,
+    human_reference,
+    levels_version,
+    load_levels,
+)
 from ladder.service.config import ServiceConfig
 from ladder.service.drain import Drain
 from ladder.service.engine_slot import EngineSlot, SearchAttemptFailed, SlotFactory, default_slots
@@ -309,6 +317,7 @@ class MoveService:
                     variety=lv.variety,
                     rating=lv.rating,
                     seconds_per_move=lv.seconds_per_move,
+                    human_reference=human_reference(variant, lv.level),
                 )
                 for _, lv in sorted(table.items())
             ]

@@ -39,6 +39,11 @@ def test_move_and_levels_answers_carry_the_version(tmp_path: Path) -> None:
             assert move.json()["levels_version"] == version
             table = http.get("/v1/levels").json()
             assert table["levels_version"] == version
+            # The human reference, where the reference search can judge the level.
+            xiangqi = {row["level"]: row for row in table["levels"]["xiangqi"]}
+            ref = xiangqi[1]["human_reference"]
+            assert 0 <= ref["master_move_share"] <= 1 and ref["masters_mean_loss_cp"] > 0
+            assert xiangqi[8]["human_reference"] is None
     finally:
         server.stop()
 
