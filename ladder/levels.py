@@ -187,8 +187,9 @@ class Level:
     variety: Variety | None = None
     rating: Rating | None = None
     seconds_per_move: float | None = None
-    #: Whether the level's first moves come from the opening book (:mod:`ladder.book`).
-    book: bool = True
+    #: Whether the level's first moves come from the opening book (:mod:`ladder.book`):
+    #: a levels file opts in (``book = true``; the shipped one does, in its defaults).
+    book: bool = False
     #: Settings between two levels of different kinds (see :func:`at_elo`): each move is
     #: played by ``blend.stronger`` with probability ``blend.weight``, else by this level.
     blend: Blend | None = None

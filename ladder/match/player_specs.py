@@ -42,7 +42,15 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from ladder.book import book_digest
-from ladder.levels import LEVEL_NUMBERS, LEVELS_FILE, Level, LevelsError, at_elo, load_levels
+from ladder.levels import (
+    LEVEL_NUMBERS,
+    LEVELS_FILE,
+    Level,
+    LevelsError,
+    Variety,
+    at_elo,
+    load_levels,
+)
 from ladder.match.clocks import TimeControl, TimeControlError
 from ladder.variants import VARIANT_IDS
 
@@ -125,16 +133,17 @@ class PlayerSpec:
         out: dict[str, object] = {
             "nodes": lv.nodes,
             "hash_mb": lv.hash_mb,
-            "variety": asdict(lv.variety) if lv.variety else None,
-            "book": book_digest(variant) if lv.book else None,
+            "variety": _variety_settings(lv.variety),
         }
+        if lv.book:  # (absent for a level without a book: the ids stored before stay)
+            out["book"] = book_digest(variant)
         if lv.blend is not None:  # an Elo between a mistake level and a full search
             b = lv.blend.stronger
             out["blend"] = {
                 "weight": round(lv.blend.weight, 6),
                 "nodes": b.nodes,
                 "hash_mb": b.hash_mb,
-                "variety": asdict(b.variety) if b.variety else None,
+                "variety": _variety_settings(b.variety),
             }
         return out
 
@@ -450,3 +459,19 @@ def _quote(value: str) -> str:
     if any(ch in value for ch in ',"\\') or value.split() != [value]:
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return value
+
+
+#: Variety fields added after match ids were first stored, with the value that means
+#: "not used": a rule that uses none of them leaves them out of its settings, so the ids
+#: stored before them stay the same (a rule that uses one keeps them all).
+_LATER_VARIETY_FIELDS = {"second_look": None, "reject_cp": 0, "node_jitter_pct": 0.0}
+
+
+def _variety_settings(variety: Variety | None) -> dict[str, object] | None:
+    """A variety rule as it goes into a level's settings (and so its match ids)."""
+    if variety is None:
+        return None
+    table = asdict(variety)
+    if all(table[k] == v for k, v in _LATER_VARIETY_FIELDS.items()):  # a rule from before
+        return {k: v for k, v in table.items() if k not in _LATER_VARIETY_FIELDS}
+    return table

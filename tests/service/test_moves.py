@@ -12,7 +12,7 @@ from .helpers import Server, check_move_reply
 
 #: A few opening moves per variant, so the searches are not all from the start position.
 OPENINGS: dict[str, list[str]] = {
-    "xiangqi": ["h3e3", "h10g8", "h1g3"],
+    "xiangqi": ["a4a5", "h10g8", "h1g3"],  # out of the opening book: every level searches
     "atomic-xiangqi": ["h3e3", "h10g8", "b1c3"],
     "crazyhouse-xiangqi": ["h3e3", "h10g8", "A@e2"],
 }
