@@ -48,7 +48,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ladder.calibration.fit import wilson
 from ladder.calibration.record import record_path
 from ladder.engine_binary import engine_path
-from ladder.level_move import MATE_CP, SearchJob, search_level
+from ladder.level_move import MATE_CP, SearchJob, destination, search_level
 from ladder.master_games import master_lines
 from ladder.material import material
 from ladder.package_data import CHECKOUT_ROOT
@@ -63,7 +63,6 @@ LOSS_CAP_CP = 1000
 FREE_CP = 300
 HANG_CP = 200
 WEAK_PLAYERS = re.compile(r"^(random|greedy|L[123]|old-L[123])$")
-_DEST = re.compile(r"[a-i]\d{1,2}$")
 
 
 @dataclass(frozen=True)
@@ -130,11 +129,6 @@ def master_spots(count: int, seed: int, min_ply: int) -> list[Spot]:
             continue
         spots.append(spot)
     return spots
-
-
-def destination(move: str) -> str | None:
-    found = _DEST.search(move)
-    return found.group(0) if found and "@" not in move else None
 
 
 def hangs(game: Game) -> bool:

@@ -72,6 +72,7 @@ __all__ = [
     "choose",
     "comparable_cp",
     "derive_seed",
+    "destination",
     "first_look",
     "level_engine",
     "line_from_info",
@@ -358,9 +359,10 @@ def first_look(game: Game) -> dict[str, int]:
     mover = game.turn
     before = _material_balance(game.board_fen(), red) if explodes else 0
     for move in game.legal_moves():
-        if "@" in move:
+        point = destination(move)
+        if point is None:  # a drop takes nothing
             continue
-        taken = game.piece_at(_DESTINATION.search(move).group(0))  # type: ignore[union-attr]
+        taken = game.piece_at(point)
         if taken is None:
             continue
         if explodes:
@@ -375,6 +377,12 @@ def first_look(game: Game) -> dict[str, int]:
         else:
             out[move] = PIECE_VALUES.get(taken.lower(), 0)
     return out
+
+
+def destination(move: str) -> str | None:
+    """The point a canonical board move lands on (``h3e3`` -> ``e3``); None for a drop."""
+    found = _DESTINATION.search(move)
+    return found.group(0) if found and "@" not in move else None
 
 
 def captures_seen(game: Game, variety: Variety | None) -> dict[str, int] | None:
