@@ -15,6 +15,7 @@ from ladder.level_move import level_engine, play_level_move
 from ladder.levels import load_levels
 from ladder.rules import Game
 from ladder.variants import VARIANT_IDS
+from tests.service.helpers import OUT_OF_BOOK
 
 
 @pytest.mark.parametrize("variant", VARIANT_IDS)
@@ -111,3 +112,11 @@ def test_a_level_plays_book_moves_by_the_seed_then_searches() -> None:
             await engine.close()
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("variant", VARIANT_IDS)
+def test_the_tests_out_of_book_position_is_out_of_every_book(variant: str) -> None:
+    """The service tests that need an engine search play from OUT_OF_BOOK."""
+    book = load_book(variant)
+    assert book is not None
+    assert book.moves(Game.from_fen(variant, None, OUT_OF_BOOK)) == ()

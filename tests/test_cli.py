@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ladder.rules.variants import XIANGQI_START
+from ladder.rules import Game
+from tests.service.helpers import OUT_OF_BOOK
 
 ROOT = Path(__file__).resolve().parents[1]
 # A wire-log record: logger, engine name, pid, direction, line.
@@ -28,8 +29,8 @@ def _ladder(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 
 
 def test_log_level_debug_shows_every_engine_line(engine_exe: Path) -> None:
-    # Level 4 after ply 20 plays the engine's best move (no variety there).
-    late = f"{XIANGQI_START.rsplit(' ', 1)[0]} 11"
+    # Level 4 out of the book and after ply 20 plays the engine's best move (no variety).
+    late = f"{Game.from_fen('xiangqi', None, OUT_OF_BOOK).fen().rsplit(' ', 1)[0]} 11"
     move = ["move", "--variant", "xiangqi", "--fen", late, "--level", "4", "--seed", "1"]
     quiet = _ladder(*move)
     assert quiet.returncode == 0, quiet.stderr
@@ -42,7 +43,8 @@ def test_log_level_debug_shows_every_engine_line(engine_exe: Path) -> None:
     sent = [line for _, _, arrow, line in wire if arrow == ">"]
     received = [line for _, _, arrow, line in wire if arrow == "<"]
     assert any(line.startswith(f"position fen {late}") for line in sent)
-    assert f"bestmove {quiet.stdout.split()[0]}" in received
+    best = f"bestmove {quiet.stdout.split()[0]}"
+    assert any(line == best or line.startswith(f"{best} ponder ") for line in received)
     # Named by its executable until it has said its name.
     assert wire[0][0] == engine_exe.name and wire[-1][0].startswith("Fairy-Stockfish")
 

@@ -106,7 +106,7 @@ def test_no_engine(tmp_path: Path) -> None:
     [
         ("[[level]\n", "Expected ']]'"),
         ("", "levels must be exactly 1..8"),
-        (LEVELS_FILE.read_text().replace("threads = 1", "threads = 2", 1), "threads = 1"),
+        (LEVELS_FILE.read_text().replace("threads = 1", "threads = 2", 1), "threads must be 1"),
     ],
 )
 def test_a_broken_levels_file(tmp_path: Path, engine_exe: Path, text: str, problem: str) -> None:

@@ -80,7 +80,13 @@ class LocalBackend:
             # Every child, not only the pool's list: an interrupt can land while a
             # worker is being started and is not listed yet. No waiting either.
             abandon_workers()
+            manager: threading.Thread | None = getattr(self._pool, "_executor_manager_thread", None)
             self._pool.shutdown(wait=False, cancel_futures=True)
+            # Let the pool's manager thread see its dead workers and close its wakeup
+            # pipe now: CPython 3.11's exit hook otherwise races it and may write to the
+            # closed pipe ("Exception ignored ... Bad file descriptor" after Ctrl-C).
+            if manager is not None:
+                manager.join(timeout=10)
             return
         self._pool.shutdown(wait=True)
 

@@ -22,6 +22,10 @@ from ladder.service.launch import ServeProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 
+# A position past every variant's opening book (tests/test_book.py checks it): a request
+# that must reach an engine plays from here, since a book move is answered without one.
+OUT_OF_BOOK = ["h3e3", "a10a9"]
+
 
 def service_engine() -> Path:
     """The engine the service tests run: $LADDER_ENGINE, else the patched build,

@@ -21,7 +21,7 @@ from ladder.service.launch import ladder_command
 from ladder.service.server import ServeError, check_exposure
 from ladder.service.settings import ServeSettings
 
-from .helpers import ROOT, Server, service_engine, start_server
+from .helpers import OUT_OF_BOOK, ROOT, Server, service_engine, start_server
 
 KEY_A = "site-a-0123456789abcdef"
 KEY_B = "site-b-fedcba9876543210"
@@ -198,7 +198,7 @@ async def test_a_flood_from_one_key_does_not_starve_another(tmp_path: Path) -> N
             done: list[str] = []
 
             async def move(key: str, level: int, seed: int) -> None:
-                body = {"variant": "xiangqi", "moves": ["h3e3"], "level": level, "seed": seed}
+                body = {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": level, "seed": seed}
                 r = await client.post("/v1/move", json=body, headers=bearer(key))
                 assert r.status_code == 200, r.text
                 done.append(key)

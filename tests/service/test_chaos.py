@@ -12,9 +12,9 @@ import signal
 import httpx
 import psutil
 
-from .helpers import check_move_reply, start_server
+from .helpers import OUT_OF_BOOK, check_move_reply, start_server
 
-MOVES = ["h3e3", "h10g8", "h1g3"]
+MOVES = OUT_OF_BOOK
 
 
 def _gone(pid: int) -> bool:

@@ -19,7 +19,15 @@ from ladder.service.config import ServiceConfig
 from ladder.service.errors import ServiceError
 from ladder.service.launch import ladder_command
 
-from .helpers import ROOT, Server, check_move_reply, service_engine, start_server, wait_until
+from .helpers import (
+    OUT_OF_BOOK,
+    ROOT,
+    Server,
+    check_move_reply,
+    service_engine,
+    start_server,
+    wait_until,
+)
 
 
 async def test_async_client(server: Server) -> None:
@@ -169,7 +177,7 @@ def test_client_retries_503_after_retry_after() -> None:
     """A busy server (one engine, no queue) answers 503 with Retry-After: the client
     tries again, a bounded number of times, and succeeds once the engine is free."""
     server = start_server("--max-queue", "0", engines=1)
-    body = {"variant": "xiangqi", "moves": ["h3e3"], "level": 1, "seed": 2}
+    body = {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 1, "seed": 2}
     try:
         (engine,) = server.engine_pids()
         os.kill(engine, signal.SIGSTOP)
@@ -181,7 +189,7 @@ def test_client_retries_503_after_retry_after() -> None:
             server.wait_health(lambda h: h["engines_busy"] == 1)
             start = len(server.log_lines)
             with pytest.raises(ServiceError) as err, LadderSync(server.url, retries=2) as c:
-                c.move(variant="xiangqi", moves=["h3e3"], level=1, seed=3)
+                c.move(variant="xiangqi", moves=OUT_OF_BOOK, level=1, seed=3)
             assert err.value.status == 503 and err.value.code == "busy"
             # the first try and two retries, then it gave up (each is logged once its
             # answer is out, so the last line may come just after the client saw it)
@@ -194,7 +202,7 @@ def test_client_retries_503_after_retry_after() -> None:
 
             def patient() -> None:
                 with LadderSync(server.url, retries=50) as c:
-                    results.append(c.move(variant="xiangqi", moves=["h3e3"], level=1, seed=3))
+                    results.append(c.move(variant="xiangqi", moves=OUT_OF_BOOK, level=1, seed=3))
 
             waiter = threading.Thread(target=patient)
             waiter.start()
@@ -204,7 +212,7 @@ def test_client_retries_503_after_retry_after() -> None:
         waiter.join(timeout=120)
         blocker.join(timeout=120)
         assert len(results) == 1
-        check_move_reply("xiangqi", ["h3e3"], results[0].model_dump())
+        check_move_reply("xiangqi", OUT_OF_BOOK, results[0].model_dump())
     finally:
         server.stop()
 

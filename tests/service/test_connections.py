@@ -20,9 +20,9 @@ import pytest
 
 from ladder.service.http_protocol import MAX_HEADER_BYTES, REQUEST_TIMEOUT_S, ConnectionLimits
 
-from .helpers import Server, check_move_reply, start_server, wait_until
+from .helpers import OUT_OF_BOOK, Server, check_move_reply, start_server, wait_until
 
-MOVE: dict[str, Any] = {"variant": "xiangqi", "moves": ["h3e3"], "level": 1, "seed": 3}
+MOVE: dict[str, Any] = {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 1, "seed": 3}
 
 
 def request_bytes(

@@ -13,7 +13,7 @@ import httpx
 import psutil
 import pytest
 
-from .helpers import Server, samples, wait_until
+from .helpers import OUT_OF_BOOK, Server, samples, wait_until
 from .test_lanes import SLOW, post
 
 DRAIN = ["--drain-timeout", "2", "--drain-delay", "1.5"]
@@ -96,7 +96,7 @@ def test_a_request_that_ends_within_the_drain_is_answered() -> None:
     server.start()
     try:
         sock = server.connect()
-        post(sock, {"variant": "xiangqi", "moves": ["h3e3"], "level": 6, "seed": 2})
+        post(sock, {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 6, "seed": 2})
         wait_until(lambda: samples(server)['ladder_searches_in_flight{level="6"}'] == 1)
         server.signal(signal.SIGTERM)
         status, _, body = read_answer(sock)

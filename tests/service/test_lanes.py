@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import socket
 
-from .helpers import samples, start_server, wait_until
+from .helpers import OUT_OF_BOOK, samples, start_server, wait_until
 
-SLOW = {"variant": "xiangqi", "moves": ["h3e3"], "level": 8}
-FAST = {"variant": "xiangqi", "moves": ["h3e3", "h10g8"], "level": 1, "seed": 5}
+SLOW = {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 8}
+FAST = {"variant": "xiangqi", "moves": [*OUT_OF_BOOK, "h1g3"], "level": 1, "seed": 5}
 
 
 def post(sock: socket.socket, body: dict[str, object]) -> None:

@@ -9,9 +9,9 @@ import signal
 
 import httpx
 
-from .helpers import Server, check_move_reply, start_server
+from .helpers import OUT_OF_BOOK, Server, check_move_reply, start_server
 
-MOVES = ["h3e3", "h10g8"]
+MOVES = OUT_OF_BOOK
 
 
 async def _move(
@@ -80,7 +80,9 @@ async def test_client_disconnect_frees_engine() -> None:
                 os.kill(engine, signal.SIGSTOP)  # the search certainly runs when the client goes
                 try:
                     async with httpx.AsyncClient(base_url=srv.url, timeout=60) as impatient:
-                        request = asyncio.create_task(_move(impatient, level, 1, ["h3e3"]))
+                        request = asyncio.create_task(
+                            _move(impatient, level, 1, [*OUT_OF_BOOK, "h1g3"])
+                        )
                         await asyncio.to_thread(srv.wait_health, lambda h: h["engines_busy"] == 1)
                         request.cancel()
                         with contextlib.suppress(asyncio.CancelledError):

@@ -14,9 +14,9 @@ import httpx
 
 from ladder.service.metrics import INCIDENT_KINDS
 
-from .helpers import Server, samples, start_server
+from .helpers import OUT_OF_BOOK, Server, samples, start_server
 
-MOVE = {"variant": "atomic-xiangqi", "moves": ["h3e3"], "level": 2, "seed": 9}
+MOVE = {"variant": "atomic-xiangqi", "moves": OUT_OF_BOOK, "level": 2, "seed": 9}
 
 
 def records(server: Server, **fields: Any) -> list[dict[str, Any]]:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import Server, samples, start_server, wait_until
+from .helpers import OUT_OF_BOOK, Server, samples, start_server, wait_until
 
-MOVE = {"variant": "xiangqi", "moves": ["h3e3"], "level": 1, "seed": 3}
+MOVE = {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 1, "seed": 3}
 JSON = {"content-type": "application/json"}
 
 

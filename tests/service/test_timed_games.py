@@ -17,10 +17,10 @@ from ladder.clock import move_time_limit_ms
 from ladder.levels import load_levels
 from ladder.service.launch import ladder_command
 
-from .helpers import ROOT, Server, service_engine, start_server, wait_until
+from .helpers import OUT_OF_BOOK, ROOT, Server, service_engine, start_server, wait_until
 
 LEVEL_2_NODES = load_levels()["xiangqi"][2].nodes
-MOVE = {"variant": "xiangqi", "moves": ["h3e3"], "level": 2, "seed": 7}
+MOVE = {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 2, "seed": 7}
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,7 @@ def test_client_and_cli_pass_the_clock(teed: tuple[Server, Path]) -> None:
     before = len(go_lines(wire))
     with LadderSync(server.url) as ladder:
         reply = ladder.move(
-            variant="xiangqi", moves=["h3e3"], level=2, clock=Clock(remaining_ms=5000)
+            variant="xiangqi", moves=OUT_OF_BOOK, level=2, clock=Clock(remaining_ms=5000)
         )
     assert reply.time_limit_ms == move_time_limit_ms(5000)
     assert next_go(wire, before).endswith(f"movetime {move_time_limit_ms(5000)}")
