@@ -43,13 +43,22 @@ STATUS = {
 
 
 class RunSettings(Protocol):
-    """What every match and tournament configuration has."""
+    """What every match and tournament configuration has (read only)."""
 
-    variant: str
-    seed: int
-    openings: list[Opening]
-    openings_order: str
-    adjudication: Adjudication
+    @property
+    def variant(self) -> str: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def openings(self) -> list[Opening]: ...
+
+    @property
+    def openings_order(self) -> str: ...
+
+    @property
+    def adjudication(self) -> Adjudication: ...
 
 
 def document_head(
