@@ -34,6 +34,9 @@ log = logging.getLogger("ladder.bridge")
 
 Handler = Callable[[list[str]], Awaitable[None]]
 
+#: How long a stopped search may take to answer before ``stop`` is sent again (s).
+STOP_AGAIN_S = 0.25
+
 #: A point in a rules-checker message (canonical: ranks 1..10), alone or in a move.
 _POINT = re.compile(r"(?:(?<![A-Za-z0-9])|(?<=[a-i][0-9])|(?<=[a-i]10))([a-i])(10|[1-9])(?![0-9])")
 #: A canonical move or drop, the whole text.
@@ -206,8 +209,12 @@ class GuiServer:
 
     async def finish_search(self) -> None:
         """Let a running search end now (it answers), and wait for it."""
-        if self.searching:
+        task = self.search_task
+        while task is not None and not task.done():
             await self.session.stop()
+            # A stop that came before the engine's `go` was a no-op: an analysis would
+            # never end, so it is sent again until the search is over.
+            await asyncio.wait({task}, timeout=STOP_AGAIN_S)
         await self.wait_search()
 
     async def wait_search(self) -> None:

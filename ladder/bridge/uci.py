@@ -297,9 +297,7 @@ class UciServer(GuiServer):
         if not self.searching:
             self.idle_stop()
             return
-        self.release.set()
-        await self.session.stop()
-        await self.wait_search()
+        await self.finish_search()
 
     def idle_stop(self) -> None:
         return None  # UCI: nothing to stop

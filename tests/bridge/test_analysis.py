@@ -101,3 +101,12 @@ def test_xboard_analyze_follows_the_moves_until_exit() -> None:
         gui.send("ping 3")
         assert gui.expect("pong 3") == ["pong 3"]  # nothing streams after exit
         assert engine_goes(gui, 3) == ["go infinite"] * 3
+
+
+@pytest.mark.parametrize("command", ["uci", "ucci"])
+def test_stop_at_once_after_go_infinite_is_never_lost(command: str) -> None:
+    """A `stop` that lands before the engine's `go` is sent again: the analysis ends."""
+    with LineSession([LADDER, command]) as gui:
+        gui.send(command, "position startpos", "go infinite", "stop", "isready")
+        lines = gui.expect("readyok")
+        assert [line.split()[0] for line in lines if line.startswith("bestmove")] == ["bestmove"]
