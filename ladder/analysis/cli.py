@@ -28,7 +28,7 @@ from ladder.analysis.runner import AnalysisInputError, GameAnalysis, GamePositio
 from ladder.analysis.search import Evaluation, search_position
 from ladder.level_move import level_engine
 from ladder.match.exit_codes import ExitCode
-from ladder.match.pgn import PgnError, read_pgn, replay
+from ladder.match.output.pgn import PgnError, read_pgn, replay
 from ladder.rules import Game, RulesError
 from ladder.variants import VARIANT_IDS
 from ladder.wxf import WxfError, read_move
