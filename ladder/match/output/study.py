@@ -55,6 +55,7 @@ __all__ = [
     "summary_table",
 ]
 
+
 class StudyError(Exception):
     """A study that cannot be made: a bad source, a reference engine that fails."""
 
@@ -89,8 +90,7 @@ def decisive_move(
         return None
     worst = max(candidates, key=lambda p: p.drop)
     text = (
-        f"decisive: the evaluation went from {eval_text(worst.before)} "
-        f"to {eval_text(worst.after)}"
+        f"decisive: the evaluation went from {eval_text(worst.before)} to {eval_text(worst.after)}"
     )
     best = worst.before.best
     if best is not None and best != worst.move:
