@@ -3,6 +3,7 @@
 ladder move | serve | levels       the move service        (ladder/service/cli.py)
 ladder perft                       the rules checker       (ladder/rules/cli.py)
 ladder match | tournament | study  matches and studies     (ladder/match/cli.py)
+ladder analyse                     game analysis           (ladder/analysis/cli.py)
 ladder calibrate                   calibration             (ladder/calibration/cli.py)
 ladder engine build | path         the engine              (ladder/engine_cli.py)
 ladder doctor                      checks the installation (ladder/doctor.py)
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from ladder.analysis.cli import add_analyse
 from ladder.bridge.cli import add_engine_commands
 from ladder.calibration.cli import add_calibrate
 from ladder.doctor import add_doctor
@@ -47,6 +49,7 @@ ENGINE_COMMANDS = (
     "match",
     "tournament",
     "study",
+    "analyse",
     "calibrate",
     "uci",
     "ucci",
@@ -95,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_match(sub)
     add_tournament(sub)
     add_study(sub)
+    add_analyse(sub)
     add_calibrate(sub)
     add_perft(sub)
     add_engine(sub)

@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import json
 import sys
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--cache", type=Path, default=None)
     p.add_argument("--json", type=Path, default=None)
+    p.add_argument(
+        "--human-reference",
+        type=Path,
+        default=None,
+        help="with --source master: write the shipped human reference "
+        "(ladder/human_reference.json) "
+        "from the players named L<level>, beside the masters",
+    )
     args = p.parse_args(argv)
+    if args.human_reference is not None and args.source != "master":
+        p.error("--human-reference needs --source master")
     try:
         out = asyncio.run(
             measure(
@@ -68,7 +79,46 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=2))
+    if args.human_reference is not None:
+        command = " ".join(["scripts/measure_mistakes.py", *(argv or sys.argv[1:])])
+        text = json.dumps(human_reference(out, command), indent=1)
+        args.human_reference.write_text(text + "\n")
     return 0
+
+
+def human_reference(out: dict[str, Any], command: str) -> dict[str, Any]:
+    """The shipped human reference from a ``--source master`` measurement: per level
+    (players named ``L<n>``), the master-move share and the mean loss with intervals."""
+    players = out["players"]
+    masters = players["masters"]
+    levels = {
+        name[1:]: {
+            "master_move_share": round(row["master_move"]["share"], 3),
+            "master_move_ci": [
+                round(row["master_move"]["lo"], 3),
+                round(row["master_move"]["hi"], 3),
+            ],
+            "mean_loss_cp": round(row["mean_loss_capped"], 1),
+            "mean_loss_ci": [round(x, 1) for x in row["mean_loss_ci"]],
+        }
+        for name, row in players.items()
+        if name.startswith("L") and name[1:].isdigit()
+    }
+    judged = ", ".join(sorted(levels, key=int))
+    return {
+        "method": (
+            f"{command} ({date.today():%d %B %Y}): on positions of the grandmaster games past "
+            "the book, each level's share of the master's move and its mean loss (capped at "
+            f"1,000 cp) against a {out['reference_nodes']:,}-node reference search, beside the "
+            f"masters' own mean loss. The reference judges levels {judged}; it is an anchor, "
+            "not a human Elo."
+        ),
+        "reference_nodes": out["reference_nodes"],
+        "positions": masters["positions"],
+        "masters_mean_loss_cp": round(masters["mean_loss_capped"], 1),
+        "masters_mean_loss_ci": [round(x, 1) for x in masters["mean_loss_ci"]],
+        "variants": {out["variant"]: levels},
+    }
 
 
 if __name__ == "__main__":

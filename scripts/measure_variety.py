@@ -28,7 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ladder.book import load_book
 from ladder.level_move import SearchJob, derive_seed, level_engine, play_level_move, search_level
-from ladder.levels import LEVEL_NUMBERS, load_levels
+from ladder.levels import LEVEL_NUMBERS, Level, load_levels
 from ladder.master_games import master_lines
 from ladder.match.openings import load_openings
 from ladder.rules import Game
@@ -83,14 +83,13 @@ async def level_sequence(
     engine: ManagedEngine,
     opponent: ManagedEngine,
     variant: str,
-    level: int,
+    settings: Level,
     side: str,
     script: tuple[str, ...],
     seed: int,
     moves: int,
     opponent_nodes: int,
 ) -> tuple[str, ...]:
-    settings = load_levels()[variant][level]
     game = Game.from_fen(variant)
     own: list[str] = []
     while len(own) < moves and game.outcome() is None:
@@ -106,6 +105,7 @@ async def level_sequence(
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     engine, opponent = level_engine(), level_engine()
     plan = scenarios(args.variant)
+    ladder = load_levels(args.levels) if args.levels else load_levels()
     table: dict[str, dict[str, int]] = {}
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     try:
@@ -118,7 +118,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                     for seed in range(1, args.seeds + 1):
                         call = (
                             args.variant,
-                            level,
+                            ladder[args.variant][level],
                             side,
                             script,
                             seed,
@@ -154,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--moves", type=int, default=5, help="the level's own first moves compared")
     p.add_argument("--opponent-nodes", type=int, default=3_000)
     p.add_argument("--json", type=Path, default=None)
+    p.add_argument("--levels", type=Path, default=None, help="levels file (default: shipped)")
     args = p.parse_args(argv)
     args.level = args.level or list(LEVEL_NUMBERS)
     out = asyncio.run(measure(args))

@@ -1,0 +1,219 @@
+"""``ladder analyse``: a game's computer analysis, as an annotated PGN (and JSON).
+
+    ladder analyse GAME.pgn [-o OUT.pgn] [--json OUT.json] [--nodes N] [-j ENGINES]
+    ladder analyse --moves "h3e3 h8e8 ..." [--variant V] [--fen FEN] ...
+
+Every game of the PGN file (or the game given by ``--moves``) is analysed on ``-j``
+engines at once (the patched engine, as the levels play it), a progress bar on stderr;
+the exit codes are ``ladder match``'s (:class:`ladder.match.exit_codes.ExitCode`): 0
+done, 2 a bad argument or game (an illegal move names its ply), 3 an engine that
+failed, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ladder.analysis.pgn import format_analysis_pgn
+from ladder.analysis.runner import AnalysisInputError, GameAnalysis, GamePositions, analyse
+from ladder.analysis.search import Evaluation, search_position
+from ladder.level_move import level_engine
+from ladder.match.exit_codes import ExitCode
+from ladder.match.pgn import PgnError, read_pgn, replay
+from ladder.rules import Game, RulesError
+from ladder.variants import VARIANT_IDS
+from ladder.wxf import WxfError, read_move
+from protocol.errors import EngineError
+from protocol.managed import ManagedEngine
+
+__all__ = ["DEFAULT_NODES", "add_analyse", "run_analyse"]
+
+#: Nodes a position by default: the service's default (ladder.service.config).
+DEFAULT_NODES = 150_000
+
+
+class UsageError(Exception):
+    """A bad argument or game: nothing was analysed."""
+
+
+@dataclass
+class SourceGame:
+    """A game to analyse: its positions, tags and result."""
+
+    positions: GamePositions
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    result: str = "*"
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_analyse(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register ``ladder analyse``."""
+    p = sub.add_parser(
+        "analyse",
+        aliases=["analyze"],
+        help="a game's computer analysis: evaluations, mistakes, best lines, accuracy",
+        description="Evaluate every position of a game, mark its inaccuracies, mistakes and "
+        "blunders with the engine's best line, and sum up each side (counts, mean loss, "
+        "accuracy); write the game as an annotated PGN as lichess exports one.",
+    )
+    p.add_argument("pgn", nargs="?", type=Path, metavar="GAME.pgn", help="the game(s) to analyse")
+    p.add_argument("--moves", default=None, help="the game's moves instead of a PGN file "
+                   "(canonical h3e3 or WXF C2=5, space-separated)")  # fmt: skip
+    p.add_argument("--variant", choices=VARIANT_IDS, default=None,
+                   help="the rule set (default: the PGN's Variant tag, else xiangqi)")  # fmt: skip
+    p.add_argument("--fen", default=None, help="the start position of --moves")
+    p.add_argument("--nodes", type=_positive, default=DEFAULT_NODES,
+                   help=f"search each position this many nodes (default {DEFAULT_NODES:,}; "
+                   "level 8 searches 1,000,000: a weaker analysis may call its moves "
+                   "mistakes)")  # fmt: skip
+    p.add_argument("-j", "--engines", type=_positive, default=1, metavar="N",
+                   help="engines searching at once (default 1)")  # fmt: skip
+    p.add_argument("-o", "--out", default="-", metavar="OUT.pgn",
+                   help="the annotated PGN ('-': standard output, the default)")  # fmt: skip
+    p.add_argument("--json", dest="json_path", default=None, metavar="FILE",
+                   help="the analysis as JSON ('-': standard output)")  # fmt: skip
+    p.set_defaults(func=_cmd_analyse)
+
+
+def _cmd_analyse(args: argparse.Namespace) -> int:
+    try:
+        games = load_games(args.pgn, args.moves, args.variant, args.fen)
+    except UsageError as exc:
+        print(f"ladder analyse: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    if args.out == "-" and args.json_path == "-":
+        print("ladder analyse: -o and --json cannot both be standard output", file=sys.stderr)
+        return ExitCode.USAGE
+    try:
+        return run_analyse(games, nodes=args.nodes, engines=args.engines, out=args.out,
+                           json_path=args.json_path)  # fmt: skip
+    except KeyboardInterrupt:
+        print("ladder analyse: interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+
+
+def load_games(
+    pgn: Path | None, moves: str | None, variant: str | None, fen: str | None
+) -> list[SourceGame]:
+    """The games named on the command line (:class:`UsageError` for a bad one)."""
+    if (pgn is None) == (moves is None):
+        raise UsageError("give a PGN file or --moves (one of the two)")
+    if moves is not None:
+        try:
+            game = Game.from_fen(variant or "xiangqi", fen)
+        except RulesError as exc:
+            raise UsageError(f"--{exc.field}: {exc.reason}") from None
+        for ply, token in enumerate(moves.split(), start=1):
+            try:
+                game.push(read_move(game, token))
+            except WxfError as exc:
+                raise UsageError(f"--moves: ply {ply}: {exc}") from None
+        return [SourceGame(GamePositions(game.variant.name, fen, game.moves))]
+    if fen is not None:
+        raise UsageError("--fen goes with --moves (a PGN game has its FEN tag)")
+    try:
+        text = pgn.read_text()  # type: ignore[union-attr]
+        parsed = list(read_pgn(text))
+    except (OSError, UnicodeDecodeError, PgnError) as exc:
+        raise UsageError(f"{pgn}: {exc}") from None
+    if not parsed:
+        raise UsageError(f"{pgn}: no games")
+    out = []
+    for number, item in enumerate(parsed, start=1):
+        try:
+            game = replay(item, variant or ("xiangqi" if "Variant" not in item.headers else None))
+            positions = GamePositions(game.variant.name, game.start_fen, game.moves)
+        except (PgnError, AnalysisInputError) as exc:
+            raise UsageError(f"{pgn}: game {number}: {exc}") from None
+        result = item.headers.get("Result", item.result or "*")
+        out.append(SourceGame(positions, list(item.headers.items()), result))
+    return out
+
+
+def run_analyse(
+    games: Sequence[SourceGame],
+    *,
+    nodes: int,
+    engines: int,
+    out: str,
+    json_path: str | None,
+    console: Console | None = None,
+) -> int:
+    """Analyse ``games`` and write them; the exit code."""
+    console = console or Console(stderr=True)
+    try:
+        done = asyncio.run(_analyse_all(games, nodes, engines, console))
+    except EngineError as exc:
+        print(f"ladder analyse: the engine failed: {exc}", file=sys.stderr)
+        return ExitCode.ENGINE_FAILURE
+    text = "\n".join(
+        format_analysis_pgn(a, headers=g.headers, result=g.result)
+        for g, a in zip(games, done, strict=True)
+    )
+    if out == "-":
+        sys.stdout.write(text)
+    else:
+        Path(out).write_text(text)
+    if json_path is not None:
+        document = json.dumps({"games": [a.to_dict() for a in done]}, indent=2)
+        if json_path == "-":
+            sys.stdout.write(document + "\n")
+        else:
+            Path(json_path).write_text(document + "\n")
+    for number, analysis in enumerate(done, start=1):
+        figures = "; ".join(
+            f"{side}: {s.inaccuracies} inaccuracies, {s.mistakes} mistakes, {s.blunders} "
+            f"blunders, accuracy {'-' if s.accuracy is None else round(s.accuracy)}"
+            for side, s in analysis.summary.items()
+        )
+        console.print(f"game {number}: {len(analysis.plies)} plies; {figures}", highlight=False)
+    return ExitCode.DONE
+
+
+async def _analyse_all(
+    games: Sequence[SourceGame], nodes: int, engines: int, console: Console
+) -> list[GameAnalysis]:
+    pool: list[ManagedEngine] = [level_engine() for _ in range(engines)]
+
+    def evaluator(engine: ManagedEngine):  # type: ignore[no-untyped-def]
+        async def evaluate(game: Game) -> Evaluation:
+            return (await search_position(engine, game, nodes)).evaluation
+
+        return evaluate
+
+    evaluators = [evaluator(e) for e in pool]
+    done: list[GameAnalysis] = []
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    try:
+        with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
+            for number, source in enumerate(games, start=1):
+                g = source.positions
+                task = bar.add_task(f"game {number}", total=g.plies)
+                analysis = GameAnalysis(g.variant, g.start_fen, g.moves, nodes)
+                async for ply in analyse(g, evaluators):
+                    analysis.plies.append(ply)
+                    bar.advance(task)
+                done.append(analysis)
+    finally:
+        await asyncio.gather(*(e.close() for e in pool), return_exceptions=True)
+    return done

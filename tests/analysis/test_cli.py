@@ -1,0 +1,171 @@
+"""``ladder analyse`` as a user runs it: a PGN in, the annotated PGN and JSON out, read
+back by python-chess (an independent PGN parser: tags, comments, NAGs, variations);
+``ladder match``'s exit codes for a bad game and a failing engine."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+import pytest
+
+from ladder.match.exit_codes import ExitCode
+from tests.analysis.test_core import PLANTED
+
+FAULTY_ENGINE = Path(__file__).parents[1] / "match" / "faulty_engine.py"
+NODES = "5000"
+
+
+def ladder(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ladder.cli", *args], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, **(env or {})})  # fmt: skip
+
+
+def game_pgn(moves: list[str]) -> str:
+    return (
+        '[Event "club night"]\n[White "Alice"]\n[Black "Bob"]\n[Result "0-1"]\n'
+        '[Variant "xiangqi"]\n\n' + " ".join(moves) + " 0-1\n"
+    )
+
+
+class Reader(chess.pgn.BaseVisitor[dict[str, Any]]):
+    """python-chess's PGN parser over our WXF moves: tags, and for the main line and
+    each variation their move tokens (which python-chess cannot play: we count them
+    through its NAGs and comments), the comments and the NAGs."""
+
+    def begin_game(self) -> None:
+        self.tags: dict[str, str] = {}
+        self.comments: list[str] = []
+        self.nags: list[int] = []
+        self.variations = 0
+        self.depth = 0
+
+    def begin_headers(self) -> chess.pgn.Headers:
+        return chess.pgn.Headers({})
+
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
+        self.tags[tagname] = tagvalue
+
+    def begin_parse_san(self, board: chess.Board, san: str) -> chess.pgn.SkipType:
+        raise AssertionError(f"a WXF move taken for a chess move: {san}")
+
+    def visit_comment(self, comment: str) -> None:
+        if self.depth == 0:
+            self.comments.append(comment)
+
+    def visit_nag(self, nag: int) -> None:
+        if self.depth == 0:
+            self.nags.append(nag)
+
+    def begin_variation(self) -> chess.pgn.SkipType | None:
+        self.depth += 1
+        self.variations += 1
+        return None
+
+    def end_variation(self) -> None:
+        self.depth -= 1
+
+    def handle_error(self, error: Exception) -> None:
+        raise error
+
+    def result(self) -> dict[str, Any]:
+        return {"tags": self.tags, "comments": self.comments, "nags": self.nags,
+                "variations": self.variations}  # fmt: skip
+
+
+def test_a_pgn_game_analysed_into_pgn_and_json(tmp_path: Path) -> None:
+    source = tmp_path / "game.pgn"
+    source.write_text(game_pgn(PLANTED))
+    out, data = tmp_path / "out.pgn", tmp_path / "out.json"
+    done = ladder("analyse", str(source), "-o", str(out), "--json", str(data), "--nodes", NODES,
+                  "-j", "2")  # fmt: skip
+    assert done.returncode == ExitCode.DONE, done.stderr
+    assert "game 1: 10 plies" in done.stderr
+    analysis = json.loads(data.read_text())["games"][0]
+    plies = analysis["plies"]
+    assert [p["move"] for p in plies] == PLANTED
+    assert plies[8]["judgement"] == "blunder" and plies[9]["best"] == "b8b1"
+
+    read = chess.pgn.read_game(io.StringIO(out.read_text()), Visitor=Reader)
+    assert read is not None
+    tags = read["tags"]
+    assert (tags["White"], tags["Black"], tags["Result"], tags["Event"]) == (
+        "Alice",
+        "Bob",
+        "0-1",
+        "club night",
+    )
+    assert (tags["Game"], tags["Format"], tags["Variant"]) == ("Chinese Chess", "WXF", "xiangqi")
+    for side in ("red", "black"):
+        summary = analysis["summary"][side]
+        prefix = side.capitalize()
+        assert int(tags[f"{prefix}Blunders"]) == summary["blunders"]
+        assert int(tags[f"{prefix}Mistakes"]) == summary["mistakes"]
+        assert int(tags[f"{prefix}Inaccuracies"]) == summary["inaccuracies"]
+        assert int(tags[f"{prefix}Accuracy"]) == round(summary["accuracy"])
+    # every move's first comment is its [%eval], Red's view, as python-chess reads it
+    evals = [c for c in read["comments"] if c.startswith("[%eval")]
+    assert len(evals) == len(plies)
+    for comment, ply in zip(evals, plies, strict=True):
+        node = chess.pgn.Game()
+        node.comment = comment
+        pov = node.eval()
+        assert pov is not None
+        after = ply["eval_after"]
+        if after["mate"] is not None:
+            assert pov.white().mate() == after["mate"]
+        else:
+            assert pov.white().score() == after["cp"]
+    judged = [p for p in plies if p["judgement"]]
+    nag = {"inaccuracy": chess.pgn.NAG_DUBIOUS_MOVE, "mistake": chess.pgn.NAG_MISTAKE,
+           "blunder": chess.pgn.NAG_BLUNDER}  # fmt: skip
+    assert read["nags"] == [nag[p["judgement"]] for p in judged]
+    # python-chess skips variations whose moves it cannot play; in the text each judged
+    # move is followed by the engine's line from the same ply
+    variations = re.findall(r"\( ([^()]*) \)", out.read_text())
+    assert len(variations) == sum(1 for p in judged if p["pv"])
+    for text, ply in zip(variations, [p for p in judged if p["pv"]], strict=True):
+        assert [t for t in text.split() if not t[0].isdigit()] == ply["pv_wxf"]
+    words = [c for c in read["comments"] if not c.startswith("[%eval")]
+    assert any("Blunder." in w and f"{plies[8]['best_wxf']} was best." in w for w in words)
+
+
+def test_an_illegal_move_is_refused_with_its_ply(tmp_path: Path) -> None:
+    source = tmp_path / "bad.pgn"
+    source.write_text(game_pgn(["h3e3", "h8e8", "e3e9"]))
+    done = ladder("analyse", str(source), "--nodes", NODES)
+    assert done.returncode == ExitCode.USAGE
+    assert "ply 3" in done.stderr and "Traceback" not in done.stderr
+    done = ladder("analyse", "--moves", "h3e3 h8e8 e3e9", "--nodes", NODES)
+    assert done.returncode == ExitCode.USAGE and "ply 3" in done.stderr
+
+
+def wrapped_engine(tmp_path: Path, engine_exe: Path, *fault: str) -> Path:
+    script = tmp_path / "engine.sh"
+    script.write_text(
+        f"#!/bin/sh\nexec {sys.executable} {FAULTY_ENGINE} {engine_exe} {' '.join(fault)}\n"
+    )
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.slow
+def test_a_crash_is_retried_and_a_dead_engine_is_exit_3(tmp_path: Path, engine_exe: Path) -> None:
+    once = wrapped_engine(tmp_path, engine_exe, "--crash-once-at", "3", str(tmp_path / "once"))
+    done = ladder("analyse", "--moves", "h3e3 h8e8 h1g3 h10g8", "--nodes", NODES, "--json", "-",
+                  "-o", str(tmp_path / "o.pgn"), env={"LADDER_ENGINE": str(once)})  # fmt: skip
+    assert done.returncode == ExitCode.DONE, done.stderr
+    assert len(json.loads(done.stdout)["games"][0]["plies"]) == 4
+    dead = wrapped_engine(tmp_path, engine_exe, "--crash-after", "2", str(tmp_path / "dead"))
+    done = ladder("analyse", "--moves", "h3e3 h8e8 h1g3 h10g8", "--nodes", NODES,
+                  env={"LADDER_ENGINE": str(dead)})  # fmt: skip
+    assert done.returncode == ExitCode.ENGINE_FAILURE, done.stderr
+    assert "the engine failed" in done.stderr and "Traceback" not in done.stderr
