@@ -272,3 +272,23 @@ def test_slow_level_shows_its_clock(server: Server, open_page: Opener) -> None:
     options = play.page.locator("#strength option").all_inner_texts()
     assert all("unrated" in o for o in options if o.startswith("Level")), options
     assert "not rated yet" in play.text("#strength-help")
+
+
+def test_hint_drawn_as_an_arrow(server: Server, open_page: Opener) -> None:
+    """A hint at the chosen level is that level's move (same moves, same seed), drawn
+    as an arrow on the board and written in WXF; it goes with the next move."""
+    play = open_page(server, variant="xiangqi", level=1, colour="red", seed=3, moves="h3e3,a10a9")
+    play.page.select_option("#hint-level", "5")
+    play.page.click("#hint")
+    best = ladder_move(server.url, "xiangqi", ["h3e3", "a10a9"], 5, seed=3)["move"]
+    play.page.wait_for_function(
+        "m => document.getElementById('board').dataset.arrows === m", arg=best
+    )
+    assert play.page.locator("cg-container svg.cg-shapes line").count() == 1  # the arrow
+    wxf = position(server.url, "xiangqi", ["h3e3", "a10a9", best])["wxf"][2]
+    assert f"level 5: {wxf} ({best})" in play.text("#hint-text")
+    assert play.page.is_disabled("#hint")  # one hint per move
+    play.play(best)
+    play.wait_settled(4)
+    assert play.page.get_attribute("#board", "data-arrows") == ""
+    assert play.page.locator("cg-container svg.cg-shapes line").count() == 0
