@@ -381,7 +381,7 @@ def test_any_elo_once_the_levels_are_measured(
         play.wait_settled(0)
         texts = play.page.locator("#strength option").all_inner_texts()
         assert texts[0].startswith("Level 1 · Elo 100 (60\u2013140, 200 games)"), texts
-        assert "Elo with its 95 % interval" in play.text("#strength-help")
+        assert "with its 95 % interval" in play.text("#strength-help")
         values = play.page.eval_on_selector_all("#strength option", "os => os.map(o => o.value)")
         assert [v for v in values if v.startswith("elo:")] == [
             f"elo:{e}" for e in range(100, 900, 100)
