@@ -2,7 +2,7 @@
 
 ladder move | serve | levels       the move service        (ladder/service/cli.py)
 ladder perft                       the rules checker       (ladder/rules/cli.py)
-ladder match | tournament | study  matches and studies     (ladder/match/cli.py)
+ladder match | tournament | study  matches and studies     (ladder/match/cli/commands.py)
 ladder analyse                     game analysis           (ladder/analysis/cli.py)
 ladder calibrate                   calibration             (ladder/calibration/cli.py)
 ladder engine build | path         the engine              (ladder/engine_cli.py)
@@ -35,7 +35,7 @@ from ladder.engine_binary import (
 )
 from ladder.engine_cli import add_engine, add_engine_option
 from ladder.log_config import LEVELS, configure_logging
-from ladder.match.cli import add_match, add_study, add_tournament
+from ladder.match.cli.commands import add_match, add_study, add_tournament
 from ladder.package_data import DISTRIBUTION, package_version
 from ladder.rules.cli import add_perft
 from ladder.service.cli import add_levels, add_move, add_serve
@@ -112,8 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cutechess_options(argv: list[str]) -> list[str]:
     """``argv`` with a ``match`` or ``tournament`` command's cutechess-cli options
-    rewritten as ours (:mod:`ladder.match.cutechess`)."""
-    from ladder.match.cutechess import CutechessError, translate
+    rewritten as ours (:mod:`ladder.match.cli.cutechess`)."""
+    from ladder.match.cli.cutechess import CutechessError, translate
 
     i = 0
     while i < len(argv) and argv[i].startswith("-"):  # the global options

@@ -253,8 +253,10 @@ async def measure(
     cache: Path | None = None,
 ) -> dict[str, Any]:
     """Every player's error profile (``players``: ``NAME=SPEC`` texts of
-    :mod:`ladder.match.player_specs`) over the same positions; a JSON-ready table."""
-    from ladder.match.players import Player, PlayerSpec, make_player
+    :mod:`ladder.match.players.specs`) over the same positions; a JSON-ready table."""
+    from ladder.match.players.player import Player
+    from ladder.match.players.specs import PlayerSpec
+    from ladder.match.players.start import make_player
 
     if source == "master":
         if variant != "xiangqi":

@@ -39,10 +39,11 @@ from pathlib import Path
 import psutil
 
 from ladder.engine_binary import engine_path
-from ladder.match.adjudication import Adjudication
+from ladder.match.config import MatchConfig
+from ladder.match.game.adjudication import Adjudication
 from ladder.match.openings import load_openings
-from ladder.match.players import PlayerSpec
-from ladder.match.runner import MatchConfig, run_match
+from ladder.match.players.specs import PlayerSpec
+from ladder.match.runner.match_run import match_tasks, register_match, run_match
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -110,9 +111,9 @@ def measure_loop(spec: str, variant: str, games: int, max_plies: int) -> dict[st
     the engines' search time per move, for ``spec`` against itself on one worker: a
     warm-up game first (worker and engine start-up, imports), then ``games`` games
     between two CPU snapshots of the live processes."""
-    from ladder.match.backends import LocalBackend
-    from ladder.match.runner import execute
-    from ladder.match.store import ResultStore
+    from ladder.match.output.store import ResultStore
+    from ladder.match.runner.backends import LocalBackend
+    from ladder.match.runner.execute import execute
 
     a, b = PlayerSpec.parse(spec), PlayerSpec.parse(spec)
     a, b = a.with_name(a.name + "#A"), b.with_name(b.name + "#B")
@@ -125,10 +126,10 @@ def measure_loop(spec: str, variant: str, games: int, max_plies: int) -> dict[st
         seed=1,
         adjudication=Adjudication(max_plies=max_plies),
     )
-    tasks = config.tasks()
+    tasks = match_tasks(config)
     backend = LocalBackend(1)
     with tempfile.TemporaryDirectory() as tmp, ResultStore(Path(tmp) / "b.sqlite") as store:
-        config.register(store)
+        register_match(store, config)
         try:
             execute(tasks[:1], store, backend)  # warm-up
             before, t0 = _tree(), time.perf_counter()

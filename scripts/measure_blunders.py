@@ -34,8 +34,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ladder.calibration.fit import wilson
 from ladder.engine_binary import engine_path
 from ladder.level_move import MATE_CP, comparable_cp
-from ladder.match.players import Player, PlayerSpec, make_player
-from ladder.match.store import ResultStore
+from ladder.match.output.store import ResultStore
+from ladder.match.players.player import Player
+from ladder.match.players.specs import PlayerSpec
+from ladder.match.players.start import make_player
 from ladder.rules import Game
 
 GROSS_CP = 300

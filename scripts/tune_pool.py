@@ -23,13 +23,15 @@ from pathlib import Path
 from rich.console import Console
 
 from ladder.calibration.fit import bt_games
-from ladder.match.adjudication import Adjudication
-from ladder.match.backends import make_backend
-from ladder.match.bradley_terry import fit_ladder
+from ladder.match.config import MatchConfig
+from ladder.match.game.adjudication import Adjudication
 from ladder.match.openings import load_openings
-from ladder.match.players import PlayerSpec
-from ladder.match.runner import MatchConfig, execute
-from ladder.match.store import ResultStore
+from ladder.match.output.store import ResultStore
+from ladder.match.players.specs import PlayerSpec
+from ladder.match.runner.backends import make_backend
+from ladder.match.runner.execute import execute
+from ladder.match.runner.match_run import match_tasks, register_match
+from ladder.match.statistics.bradley_terry import fit_ladder
 
 
 def parse_player(text: str) -> PlayerSpec:
@@ -87,9 +89,9 @@ def main(argv: list[str] | None = None) -> int:
         matches.append(m)
     with ResultStore(args.db) as store:
         for m in matches:
-            m.register(store)
+            register_match(store, m)
         if not args.fit_only:
-            per = [m.tasks() for m in matches]
+            per = [match_tasks(m) for m in matches]
             tasks = [t for k in range(0, args.games, 2) for ts in per for t in ts[k : k + 2]]
             done = [0]
 

@@ -1,6 +1,6 @@
 """The three doors to a level move give one move: the service (``Ladder`` in-process,
 :class:`ladder.service.mover.MoveService`), a match's ``level:N``/``elo:N`` player
-(:class:`ladder.match.players.LevelPlayer`) and the ladder as an engine
+(:class:`ladder.match.players.engines.LevelPlayer`) and the ladder as an engine
 (:class:`ladder.bridge.session.LevelSession`), all through
 :func:`ladder.level_move.play_level_move`.
 
@@ -22,7 +22,8 @@ from ladder.bridge.session import LevelSession
 from ladder.client import Ladder
 from ladder.levels import LEVELS_FILE, load_levels
 from ladder.match.openings import load_openings
-from ladder.match.players import LevelPlayer, PlayerSpec
+from ladder.match.players.engines import LevelPlayer
+from ladder.match.players.specs import PlayerSpec
 from ladder.rules import Game
 from ladder.service.config import ServiceConfig
 from ladder.variants import VARIANT_IDS

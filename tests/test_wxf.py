@@ -10,7 +10,7 @@ from pathlib import Path
 import cchess  # type: ignore[import-untyped]
 import pytest
 
-from ladder.match.pgn import read_pgn, replay
+from ladder.match.output.pgn import read_pgn, replay
 from ladder.rules import Game
 from ladder.wxf import (
     WxfError,

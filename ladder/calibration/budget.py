@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ladder.calibration.fit import gap_target
 from ladder.calibration.plan import Pairing, Plan, pairings
-from ladder.match.player_specs import PlayerSpec
+from ladder.match.players.specs import PlayerSpec
 
 __all__ = ["PairingCost", "estimate"]
 

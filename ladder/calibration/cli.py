@@ -119,8 +119,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     from ladder.calibration.plan import Plan, PlanError
     from ladder.calibration.run import CalibrationConfig, run_calibration
     from ladder.levels import LEVELS_FILE, LevelsError
-    from ladder.match.backends import abandon_workers, interrupts_raise
-    from ladder.match.runner import MatchError
+    from ladder.match.runner.backends import abandon_workers, interrupts_raise
+    from ladder.match.runner.execute import MatchError
 
     levels = args.levels or LEVELS_FILE
     try:

@@ -1,7 +1,7 @@
 """The calibration fit: ratings of every player of a variant's pool, and the tuning
 criteria.
 
-The fit is :func:`ladder.match.bradley_terry.fit_ladder` over the stored games of the
+The fit is :func:`ladder.match.statistics.bradley_terry.fit_ladder` over the stored games of the
 pool's pairings (with a Red advantage), anchored at ``random`` = 0; the final report uses
 bootstrap intervals that resample game pairs. A level without games of its own gets
 ``elo = a + b ln(nodes)`` from the line through the strongest measured levels that
@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 
 from ladder.calibration.plan import MAX_GAMES, level_name
 from ladder.levels import Level, Rating
-from ladder.match.bradley_terry import Difference, GameResult, LadderFit, fit_ladder
-from ladder.match.elo import normal_quantile, score_to_elo
-from ladder.match.play import GameRecord
+from ladder.match.game.play import GameRecord
+from ladder.match.statistics.bradley_terry import Difference, GameResult, LadderFit, fit_ladder
+from ladder.match.statistics.elo import normal_quantile, score_to_elo
 from ladder.rules import Game
 
 __all__ = [

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from ladder.levels import LEVEL_NUMBERS, load_levels
-from ladder.match.adjudication import Adjudication
+from ladder.match.config import MatchConfig
+from ladder.match.game.adjudication import Adjudication
 from ladder.match.openings import Opening
-from ladder.match.players import PlayerSpec, PlayerSpecError
-from ladder.match.runner import MatchConfig
+from ladder.match.players.specs import PlayerSpec, PlayerSpecError
 from ladder.variants import VARIANT_IDS
 
 __all__ = [

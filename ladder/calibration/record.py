@@ -19,8 +19,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ladder.match.play import GameRecord
-from ladder.match.store import ResultStore
+from ladder.match.game.play import GameRecord
+from ladder.match.output.store import ResultStore
 
 __all__ = ["load_record", "record_path", "save_record"]
 

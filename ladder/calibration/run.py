@@ -29,11 +29,12 @@ from ladder.calibration.record import load_record, save_record
 from ladder.calibration.report import print_calibration, write_docs, write_levels_file
 from ladder.calibration.schedule import PairingState, first_round, next_round, widest_gaps
 from ladder.levels import LEVELS_FILE, load_levels
-from ladder.match.backends import Backend, make_backend
+from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.openings import load_openings
-from ladder.match.play import GameRecord, GameTask
-from ladder.match.runner import execute
-from ladder.match.store import ResultStore
+from ladder.match.output.store import ResultStore
+from ladder.match.runner.backends import Backend, make_backend
+from ladder.match.runner.execute import execute
+from ladder.match.runner.match_run import register_match
 
 __all__ = ["CalibrationConfig", "run_calibration"]
 
@@ -85,7 +86,7 @@ def run_calibration(
             openings = load_openings(variant)
             for pairing in pairings(variant, config.plan, snapshot):
                 state = PairingState(variant, pairing, openings, config.plan)
-                state.match(pairing.games).register(store)
+                register_match(store, state.match(pairing.games))
                 states.append(state)
         if config.play:
             _play(config, store, states, concurrency, ray_address, console, start)

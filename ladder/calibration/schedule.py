@@ -19,10 +19,11 @@ from dataclasses import dataclass
 
 from ladder.calibration.fit import decide_gap, gap_target, with_direct_games
 from ladder.calibration.plan import Pairing, Plan, match_for
-from ladder.match.bradley_terry import LadderFit
+from ladder.match.config import MatchConfig
+from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.openings import Opening
-from ladder.match.play import GameRecord, GameTask
-from ladder.match.runner import MatchConfig
+from ladder.match.runner.match_run import match_tasks
+from ladder.match.statistics.bradley_terry import LadderFit
 
 __all__ = ["PairingState", "Widest", "cost", "first_round", "next_round", "widest_gaps"]
 
@@ -46,7 +47,7 @@ class PairingState:
         """The next ``games`` games of this pairing (the schedule grows as a prefix)."""
         old = self.scheduled
         self.scheduled = old + games
-        return self.match().tasks()[old : self.scheduled]
+        return match_tasks(self.match())[old : self.scheduled]
 
 
 def cost(state: PairingState) -> int:

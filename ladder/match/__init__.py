@@ -1,62 +1,21 @@
-"""Match statistics: result counting, Elo with error bars, GSPRT, ladder fits.
+"""Engine matches, tournaments and studies (``ladder match``, ``ladder tournament``,
+``ladder study``), laid out by concern as fastchess lays out its matchmaking code.
 
-* :mod:`ladder.match.results` -- trinomial (W/D/L) and pentanomial (game-pair) counts.
-* :mod:`ladder.match.elo` -- logistic Elo, 95 % intervals, normalised Elo, LOS.
-* :mod:`ladder.match.sprt` -- generalised SPRT as in fishtest / fastchess.
-* :mod:`ladder.match.bradley_terry` -- whole-ladder ratings with a Red advantage.
+* :mod:`~ladder.match.cli` -- the command lines (and cutechess-cli's, translated).
+* :mod:`~ladder.match.config` -- ``MatchConfig``: one head-to-head match, and its id.
+* :mod:`~ladder.match.openings` -- opening books and the game schedule.
+* :mod:`~ladder.match.players` -- player specs, engines, levels and baselines.
+* :mod:`~ladder.match.game` -- one game: its task, the game loop, adjudication, clocks.
+* :mod:`~ladder.match.runner` -- running matches: scheduling, resuming, the local and
+  Ray backends, the game processes.
+* :mod:`~ladder.match.tournament` -- gauntlets and round-robins, crosstables, ratings.
+* :mod:`~ladder.match.statistics` -- W/D/L and pentanomial counts, Elo, SPRT,
+  Bradley-Terry.
+* :mod:`~ladder.match.output` -- the results database, PGN, JSON, summaries, studies.
+* :mod:`~ladder.match.exit_codes` -- the exit codes of all three commands.
+
+Imports point one way between modules (no cycles): the statistics depend on nothing
+else here; a player on its spec and the clocks; the game loop on the players; output
+on game records and the statistics; the runner and tournaments on all of these; the
+command lines on everything.
 """
-
-from ladder.match.bradley_terry import GameResult, LadderFit, PlayerRating, fit_ladder
-from ladder.match.elo import (
-    EloEstimate,
-    elo_to_score,
-    los,
-    pentanomial_elo,
-    score_to_elo,
-    trinomial_elo,
-)
-from ladder.match.results import (
-    Pentanomial,
-    Trinomial,
-    pair_score,
-    pentanomial_from_pair_scores,
-    pentanomial_from_results,
-    trinomial_from_results,
-)
-from ladder.match.sprt import (
-    Sprt,
-    SprtDecision,
-    SprtResult,
-    llr_logistic,
-    llr_logistic_approx,
-    llr_normalized,
-    sprt,
-    sprt_bounds,
-)
-
-__all__ = [
-    "EloEstimate",
-    "GameResult",
-    "LadderFit",
-    "Pentanomial",
-    "PlayerRating",
-    "Sprt",
-    "SprtDecision",
-    "SprtResult",
-    "Trinomial",
-    "elo_to_score",
-    "fit_ladder",
-    "llr_logistic",
-    "llr_logistic_approx",
-    "llr_normalized",
-    "los",
-    "pair_score",
-    "pentanomial_elo",
-    "pentanomial_from_pair_scores",
-    "pentanomial_from_results",
-    "score_to_elo",
-    "sprt",
-    "sprt_bounds",
-    "trinomial_elo",
-    "trinomial_from_results",
-]

@@ -142,7 +142,7 @@ _EPD_OP_RE = re.compile(r"(\w+)\s+([^;]*);")
 
 def parse_pgn_book(variant: str, text: str, source: str = "<pgn>") -> list[Opening]:
     """The games of a PGN text as openings (each game's start and moves)."""
-    from ladder.match.pgn import PgnError, read_pgn, replay
+    from ladder.match.output.pgn import PgnError, read_pgn, replay
 
     out: list[Opening] = []
     try:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder.match.pgn import read_pgn, replay
+from ladder.match.output.pgn import read_pgn, replay
 from ladder.rules import Game
 from tests.bridge.helpers import LADDER
 

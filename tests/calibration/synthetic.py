@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from ladder.match.elo import elo_to_score
-from ladder.match.play import GameRecord
+from ladder.match.game.play import GameRecord
+from ladder.match.statistics.elo import elo_to_score
 
 
 def record(

@@ -17,7 +17,7 @@ from ladder.calibration.fit import (
 from ladder.calibration.plan import Plan
 from ladder.calibration.schedule import widest_gaps
 from ladder.levels import Level, Rating, load_levels
-from ladder.match.bradley_terry import Difference, fit_ladder
+from ladder.match.statistics.bradley_terry import Difference, fit_ladder
 from tests.calibration.synthetic import games, record
 from tests.calibration.test_schedule import _states
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ladder.calibration.record import load_record, record_path, save_record
-from ladder.match.store import ResultStore
+from ladder.match.output.store import ResultStore
 from tests.calibration.synthetic import record
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ladder.calibration.record import record_path
 from ladder.levels import LEVELS_FILE, load_levels
-from ladder.match.store import ResultStore
+from ladder.match.output.store import ResultStore
 
 TINY_LEVELS = """
 [[level]]

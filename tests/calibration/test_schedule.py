@@ -11,8 +11,9 @@ from ladder.calibration.schedule import (
     next_round,
     widest_gaps,
 )
-from ladder.match.bradley_terry import fit_ladder
 from ladder.match.openings import load_openings
+from ladder.match.runner.match_run import match_tasks
+from ladder.match.statistics.bradley_terry import fit_ladder
 from tests.calibration.synthetic import games
 
 
@@ -40,7 +41,7 @@ def test_first_round_plays_the_cheap_pairings_first_pair_by_pair() -> None:
 
 def test_extending_a_pairing_continues_its_schedule() -> None:
     (state, *_) = _states(Plan(games=4))
-    whole = state.match(8).tasks()
+    whole = match_tasks(state.match(8))
     assert state.extend(4) == whole[:4]
     assert state.extend(2) == whole[4:6]
     assert state.scheduled == 6

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder.match.store import ResultStore
+from ladder.match.output.store import ResultStore
 from ladder.rules import Game
 
 pytestmark = pytest.mark.timeout(600)

@@ -1,0 +1,221 @@
+"""cutechess-cli (and fastchess) command lines, run as they are by ``ladder match``.
+
+A tester pastes a cutechess-cli line, changes the engine commands, and it runs with the
+same meaning: :func:`translate` rewrites cutechess's one-dash options into this
+project's, before the command line is parsed. ``-engine`` and ``-each`` are this
+project's own options already (``ladder.match.players.specs`` reads their keys, ``tc=inf``
+included); the rest:
+
+=====================================================  =====================================
+cutechess-cli                                          ladder
+=====================================================  =====================================
+``-variant V``                                         ``--variant V``
+``-games G -rounds R``                                 ``--games G*R`` (each 1 by default)
+``-repeat [N]``                                        ``--repeat N`` (2: each opening twice,
+                                                       colours swapped; without it each game
+                                                       has its own opening, colours alternate)
+``-concurrency N``                                     ``-j N``
+``-pgnout FILE [min]``, ``-pgnout file=F min=true``    ``--pgn FILE [--pgn-min]``
+``-openings file=F format=epd|pgn order=random|        ``--openings F --openings-format …
+sequential plies=N [policy=default] [start=1]``        --openings-order … --openings-plies N``
+``-sprt elo0= elo1= alpha= beta=``                     ``--sprt E0 E1 --alpha A --beta B``
+``-draw movenumber=N movecount=M score=S``             ``--draw-after 2N --draw-moves M
+                                                       --draw-score S``
+``-resign movecount=M score=S``                        ``--resign-moves M --resign-score S``
+``-maxmoves N``                                        ``--max-plies 2N``
+``-recover``                                           ``--recover``
+``-srand N``                                           ``--seed N``
+``-event NAME``                                        ``--name NAME``
+``-tournament gauntlet|round-robin``                   ``--format …`` (``ladder tournament``)
+=====================================================  =====================================
+
+Options that change nothing here (``-wait``, ``-debug``, ``-ratinginterval``,
+``-outcomeinterval``) are accepted and dropped; any other one-dash option is refused by
+name, never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+__all__ = ["CutechessError", "translate"]
+
+
+class CutechessError(ValueError):
+    """A cutechess-style option this project cannot run with the same meaning."""
+
+
+#: Options taking one value, and the ladder option they become.
+_VALUE = {
+    "-variant": "--variant",
+    "-concurrency": "--concurrency",
+    "-srand": "--seed",
+    "-event": "--name",
+}
+#: Options accepted and dropped (they change nothing about the games).
+_DROPPED = {"-wait", "-debug", "-ratinginterval", "-outcomeinterval"}
+#: Options whose values are ``key=value`` tokens.
+_KEYED = ("-openings", "-sprt", "-draw", "-resign")
+_KNOWN = {
+    *_VALUE, *_DROPPED, *_KEYED, "-games", "-rounds", "-repeat", "-recover", "-maxmoves",
+    "-pgnout", "-tournament",
+}  # fmt: skip
+#: Options that ``ladder`` reads itself (``-engine``, ``-each``, ``-j``).
+_OWN = ("-engine", "-each", "-j")
+
+
+def _keys(tokens: list[str], option: str, allowed: set[str]) -> dict[str, str]:
+    out = {}
+    for token in tokens:
+        key, sep, value = token.partition("=")
+        if not sep or key not in allowed:
+            expected = ", ".join(f"{k}=" for k in sorted(allowed))
+            raise CutechessError(f"{option}: {token!r} is not one of {expected}")
+        out[key] = value
+    return out
+
+
+def _is_option(token: str) -> bool:
+    """An option's name (``-games``, ``--db``), not a value (``-``, ``-10``)."""
+    return token.startswith("-") and len(token) > 1 and not token[1:2].isdigit()
+
+
+def _number(text: str, option: str, cast: Callable[[str], float] = int) -> str:
+    try:
+        cast(text)
+    except ValueError:
+        raise CutechessError(f"{option}: {text!r} is not a number") from None
+    return text
+
+
+def translate(argv: list[str], command: str = "match") -> list[str]:
+    """``argv`` (a ``ladder match`` or ``ladder tournament`` command line after the
+    command's name) with cutechess's options rewritten as this project's
+    (:class:`CutechessError` for one that cannot be)."""
+    out: list[str] = []
+    games, rounds, repeat = None, None, None
+    i = 0
+
+    def values() -> list[str]:
+        nonlocal i
+        taken = []
+        while i < len(argv) and not _is_option(argv[i]):
+            taken.append(argv[i])
+            i += 1
+        return taken
+
+    while i < len(argv):
+        token = argv[i]
+        i += 1
+        if not _is_option(token) or token.startswith("--") or token in _OWN:
+            out.append(token)
+            if token in ("-engine", "-each"):
+                out.extend(values())
+            continue
+        if token not in _KNOWN:
+            raise CutechessError(f"the cutechess option {token} is not supported")
+        args = values()
+        # Which of the values are the option's: the rest are positional players.
+        if token in _KEYED or (token == "-pgnout" and args and "=" in args[0]):
+            taken = next((n for n, a in enumerate(args) if "=" not in a), len(args))
+        elif token == "-pgnout" and args and "=" not in args[0]:
+            taken = 1 + (len(args) > 1 and args[1] in ("min", "fi"))
+        elif token == "-repeat":
+            taken = int(bool(args) and args[0].isdigit())
+        else:
+            taken = {"-recover": 0, "-debug": 0}.get(token, 1)
+        if len(args) < taken or (taken == 1 and not args):
+            raise CutechessError(f"{token} needs a value")
+        out_players = args[taken:]
+        args = args[:taken]
+        if token in _VALUE:
+            out += [_VALUE[token], args[0]]
+        elif token in _DROPPED:
+            pass
+        elif token == "-games":
+            games = int(_number(args[0], token))
+        elif token == "-rounds":
+            rounds = int(_number(args[0], token))
+        elif token == "-repeat":
+            repeat = int(_number(args[0], token)) if args else 2
+        elif token == "-recover":
+            out.append("--recover")
+        elif token == "-maxmoves":
+            out += ["--max-plies", str(2 * int(_number(args[0], token)))]
+        elif token == "-pgnout":
+            out += _pgnout(args)
+        elif token == "-openings":
+            out += _openings(args)
+        elif token == "-sprt":
+            keys = _keys(args, token, {"elo0", "elo1", "alpha", "beta", "model"})
+            if keys.get("model", "logistic") != "logistic":
+                raise CutechessError("-sprt: only model=logistic (the GSPRT on logistic Elo)")
+            if not {"elo0", "elo1"} <= keys.keys():
+                raise CutechessError("-sprt needs elo0= and elo1=")
+            out += ["--sprt", _number(keys["elo0"], token, float)]
+            out.append(_number(keys["elo1"], token, float))
+            for key in ("alpha", "beta"):
+                if key in keys:
+                    out += [f"--{key}", _number(keys[key], token, float)]
+        elif token == "-draw":
+            keys = _keys(args, token, {"movenumber", "movecount", "score"})
+            if "movenumber" in keys:
+                out += ["--draw-after", str(2 * int(_number(keys["movenumber"], token)))]
+            if "movecount" in keys:
+                out += ["--draw-moves", _number(keys["movecount"], token)]
+            if "score" in keys:
+                out += ["--draw-score", _number(keys["score"], token)]
+        elif token == "-resign":
+            keys = _keys(args, token, {"movecount", "score", "twosided"})
+            if keys.get("twosided", "false") != "false":
+                raise CutechessError("-resign: twosided=true is not supported")
+            if "movecount" in keys:
+                out += ["--resign-moves", _number(keys["movecount"], token)]
+            if "score" in keys:
+                out += ["--resign-score", _number(keys["score"], token)]
+        elif token == "-tournament":
+            if len(args) != 1 or args[0] not in ("gauntlet", "round-robin", "roundrobin"):
+                raise CutechessError("-tournament takes gauntlet or round-robin")
+            if command == "tournament":
+                out += ["--format", "round-robin" if args[0] == "roundrobin" else args[0]]
+        out += out_players
+    if games is not None or rounds is not None:
+        out += ["--games", str((games or 1) * (rounds or 1))]
+    if repeat is not None:
+        out += ["--repeat", str(repeat)]
+    elif games is not None or rounds is not None:
+        out += ["--repeat", "1"]  # cutechess without -repeat: a new opening every game
+    return out
+
+
+def _pgnout(args: list[str]) -> list[str]:
+    if not args:
+        raise CutechessError("-pgnout needs a file")
+    if "=" in args[0]:  # fastchess: file=F [min=true] [notation=san]
+        keys = _keys(args, "-pgnout", {"file", "min", "notation", "nodes", "seldepth", "nps"})
+        if "file" not in keys:
+            raise CutechessError("-pgnout needs file=")
+        out = ["--pgn", keys["file"]]
+        return out + (["--pgn-min"] if keys.get("min", "false") == "true" else [])
+    extra = set(args[1:]) - {"min", "fi"}
+    if extra:
+        raise CutechessError(f"-pgnout: {sorted(extra)} (expected FILE [min])")
+    return ["--pgn", args[0]] + (["--pgn-min"] if "min" in args[1:] else [])
+
+
+def _openings(args: list[str]) -> list[str]:
+    keys = _keys(args, "-openings", {"file", "format", "order", "plies", "policy", "start"})
+    if "file" not in keys:
+        raise CutechessError("-openings needs file=")
+    if keys.get("start", "1") != "1":
+        raise CutechessError("-openings: start= other than 1 is not supported")
+    if keys.get("policy", "default") not in ("default", "round"):
+        raise CutechessError("-openings: policy=encounter is not supported")
+    out = ["--openings", keys["file"]]
+    if "format" in keys:
+        out += ["--openings-format", keys["format"]]
+    if "order" in keys:
+        out += ["--openings-order", keys["order"]]
+    if "plies" in keys:
+        out += ["--openings-plies", _number(keys["plies"], "-openings")]
+    return out

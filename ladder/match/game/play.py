@@ -1,0 +1,201 @@
+"""One match game: the task that describes it, the game loop, and the record it yields.
+
+The loop asks the side to move for a move, plays it through the rules checker, and
+stops at the first of: a rules ending (:meth:`ladder.rules.Game.outcome`), an
+adjudication (:mod:`ladder.match.game.adjudication`), a player whose clock runs out (it
+loses, ``timeout``; :mod:`ladder.match.game.clocks`), or a player that cannot give a move,
+an engine failing for good (it loses, ``engine-failure``). Tasks and records are plain
+picklable dataclasses: they cross process boundaries (process pool, Ray).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ladder.level_move import derive_seed
+from ladder.match.game.adjudication import Adjudication, Adjudicator
+from ladder.match.game.clocks import Clock, MoveClocks
+from ladder.match.openings import Opening
+from ladder.match.players.player import FlagFell, MoveInfo, Player, PlayerError, Resignation
+from ladder.match.players.specs import PlayerSpec
+from ladder.rules import Game
+from protocol import EngineFailure
+
+__all__ = ["GameRecord", "GameTask", "play_game"]
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """Everything a worker needs to play one game."""
+
+    match_id: str
+    game_no: int
+    pair_no: int
+    opening_no: int
+    variant: str
+    opening: Opening
+    red: PlayerSpec
+    black: PlayerSpec
+    red_slot: str  #: "A" or "B": which match player has Red (engine reuse key)
+    seed: int
+    adjudication: Adjudication = field(default_factory=Adjudication)
+    event: str = "ladder match"
+
+
+@dataclass
+class GameRecord:
+    """A finished game, as stored and written to PGN."""
+
+    match_id: str
+    game_no: int
+    pair_no: int
+    opening_no: int
+    variant: str
+    red: str
+    black: str
+    red_slot: str
+    start_fen: str
+    book_plies: int
+    moves: list[str]
+    infos: list[dict[str, Any]]  #: per non-book move: cp, mate, depth, nodes, seconds
+    result: str  #: "1-0", "0-1", "1/2-1/2"
+    winner: str | None
+    reason: str
+    search_seconds: dict[str, float]
+    wall_seconds: float
+    worker: str
+    finished_at: float
+    pgn: str = ""
+    opening: str = ""  #: the opening's source and id (:meth:`Opening.describe`)
+    time_controls: tuple[str, str] | None = None  #: Red's and Black's ``tc=``, if clocked
+
+    @property
+    def red_score(self) -> float:
+        """Red's score: 1, 0.5 or 0."""
+        return {"1-0": 1.0, "0-1": 0.0}.get(self.result, 0.5)
+
+    @property
+    def a_score(self) -> float:
+        """Player A's score in this game."""
+        return self.red_score if self.red_slot == "A" else 1.0 - self.red_score
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _info_dict(info: MoveInfo) -> dict[str, Any]:
+    out: dict[str, Any] = {"seconds": round(info.seconds, 6)}
+    for key in ("cp", "mate", "depth", "nodes"):
+        value = getattr(info, key)
+        if value is not None:
+            out[key] = value
+    if info.restarts:
+        out["restarts"] = info.restarts
+    if info.chosen:
+        out["chosen"] = info.chosen
+    if info.best:
+        out["best"] = info.best
+    return out
+
+
+def _clock(spec: PlayerSpec) -> Clock | None:
+    if spec.time_control is None:
+        return None
+    return Clock(spec.time_control, spec.time_margin_ms / 1000)
+
+
+async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
+    """Play ``task`` between two started players and return its record (without PGN)."""
+    t0 = time.perf_counter()
+    opening = task.opening
+    game = Game.from_fen(task.variant, opening.fen, opening.moves)
+    start_fen = game.start_fen
+    await red.new_game(task.variant, derive_seed(task.seed, "red"))
+    await black.new_game(task.variant, derive_seed(task.seed, "black"))
+    adjudicator = Adjudicator(task.adjudication)
+    infos: list[dict[str, Any]] = []
+    seconds = {"red": 0.0, "black": 0.0}
+    clocks = {"red": _clock(task.red), "black": _clock(task.black)}
+    result: str | None = None
+    winner: str | None = None
+    reason: str | None = None
+    while True:
+        outcome = game.outcome()
+        if outcome is not None:
+            result, winner, reason = outcome.result, outcome.winner, outcome.reason.value
+            break
+        if game.ply >= task.adjudication.max_plies:
+            result, winner, reason = "1/2-1/2", None, "max-plies"
+            break
+        mover = game.turn
+        other = "black" if mover == "red" else "red"
+        player = red if mover == "red" else black
+        own = clocks[mover]
+        move_clocks = None if own is None else MoveClocks(own, clocks[other])
+        # The move's seed: derive_seed(game seed, ply), the game seed being
+        # derive_seed(match seed, match id, game number) (runner.py). A level player uses
+        # it as the move service uses a request's seed (ladder.level_move), so the
+        # service answers this move for this seed.
+        try:
+            info = await player.choose(game, derive_seed(task.seed, game.ply), move_clocks)
+            if own is not None and not own.spend(info.seconds):
+                raise FlagFell(f"{player.spec.name} overran its clock", own.remaining)
+        except Resignation as exc:
+            winner, reason = other, "resignation"
+            result = "1-0" if winner == "red" else "0-1"
+            infos.append({"resigned": str(exc)[:500]})
+            break
+        except FlagFell as exc:
+            winner, reason = other, "timeout"
+            result = "1-0" if winner == "red" else "0-1"
+            infos.append({"error": f"{player.spec.name}: {exc}"[:500]})
+            break
+        except (EngineFailure, PlayerError) as exc:
+            winner, reason = other, "engine-failure"
+            result = "1-0" if winner == "red" else "0-1"
+            infos.append({"error": f"{player.spec.name}: {exc}"[:500]})
+            break
+        game.push(info.move)
+        seconds[mover] += info.seconds
+        entry = _info_dict(info)
+        if own is not None:
+            entry["clock"] = round(own.remaining, 3)
+        infos.append(entry)
+        verdict = adjudicator.update(mover, game.ply, info.cp, info.mate)
+        if verdict is not None and game.outcome() is None:
+            result, winner, reason = verdict.result, verdict.winner, verdict.reason
+            break
+    return GameRecord(
+        match_id=task.match_id,
+        game_no=task.game_no,
+        pair_no=task.pair_no,
+        opening_no=task.opening_no,
+        variant=task.variant,
+        red=task.red.name,
+        black=task.black.name,
+        red_slot=task.red_slot,
+        start_fen=start_fen,
+        book_plies=len(opening.moves),
+        moves=game.moves,
+        infos=infos,
+        result=result,
+        winner=winner,
+        reason=reason,
+        search_seconds=seconds,
+        wall_seconds=time.perf_counter() - t0,
+        worker=f"{socket.gethostname()}:{os.getpid()}",
+        finished_at=time.time(),
+        opening=opening.describe(),
+        time_controls=_time_controls(task),
+    )
+
+
+def _time_controls(task: GameTask) -> tuple[str, str] | None:
+    controls = (task.red.time_control, task.black.time_control)
+    if controls == (None, None):
+        return None
+    return (controls[0].text() if controls[0] else "-", controls[1].text() if controls[1] else "-")

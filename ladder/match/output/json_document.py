@@ -1,0 +1,126 @@
+"""Machine-readable results (``--json FILE``, ``--json -``).
+
+The document is rewritten whole (to a temporary file, then renamed over the target, so
+that a reader never sees half a document) at the end of a run and, for a file, after
+every game (every rating update). ``-`` writes it once, at the end, to standard output
+(the human report then goes to standard error).
+
+Shape (``schema`` 1): ``command``, ``status`` (``running``, ``done``, ``sprt-h0``,
+``sprt-h1``, ``engine-failure``, ``aborted``, ``interrupted``), ``exit_code``,
+``settings``, ``players`` and, for a match, ``result`` (:meth:`MatchStats.as_dict
+<ladder.match.output.summary.MatchStats.as_dict>`: W/D/L, pentanomial, Elo with its interval,
+nElo, LOS, LLR and bounds, endings by reason) and ``games`` (one record per game).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Protocol
+
+from ladder.match.exit_codes import ExitCode
+from ladder.match.game.adjudication import Adjudication
+from ladder.match.game.play import GameRecord
+from ladder.match.openings import Opening, suite_digest
+
+__all__ = ["SCHEMA", "STATUS", "document_head", "game_entry", "write_json"]
+
+SCHEMA = 1
+
+#: The ``status`` of a document for each exit code.
+STATUS = {
+    ExitCode.DONE: "done",
+    ExitCode.ABORTED: "aborted",
+    ExitCode.USAGE: "usage",
+    ExitCode.ENGINE_FAILURE: "engine-failure",
+    ExitCode.SPRT_H0: "sprt-h0",
+    ExitCode.SPRT_H1: "sprt-h1",
+    ExitCode.INTERRUPTED: "interrupted",
+}
+
+
+class RunSettings(Protocol):
+    """What every match and tournament configuration has (read only)."""
+
+    @property
+    def variant(self) -> str: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def openings(self) -> list[Opening]: ...
+
+    @property
+    def openings_order(self) -> str: ...
+
+    @property
+    def adjudication(self) -> Adjudication: ...
+
+
+def document_head(
+    command: str, code: ExitCode | None, config: RunSettings, **settings: Any
+) -> dict[str, Any]:
+    """The start of a document: the command, its status and exit code (None: still
+    running), and the settings every run has (plus ``settings``)."""
+    return {
+        "command": command,
+        "status": "running" if code is None else STATUS[code],
+        "exit_code": None if code is None else int(code),
+        "settings": {
+            "variant": config.variant,
+            "seed": config.seed,
+            "openings": len(config.openings),
+            "openings_digest": suite_digest(config.openings),
+            "openings_order": config.openings_order,
+            "adjudication": asdict(config.adjudication),
+            **settings,
+        },
+    }
+
+
+def game_entry(record: GameRecord) -> dict[str, Any]:
+    """One game of the ``games`` list."""
+    return {
+        "match": record.match_id,
+        "game": record.game_no,
+        "pair": record.pair_no,
+        "opening": record.opening_no,
+        "red": record.red,
+        "black": record.black,
+        "result": record.result,
+        "winner": record.winner,
+        "reason": record.reason,
+        "plies": len(record.moves),
+        "book_plies": record.book_plies,
+        "start_fen": record.start_fen,
+        "moves": record.moves,
+        "search_seconds": record.search_seconds,
+    }
+
+
+def _clean(value: Any) -> Any:
+    """JSON has no infinities or NaN: they become null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
+
+
+def write_json(target: str | Path, document: dict[str, Any]) -> None:
+    """Write ``document`` to ``target`` (``-``: standard output) whole, atomically."""
+    text = json.dumps({"schema": SCHEMA, **_clean(document)}, indent=2, allow_nan=False)
+    if str(target) == "-":
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+        return
+    path = Path(target)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text + "\n")
+    tmp.replace(path)

@@ -1,0 +1,274 @@
+"""PGN for match games, as xiangqi tools and PGN viewers read it.
+
+:func:`format_pgn` writes the seven standard tags (``White`` is Red's player), then
+``Game "Chinese Chess"`` and ``Format`` (``WXF`` or ``ICCS``: the notation of the moves),
+``Red``, ``Variant``, ``FEN``, ``SetUp`` and the match's own tags. Moves are standard
+WXF (``C2=5``, ``H8+7``, tandems ``C-+7``, drops ``A@45``: :mod:`ladder.wxf`), or ICCS
+(``H2-E2``, ranks 0..9). Comments: ``{book}`` for opening
+moves, else ``[%eval 0.35,9]`` (Red's view, pawns or ``#-3``, with the depth),
+``[%clk 0:00:59.2]`` (the mover's clock after the move), nodes and search time, and a
+mark on a random or varied choice.
+
+:func:`read_pgn` parses the text back and :func:`replay` turns a parsed game into a
+rules-checker :class:`~ladder.rules.Game`, reading each move in whichever notation
+xiangqi tools write (:func:`ladder.wxf.read_move`: canonical, ICCS, WXF, XBoard's SAN,
+Chinese): it fails on a move that is illegal or ambiguous.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ladder.match.game.clocks import format_clock
+from ladder.rules import Game, RulesError
+from ladder.variants import FSF_VARIANT
+from ladder.wxf import WxfError, canonical_from_iccs, iccs_move, read_move, wxf_moves
+
+__all__ = [
+    "PgnError",
+    "PgnGame",
+    "canonical_from_iccs",
+    "format_pgn",
+    "iccs_move",
+    "read_pgn",
+    "replay",
+    "wxf_moves",
+]
+
+
+class PgnError(ValueError):
+    """PGN text that cannot be read back into a legal game."""
+
+
+#: The PGN notations :func:`format_pgn` writes, with their ``Format`` tag.
+NOTATIONS = {"wxf": "WXF", "iccs": "ICCS"}
+
+
+def _eval_text(info: dict[str, Any], red_moved: bool) -> str | None:
+    """``[%eval ...]`` from Red's point of view (pawns, or ``#N``), with the depth."""
+    sign = 1 if red_moved else -1
+    if "mate" in info:
+        text = f"#{sign * int(info['mate'])}"
+    elif "cp" in info:
+        text = f"{sign * int(info['cp']) / 100:.2f}"
+    else:
+        return None
+    if "depth" in info:
+        text += f",{info['depth']}"
+    return f"[%eval {text}]"
+
+
+def _comment(info: dict[str, Any], red_moved: bool, notation: str, record: Any, ply: int) -> str:
+    """A move's comment: ``[%eval]`` (Red's view), ``[%clk]``, nodes and time, and how the
+    move was chosen when it was not the player's best."""
+    if "error" in info:
+        return str(info["error"]).replace("}", ")")
+    parts = []
+    evaluation = _eval_text(info, red_moved)
+    if evaluation:
+        parts.append(evaluation)
+    if "clock" in info:
+        parts.append(f"[%clk {format_clock(float(info['clock']))}]")
+    if "nodes" in info:
+        parts.append(f"{info['nodes']}N {info.get('seconds', 0.0):.3f}s")
+    if info.get("chosen") == "random":
+        parts.append("random move")
+    elif info.get("chosen") == "varied":
+        best = str(info.get("best", "?"))
+        if notation == "iccs":
+            best = iccs_move(best)
+        else:
+            best = wxf_moves(record.variant, record.start_fen, [*record.moves[:ply], best])[-1]
+        parts.append(f"varied: the engine's best was {best}")
+    return " ".join(parts)
+
+
+def _time_control_tags(controls: tuple[str, str] | None) -> list[tuple[str, str]]:
+    """``TimeControl`` as cutechess writes it (``40/60+0.6``, ``10+0.1``; ``-`` for games
+    without a clock, a node or depth limit), and each side's when they differ."""
+    if controls is None:
+        return [("TimeControl", "-")]
+    red, black = controls
+    if red == black:
+        return [("TimeControl", red)]
+    return [("TimeControl", "?"), ("WhiteTimeControl", red), ("BlackTimeControl", black)]
+
+
+def format_pgn(
+    record: Any,
+    date: str | None = None,
+    *,
+    notation: str = "wxf",
+    minimal: bool = False,
+    notes: Mapping[int, str] | None = None,
+    extra_headers: Sequence[tuple[str, str]] = (),
+) -> str:
+    """The PGN text of a :class:`~ladder.match.game.play.GameRecord`.
+
+    The seven standard tags (``White`` is Red) come first, then ``Game "Chinese
+    Chess"`` and ``Format`` (``WXF`` or ``ICCS``, the notation of the moves), as xqbase-
+    style readers expect, then the match's own tags. ``minimal``: the standard tags,
+    ``Game``, ``Format``, ``FEN`` and the moves only (no comments), as cutechess's
+    ``-pgnout … min`` and for readers that do not skip comments. ``notes``: extra
+    comment text after a ply (0-based index into the moves), e.g. a study's;
+    ``extra_headers`` follow the others.
+    """
+    if notation not in NOTATIONS:
+        raise PgnError(f"unknown PGN notation {notation!r}: expected one of {sorted(NOTATIONS)}")
+    r = record
+    date = date or time.strftime("%Y.%m.%d", time.gmtime(r.finished_at))
+    headers = [
+        ("Event", r.match_id),
+        ("Site", r.worker.split(":")[0]),
+        ("Date", date),
+        ("Round", f"{r.pair_no + 1}.{r.game_no % 2 + 1}"),
+        ("White", r.red),
+        ("Black", r.black),
+        ("Result", r.result),
+        ("Game", "Chinese Chess"),
+        ("Format", NOTATIONS[notation]),
+        ("Red", r.red),
+        ("Variant", r.variant),
+        ("FEN", r.start_fen),
+        ("SetUp", "1"),
+        *_time_control_tags(r.time_controls),
+    ]
+    if not minimal:
+        headers += [
+            ("Termination", r.reason),
+            ("PlyCount", str(len(r.moves))),
+            ("Match", r.match_id),
+            ("GameNo", str(r.game_no)),
+            ("Opening", r.opening or f"#{r.opening_no}"),
+            ("OpeningNo", str(r.opening_no)),
+        ]
+    headers += list(extra_headers)
+    lines = [f'[{k} "{str(v).replace(chr(34), chr(39))}"]' for k, v in headers]
+    if notation == "iccs":
+        written = [iccs_move(m) for m in r.moves]
+    else:
+        written = wxf_moves(r.variant, r.start_fen, r.moves)
+    fields = r.start_fen.split()
+    black_first = fields[1] == "b"
+    fullmove = int(fields[-1]) if fields[-1].isdigit() else 1
+    tokens: list[str] = []
+    for i, move in enumerate(written):
+        red_moves = (i % 2 == 0) != black_first
+        if red_moves:
+            tokens.append(f"{fullmove}.")
+        elif i == 0:
+            tokens.append(f"{fullmove}...")
+        tokens.append(move)
+        if not minimal:
+            comment = "book" if i < r.book_plies else ""
+            k = i - r.book_plies
+            if k >= 0 and k < len(r.infos):
+                comment = _comment(r.infos[k], red_moves, notation, r, i)
+            if notes and i in notes:
+                comment = f"{comment}; {notes[i]}" if comment else notes[i]
+            if comment:
+                tokens.append("{" + comment.replace("}", ")") + "}")
+        if not red_moves:
+            fullmove += 1
+    if not minimal and len(r.infos) > len(r.moves) - r.book_plies:  # the failure's message
+        last = r.infos[-1]
+        tokens.append("{" + str(last.get("error", "")).replace("}", ")") + "}")
+    tokens.append(r.result)
+    body, line = [], ""
+    for tok in tokens:
+        if line and len(line) + 1 + len(tok) > 79:
+            body.append(line)
+            line = tok
+        else:
+            line = f"{line} {tok}" if line else tok
+    body.append(line)
+    return "\n".join(lines) + "\n\n" + "\n".join(body) + "\n"
+
+
+@dataclass
+class PgnGame:
+    """A parsed PGN game: headers, move tokens, the comment after each move."""
+
+    headers: dict[str, str]
+    moves: list[str] = field(default_factory=list)
+    comments: list[str | None] = field(default_factory=list)
+    result: str | None = None
+
+
+_HEADER_RE = re.compile(r'^\[(\w+)\s+"(.*)"\]\s*$')
+_TOKEN_RE = re.compile(r"\{[^}]*\}|\d+\.(?:\.\.)?|1-0|0-1|1/2-1/2|\*|[^\s{}]+")
+
+
+def read_pgn(text: str) -> Iterator[PgnGame]:
+    """The games of a PGN text, in order."""
+    game: PgnGame | None = None
+    in_moves = False
+    movetext: list[str] = []
+
+    def finish() -> PgnGame | None:
+        if game is None:
+            return None
+        for tok in _TOKEN_RE.findall(" ".join(movetext)):
+            if tok.startswith("{"):
+                if game.comments:
+                    game.comments[-1] = tok[1:-1].strip()
+            elif re.fullmatch(r"\d+\.(\.\.)?", tok):
+                continue
+            elif tok in ("1-0", "0-1", "1/2-1/2", "*"):
+                game.result = tok
+            else:
+                game.moves.append(tok)
+                game.comments.append(None)
+        return game
+
+    for raw in text.splitlines():
+        line = raw.strip()
+        m = _HEADER_RE.match(line)
+        if m:
+            if in_moves or game is None:
+                done = finish()
+                if done is not None:
+                    yield done
+                game, in_moves, movetext = PgnGame({}), False, []
+            game.headers[m[1]] = m[2]
+        elif line:
+            if game is None:
+                raise PgnError(f"movetext before any header: {line[:40]!r}")
+            in_moves = True
+            movetext.append(line)
+    done = finish()
+    if done is not None:
+        yield done
+
+
+def replay(pgn: PgnGame, variant: str | None = None) -> Game:
+    """Replay a parsed game through the rules checker (PgnError if a move is illegal or
+    ambiguous, or the game does not match its headers).
+
+    The rule set is the ``Variant`` tag's; a game without one is ``variant`` (default:
+    plain xiangqi when the ``Game`` tag says ``Chinese Chess``). Moves: see
+    :func:`ladder.wxf.read_move` (any token is ICCS when the ``Format`` tag says so).
+    """
+    tag = pgn.headers.get("Variant")
+    if tag is None and pgn.headers.get("Game", "").lower() == "chinese chess":
+        tag = variant or "xiangqi"
+    tag = tag or variant
+    if variant is not None and tag != variant:
+        raise PgnError(f"a {tag!r} game where {variant!r} was expected")
+    if tag not in FSF_VARIANT:
+        raise PgnError(f"unknown or missing Variant header: {tag!r}")
+    try:
+        game = Game.from_fen(tag, pgn.headers.get("FEN"))
+    except RulesError as exc:
+        raise PgnError(f"bad FEN header: {exc}") from exc
+    iccs = pgn.headers.get("Format", "").upper() == "ICCS"
+    for ply, token in enumerate(pgn.moves, start=1):
+        try:
+            game.push(read_move(game, token, iccs=iccs))
+        except WxfError as exc:
+            raise PgnError(f"ply {ply}: {exc}") from exc
+    return game

@@ -1,0 +1,191 @@
+"""The results database (SQLite): matches, and every finished game of each.
+
+A game is written in one transaction when it finishes, keyed by ``(match_id, game_no)``
+(``INSERT OR IGNORE``: a game can never be stored twice). A match is identified by a
+digest of everything that decides its games (players, variant, openings, seed,
+adjudication), so running the same command again resumes it: the runner skips the games
+already stored and plays the rest; a game that was running when the process died was
+never stored, and is played again from the start. WAL mode keeps the database readable
+while a match writes to it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ladder.match.game.play import GameRecord
+
+__all__ = ["ResultStore", "check_db_path"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS matches (
+    match_id   TEXT PRIMARY KEY,
+    tag        TEXT NOT NULL,
+    variant    TEXT NOT NULL,
+    player_a   TEXT NOT NULL,
+    player_b   TEXT NOT NULL,
+    config     TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    match_id       TEXT NOT NULL REFERENCES matches(match_id),
+    game_no        INTEGER NOT NULL,
+    pair_no        INTEGER NOT NULL,
+    opening_no     INTEGER NOT NULL,
+    variant        TEXT NOT NULL,
+    red            TEXT NOT NULL,
+    black          TEXT NOT NULL,
+    red_slot       TEXT NOT NULL,
+    result         TEXT NOT NULL,
+    reason         TEXT NOT NULL,
+    plies          INTEGER NOT NULL,
+    search_seconds REAL NOT NULL,
+    wall_seconds   REAL NOT NULL,
+    worker         TEXT NOT NULL,
+    finished_at    REAL NOT NULL,
+    record         TEXT NOT NULL,
+    pgn            TEXT NOT NULL,
+    PRIMARY KEY (match_id, game_no)
+);
+CREATE INDEX IF NOT EXISTS games_variant ON games(variant);
+"""
+
+
+def check_db_path(path: Path) -> None:
+    """FileNotFoundError, naming it, when the folder of a database ``path`` is missing."""
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"--db {path}: the folder {path.parent} does not exist")
+
+
+class ResultStore:
+    """A results database file (created on first use, in a folder that exists: a typo
+    in a path must not leave a database where nobody looks)."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        check_db_path(self.path)
+        self._db = sqlite3.connect(self.path, timeout=30.0)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self._db.commit()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- matches -------------------------------------------------------------------------
+
+    def ensure_match(
+        self,
+        match_id: str,
+        *,
+        tag: str,
+        variant: str,
+        player_a: str,
+        player_b: str,
+        config: dict[str, Any],
+    ) -> None:
+        """Register a match (no-op when it exists: that is a resume)."""
+        with self._db:
+            self._db.execute(
+                "INSERT OR IGNORE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    match_id,
+                    tag,
+                    variant,
+                    player_a,
+                    player_b,
+                    json.dumps(config, sort_keys=True),
+                    time.time(),
+                ),
+            )
+
+    def matches(self, tag: str | None = None) -> list[dict[str, Any]]:
+        """Registered matches (optionally with one tag)."""
+        sql = "SELECT match_id, tag, variant, player_a, player_b, config FROM matches"
+        rows = (
+            self._db.execute(sql + " WHERE tag = ?", (tag,))
+            if tag is not None
+            else self._db.execute(sql)
+        )
+        return [
+            dict(
+                zip(
+                    ("match_id", "tag", "variant", "player_a", "player_b", "config"),
+                    row,
+                    strict=True,
+                )
+            )
+            for row in rows
+        ]
+
+    # -- games ---------------------------------------------------------------------------
+
+    def add_game(self, record: GameRecord) -> bool:
+        """Store a finished game; False if that game was already stored."""
+        with self._db:
+            cur = self._db.execute(
+                "INSERT OR IGNORE INTO games VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.match_id,
+                    record.game_no,
+                    record.pair_no,
+                    record.opening_no,
+                    record.variant,
+                    record.red,
+                    record.black,
+                    record.red_slot,
+                    record.result,
+                    record.reason,
+                    len(record.moves),
+                    sum(record.search_seconds.values()),
+                    record.wall_seconds,
+                    record.worker,
+                    record.finished_at,
+                    json.dumps(record.to_dict()),
+                    record.pgn,
+                ),
+            )
+        return cur.rowcount == 1
+
+    def done_games(self, match_id: str) -> set[int]:
+        """Numbers of the stored games of a match."""
+        return {
+            row[0]
+            for row in self._db.execute("SELECT game_no FROM games WHERE match_id = ?", (match_id,))
+        }
+
+    def records(self, match_ids: Iterable[str] | None = None) -> Iterator[GameRecord]:
+        """Stored games (of some matches), by match and game number."""
+        if match_ids is None:
+            rows = self._db.execute("SELECT record FROM games ORDER BY match_id, game_no")
+        else:
+            ids = list(match_ids)
+            marks = ",".join("?" * len(ids))
+            rows = self._db.execute(
+                f"SELECT record FROM games WHERE match_id IN ({marks}) ORDER BY match_id, game_no",
+                ids,
+            )
+        for (text,) in rows:
+            yield GameRecord(**json.loads(text))
+
+    def pgn(self, match_ids: Iterable[str]) -> Iterator[str]:
+        """The stored PGN texts of some matches, by game number."""
+        ids = list(match_ids)
+        marks = ",".join("?" * len(ids))
+        for (text,) in self._db.execute(
+            f"SELECT pgn FROM games WHERE match_id IN ({marks}) ORDER BY match_id, game_no", ids
+        ):
+            yield text

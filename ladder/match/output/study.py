@@ -1,0 +1,392 @@
+"""``ladder study``: annotated games and a per-match summary, for the site's designers.
+
+For each game of the matches (from the results database) or PGN files given:
+
+* every atomic capture is marked with what it removed (the rules checker's board before
+  and after the move): ``explosion on d8 removed: Red chariot d1 (the capturer), Black
+  cannon d8, Black general d9``; a cannon's capture is a ``cannon shot``;
+* every crazyhouse drop that gave check is marked (``drop gives check``);
+* the decisive move: a reference engine (a player spec, default
+  ``level:8,variety=off``) evaluates every position of the game; the move after which the
+  mover's expected score fell the most is marked, with the evaluation before and after
+  and the move the engine preferred. Expected scores come from the evaluation by the
+  usual logistic curve (:func:`expected_score`), so that a swing from +0.3 to -4.5
+  counts and one from +9 to +15 does not.
+
+The summary, one row per match: games, draw rate, Red's score, mean length in plies,
+and the endings by reason: the table a designer compares between two rule variants.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import calendar
+import math
+import re
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from ladder.match.exit_codes import ExitCode
+from ladder.match.game.play import GameRecord
+from ladder.match.output.json_document import write_json
+from ladder.match.output.pgn import PgnError, format_pgn, iccs_move, read_pgn, replay, wxf_moves
+from ladder.match.output.store import ResultStore
+from ladder.match.output.summary import MatchStats, match_stats
+from ladder.match.players.engines import EnginePlayer, LevelPlayer
+from ladder.match.players.specs import PlayerSpec, PlayerSpecError, parse_player
+from ladder.match.players.start import make_player
+from ladder.rules import Game, RulesError
+from protocol import EngineError, Limit
+
+__all__ = [
+    "GameNotes",
+    "StudyError",
+    "annotate_rules",
+    "decisive_move",
+    "expected_score",
+    "load_games",
+    "run_study",
+    "summary_table",
+]
+
+_PIECE_NAMES = {
+    "k": "general",
+    "a": "advisor",
+    "b": "elephant",
+    "n": "horse",
+    "r": "chariot",
+    "c": "cannon",
+    "p": "soldier",
+}
+_POINTS = [f"{f}{r}" for r in range(1, 11) for f in "abcdefghi"]
+_MOVE_RE = re.compile(r"^([a-i]\d{1,2})([a-i]\d{1,2})$")
+
+
+class StudyError(Exception):
+    """A study that cannot be made: a bad source, a reference engine that fails."""
+
+    def __init__(self, message: str, code: ExitCode = ExitCode.USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _piece(letter: str, point: str) -> str:
+    side = "Red" if letter.isupper() else "Black"
+    return f"{side} {_PIECE_NAMES.get(letter.lower(), letter)} {point}"
+
+
+def annotate_rules(record: GameRecord) -> dict[int, str]:
+    """The rules notes of a game, by ply index: what each atomic capture removed, and
+    each crazyhouse drop that gave check."""
+    game = Game.from_fen(record.variant, record.start_fen)
+    atomic = record.variant == "atomic-xiangqi"
+    notes: dict[int, str] = {}
+    for i, move in enumerate(record.moves):
+        if "@" in move and game.gives_check(move):
+            notes[i] = "drop gives check"
+        m = _MOVE_RE.match(move)
+        capture = m is not None and game.piece_at(m[2]) is not None
+        if atomic and m is not None and capture:
+            before = {p: game.piece_at(p) for p in _POINTS}
+            game.push(move)
+            after = {p: game.piece_at(p) for p in _POINTS}
+            mover = before[m[1]]
+            removed = []
+            for point, letter in before.items():
+                if letter is None or after[point] == letter:
+                    continue
+                if point == m[1] and after[m[2]] == mover:
+                    continue  # the capturer moved and survived
+                text = _piece(letter, point)
+                removed.append(text + (" (the capturer)" if point == m[1] else ""))
+            kind = "cannon shot" if (mover or "").lower() == "c" else "explosion"
+            notes[i] = f"{kind} on {m[2]} removed: {', '.join(removed)}"
+            continue
+        game.push(move)
+    return notes
+
+
+def expected_score(cp: float) -> float:
+    """The side's expected score for an evaluation in centipawns (the logistic curve
+    lichess uses for its accuracy figures: +1 pawn ~ 59 %, +3 ~ 75 %)."""
+    return 1.0 / (1.0 + math.exp(-0.00368208 * cp))
+
+
+@dataclass
+class Evaluation:
+    """A position's evaluation from Red's view, and the engine's move there."""
+
+    red_score: float  #: Red's expected score (0..1)
+    text: str  #: e.g. ``+0.35`` or ``#-3`` (Red's view), or the game's result
+    best: str | None = None
+
+
+@dataclass
+class GameNotes:
+    """What the study says about one game."""
+
+    rules: dict[int, str] = field(default_factory=dict)
+    decisive: tuple[int, str] | None = None  #: (ply index, note)
+    evaluations: list[Evaluation] = field(default_factory=list)
+
+    def notes(self) -> dict[int, str]:
+        out = dict(self.rules)
+        if self.decisive is not None:
+            ply, text = self.decisive
+            out[ply] = f"{out[ply]}; {text}" if ply in out else text
+        return out
+
+
+def decisive_move(
+    record: GameRecord, evaluations: Sequence[Evaluation], notation: str = "wxf"
+) -> tuple[int, str] | None:
+    """The move after which its mover's expected score fell the most (book moves
+    excluded), with a note; None when no move lost 5 % or more."""
+    best_drop, best_i = 0.05, None
+    red_first = Game.from_fen(record.variant, record.start_fen).turn == "red"
+    for i in range(record.book_plies, len(record.moves)):
+        red_moved = red_first == (i % 2 == 0)
+        change = evaluations[i + 1].red_score - evaluations[i].red_score
+        drop = -change if red_moved else change
+        if drop > best_drop:
+            best_drop, best_i = drop, i
+    if best_i is None:
+        return None
+    before, after = evaluations[best_i], evaluations[best_i + 1]
+    text = f"decisive: the evaluation went from {before.text} to {after.text}"
+    if before.best is not None and before.best != record.moves[best_i]:
+        game = Game.from_fen(record.variant, record.start_fen, record.moves[:best_i])
+        if notation == "iccs":
+            shown = iccs_move(before.best)
+        else:
+            shown = wxf_moves(record.variant, game.fen(), [before.best])[0]
+        text += f"; the engine preferred {shown}"
+    return best_i, text
+
+
+class Reference:
+    """The reference engine: one search per position, from a player spec."""
+
+    def __init__(self, spec: PlayerSpec, nodes: int | None) -> None:
+        player = make_player(spec)
+        if not isinstance(player, EnginePlayer):
+            raise StudyError(f"the reference must be an engine or a level, not {spec.text!r}")
+        self.player = player
+        self.spec = spec
+        self.nodes = nodes
+
+    def limit(self, variant: str) -> Limit:
+        if self.nodes is not None:
+            return Limit(nodes=self.nodes)
+        if isinstance(self.player, LevelPlayer):
+            return Limit(nodes=self.player.level(variant).nodes)
+        limit = self.player.base_limit()
+        if limit.infinite:
+            raise StudyError(f"the reference {self.spec.text!r} needs nodes=, depth= or movetime=")
+        return limit
+
+    async def evaluate(self, record: GameRecord) -> list[Evaluation]:
+        """Every position of the game, from the start to the end."""
+        game = Game.from_fen(record.variant, record.start_fen)
+        limit = self.limit(record.variant)
+        out: list[Evaluation] = []
+        for i in range(len(record.moves) + 1):
+            outcome = game.outcome()
+            if outcome is not None:
+                red = {"red": 1.0, "black": 0.0}.get(outcome.winner or "", 0.5)
+                out.append(Evaluation(red, outcome.result))
+            else:
+                result = await self.player.evaluate(game, limit)
+                score = result.info.get("score")
+                if score is None:
+                    out.append(Evaluation(0.5, "?", result.move))
+                else:
+                    red_view = score.white()
+                    mate = red_view.mate()
+                    if mate is not None:
+                        value, text = (1.0 if mate > 0 else 0.0), f"#{mate}"
+                    else:
+                        cp = red_view.score() or 0
+                        value, text = expected_score(cp), f"{cp / 100:+.2f}"
+                    out.append(Evaluation(value, text, result.move))
+            if i < len(record.moves):
+                game.push(record.moves[i])
+        return out
+
+
+def _record_from_pgn(parsed: Any, index: int, source: str, variant: str | None) -> GameRecord:
+    if variant is None and "Variant" not in parsed.headers:
+        variant = "xiangqi"  # a game with no rule set named is plain xiangqi (see --variant)
+    game = replay(parsed, variant)
+    h = parsed.headers
+    comments = parsed.comments
+    book = 0
+    while book < len(comments) and comments[book] == "book":
+        book += 1
+    outcome = game.outcome()
+    reason = h.get("Termination") or (outcome.reason.value if outcome else "unterminated")
+    result = h.get("Result", parsed.result or "*")
+    return GameRecord(
+        match_id=h.get("Match") or source,
+        game_no=int(h["GameNo"]) if h.get("GameNo", "").isdigit() else index,
+        pair_no=index // 2,
+        opening_no=int(h["Opening"]) if h.get("Opening", "").isdigit() else 0,
+        variant=game.variant.name,
+        red=h.get("Red") or h.get("White") or "?",
+        black=h.get("Black") or "?",
+        red_slot="A",
+        start_fen=game.start_fen,
+        book_plies=book,
+        moves=game.moves,
+        infos=[],
+        result=result,
+        winner={"1-0": "red", "0-1": "black"}.get(result),
+        reason=reason,
+        search_seconds={"red": 0.0, "black": 0.0},
+        wall_seconds=0.0,
+        worker=h.get("Site", "?"),
+        finished_at=_date(h.get("Date", "")),
+    )
+
+
+def _date(text: str) -> float:
+    """A PGN ``Date`` tag as a Unix time (today's when it has no full date)."""
+    try:
+        return calendar.timegm(time.strptime(text, "%Y.%m.%d"))
+    except ValueError:
+        return time.time()
+
+
+def load_games(
+    sources: Sequence[str], db: Path, variant: str | None
+) -> list[tuple[str, list[GameRecord]]]:
+    """(label, games) per match: a PGN file's games grouped by their ``Match`` tag, or a
+    match of the database by its id or a unique prefix of it."""
+    out: dict[str, list[GameRecord]] = defaultdict(list)
+    for source in sources:
+        path = Path(source)
+        if path.is_file():
+            try:
+                parsed_games = list(read_pgn(path.read_text()))
+                for i, parsed in enumerate(parsed_games):
+                    record = _record_from_pgn(parsed, i, path.name, variant)
+                    out[record.match_id].append(record)
+            except (OSError, UnicodeDecodeError, PgnError, RulesError) as exc:
+                raise StudyError(f"{source}: {exc}") from exc
+            if not parsed_games:
+                raise StudyError(f"{source}: no games")
+            continue
+        if not db.is_file():
+            raise StudyError(f"{source!r} is neither a PGN file nor a match (no database {db})")
+        with ResultStore(db) as store:
+            ids = [m["match_id"] for m in store.matches()]
+            found = [i for i in ids if i == source] or [i for i in ids if i.startswith(source)]
+            if len(found) != 1:
+                what = "no match" if not found else f"{len(found)} matches ({', '.join(found)})"
+                raise StudyError(f"{source!r}: {what} with that id in {db}")
+            out[found[0]] += list(store.records(found))
+    return list(out.items())
+
+
+def summary_table(rows: Sequence[tuple[str, MatchStats]]) -> str:
+    """One line per match: games, draw rate, Red's score, mean plies, endings."""
+    width = max([5, *(len(label) for label, _ in rows)])
+    lines = [f"{'match':<{width}}  games  drawn  Red's score  mean plies  endings"]
+    for label, s in rows:
+        endings = ", ".join(f"{k} {v}" for k, v in sorted(s.reasons.items()))
+        lines.append(
+            f"{label:<{width}}  {s.games:>5}  {100 * s.draw_rate:>4.0f}%  "
+            f"{100 * s.red_score:>10.1f}%  {s.mean_plies:>10.1f}  {endings}"
+        )
+    return "\n".join(lines)
+
+
+def run_study(
+    sources: Sequence[str],
+    *,
+    out: Path,
+    db: Path,
+    variant: str | None,
+    reference: str,
+    nodes: int | None,
+    json_path: str | None,
+    notation: str,
+    report: TextIO,
+) -> int:
+    """``ladder study``: write the annotated games to ``out``, print the summary."""
+    try:
+        spec = parse_player(reference)
+    except PlayerSpecError as exc:
+        raise StudyError(f"--engine: {exc}") from exc
+    matches = load_games(sources, db, variant)
+    engine = Reference(spec, nodes)
+
+    async def annotate() -> list[tuple[GameRecord, GameNotes]]:
+        await engine.player.start()
+        try:
+            done = []
+            for _, games in matches:
+                for record in games:
+                    notes = GameNotes(rules=annotate_rules(record))
+                    notes.evaluations = await engine.evaluate(record)
+                    notes.decisive = decisive_move(record, notes.evaluations, notation)
+                    done.append((record, notes))
+            return done
+        finally:
+            await engine.player.close()
+
+    try:
+        annotated = asyncio.run(annotate())
+    except EngineError as exc:
+        raise StudyError(f"the reference engine failed: {exc}", ExitCode.ENGINE_FAILURE) from exc
+    annotator = f"ladder study (reference {spec.name})"
+    with out.open("w") as f:
+        for record, notes in annotated:
+            f.write(
+                format_pgn(
+                    record,
+                    notation=notation,
+                    notes=notes.notes(),
+                    extra_headers=[("Annotator", annotator)],
+                )
+                + "\n"
+            )
+    rows = [(label, match_stats(games, "A", "B")) for label, games in matches]
+    print(summary_table(rows), file=report)
+    print(f"{len(annotated)} games annotated into {out}", file=report)
+    if json_path is not None:
+        write_json(
+            json_path,
+            {
+                "command": "study",
+                "reference": spec.text,
+                "matches": [
+                    {
+                        "match": label,
+                        "games": s.games,
+                        "draw_rate": s.draw_rate,
+                        "red_score": s.red_score,
+                        "mean_plies": s.mean_plies,
+                        "endings": dict(s.reasons),
+                    }
+                    for label, s in rows
+                ],
+                "games": [
+                    {
+                        "match": r.match_id,
+                        "game": r.game_no,
+                        "red": r.red,
+                        "black": r.black,
+                        "result": r.result,
+                        "reason": r.reason,
+                        "notes": {str(k): v for k, v in sorted(n.notes().items())},
+                    }
+                    for r, n in annotated
+                ],
+            },
+        )
+    return ExitCode.DONE

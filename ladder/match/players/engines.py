@@ -1,0 +1,224 @@
+"""The engine players: :class:`EnginePlayer` drives any UCI/UCCI/XBoard engine under a
+node/depth/movetime limit or a clock, through :class:`protocol.ManagedEngine`;
+:class:`LevelPlayer` is a level of the ladder, the move service's own level move
+(:func:`ladder.level_move.play_level_move`).
+
+Players are started once per game process and reused for many games (an engine process
+per player and colour slot). A player that cannot give a move raises
+:class:`~ladder.match.players.player.PlayerError` (or :class:`protocol.EngineFailure`):
+the game loop scores the game as its loss.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from ladder.engine_binary import engine_path
+from ladder.level_move import NoLevelMove, level_engine, play_level_move
+from ladder.levels import Level
+from ladder.match.game.clocks import MoveClocks
+from ladder.match.players.player import FlagFell, MoveInfo, PlayerError, Resignation
+from ladder.match.players.specs import PlayerSpec
+from ladder.rules import Game
+from ladder.variants import FSF_VARIANT, VARIANTS_INI
+from protocol import (
+    Dialect,
+    EngineFailure,
+    InfoDict,
+    Limit,
+    ManagedEngine,
+    PlayResult,
+    RankNumbering,
+    Timeouts,
+)
+from protocol.options import OptionValue
+
+__all__ = ["EnginePlayer", "LevelPlayer"]
+
+
+@functools.cache
+def _variant_start(variant: str) -> str:
+    """The canonical start FEN of ``variant``."""
+    return Game.from_fen(variant).start_fen
+
+
+class EnginePlayer:
+    """A UCI/UCCI/XBoard engine under a node/depth/time limit or a clock (``engine`` specs)."""
+
+    def __init__(self, spec: PlayerSpec) -> None:
+        self.spec = spec
+        self.engine: ManagedEngine | None = None
+        self._first_search = True
+
+    def _executable(self) -> str:
+        return self.spec.path or str(engine_path())
+
+    def _options(self) -> dict[str, OptionValue]:
+        opts: dict[str, OptionValue] = {"Threads": 1}
+        opts.update(dict(self.spec.options))
+        return opts
+
+    def base_limit(self) -> Limit:
+        """The spec's node, depth and movetime limit (a clock comes on top)."""
+        s = self.spec
+        return Limit(
+            nodes=s.nodes,
+            depth=s.depth,
+            time=None if s.movetime_ms is None else s.movetime_ms / 1000,
+        )
+
+    def _timeouts(self) -> Timeouts:
+        """A clocked engine is stopped once its clock and margin are gone (plus a second
+        for the pipes): a search deadline that long is its flag falling."""
+        if self.spec.time_control is None:
+            return Timeouts()
+        return Timeouts(search_margin=self.spec.time_margin_ms / 1000 + 1.0)
+
+    async def start(self) -> None:
+        variants = self.spec.variants
+        path = (
+            None
+            if variants is None
+            else (VARIANTS_INI if variants == "default" else Path(variants).resolve())
+        )
+        self.engine = ManagedEngine(
+            [self._executable(), *self.spec.args],
+            protocol=Dialect(self.spec.protocol),
+            ranks=RankNumbering(self.spec.ranks) if self.spec.ranks else None,
+            options=self._options(),
+            variant_path=path,
+            variant_aliases=FSF_VARIANT,
+            variant_path_optional=variants == "default",
+            timeouts=self._timeouts(),
+            retries=1,
+            cwd=self.spec.workdir,
+        )
+
+    async def new_game(self, variant: str, seed: int) -> None:
+        self._first_search = True
+
+    async def _search(
+        self, game: Game, limit: Limit, retries: int | None = None
+    ) -> tuple[PlayResult, int]:
+        if self.engine is None:
+            raise RuntimeError("EnginePlayer.start() was not called")
+        new_game = self._first_search or self.spec.newgame_every_move
+        self._first_search = False
+        # An engine we did not build is given the game from its start: `startpos` (no
+        # FEN) when that is the variant's start (Sjaak II reads xiangqi FENs with h/e,
+        # not FSF's n/b; XBoard engines may not offer setboard, and keep the game
+        # themselves), and every move since, so it sees every repetition.
+        fen = None if game.start_fen == _variant_start(game.variant.name) else game.start_fen
+        moves = tuple(game.moves)
+        outcome = await self.engine.search(
+            game.variant.name if self.spec.uci_variant else None,
+            fen,
+            moves,
+            limit,
+            new_game=new_game,
+            retries=retries,
+            validate_move=game.is_legal,
+        )
+        return outcome.result, len(outcome.incidents)
+
+    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+        if clocks is None:
+            result, incidents = await self._search(game, self.base_limit())
+        else:
+            # On a clock a failed search is not tried again: its time is gone.
+            limit = clocks.limit(game.turn == "red", self.base_limit())
+            try:
+                result, incidents = await self._search(game, limit, retries=0)
+            except EngineFailure as exc:
+                last = exc.incidents[-1] if exc.incidents else None
+                if last is not None and last.kind == "timeout" and last.phase == "search":
+                    raise FlagFell(
+                        f"{self.spec.name} did not move within its clock", clocks.own.remaining
+                    ) from exc
+                raise
+        if result.resigned:
+            raise Resignation(
+                f"{self.spec.name} resigned" + (f": {result.claim}" if result.claim else "")
+            )
+        if result.move is None:
+            claimed = f" (it claimed {result.claim})" if result.claim else ""
+            raise PlayerError(
+                f"{self.spec.name} answered no move in a position with legal moves{claimed}"
+            )
+        cp, mate = _score(result.info)
+        return MoveInfo(
+            result.move,
+            cp,
+            mate,
+            result.info.get("depth"),
+            result.info.get("nodes"),
+            result.elapsed,
+            incidents,
+        )
+
+    async def evaluate(self, game: Game, limit: Limit) -> PlayResult:
+        """One search of ``game``'s position under ``limit`` (a study's reference)."""
+        return (await self._search(game, limit))[0]
+
+    async def probe(self, variant: str) -> None:
+        """One depth-1 search from ``variant``'s start position, not retried."""
+        await self._search(Game.from_fen(variant), Limit(depth=1), retries=0)
+
+    async def close(self) -> None:
+        if self.engine is not None:
+            await self.engine.close()
+        self.engine = None
+
+
+def _score(info: InfoDict) -> tuple[int | None, int | None]:
+    """(cp, mate) from the mover's point of view."""
+    score = info.get("score")
+    if score is None:
+        return None, None
+    rel = score.relative
+    return rel.score(), rel.mate()
+
+
+class LevelPlayer(EnginePlayer):
+    """Level N of the ladder, playing exactly the move service's move
+    (:func:`ladder.level_move.play_level_move`) with the seed the game loop gives for
+    the move (``derive_seed(game seed, ply)``, see :func:`ladder.match.game.play.play_game`)."""
+
+    def __init__(self, spec: PlayerSpec) -> None:
+        super().__init__(spec)
+        self.levels: dict[str, Level] = {}
+
+    async def start(self) -> None:
+        self.engine = level_engine(self.spec.path)
+
+    def level(self, variant: str) -> Level:
+        """This player's settings in ``variant``."""
+        if variant not in self.levels:
+            self.levels[variant] = self.spec.level_settings(variant)
+        return self.levels[variant]
+
+    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+        if self.engine is None:
+            raise RuntimeError("LevelPlayer.start() was not called")
+        try:
+            moved = await play_level_move(self.engine, game, self.level(game.variant.name), seed)
+        except NoLevelMove as exc:
+            raise PlayerError(f"{self.spec.name} gave no legal move (None)") from exc
+        result, line = moved.result, moved.choice.line
+        return MoveInfo(
+            moved.move,
+            line.cp if line else None,
+            line.mate if line else None,
+            line.depth if line else result.depth,
+            result.nodes,
+            result.time_s,
+            len(moved.incidents),
+            chosen="varied" if moved.varied else None,
+            best=result.bestmove if moved.varied else None,
+        )
+
+    async def probe(self, variant: str) -> None:
+        """One search of the level from ``variant``'s start position."""
+        self.level(variant)
+        await self.choose(Game.from_fen(variant), 0)

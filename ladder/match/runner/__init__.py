@@ -1,0 +1,12 @@
+"""Running matches: schedule, resume, run the games on a backend, stop on SPRT.
+
+* :mod:`~ladder.match.runner.match_run` -- ``ladder match``: a ``MatchConfig``'s games
+  scheduled (``match_tasks``), played or resumed (``play_match``), with progress, PGN
+  and JSON; ``RunOptions`` (shared with tournaments).
+* :mod:`~ladder.match.runner.execute` -- ``execute``: game tasks through a backend, each
+  record stored as it arrives, early stops and the engine-failure limit.
+* :mod:`~ladder.match.runner.backends` -- where games run: the local process pool (and
+  the ``Backend`` protocol); :mod:`~ladder.match.runner.ray_backend` -- Ray.
+* :mod:`~ladder.match.runner.game_process` -- the game-process side: ``run_task`` plays
+  a ``GameTask``, keeping started players between games.
+"""

@@ -1,0 +1,145 @@
+"""Where games run: a local process pool (default) or Ray (``--ray-address``).
+
+Both run :func:`ladder.match.runner.game_process.run_task` on a
+:class:`~ladder.match.game.play.GameTask` and hand the
+:class:`~ladder.match.game.play.GameRecord` back to the driver, which alone writes the
+database. A backend has ``slots`` (games that can run at once: one per core)
+and the driver keeps at most that many in flight.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import multiprocessing
+import multiprocessing.resource_tracker
+import os
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from types import FrameType
+from typing import Any, Protocol
+
+import psutil
+
+from ladder.match.game.play import GameRecord, GameTask
+from ladder.match.runner.game_process import run_task
+from protocol.process import die_with_parent
+
+__all__ = ["Backend", "LocalBackend", "abandon_workers", "interrupts_raise", "make_backend"]
+
+
+class Backend(Protocol):
+    """Runs game tasks somewhere; handles are opaque."""
+
+    slots: int
+
+    def submit(self, task: GameTask) -> Any: ...
+
+    def wait(
+        self, handles: Sequence[Any], timeout: float | None
+    ) -> list[tuple[Any, GameRecord | BaseException]]:
+        """The handles among ``handles`` that finished (at least one unless the timeout
+        passed), each with its record or the exception its task raised."""
+        ...
+
+    def close(self, cancel: bool = False) -> None: ...
+
+
+class LocalBackend:
+    """A pool of worker processes on this machine (default size: the core count)."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.slots = workers or os.cpu_count() or 1
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=self.slots,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=die_with_parent,
+            initargs=(os.getpid(),),
+        )
+
+    def submit(self, task: GameTask) -> concurrent.futures.Future[GameRecord]:
+        return self._pool.submit(run_task, task)
+
+    def wait(
+        self, handles: Sequence[Any], timeout: float | None
+    ) -> list[tuple[Any, GameRecord | BaseException]]:
+        done, _ = concurrent.futures.wait(
+            handles, timeout=timeout, return_when=concurrent.futures.FIRST_COMPLETED
+        )
+        out: list[tuple[Any, GameRecord | BaseException]] = []
+        for fut in done:
+            exc = fut.exception()
+            out.append((fut, exc if exc is not None else fut.result()))
+        return out
+
+    def close(self, cancel: bool = False) -> None:
+        if cancel:
+            # Interrupted (Ctrl-C, an error): a top-level game can take minutes, so the
+            # games in flight are abandoned, not waited for. Their engines see EOF on
+            # stdin and quit; the games are not stored, so a resumed run plays them.
+            # Every child, not only the pool's list: an interrupt can land while a
+            # worker is being started and is not listed yet. No waiting either.
+            abandon_workers()
+            manager: threading.Thread | None = getattr(self._pool, "_executor_manager_thread", None)
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            # Let the pool's manager thread see its dead workers and close its wakeup
+            # pipe now: CPython 3.11's exit hook otherwise races it and may write to the
+            # closed pipe ("Exception ignored ... Bad file descriptor" after Ctrl-C).
+            if manager is not None:
+                manager.join(timeout=10)
+            return
+        self._pool.shutdown(wait=True)
+
+
+def abandon_workers() -> None:
+    """After an interrupt: kill this process's worker processes and whatever they started,
+    wherever the interrupt came (it may come before or after a backend's own clean-up), so
+    that exiting does not wait minutes for the games in flight.
+
+    Every descendant, listed before anything dies (a dead worker's engines are no longer
+    its children), not only multiprocessing's list: a worker whose start the interrupt cut
+    short is in no list, yet it runs (and would print a traceback when its parent goes).
+    Multiprocessing's resource tracker is spared: it quits by itself once this process
+    exits, and without it the exit would complain about semaphores."""
+    tracker = getattr(multiprocessing.resource_tracker._resource_tracker, "_pid", None)
+    with contextlib.suppress(psutil.Error):
+        family = psutil.Process().children(recursive=True)
+        for process in family:
+            if process.pid != tracker:
+                with contextlib.suppress(psutil.Error):
+                    process.kill()
+    for child in multiprocessing.active_children():  # also reaps them
+        child.kill()
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def interrupts_raise() -> Iterator[None]:
+    """Within: SIGINT raises KeyboardInterrupt wherever it lands, also inside an event
+    loop. (``asyncio.run`` turns Python's own handler into a cancellation of its task,
+    which code that cleans up can absorb: the interrupt was lost and the match played on
+    for minutes.) A SIGINT this process ignores (started in the background) stays
+    ignored."""
+    main = threading.current_thread() is threading.main_thread()
+    if not main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    signal.signal(signal.SIGINT, _raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def make_backend(concurrency: int | None = None, ray_address: str | None = None) -> Backend:
+    """The local pool, or a Ray backend when ``ray_address`` is given (``local`` starts
+    a Ray instance on this machine)."""
+    if ray_address:
+        from ladder.match.runner.ray_backend import RayBackend
+
+        return RayBackend(ray_address, concurrency)
+    return LocalBackend(concurrency)

@@ -1,0 +1,127 @@
+"""Run game tasks on a backend: :func:`execute` skips the games already in the results
+database, keeps every slot busy, stores each record as it arrives, and stops early when
+a callback says so (a decided SPRT), a time budget runs out, or engine failures pass
+the run's limit."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ladder.match.game.play import GameRecord, GameTask
+from ladder.match.output.store import ResultStore
+from ladder.match.runner.backends import Backend
+
+__all__ = ["EngineFailureLimit", "ExecuteResult", "MatchError", "execute"]
+
+
+class MatchError(RuntimeError):
+    """A game task failed (a worker died, a bug): the match stops; what was stored
+    stays, and running the command again resumes."""
+
+
+class EngineFailureLimit(MatchError):
+    """More games were lost to engine failures than the match allows (``--recover`` /
+    ``--max-engine-failures``). The game over the limit is not stored."""
+
+
+@dataclass
+class ExecuteResult:
+    """What one :func:`execute` call did."""
+
+    played: int = 0  #: games played and stored by this call
+    skipped: int = 0  #: games found already stored (resumed)
+    stopped_early: bool = False  #: the stop callback or the budget ended it
+    wall_seconds: float = 0.0
+    search_seconds: float = 0.0  #: engine search time of the games played by this call
+    slots: int = 1
+
+
+def execute(
+    tasks: Sequence[GameTask],
+    store: ResultStore,
+    backend: Backend,
+    *,
+    on_record: Callable[[GameRecord], bool] | None = None,
+    budget_seconds: float | None = None,
+    progress: Callable[[GameRecord | None], None] | None = None,
+    max_engine_failures: int | None = None,
+) -> ExecuteResult:
+    """Play the tasks not yet stored; ``on_record`` returning True stops the run (the
+    games in flight are finished and stored; none is started after).
+
+    ``max_engine_failures``: how many games lost to an engine failure (stored ones
+    included) the matches may hold; the game over it is not stored, the run stops and
+    :class:`EngineFailureLimit` is raised once the games in flight are done. None: no
+    limit (every failure is a stored loss).
+    """
+    res = ExecuteResult(slots=backend.slots)
+    failures = 0
+    if max_engine_failures is not None:
+        match_ids = {t.match_id for t in tasks}
+        failures = sum(r.reason == "engine-failure" for r in store.records(match_ids))
+    over_limit: GameRecord | None = None
+    pending: list[GameTask] = []
+    done_by_match: dict[str, set[int]] = {}
+    for t in tasks:
+        done = done_by_match.setdefault(t.match_id, store.done_games(t.match_id))
+        if t.game_no in done:
+            res.skipped += 1
+        else:
+            pending.append(t)
+    pending.reverse()  # pop() from the end keeps the schedule order
+    start = time.perf_counter()
+    in_flight: dict[Any, GameTask] = {}
+    stop = False
+    failure: BaseException | None = None
+    try:
+        while pending or in_flight:
+            if budget_seconds is not None and time.perf_counter() - start > budget_seconds:
+                stop = True
+            while pending and not stop and len(in_flight) < backend.slots:
+                task = pending.pop()
+                in_flight[backend.submit(task)] = task
+            if not in_flight:
+                break
+            for handle, outcome in backend.wait(list(in_flight), timeout=1.0):
+                task = in_flight.pop(handle)
+                if isinstance(outcome, BaseException):
+                    failure = failure or outcome
+                    stop = True
+                    continue
+                if outcome.reason == "engine-failure" and max_engine_failures is not None:
+                    if failures >= max_engine_failures:
+                        over_limit = over_limit or outcome
+                        stop = True
+                        continue
+                    failures += 1
+                if store.add_game(outcome):
+                    res.played += 1
+                    res.search_seconds += sum(outcome.search_seconds.values())
+                    if progress is not None:
+                        progress(outcome)
+                    if on_record is not None and on_record(outcome):
+                        stop = True
+            if progress is not None:
+                progress(None)
+    except BaseException:
+        backend.close(cancel=True)
+        raise
+    res.stopped_early = stop and bool(pending)
+    res.wall_seconds = time.perf_counter() - start
+    if failure is not None:
+        raise MatchError(f"a game failed: {type(failure).__name__}: {failure}") from failure
+    if over_limit is not None:
+        error = next((i["error"] for i in reversed(over_limit.infos) if "error" in i), "?")
+        allowed = (
+            "no engine failure is allowed without --recover"
+            if not max_engine_failures
+            else f"more than the {max_engine_failures} allowed"
+        )
+        raise EngineFailureLimit(
+            f"game {over_limit.game_no} of {over_limit.match_id} lost to an engine "
+            f"failure ({allowed}): {error}"
+        )
+    return res

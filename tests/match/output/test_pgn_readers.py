@@ -1,0 +1,132 @@
+"""The match PGN as other tools read it: python-chess for the tags, the comments
+(``[%eval]``) and the result (its tokenizer knows chess moves only, and skips WXF moves);
+the ``cchess`` xiangqi library for the moves (ICCS, which it reads; it does not read WXF),
+replayed on its own board."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import cchess  # type: ignore[import-untyped]
+import chess
+import chess.pgn
+
+from ladder.match.output.pgn import read_pgn, replay
+from ladder.match.output.store import ResultStore
+
+
+class Tokens(chess.pgn.BaseVisitor[dict[str, Any]]):
+    """python-chess's PGN parser, collecting the tags, the comments and the result."""
+
+    def begin_game(self) -> None:
+        self.tags: dict[str, str] = {}
+        self.comments: list[str] = []
+        self.game_result: str | None = None
+
+    def begin_headers(self) -> chess.pgn.Headers:
+        return chess.pgn.Headers({})  # python-chess's own board: standard chess, unused
+
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
+        self.tags[tagname] = tagvalue
+
+    def begin_parse_san(self, board: chess.Board, san: str) -> chess.pgn.SkipType:
+        raise AssertionError(f"a WXF move taken for a chess move: {san}")
+
+    def visit_comment(self, comment: str) -> None:
+        self.comments.append(comment)
+
+    def visit_result(self, result: str) -> None:
+        self.game_result = result
+
+    def handle_error(self, error: Exception) -> None:
+        raise error
+
+    def result(self) -> dict[str, Any]:
+        return {"tags": self.tags, "comments": self.comments, "result": self.game_result}
+
+
+def python_chess_games(text: str) -> list[dict[str, Any]]:
+    handle = io.StringIO(text)
+    games = []
+    while (game := chess.pgn.read_game(handle, Visitor=Tokens)) is not None:
+        games.append(game)
+    return games
+
+
+def ladder(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=600
+    )
+
+
+def test_match_pgn_read_by_python_chess_and_cchess(tmp_path: Path, engine_exe: Path) -> None:
+    db, wxf, iccs = tmp_path / "m.sqlite", tmp_path / "wxf.pgn", tmp_path / "iccs.pgn"
+    common = ["--variant", "xiangqi", "--games", "2", "--db", str(db), "--max-plies", "60"]
+    done = ladder("match", "level:1", f"engine:{engine_exe},nodes=300,name=fsf300", *common,
+                  "--pgn", str(wxf))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    # the same games again, from the database, in ICCS without comments
+    done = ladder("match", "level:1", f"engine:{engine_exe},nodes=300,name=fsf300", *common,
+                  "--pgn", str(iccs), "--pgn-notation", "iccs", "--pgn-min")  # fmt: skip
+    assert done.returncode == 0 and "played 0, resumed past 2" in done.stdout, done.stderr
+    with ResultStore(db) as store:
+        records = sorted(store.records(), key=lambda r: r.game_no)
+    assert len(records) == 2
+
+    # python-chess: the seven standard tags, Game and Format, every move token, and the
+    # [%eval] and [%clk] annotations as viewers read them
+    games = python_chess_games(wxf.read_text())
+    assert len(games) == 2
+    for game, rec in zip(games, records, strict=True):
+        tags = game["tags"]
+        assert list(tags)[:7] == ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
+        assert (tags["White"], tags["Black"], tags["Result"]) == (rec.red, rec.black, rec.result)
+        assert (tags["Game"], tags["Format"], tags["Red"]) == ("Chinese Chess", "WXF", rec.red)
+        assert game["result"] == rec.result
+        # python-chess sees the comments ours sees, in order; their [%eval] is Red's view
+        ours = next(iter(read_pgn(rec.pgn)))
+        commented = [(p, c) for p, c in enumerate(ours.comments) if c]
+        assert [c for _, c in commented] == game["comments"]
+        assert [c for p, c in commented if p < rec.book_plies] == ["book"] * rec.book_plies
+        evals = 0
+        for (ply, _), comment in zip(commented, game["comments"], strict=True):
+            if ply < rec.book_plies:
+                continue
+            info = rec.infos[ply - rec.book_plies]
+            node = chess.pgn.Game()
+            node.comment = comment
+            pov = node.eval()
+            if "cp" not in info and "mate" not in info:
+                assert pov is None
+                continue
+            evals += 1
+            sign = 1 if ply % 2 == 0 else -1  # Red moves at even plies from the start
+            assert pov is not None
+            if "mate" in info:
+                assert pov.white().mate() == sign * info["mate"]
+            else:
+                assert pov.white().score() == sign * info["cp"]
+            assert (info.get("chosen") == "varied") == ("varied: the engine's best" in comment)
+        assert evals > 0
+
+    # cchess: each ICCS game on its own board, move by move, to the same final position
+    text = iccs.read_text()
+    chunks = ["[Event" + c for c in text.split("[Event")[1:]]
+    assert len(chunks) == 2 and "{" not in text
+    for n, (chunk, rec) in enumerate(zip(chunks, records, strict=True)):
+        path = tmp_path / f"game{n}.pgn"
+        path.write_text(chunk)
+        theirs = cchess.Game.read_from(str(path))
+        moves = [m for line in theirs.dump_iccs_moves() for m in line]
+        assert len(moves) == len(rec.moves), f"cchess stopped at move {len(moves)}"
+        replayed = replay(next(iter(read_pgn(chunk))))
+        assert replayed.moves == rec.moves
+        board = theirs.init_board.copy()
+        for move in moves:
+            assert board.move_iccs(move) is not None
+            board.next_turn()
+        assert board.to_fen().split()[0] == replayed.board_fen().split("[")[0]

@@ -1,0 +1,130 @@
+"""`ladder study` on known games: an atomic game decided by a blunder next to the
+general, a crazyhouse drop that gives check; and a study of a match from the database."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from ladder.match.output.pgn import read_pgn
+from ladder.match.output.store import ResultStore
+from ladder.rules import Game
+
+# Black (chariot and cannon against a chariot) mates in a few, but puts its cannon next
+# to its own general: the chariot takes it and the explosion takes the general.
+KNOWN = """\
+[Event "cannon rule study"]
+[Date "2026.11.30"]
+[Variant "atomic-xiangqi"]
+[FEN "9/3k5/9/3c5/9/9/9/9/r8/3R1K3 b - - 0 1"]
+[Match "atomic-known"]
+[Result "1-0"]
+
+1... d7d8 2. d1d8 1-0
+
+[Event "drop study"]
+[Variant "crazyhouse-xiangqi"]
+[FEN "3k5/9/9/9/9/9/9/9/9/5K3[R] w - - 0 1"]
+[Match "zh-known"]
+[Termination "max-plies"]
+[Result "1/2-1/2"]
+
+1. R@d5 d10e10 1/2-1/2
+"""
+
+
+def ladder(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=600
+    )
+
+
+def test_study_of_known_games(tmp_path: Path, engine_exe: Path) -> None:
+    source, study, out = tmp_path / "known.pgn", tmp_path / "study.pgn", tmp_path / "s.json"
+    source.write_text(KNOWN)
+    done = ladder("study", str(source), "--out", str(study), "--engine", "level:3,variety=off",
+                  "--json", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    atomic, drop = read_pgn(study.read_text())
+    assert atomic.headers["Annotator"] == "ladder study (reference level:3,variety=off)"
+    assert atomic.headers["Date"] == "2026.11.30" and atomic.headers["Termination"] == (
+        "general-exploded"
+    )
+    blunder, capture = atomic.comments
+    assert capture == (
+        "explosion on d8 removed: Red chariot d1 (the capturer), Black cannon d8, Black general d9"
+    )
+    # the decisive move is Black's blunder: from Black mating to Red mating in one
+    assert blunder is not None and blunder.startswith("decisive: the evaluation went from #-")
+    assert "to #1; the engine preferred " in blunder
+    assert drop.comments[0] == "drop gives check" and drop.comments[1] is None
+
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["match", "games", "drawn", "Red's", "score", "mean", "plies",
+                                "endings"]  # fmt: skip
+    assert lines[1].split() == ["atomic-known", "1", "0%", "100.0%", "2.0", "general-exploded", "1"]
+    assert lines[2].split() == ["zh-known", "1", "100%", "50.0%", "2.0", "max-plies", "1"]
+    doc = json.loads(out.read_text())
+    assert [m["endings"] for m in doc["matches"]] == [{"general-exploded": 1}, {"max-plies": 1}]
+    assert doc["games"][0]["notes"]["1"] == capture
+
+
+def test_study_of_a_stored_match_marks_every_capture(tmp_path: Path, engine_exe: Path) -> None:
+    db, study = tmp_path / "m.sqlite", tmp_path / "study.pgn"
+    done = ladder("match", "level:1", "greedy", "--variant", "atomic-xiangqi", "--games", "2",
+                  "--max-plies", "50", "--db", str(db))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    done = ladder("study", "atomic-xiangqi:level:1-vs", "--db", str(db), "--out", str(study),
+                  "--engine", "level:2,variety=off", "--nodes", "64")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "atomic-xiangqi:level:1-vs-greedy:" in done.stdout
+    with ResultStore(db) as store:
+        records = {r.game_no: r for r in store.records()}
+    for parsed in read_pgn(study.read_text()):
+        rec = records[int(parsed.headers["GameNo"])]
+        game = Game.from_fen(rec.variant, rec.start_fen)
+        for move, comment in zip(rec.moves, parsed.comments, strict=True):
+            to = re.findall(r"[a-i]\d+", move)[-1]
+            captures = "@" not in move and game.piece_at(to) is not None
+            marked = comment is not None and f" on {to} removed: " in comment
+            assert captures == marked, (move, comment)
+            if marked:  # after the move's own comment ([%eval], nodes...), set apart by "; "
+                assert comment is not None and re.search(
+                    r"(^|\S; )(explosion|cannon shot) on ", comment
+                ), comment
+            game.push(move)
+
+    missing = ladder("study", "no-such-match", "--db", str(db), "--out", str(study))
+    assert missing.returncode == 2 and "no match with that id" in missing.stderr
+
+
+def test_a_pgn_without_a_variant_tag_is_plain_xiangqi(tmp_path: Path, engine_exe: Path) -> None:
+    source, study = tmp_path / "bare.pgn", tmp_path / "study.pgn"
+    source.write_text('[Event "bare"]\n\n1. C2=5 H8+7 2. H2+3 *\n')
+    done = ladder("study", str(source), "--out", str(study), "--engine", "level:1,variety=off",
+                  "--nodes", "64")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (game,) = read_pgn(study.read_text())
+    assert game.headers["Variant"] == "xiangqi" and game.moves == ["C2=5", "H8+7", "H2+3"]
+    done = ladder("study", str(source), "--out", str(study), "--variant", "atomic-xiangqi",
+                  "--engine", "level:1,variety=off", "--nodes", "64")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert next(iter(read_pgn(study.read_text()))).headers["Variant"] == "atomic-xiangqi"
+
+
+def test_study_of_a_game_xboard_saved(tmp_path: Path, engine_exe: Path) -> None:
+    """XBoard's own PGN (its SAN-like xiangqi moves, ``Cfxd0``, ``C0g1``): studied, and
+    written back in standard WXF (the rear cannon's ``C-+1``)."""
+    saved = Path(__file__).parent.parent / "data" / "xboard-saved.pgn"
+    out = tmp_path / "study.pgn"
+    done = ladder(
+        "study", str(saved), "--nodes", "2000", "--db", str(tmp_path / "s.sqlite"),
+        "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (game,) = read_pgn(out.read_text())
+    assert len(game.moves) == 56 and game.result == "0-1"
+    assert "C-+1" in game.moves  # ply 43, a tandem: no file number

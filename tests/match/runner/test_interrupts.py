@@ -1,0 +1,185 @@
+"""SIGINT on a `ladder match` process (as a supervisor or a script sends it, not a
+terminal's process group) stops it at once, whatever it is doing when the signal lands:
+probing its engines before any worker exists, starting its workers, in the middle of
+searches that would take minutes, or between two games. Exit 130, one line saying so, no
+traceback, and nothing left running: every process that carried the run's environment
+marker (workers, engines, helpers) is gone, orphans included.
+
+Each stage is landed by watching the run from outside (its processes and its database),
+so the signal meets the stage it names; ``test_sigint_at_random_moments`` adds signals at
+random moments of the first seconds (argument parsing, imports, the probe, spawning).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import psutil
+import pytest
+
+FAULTY_ENGINE = Path(__file__).parent.parent / "faulty_engine.py"
+MARK = "LADDER_INTERRUPT_TEST"
+
+
+def _marked(mark: str) -> list[psutil.Process]:
+    """Every live process started under this run (its environment carries ``mark``)."""
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if process.environ().get(MARK) == mark and process.status() != "zombie":
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
+
+
+def _stored(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=1) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def _workers(driver: psutil.Process) -> list[psutil.Process]:
+    return [p for p in driver.children() if "spawn_main" in " ".join(p.cmdline())]
+
+
+def _engines(process: psutil.Process) -> list[psutil.Process]:
+    return [p for p in process.children(recursive=True) if p.name().startswith("fairy-stockfish")]
+
+
+def _interrupt(cmd: list[str], ready: Callable[[psutil.Process], bool]) -> tuple[int, str]:
+    """Start ``cmd``, SIGINT it once ``ready(driver)`` holds, and check it stopped cleanly:
+    returns (exit code, standard error)."""
+    mark = uuid.uuid4().hex
+    env = {**os.environ, MARK: mark}
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        driver = psutil.Process(proc.pid)
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, "the run ended before the signal: " + (
+                proc.stderr.read() if proc.stderr else ""
+            )
+            assert time.monotonic() < deadline, "the stage to interrupt never came"
+            try:
+                if ready(driver):
+                    break
+            except psutil.Error:
+                pass  # a process went while we looked
+            time.sleep(0.002)
+        proc.send_signal(signal.SIGINT)
+        # A game alone would take minutes: a run that does not stop at once times out.
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    deadline = time.monotonic() + 20
+    while (left := _marked(mark)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"left behind: {[p.cmdline()[:3] for p in left]}\n{err}"
+    return proc.returncode, err
+
+
+def _match(tmp_path: Path, *players: str, games: int = 2, jobs: int = 2) -> list[str]:
+    db = tmp_path / f"{uuid.uuid4().hex[:8]}.sqlite"
+    cmd = [sys.executable, "-m", "ladder.cli", "match", *players, "--variant", "xiangqi"]
+    return [*cmd, "--games", str(games), "-j", str(jobs), "--max-plies", "60", "--db", str(db)]
+
+
+def _clean_stop(code: int, err: str) -> None:
+    assert code == 130, err
+    assert "Traceback" not in err and "Error" not in err, err
+    (says,) = [line for line in err.splitlines() if "interrupted" in line]
+    assert says.startswith("ladder match: interrupted"), err
+
+
+def _slow(engine_exe: Path) -> str:
+    return f"engine:{engine_exe},nodes=500000000"
+
+
+def _delayed(engine_exe: Path) -> str:
+    """An engine each of whose searches waits 5 s first (the probe's too)."""
+    delay = f'args="{FAULTY_ENGINE} {engine_exe} --delay 5"'
+    return f"engine:{sys.executable},{delay},nodes=1000,name=delayed"
+
+
+def _probing(driver: psutil.Process) -> bool:
+    """The driver checks its engines (they are its own children); no worker yet."""
+    return not _workers(driver) and any(
+        "faulty_engine" in " ".join(p.cmdline()) for p in driver.children()
+    )
+
+
+def _worker_starting(driver: psutil.Process) -> bool:
+    """A worker process exists and has not started an engine yet."""
+    workers = _workers(driver)
+    return bool(workers) and not any(_engines(w) for w in workers)
+
+
+def _searching(driver: psutil.Process) -> bool:
+    """Both workers have an engine that has been searching for a while."""
+    workers = _workers(driver)
+    return len(workers) == 2 and all(
+        any(e.cpu_times().user > 0.5 for e in _engines(w)) for w in workers
+    )
+
+
+#: Each stage once in `make test`, five more times in `make test-slow`.
+REPEATS = [0, *(pytest.param(n, marks=pytest.mark.slow) for n in range(1, 6))]
+
+
+@pytest.mark.parametrize("repeat", REPEATS)
+def test_sigint_while_probing_before_any_worker(
+    tmp_path: Path, engine_exe: Path, repeat: int
+) -> None:
+    delayed = _delayed(engine_exe)
+    _clean_stop(*_interrupt(_match(tmp_path, delayed, "random"), _probing))
+
+
+@pytest.mark.parametrize("repeat", REPEATS)
+def test_sigint_while_workers_start(tmp_path: Path, engine_exe: Path, repeat: int) -> None:
+    slow = _slow(engine_exe)
+    _clean_stop(*_interrupt(_match(tmp_path, slow, slow), _worker_starting))
+
+
+@pytest.mark.parametrize("repeat", REPEATS)
+def test_sigint_mid_search(tmp_path: Path, engine_exe: Path, repeat: int) -> None:
+    slow = _slow(engine_exe)
+    _clean_stop(*_interrupt(_match(tmp_path, slow, slow), _searching))
+
+
+@pytest.mark.parametrize("repeat", REPEATS)
+def test_sigint_between_games(tmp_path: Path, engine_exe: Path, repeat: int) -> None:
+    """Right after a game is stored: the driver is storing it and handing out the next."""
+    cmd = _match(tmp_path, "level:1", "greedy", games=20, jobs=1)
+    db = Path(cmd[-1])
+    _clean_stop(*_interrupt(cmd, lambda driver: _stored(db) >= 1))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("repeat", range(12))
+def test_sigint_at_random_moments(tmp_path: Path, engine_exe: Path, repeat: int) -> None:
+    """A signal at a random moment of the first seconds: before the interpreter handles
+    SIGINT at all the process dies of it (-2), which stops it too; otherwise the clean
+    stop above."""
+    slow = _slow(engine_exe)
+    start = time.monotonic()
+    delay = random.Random(repeat).uniform(0.0, 4.0)
+    code, err = _interrupt(_match(tmp_path, slow, slow), lambda _: time.monotonic() - start > delay)
+    if code != -signal.SIGINT:
+        assert code == 130, err
+        assert "interrupted" in err and "Error" not in err, err
