@@ -204,7 +204,7 @@ export class Analysis {
       p.className = 'verdict';
       p.dataset.ply = String(played.ply);
       const name = played.judgement ? JUDGEMENT_NAMES[played.judgement] : 'Move';
-      let text = `${name}: ${played.wxf} (ply ${played.ply}), ${scoreText(played.eval_after)}`;
+      let text = `${name}: ${played.wxf} (ply ${played.ply}), then ${scoreText(played.eval_after)}`;
       if (played.judgement && played.best_wxf) {
         text += `. Best was ${played.best_wxf}: ${played.pv_wxf.join(' ')}`;
       }
@@ -237,9 +237,17 @@ export class Analysis {
     box.hidden = false;
     const table = document.createElement('table');
     const head = table.createTHead().insertRow();
-    for (const t of ['', 'Inaccuracies', 'Mistakes', 'Blunders', 'Mean loss', 'Accuracy']) {
+    for (const [t, title] of [
+      ['', ''],
+      ['?!', 'Inaccuracies'],
+      ['?', 'Mistakes'],
+      ['??', 'Blunders'],
+      ['ACPL', 'Average centipawn loss'],
+      ['Accuracy', "lichess's game accuracy"],
+    ]) {
       const th = document.createElement('th');
       th.textContent = t;
+      th.title = title;
       head.append(th);
     }
     const body = table.createTBody();
@@ -252,7 +260,7 @@ export class Analysis {
         s.inaccuracies,
         s.mistakes,
         s.blunders,
-        s.mean_loss_cp == null ? '–' : `${Math.round(s.mean_loss_cp)} cp`,
+        s.mean_loss_cp == null ? '–' : String(Math.round(s.mean_loss_cp)),
         s.accuracy == null ? '–' : `${Math.round(s.accuracy)} %`,
       ];
       for (const c of cells) row.insertCell().textContent = String(c);

@@ -1,4 +1,4 @@
-// The game as PGN, with the tags ladder/match/pgn.py writes for a match game (the seven
+// The game as PGN, with the tags ladder/match/output/pgn.py writes for a match game (the seven
 // standard ones, White being Red; then Game "Chinese Chess" and Format, as xqbase-style
 // readers expect, Variant, FEN and SetUp), and the moves in WXF (as the service wrote
 // them, POST /v1/position with `wxf`) or in ICCS (H2-E2, ranks 0-9; drops A@E2).

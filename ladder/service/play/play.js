@@ -61,7 +61,7 @@ const ELO_STEP = 100;
 function strengthOptions(variant) {
   const options = (levels[variant] || []).map(info => {
     let text = `Level ${info.level} · ${ratingText(info.rating)}`;
-    if (info.expected_seconds != null) text += ` · ~${secondsText(info.expected_seconds)}/move`;
+    if (info.expected_seconds != null) text += ` · ${secondsText(info.expected_seconds, '~')}/move`;
     return { value: `level:${info.level}`, text };
   });
   const range = eloRanges[variant];
@@ -79,9 +79,9 @@ function ratingText(r) {
   return `Elo ${Math.round(r.elo)} (${Math.round(r.elo_lo)}–${Math.round(r.elo_hi)}, ${how})`;
 }
 
-function secondsText(s) {
+function secondsText(s, about = '') {
   if (s < 0.1) return '<0.1 s';
-  return s < 10 ? `${s.toFixed(1)} s` : `${Math.round(s)} s`;
+  return about + (s < 10 ? `${s.toFixed(1)} s` : `${Math.round(s)} s`);
 }
 
 // What the strength selector's levels rest on, said under it.

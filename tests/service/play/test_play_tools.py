@@ -16,7 +16,7 @@ import cchess  # type: ignore[import-untyped]
 import httpx
 from PIL import Image
 
-from ladder.match.pgn import read_pgn, replay
+from ladder.match.output.pgn import read_pgn, replay
 
 from ..helpers import Server
 from .driver import Opener, PlayPage, ladder_move, position
