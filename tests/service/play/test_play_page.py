@@ -24,7 +24,7 @@ from playwright.sync_api import Request
 from ladder.rules import Game
 from tests.bridge.helpers import RATED_LEVELS
 
-from ..helpers import Server, start_server
+from ..helpers import OUT_OF_BOOK, Server, start_server
 from .driver import PHONE, WAIT_MS, Opener, PlayPage, ladder_move, position, removed_points
 
 MINUS = "\u2212"  # the page writes negative scores with a real minus sign
@@ -320,7 +320,10 @@ def test_busy_shown_and_retried(open_page: Opener, artifacts: Path) -> None:
         play = open_page(server, variant="xiangqi", level=1, colour="red", seed=7)
         (engine,) = server.engine_pids()
         os.kill(engine, signal.SIGSTOP)
-        body = json.dumps({"variant": "xiangqi", "moves": [], "level": 8, "seed": 1}).encode()
+        # (past the books: a book move would need no engine, and an idle stopped engine
+        # is found frozen by the pool's idle check and replaced)
+        blocked = {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 8, "seed": 1}
+        body = json.dumps(blocked).encode()
         blocker = server.connect()
         blocker.sendall(
             b"POST /v1/move HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
