@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 import httpx
+import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -59,8 +60,20 @@ def master_game(plies: int) -> list[str]:
     raise SystemExit("no game that long")
 
 
-def raw_pipe(positions: list[tuple[str, tuple[str, ...]]], nodes: int) -> float:
-    """Seconds to search every position over a bare UCI pipe."""
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of the processes ``pids`` so far."""
+    total = 0.0
+    for pid in pids:
+        times = psutil.Process(pid).cpu_times()
+        total += times.user + times.system
+    return total
+
+
+def raw_pipe(
+    positions: list[tuple[str, tuple[str, ...]]], nodes: int
+) -> tuple[float, float, float]:
+    """(wall seconds, this process's CPU seconds, the engine's CPU seconds) to search
+    every position over a bare UCI pipe."""
     proc = subprocess.Popen([str(engine_path())], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, bufsize=1)  # fmt: skip
     assert proc.stdin is not None and proc.stdout is not None
@@ -76,7 +89,7 @@ def raw_pipe(positions: list[tuple[str, tuple[str, ...]]], nodes: int) -> float:
               f"setoption name Threads value 1\nsetoption name Hash value {HASH_MB}\n"
               f"setoption name UCI_Variant value {FSF_VARIANT['xiangqi']}\nisready\n")  # fmt: skip
     until("readyok")
-    started = time.perf_counter()
+    started, own, engine = time.perf_counter(), time.process_time(), cpu_seconds([proc.pid])
     for fen, moves in positions:
         inp.write("ucinewgame\nisready\n")
         until("readyok")
@@ -84,16 +97,18 @@ def raw_pipe(positions: list[tuple[str, tuple[str, ...]]], nodes: int) -> float:
         inp.write(f"position fen {fen}{tail}\ngo nodes {nodes}\n")
         until("bestmove")
     elapsed = time.perf_counter() - started
+    spent = (time.process_time() - own, cpu_seconds([proc.pid]) - engine)
     inp.write("quit\n")
     proc.wait(10)
-    return elapsed
+    return elapsed, *spent
 
 
-def core(moves: list[str], nodes: int, engines: int) -> float:
-    """Seconds for the analysis core to analyse the game on ``engines`` engines (the
-    engines started and warmed before the clock starts)."""
+def core(moves: list[str], nodes: int, engines: int) -> tuple[float, float, float]:
+    """(wall seconds, this process's CPU seconds, the engines' CPU seconds) for the
+    analysis core to analyse the game on ``engines`` engines (started and warmed before
+    the clock starts)."""
 
-    async def main() -> float:
+    async def main() -> tuple[float, float, float]:
         pool = [level_engine() for _ in range(engines)]
         for engine in pool:
             await search_position(engine, Game.from_fen("xiangqi"), 1)
@@ -104,14 +119,16 @@ def core(moves: list[str], nodes: int, engines: int) -> float:
 
             return evaluate
 
-        started = time.perf_counter()
+        pids = [e.engine.pid for e in pool if e.engine is not None]
+        started, own, spent = time.perf_counter(), time.process_time(), cpu_seconds(pids)
         game = GamePositions("xiangqi", None, moves)
         count = sum([1 async for _ in analyse(game, [evaluator(e) for e in pool])])
         elapsed = time.perf_counter() - started
+        result = (elapsed, time.process_time() - own, cpu_seconds(pids) - spent)
         assert count == len(moves)
         for engine in pool:
             await engine.close()
-        return elapsed
+        return result
 
     return asyncio.run(main())
 
@@ -194,17 +211,23 @@ def main() -> int:
         for _ in range(args.rounds):
             raw.append(raw_pipe(positions, args.nodes))
             ours.append(core(moves, args.nodes, 1))
-        r, c = min(raw), min(ours)
-        rounds = ", ".join(f"{a:.1f}/{b:.1f}" for a, b in zip(raw, ours, strict=True))
-        print(f"\n1. overhead (best of rounds; each round's raw / core seconds: {rounds})")
-        print(f"   raw UCI pipe   {len(moves) / r:6.2f} plies/s  ({r:.1f} s)")
-        print(f"   analysis core  {len(moves) / c:6.2f} plies/s  ({c:.1f} s)")
-        print(f"   overhead       {100 * (c / r - 1):+6.1f} %")
+        rounds = ", ".join(f"{a[0]:.1f}/{b[0]:.1f}" for a, b in zip(raw, ours, strict=True))
+        print(f"\n1. overhead (best of {args.rounds}; each round's raw / core wall s: {rounds})")
+        print(f"   {'':14} {'plies/s':>8} {'wall s':>7} {'client CPU s':>13} {'engine CPU s':>13}")
+        for name, runs in (("raw UCI pipe", raw), ("analysis core", ours)):
+            wall, own, engine = min(runs)
+            print(
+                f"   {name:14} {len(moves) / wall:>8.2f} {wall:>7.1f} {own:>13.2f} {engine:>13.1f}"
+            )
+        (rw, ro, re_), (cw, co, ce) = min(raw), min(ours)
+        print(f"   overhead: wall {100 * (cw / rw - 1):+.1f} %; CPU (client + engine) "
+              f"{100 * ((co + ce) / (ro + re_) - 1):+.1f} %; the core's own CPU is "
+              f"{100 * co / ce:.1f} % of the engine's")  # fmt: skip
     if "engines" not in args.skip:
         one, two = [], []
         for _ in range(args.rounds):
-            one.append(core(moves, args.nodes, 1))
-            two.append(core(moves, args.nodes, 2))
+            one.append(core(moves, args.nodes, 1)[0])
+            two.append(core(moves, args.nodes, 2)[0])
         a, b = min(one), min(two)
         print(
             f"\n2. engines: 1 engine {len(moves) / a:.2f} plies/s ({a:.1f} s), "
