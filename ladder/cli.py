@@ -16,16 +16,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import os
 import signal
 import sys
 from pathlib import Path
 from typing import NoReturn
 
-from ladder.analysis.cli import add_analyse
-from ladder.bridge.cli import add_engine_commands
-from ladder.calibration.cli import add_calibrate
-from ladder.doctor import add_doctor
 from ladder.engine_binary import (
     ENGINE_ENV,
     EngineNotBuilt,
@@ -33,12 +30,30 @@ from ladder.engine_binary import (
     deprecation_notice,
     find_engine,
 )
-from ladder.engine_cli import add_engine, add_engine_option
+from ladder.engine_cli import add_engine_option
 from ladder.log_config import LEVELS, configure_logging
-from ladder.match.cli.commands import add_match, add_study, add_tournament
 from ladder.package_data import DISTRIBUTION, package_version
-from ladder.rules.cli import add_perft
-from ladder.service.cli import add_levels, add_move, add_serve
+
+#: Which module registers each subcommand, and with which function, in the order of
+#: ``ladder --help``. A command imports only its own module: ``ladder xboard`` must
+#: answer a GUI's ``protover`` within XBoard's 2 s, and importing the service, the
+#: matches and the analysis first took that long on a loaded machine.
+COMMAND_MODULES: dict[str, tuple[str, str]] = {
+    "move": ("ladder.service.cli", "add_move"),
+    "serve": ("ladder.service.cli", "add_serve"),
+    "levels": ("ladder.service.cli", "add_levels"),
+    "match": ("ladder.match.cli.commands", "add_match"),
+    "tournament": ("ladder.match.cli.commands", "add_tournament"),
+    "study": ("ladder.match.cli.commands", "add_study"),
+    "analyse": ("ladder.analysis.cli", "add_analyse"),
+    "calibrate": ("ladder.calibration.cli", "add_calibrate"),
+    "perft": ("ladder.rules.cli", "add_perft"),
+    "engine": ("ladder.engine_cli", "add_engine"),
+    "doctor": ("ladder.doctor", "add_doctor"),
+    "uci": ("ladder.bridge.cli", "add_engine_commands"),  # registers uci, ucci, xboard
+    "ucci": ("ladder.bridge.cli", "add_engine_commands"),
+    "xboard": ("ladder.bridge.cli", "add_engine_commands"),
+}
 
 #: Subcommands that run the patched engine through the usual lookup (engine pools, match
 #: workers): they take --engine after their name too, passed on as $LADDER_ENGINE.
@@ -74,7 +89,9 @@ class OneLineErrors(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``ladder`` parser: with ``command`` (a known subcommand), only that command's
+    module is imported and registered; else every command (``ladder --help``)."""
     parser = OneLineErrors(
         prog="ladder", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -92,22 +109,26 @@ def build_parser() -> argparse.ArgumentParser:
         "debug: also every line to and from each engine",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    add_move(sub)
-    add_serve(sub)
-    add_levels(sub)
-    add_match(sub)
-    add_tournament(sub)
-    add_study(sub)
-    add_analyse(sub)
-    add_calibrate(sub)
-    add_perft(sub)
-    add_engine(sub)
-    add_doctor(sub)
-    add_engine_commands(sub)
+    wanted = [command] if command in COMMAND_MODULES else list(COMMAND_MODULES)
+    registered: set[tuple[str, str]] = set()
+    for name in wanted:
+        module, function = COMMAND_MODULES[name]
+        if (module, function) not in registered:
+            registered.add((module, function))
+            getattr(importlib.import_module(module), function)(sub)
     for name in ENGINE_COMMANDS:
-        with contextlib.suppress(argparse.ArgumentError):  # it has its own --engine
-            add_engine_option(sub.choices[name])
+        if name in sub.choices:
+            with contextlib.suppress(argparse.ArgumentError):  # it has its own --engine
+                add_engine_option(sub.choices[name])
     return parser
+
+
+def command_index(argv: list[str]) -> int:
+    """Where the subcommand stands in ``argv``: after the global options."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        i += 1 if "=" in argv[i] or argv[i] in ("--version", "-h", "--help") else 2
+    return i
 
 
 def cutechess_options(argv: list[str]) -> list[str]:
@@ -115,9 +136,7 @@ def cutechess_options(argv: list[str]) -> list[str]:
     rewritten as ours (:mod:`ladder.match.cli.cutechess`)."""
     from ladder.match.cli.cutechess import CutechessError, translate
 
-    i = 0
-    while i < len(argv) and argv[i].startswith("-"):  # the global options
-        i += 1 if "=" in argv[i] or argv[i] == "--version" else 2
+    i = command_index(argv)
     if i >= len(argv) or argv[i] not in ("match", "tournament"):
         return argv
     try:
@@ -128,8 +147,10 @@ def cutechess_options(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(cutechess_options(list(sys.argv[1:] if argv is None else argv)))
+    words = list(sys.argv[1:] if argv is None else argv)
+    at = command_index(words)
+    parser = build_parser(words[at] if at < len(words) else None)
+    args = parser.parse_args(cutechess_options(words))
     configure_logging(args.ladder_log_level)
     notice = deprecation_notice()
     if notice is not None:

@@ -48,11 +48,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ladder.calibration.fit import wilson
 from ladder.calibration.record import record_path
 from ladder.engine_binary import engine_path
-from ladder.level_move import MATE_CP, SearchJob, destination, search_level
+from ladder.engine_lines import MATE_CP
+from ladder.level_move import SearchJob, search_level
 from ladder.master_games import master_lines
 from ladder.material import material
 from ladder.package_data import CHECKOUT_ROOT
 from ladder.rules import Game, RulesError
+from ladder.rules.notation import destination
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol.managed import ManagedEngine
 

@@ -37,21 +37,18 @@ import hashlib
 import math
 import os
 import random
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-
-from chess.engine import PovScore
 
 from ladder.book import load_book
 from ladder.engine_binary import engine_path
+from ladder.engine_lines import Line, SearchResult, search_result
 from ladder.levels import Level, Variety
-from ladder.material import PIECE_VALUES, material
 from ladder.rules import Game
+from ladder.second_look import captures_seen, second_look_pick
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol.errors import EngineFailure, Incident
-from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
 from protocol.managed import ManagedEngine
 from protocol.options import OptionValue
@@ -59,27 +56,17 @@ from protocol.process import Timeouts
 
 __all__ = [
     "ENGINE_OPTIONS",
-    "MATE_CP",
     "RETRIES",
     "Choice",
     "LevelMove",
     "LevelSearch",
-    "Line",
     "NoLevelMove",
     "SearchJob",
-    "SearchResult",
-    "captures_seen",
     "choose",
-    "comparable_cp",
     "derive_seed",
-    "destination",
-    "first_look",
     "level_engine",
-    "line_from_info",
     "play_level_move",
     "search_level",
-    "search_result",
-    "second_look_pick",
 ]
 
 #: The options a level's engine always runs with: one thread, so that ``go nodes N``
@@ -88,28 +75,6 @@ ENGINE_OPTIONS: dict[str, OptionValue] = {"Threads": 1}
 #: After an engine fault the search is tried again on a restarted engine, this many
 #: times (the service counts its attempts itself: :class:`ladder.service.mover.MoveService`).
 RETRIES = 1
-
-#: The destination point of a canonical move (``h3e3`` -> ``e3``, ``a10a9`` -> ``a9``).
-_DESTINATION = re.compile(r"[a-i]\d{1,2}$")
-
-#: A capture that ends the game at once (an atomic blast that takes the general) is
-#: seen at first sight as worth this much.
-WINNING_CAPTURE_CP = 10_000
-
-#: Scores beyond this many centipawns (mates) count as this much in the second-look
-#: rule's intuition (:func:`second_look_pick`).
-INTUITION_CAP_CP = 1_500
-
-#: A mate counts as this many centipawns (minus the distance) when comparing scores.
-MATE_CP = 100_000
-
-
-def comparable_cp(cp: int | None, mate: int | None) -> int | None:
-    """A score as one comparable number of centipawns, mates far above any cp (the
-    nearer the mate, the higher); None when there is neither."""
-    if mate is not None:
-        return MATE_CP - abs(mate) if mate > 0 else -MATE_CP + abs(mate)
-    return cp
 
 
 # ---------------------------------------------------------------------------------------
@@ -164,42 +129,6 @@ class SearchJob:
 
 
 @dataclass(frozen=True)
-class Line:
-    """One principal variation as the engine last reported it (score from the mover's
-    point of view)."""
-
-    multipv: int
-    pv: tuple[str, ...]
-    cp: int | None
-    mate: int | None
-    depth: int
-    nodes: int
-
-    @property
-    def move(self) -> str:
-        """The line's first move."""
-        return self.pv[0]
-
-    def value(self) -> int:
-        """The score as one comparable number of centipawns (:func:`comparable_cp`; 0
-        without a score)."""
-        value = comparable_cp(self.cp, self.mate)
-        return 0 if value is None else value
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """The engine's answer."""
-
-    bestmove: str | None  #: None for `(none)`
-    ponder: str | None
-    lines: dict[int, Line] = field(default_factory=dict)
-    nodes: int = 0
-    depth: int = 0
-    time_s: float = 0.0
-
-
-@dataclass(frozen=True)
 class Choice:
     """The move played, and the line that backs it."""
 
@@ -215,44 +144,6 @@ class LevelSearch:
 
     result: SearchResult
     incidents: list[Incident]
-
-
-def line_from_info(info: InfoDict, index: int) -> Line | None:
-    """The :class:`Line` of one MultiPV ``info`` (``index``: its MultiPV number if the
-    engine did not say); None when it has no PV or no score."""
-    pv = tuple(info.get("pv") or ())
-    score: PovScore | None = info.get("score")
-    if not pv or score is None:
-        return None
-    rel = score.relative
-    mate = rel.mate()
-    return Line(
-        multipv=int(info.get("multipv", index)),
-        pv=pv,
-        cp=None if mate is not None else rel.score(),
-        mate=mate,
-        depth=int(info.get("depth", 0)),
-        nodes=int(info.get("nodes", 0)),
-    )
-
-
-def search_result(play: PlayResult) -> SearchResult:
-    """A protocol :class:`~protocol.info.PlayResult` (main info + one info per MultiPV
-    line) as a :class:`SearchResult`."""
-    lines: dict[int, Line] = {}
-    for i, info in enumerate(play.multipv, start=1):
-        line = line_from_info(info, i)
-        if line is not None:
-            lines[line.multipv] = line
-    main = play.info
-    return SearchResult(
-        bestmove=play.move,
-        ponder=play.ponder,
-        lines=lines,
-        nodes=int(main.get("nodes", 0)),
-        depth=int(main.get("depth", 0)),
-        time_s=play.elapsed,
-    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -298,8 +189,9 @@ def choose(
     ``exp(-(loss - window_cp) / temperature_cp)`` beyond it (0 with no temperature).
 
     Under the second-look rule (``variety.second_look`` > 0) the pick is
-    :func:`second_look_pick`'s, with ``captures`` (:func:`first_look`) the material each
-    capture takes at first sight.
+    :func:`ladder.second_look.second_look_pick`'s, with ``captures``
+    (:func:`~ladder.second_look.first_look`) the material each capture takes at first
+    sight.
 
     Returns None when the engine gave no legal move (the caller treats it as a failure).
     """
@@ -345,98 +237,6 @@ def choose(
     if pick.move == result.bestmove and result.ponder is not None:
         ponder = result.ponder
     return Choice(pick.move, ponder, pick)
-
-
-def first_look(game: Game) -> dict[str, int]:
-    """What each capture in ``game`` takes at first sight, in centipawns of material
-    (:data:`ladder.material.PIECE_VALUES`), the replies unseen: the captured piece, and
-    in a variant whose captures explode (atomic-xiangqi) the material the blast removes
-    from the opponent less what it removes from the mover (a blast that wins the game:
-    :data:`WINNING_CAPTURE_CP`). Moves that take nothing are left out."""
-    out: dict[str, int] = {}
-    explodes = game.variant.atomic
-    red = game.turn == "red"
-    mover = game.turn
-    before = _material_balance(game.board_fen(), red) if explodes else 0
-    for move in game.legal_moves():
-        point = destination(move)
-        if point is None:  # a drop takes nothing
-            continue
-        taken = game.piece_at(point)
-        if taken is None:
-            continue
-        if explodes:
-            game.push(move)
-            try:
-                outcome = game.outcome()
-                won = outcome is not None and outcome.winner == mover
-                gain = _material_balance(game.board_fen(), red) - before
-                out[move] = WINNING_CAPTURE_CP if won else gain
-            finally:
-                game.pop()
-        else:
-            out[move] = PIECE_VALUES.get(taken.lower(), 0)
-    return out
-
-
-def destination(move: str) -> str | None:
-    """The point a canonical board move lands on (``h3e3`` -> ``e3``); None for a drop."""
-    found = _DESTINATION.search(move)
-    return found.group(0) if found and "@" not in move else None
-
-
-def captures_seen(game: Game, variety: Variety | None) -> dict[str, int] | None:
-    """:func:`first_look` where ``variety`` needs it (the second-look rule), else None."""
-    return first_look(game) if variety is not None and variety.second_look is not None else None
-
-
-def second_look_pick(
-    lines: list[Line], top: int, variety: Variety, captures: Mapping[str, int], rng: random.Random
-) -> Line | None:
-    """The second-look rule's move (:class:`ladder.levels.Variety`): the captures first,
-    the most material first (ties in a seeded order), then the other moves drawn without
-    replacement with weights ``exp(-loss / temperature_cp)``; the first
-    ``variety.second_look`` of them (a fraction: the next one with that probability) are
-    put aside when they lose ``variety.reject_cp`` or more against ``top`` (the best
-    line's value), and the first one left is played. None when there are no lines."""
-    takes = [ln for ln in lines if captures.get(ln.move, 0) > 0]
-    rng.shuffle(takes)
-    takes.sort(key=lambda ln: -captures[ln.move])
-    others = [ln for ln in lines if captures.get(ln.move, 0) <= 0]
-    temperature = max(variety.temperature_cp, 1.0)
-    # Weighted order without replacement: sort by Exp(1) / weight (Efraimidis-Spirakis).
-    # The intuition's loss is capped: a mate the player does not look for weighs like a
-    # lost piece, not like the end of the game.
-    keyed = [
-        (
-            rng.expovariate(1.0)
-            * math.exp(min(700.0, max(0, _felt(top) - _felt(ln.value())) / temperature)),
-            ln,
-        )
-        for ln in others
-    ]
-    keyed.sort(key=lambda kv: kv[0])
-    order = takes + [ln for _, ln in keyed]
-    looks = variety.second_look or 0.0
-    whole = int(looks)
-    looks_at = whole + (rng.random() < looks - whole)
-    for i, ln in enumerate(order):
-        if i < looks_at and top - ln.value() >= variety.reject_cp:
-            continue
-        return ln
-    # Every candidate was looked at and put aside: the one that loses least.
-    return max(order, key=lambda ln: ln.value(), default=None)
-
-
-def _felt(value: int) -> int:
-    """A score as the second-look rule's intuition weighs it: mates count as a lost or won
-    piece or two (:data:`INTUITION_CAP_CP`)."""
-    return max(-INTUITION_CAP_CP, min(INTUITION_CAP_CP, value))
-
-
-def _material_balance(board_fen: str, red: bool) -> int:
-    """The mover's material on the board less the opponent's (centipawns)."""
-    return material(board_fen, red) - material(board_fen, not red)
 
 
 def _weight(loss: int, variety: Variety) -> float:

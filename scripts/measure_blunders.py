@@ -33,7 +33,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ladder.calibration.fit import wilson
 from ladder.engine_binary import engine_path
-from ladder.level_move import MATE_CP, comparable_cp
+from ladder.engine_lines import MATE_CP, comparable_cp
 from ladder.match.output.store import ResultStore
 from ladder.match.players.player import Player
 from ladder.match.players.specs import PlayerSpec

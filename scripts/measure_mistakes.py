@@ -80,10 +80,25 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=2))
     if args.human_reference is not None:
-        command = " ".join(["scripts/measure_mistakes.py", *(argv or sys.argv[1:])])
+        command = " ".join(["scripts/measure_mistakes.py", *_measuring_args(argv or sys.argv[1:])])
         text = json.dumps(human_reference(out, command), indent=1)
         args.human_reference.write_text(text + "\n")
     return 0
+
+
+def _measuring_args(argv: list[str]) -> list[str]:
+    """``argv`` without the options that only say where files go (the record names the
+    measurement, not this machine's paths)."""
+    out: list[str] = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in ("--cache", "--json", "--human-reference"):
+            skip = True
+        elif not word.startswith(("--cache=", "--json=", "--human-reference=")):
+            out.append(word)
+    return out
 
 
 def human_reference(out: dict[str, Any], command: str) -> dict[str, Any]:

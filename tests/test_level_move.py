@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 
-from ladder.level_move import Line, SearchJob, SearchResult, choose
+from ladder.engine_lines import Line, SearchResult
+from ladder.level_move import SearchJob, choose
 from ladder.levels import Level, Variety
 
 LEGAL = frozenset({"h3e3", "b3e3", "h1g3", "c4c5", "a4a5", "i4i5"})
@@ -194,8 +195,8 @@ def test_more_second_looks_hang_less() -> None:
 
 
 def test_first_look_sees_captures_and_an_atomic_blast_that_wins() -> None:
-    from ladder.level_move import WINNING_CAPTURE_CP, first_look
     from ladder.rules import Game
+    from ladder.second_look import WINNING_CAPTURE_CP, first_look
 
     game = Game.from_fen("xiangqi", moves=["h3e3", "h8e8"])
     seen = first_look(game)

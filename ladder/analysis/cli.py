@@ -72,21 +72,48 @@ def add_analyse(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         "accuracy); write the game as an annotated PGN as lichess exports one.",
     )
     p.add_argument("pgn", nargs="?", type=Path, metavar="GAME.pgn", help="the game(s) to analyse")
-    p.add_argument("--moves", default=None, help="the game's moves instead of a PGN file "
-                   "(canonical h3e3 or WXF C2=5, space-separated)")  # fmt: skip
-    p.add_argument("--variant", choices=VARIANT_IDS, default=None,
-                   help="the rule set (default: the PGN's Variant tag, else xiangqi)")  # fmt: skip
+    p.add_argument(
+        "--moves",
+        default=None,
+        help="the game's moves instead of a PGN file (canonical h3e3 or WXF C2=5, space-separated)",
+    )
+    p.add_argument(
+        "--variant",
+        choices=VARIANT_IDS,
+        default=None,
+        help="the rule set (default: the PGN's Variant tag, else xiangqi)",
+    )
     p.add_argument("--fen", default=None, help="the start position of --moves")
-    p.add_argument("--nodes", type=_positive, default=DEFAULT_NODES,
-                   help=f"search each position this many nodes (default {DEFAULT_NODES:,}; "
-                   "level 8 searches 1,000,000: a weaker analysis may call its moves "
-                   "mistakes)")  # fmt: skip
-    p.add_argument("-j", "--engines", type=_positive, default=1, metavar="N",
-                   help="engines searching at once (default 1)")  # fmt: skip
-    p.add_argument("-o", "--out", default="-", metavar="OUT.pgn",
-                   help="the annotated PGN ('-': standard output, the default)")  # fmt: skip
-    p.add_argument("--json", dest="json_path", default=None, metavar="FILE",
-                   help="the analysis as JSON ('-': standard output)")  # fmt: skip
+    p.add_argument(
+        "--nodes",
+        type=_positive,
+        default=DEFAULT_NODES,
+        help=f"search each position this many nodes (default {DEFAULT_NODES:,}; "
+        "level 8 searches 1,000,000: a weaker analysis may call its moves "
+        "mistakes)",
+    )
+    p.add_argument(
+        "-j",
+        "--engines",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="engines searching at once (default 1)",
+    )
+    p.add_argument(
+        "-o",
+        "--out",
+        default="-",
+        metavar="OUT.pgn",
+        help="the annotated PGN ('-': standard output, the default)",
+    )
+    p.add_argument(
+        "--json",
+        dest="json_path",
+        default=None,
+        metavar="FILE",
+        help="the analysis as JSON ('-': standard output)",
+    )
     p.set_defaults(func=_cmd_analyse)
 
 
@@ -100,8 +127,9 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
         print("ladder analyse: -o and --json cannot both be standard output", file=sys.stderr)
         return ExitCode.USAGE
     try:
-        return run_analyse(games, nodes=args.nodes, engines=args.engines, out=args.out,
-                           json_path=args.json_path)  # fmt: skip
+        return run_analyse(
+            games, nodes=args.nodes, engines=args.engines, out=args.out, json_path=args.json_path
+        )
     except KeyboardInterrupt:
         print("ladder analyse: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED

@@ -4,10 +4,9 @@
 * Both evaluations centipawns: by the drop in the mover's win chance
   (:func:`ladder.analysis.winchance.win_chance`): 5 points an inaccuracy, 10 a mistake,
   15 a blunder. lichess states these as 0.1, 0.2 and 0.3 of its winning chances
-  (-1..+1, twice our 0..1 scale). A drop of 15 points turns an even game (50 %) into
-  one the mover scores 35 % in, about a lost piece of three pawns' worth at the fitted
-  constant; 5 points is about half a pawn at even material: less is noise at the
-  analysis's node budget.
+  (-1..+1, twice our 0..1 scale). From an even position, at the fitted xiangqi
+  constant, 15 points is about 270 cp (a horse or a cannon given away), 5 points about
+  90 cp: less is within the analysis budget's own noise (docs/analysis.md).
 * A mate appears or disappears: the opponent now mates where it did not, a blunder (a
   mistake when the mover was already down 7 pawns, an inaccuracy when down 10); the
   mover had a mate and no longer has one, a blunder (a mistake when it is still 7

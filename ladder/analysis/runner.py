@@ -135,8 +135,9 @@ async def analyse(
                 running = [t for t in tasks if not t.done()]
                 await asyncio.wait([waiter, *running], return_when=asyncio.FIRST_COMPLETED)
                 waiter.cancel()
-            yield analyse_ply(game.positions[ply - 1], ply, game.moves[ply - 1],
-                              done[ply - 1], done[ply])  # fmt: skip
+            yield analyse_ply(
+                game.positions[ply - 1], ply, game.moves[ply - 1], done[ply - 1], done[ply]
+            )
             done.pop(ply - 1, None)
     finally:
         for task in tasks:

@@ -18,7 +18,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from ladder.level_move import SearchJob, SearchResult, search_level
+from ladder.engine_lines import SearchResult
+from ladder.level_move import SearchJob, search_level
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT
 from protocol.errors import Incident

@@ -50,7 +50,7 @@ from typing import TextIO
 from ladder.bridge.clocks import GuiClock
 from ladder.bridge.server import GuiServer
 from ladder.bridge.session import SEED_OPTION_MAX, Answer, LevelSession, SessionError
-from ladder.level_move import comparable_cp
+from ladder.engine_lines import comparable_cp
 from ladder.variants import VARIANT_IDS
 from protocol import InfoDict, Limit, RankNumbering
 from protocol.info import XBOARD_MATE

@@ -68,3 +68,13 @@ def move_str(m: int) -> str:
 def normalize_move(move: object) -> str:
     """The canonical spelling of a move string (e.g. ``e@e3`` -> ``B@e3``)."""
     return move_str(parse_move(move))
+
+
+#: The destination point of a canonical move (``h3e3`` -> ``e3``, ``a10a9`` -> ``a9``).
+_DESTINATION: Final = re.compile(r"[a-i]\d{1,2}$")
+
+
+def destination(move: str) -> str | None:
+    """The point a canonical board move lands on (``h3e3`` -> ``e3``); None for a drop."""
+    found = _DESTINATION.search(move)
+    return found.group(0) if found and "@" not in move else None

@@ -23,6 +23,7 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 from ladder.service.access import AccessControl, HostCheck, JsonCors, KeyRing, RateLimit
+from ladder.service.analyser import Analyser
 from ladder.service.config import ServiceConfig
 from ladder.service.docs_policy import DocsPolicy
 from ladder.service.handlers import add_exception_handlers
@@ -58,6 +59,7 @@ def create_app(
         swagger_ui_parameters={"validatorUrl": None},
     )
     app.state.service = svc  # what the routes get (ladder.service.routes.get_service)
+    app.state.analyser = Analyser(svc)  # the analysis job on the same engines
     app.state.keys = keys  # what SIGHUP reloads (ladder.service.server)
     add_exception_handlers(app, cfg.retry_after_s)
     app.include_router(router)

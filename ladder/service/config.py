@@ -92,6 +92,15 @@ class ServiceConfig:
     cors_origins: tuple[str, ...] = ()
     #: Serve the /play page (ladder.service.play_page); ``ladder serve --no-play`` turns it off.
     play_page: bool = True
+    #: Game analysis (``POST /v1/analysis``, ladder.service.analyser): nodes a position
+    #: when the request names none (a 100-ply game in under a minute on one core), the
+    #: most a request may ask for, the most plies a game may have, the analyses one
+    #: client may run at once, and the finished analyses kept (per process).
+    analysis_nodes: int = 150_000
+    analysis_max_nodes: int = 2_000_000
+    analysis_max_plies: int = 400
+    analysis_jobs_per_client: int = 2
+    analysis_cache_games: int = 64
 
     def __post_init__(self) -> None:
         if self.engines < 1:
@@ -104,6 +113,15 @@ class ServiceConfig:
             raise ValueError(f"rate limit must be at least 1 (got {self.rate_limit_per_minute})")
         if self.short_engines is not None and self.short_engines < 0:
             raise ValueError(f"short engines must be 0 or more (got {self.short_engines})")
+        if not 1 <= self.analysis_nodes <= self.analysis_max_nodes:
+            raise ValueError(
+                f"analysis nodes must be 1 to the maximum, {self.analysis_max_nodes} "
+                f"(got {self.analysis_nodes})"
+            )
+        if self.analysis_max_plies < 1 or self.analysis_jobs_per_client < 1:
+            raise ValueError("analysis max plies and jobs per client must be at least 1")
+        if self.analysis_cache_games < 0:
+            raise ValueError(f"analysis cache must be 0 or more (got {self.analysis_cache_games})")
         if self.engine_max_rss_mb is not None and self.engine_max_rss_mb < 1:
             raise ValueError(
                 f"engine max RSS must be at least 1 MiB (got {self.engine_max_rss_mb})"

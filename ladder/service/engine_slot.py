@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
+from ladder.analysis.search import Evaluation, search_position
 from ladder.level_move import LevelMove, NoLevelMove, level_engine, play_level_move
 from ladder.levels import Level
 from ladder.rules import Game
@@ -33,6 +35,7 @@ from protocol.limits import Limit
 from protocol.process import Timeouts
 
 log = logging.getLogger("ladder.engine")
+T = TypeVar("T")
 
 #: Longest stderr tail put in a log line (characters).
 STDERR_TAIL = 2000
@@ -194,14 +197,39 @@ class EngineSlot:
         """``level``'s move in ``game`` with ``seed`` (within `time_limit_ms` on a clock),
         one attempt; raises :class:`SearchAttemptFailed`."""
         try:
-            moved = await play_level_move(
-                self.managed, game, level, seed, legal=legal, time_limit_ms=time_limit_ms
+            moved = await self._attempt(
+                play_level_move(
+                    self.managed, game, level, seed, legal=legal, time_limit_ms=time_limit_ms
+                )
             )
         except NoLevelMove as exc:  # `(none)` with legal moves left: replace the process
-            self._answered = False
-            self._report(exc.incidents)
-            await self.kill("none", str(exc))
+            await self._refused_none(exc.incidents, str(exc))
             raise SearchAttemptFailed("none", "answered (none)") from exc
+        self._report(moved.incidents)
+        self._answered_by(self.pid)
+        return moved
+
+    async def analyse(self, game: Game, nodes: int, legal: frozenset[str]) -> Evaluation:
+        """An analysis search of ``game``'s position (not finished) at ``nodes``
+        (:func:`ladder.analysis.search.search_position`), one attempt; raises
+        :class:`SearchAttemptFailed`."""
+        searched = await self._attempt(search_position(self.managed, game, nodes, legal))
+        if searched.evaluation.best is None:
+            await self._refused_none(
+                searched.incidents, f"answered (none) with {len(legal)} legal moves"
+            )
+            raise SearchAttemptFailed("none", "answered (none)")
+        self._report(searched.incidents)
+        self._answered_by(self.pid)
+        return searched.evaluation
+
+    async def _attempt(self, search: Awaitable[T]) -> T:
+        """One search attempt: an engine that failed (and was killed) or refused the
+        search is :class:`SearchAttemptFailed`, every incident reported."""
+        try:
+            return await search
+        except NoLevelMove:
+            raise
         except EngineFailure as exc:
             self._answered = False
             self._report(exc.incidents)
@@ -215,10 +243,16 @@ class EngineSlot:
                 extra={"event": "engine_incident", "engine": self.index, "kind": "argument"},
             )
             raise SearchAttemptFailed("argument", f"engine refused the search: {exc}") from exc
-        self._report(moved.incidents)
-        self._note_pid(self.pid)
+
+    async def _refused_none(self, incidents: list[Incident], reason: str) -> None:
+        """The engine answered ``(none)`` with legal moves left: replace the process."""
+        self._answered = False
+        self._report(incidents)
+        await self.kill("none", reason)
+
+    def _answered_by(self, pid: int | None) -> None:
+        self._note_pid(pid)
         self._answered = True
-        return moved
 
     # -- incidents --------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ class ErrorCode(StrEnum):
     BAD_FEN = "bad_fen"  #: 422
     ILLEGAL_MOVE = "illegal_move"  #: 422
     RATE_LIMITED = "rate_limited"  #: 429
+    TOO_MANY_ANALYSES = "too_many_analyses"  #: 429, a client's analyses at once
     HEADER_TOO_LARGE = "header_too_large"  #: 431
     CLIENT_DISCONNECTED = "client_disconnected"  #: 499 (logged; the client is gone)
     INTERNAL_ERROR = "internal_error"  #: 500
@@ -82,6 +83,10 @@ class InvalidRequest(RequestRejected):
 
 class GameOver(RequestRejected):
     """The game asked about is already over: there is no move to make."""
+
+
+class TooManyAnalyses(RequestRejected):
+    """The client runs as many game analyses as it may at once."""
 
 
 class ServiceError(Exception):

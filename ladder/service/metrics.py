@@ -82,6 +82,7 @@ ROUTES: tuple[str, ...] = (
     "/v1/position",
     "/v1/levels",
     "/v1/variants",
+    "/v1/analysis",
     "/healthz",
     "/readyz",
     "/metrics",
@@ -116,6 +117,9 @@ CLOSE_REASONS: tuple[str, ...] = (
     "write_stalled",
     "idle",
 )
+
+#: How a game analysis ended (``ladder_analyses``).
+ANALYSIS_OUTCOMES: tuple[str, ...] = ("done", "cached", "cancelled", "failed", "refused")
 
 #: Levels of the ladder (series are created for each).
 LEVELS: tuple[int, ...] = tuple(LEVEL_NUMBERS)
@@ -291,6 +295,38 @@ class Metrics:
             registry=r,
             multiprocess_mode="liveall",
         )
+        self.analyses = Counter(
+            "ladder_analyses",
+            "Game analyses (POST /v1/analysis), by how they ended: done (searched), cached "
+            "(answered from the cache), cancelled (the client closed the stream), failed "
+            "(an error line ended the stream), refused (a limit).",
+            ("outcome",),
+            registry=r,
+        )
+        self.analyses_running = Gauge(
+            "ladder_analyses_running",
+            "Game analyses streaming now.",
+            registry=r,
+            multiprocess_mode="livesum",
+        )
+        self.analysis_plies = Counter(
+            "ladder_analysis_plies",
+            "Positions searched for game analyses, by variant.",
+            ("variant",),
+            registry=r,
+        )
+        self.analysis_search_seconds = Histogram(
+            "ladder_analysis_search_seconds",
+            "Wall time of one analysis search (one position), queueing excluded.",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.analysis_queue_wait_seconds = Histogram(
+            "ladder_analysis_queue_wait_seconds",
+            "Time an analysis position waited for an engine (the long lane).",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
         self.build_info = Gauge(
             "ladder_build_info",
             "Always 1; the labels say what runs.",
@@ -321,6 +357,10 @@ class Metrics:
             self.engine_incidents.labels(kind)
         for reason in CLOSE_REASONS:
             self.connections_closed.labels(reason)
+        for outcome in ANALYSIS_OUTCOMES:
+            self.analyses.labels(outcome)
+        for variant in VARIANT_IDS:
+            self.analysis_plies.labels(variant)
 
     def set_build(self, engine: Path | None) -> None:
         """Record what runs: the package version and the engine build key."""

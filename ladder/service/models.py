@@ -236,6 +236,12 @@ class LevelInfo(BaseModel):
     seconds_per_move: float | None = Field(
         None, description="Median search time per move in the calibration games."
     )
+    expected_seconds: float = Field(
+        description="How long a move is expected to take: `seconds_per_move` once "
+        "calibrated, else the level's nodes at the engine speed measured by "
+        "scripts/measure_level_times.py (ladder/expected_time.py). A guide, not a promise: "
+        "a loaded machine is slower, a book move instant."
+    )
     human_reference: dict[str, Any] | None = Field(
         None,
         description="On grandmaster positions: the level's share of the master's move and "

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 
 from ladder.clock import move_time_limit_ms
+from ladder.expected_time import expected_seconds
 from ladder.level_move import LevelMove
 from ladder.levels import (
     Level,
@@ -317,6 +318,7 @@ class MoveService:
                     variety=lv.variety,
                     rating=lv.rating,
                     seconds_per_move=lv.seconds_per_move,
+                    expected_seconds=expected_seconds(variant, lv.nodes, lv.seconds_per_move),
                     human_reference=human_reference(variant, lv.level),
                 )
                 for _, lv in sorted(table.items())

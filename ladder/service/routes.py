@@ -13,9 +13,11 @@ from collections.abc import Awaitable
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive
 
+from ladder.service.analyser import Analyser
+from ladder.service.analysis_models import AnalysisLine, AnalysisRequest
 from ladder.service.drain import Drain
 from ladder.service.errors import ErrorCode, ServiceError
 from ladder.service.models import (
@@ -49,6 +51,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         503: "Busy (queue full) or deadline passed; see Retry-After",
     }.items()
 }
+#: An error body's schema, for a route whose answer is not JSON (the analysis stream).
+ERROR_SCHEMA = {"$ref": "#/components/schemas/ErrorResponse"}
 #: What the GET endpoints can answer besides 200.
 GET_ERRORS: dict[int | str, dict[str, Any]] = {code: ERRORS[code] for code in (401, 429)}
 
@@ -61,6 +65,23 @@ def get_service(request: Request) -> MoveService:
 
 
 Service = Annotated[MoveService, Depends(get_service)]
+
+
+def get_analyser(request: Request) -> Analyser:
+    """The analysis job behind the application (``app.state.analyser``)."""
+    analyser: Analyser = request.app.state.analyser
+    return analyser
+
+
+AnalysisJob = Annotated[Analyser, Depends(get_analyser)]
+
+
+class NdjsonResponse(StreamingResponse):
+    """A stream of JSON lines (``application/x-ndjson``), sent as they are made: no
+    proxy buffering, no caching. Starlette cancels the stream when the client goes."""
+
+    media_type = "application/x-ndjson"
+
 
 router = APIRouter()
 
@@ -146,6 +167,47 @@ async def position(req: PositionRequest, service: Service) -> PositionResponse:
     return await service.position(req)
 
 
+@router.post(
+    "/v1/analysis",
+    response_class=NdjsonResponse,
+    responses={
+        200: {
+            "model": AnalysisLine,
+            "description": "A stream of JSON lines: `start`, one `ply` a ply, `summary` "
+            "(or a last `error` line to resume from).",
+        },
+        **{
+            code: {
+                "description": ERRORS[code]["description"],
+                "content": {"application/json": {"schema": ERROR_SCHEMA}},
+            }
+            for code in (400, 401, 413, 422)
+        },
+        429: {
+            "description": "Over the rate limit, or this client runs its most analyses "
+            "at once (`too_many_analyses`); see Retry-After",
+            "content": {"application/json": {"schema": ERROR_SCHEMA}},
+        },
+    },
+    tags=["analysis"],
+)
+async def analysis(req: AnalysisRequest, request: Request, analyser: AnalysisJob) -> NdjsonResponse:
+    """A game's computer analysis, streamed as NDJSON, ply by ply.
+
+    Each position is searched at `nodes` (reproducibly: the same request gives the same
+    lines on any instance), each ply judged (inaccuracy, mistake, blunder) with the
+    engine's best line; the last line sums up each side (counts, mean loss, accuracy).
+    Closing the stream cancels the analysis; `from_ply` resumes one anywhere. Finished
+    analyses are cached per instance. A bad game is refused before the stream starts,
+    as `/v1/move` refuses one (an illegal move names its ply).
+    """
+    client = str(getattr(request.state, "client", "local"))
+    job = await analyser.prepare(req, client)
+    return NdjsonResponse(
+        analyser.stream(job), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    )
+
+
 @router.get("/v1/levels", response_model=LevelsResponse, responses=GET_ERRORS, tags=["info"])
 async def levels(service: Service) -> LevelsResponse:
     """Every level of every variant: node limit, variety rule, measured rating."""
@@ -210,8 +272,10 @@ __all__ = [
     "ERRORS",
     "GET_ERRORS",
     "MOVE_PATH",
+    "NdjsonResponse",
     "Service",
     "cancel_on_disconnect",
+    "get_analyser",
     "get_service",
     "play_move",
     "router",

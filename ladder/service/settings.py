@@ -50,7 +50,7 @@ from ladder.service.http_protocol import (
 )
 from ladder.service.logs import LogFormat, default_format
 
-Group = Literal["", "access", "connections", "operations"]
+Group = Literal["", "access", "connections", "operations", "analysis"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -328,6 +328,47 @@ class ServeSettings:
         metadata=option("do not serve the /play page (the browser client)", group="operations"),
     )
 
+    analysis_nodes: int = field(
+        default=_service_default("analysis_nodes"),
+        metadata=option(
+            "nodes a position of POST /v1/analysis when the request names none (level 8 "
+            "searches 1,000,000: a weaker analysis may call its moves mistakes)",
+            group="analysis",
+            parse=positive_int,
+        ),
+    )
+    analysis_max_nodes: int = field(
+        default=_service_default("analysis_max_nodes"),
+        metadata=option(
+            "the most nodes a position an analysis may ask for",
+            group="analysis",
+            parse=positive_int,
+        ),
+    )
+    analysis_max_plies: int = field(
+        default=_service_default("analysis_max_plies"),
+        metadata=option(
+            "the longest game analysed, in plies", group="analysis", parse=positive_int
+        ),
+    )
+    analysis_max_jobs: int = field(
+        default=_service_default("analysis_jobs_per_client"),
+        metadata=option(
+            "analyses one key (or client address) may run at once, per worker; over: 429",
+            group="analysis",
+            parse=positive_int,
+        ),
+    )
+    analysis_cache: int = field(
+        default=_service_default("analysis_cache_games"),
+        metadata=option(
+            "finished analyses kept in memory, per worker (0: none)",
+            group="analysis",
+            parse=non_negative_int,
+            metavar="GAMES",
+        ),
+    )
+
     def service_config(self, engine_path: Path, levels_file: Path) -> ServiceConfig:
         """The engines' side of these settings, on the engine and levels file found."""
         return ServiceConfig(
@@ -343,6 +384,11 @@ class ServeSettings:
             allowed_hosts=self.allowed_host,
             cors_origins=self.cors_origin,
             play_page=not self.no_play,
+            analysis_nodes=self.analysis_nodes,
+            analysis_max_nodes=self.analysis_max_nodes,
+            analysis_max_plies=self.analysis_max_plies,
+            analysis_jobs_per_client=self.analysis_max_jobs,
+            analysis_cache_games=self.analysis_cache,
         )
 
     def connection_limits(self) -> ConnectionLimits:

@@ -20,6 +20,7 @@ from ladder.service.errors import (
     InvalidRequest,
     RequestRejected,
     ServiceError,
+    TooManyAnalyses,
 )
 from ladder.service.models import STRENGTH_ERROR
 from ladder.service.mover import DeadlineExceeded, MoveFailed, NoEngineAnswer
@@ -29,6 +30,7 @@ from ladder.service.pool import PoolClosed, PoolError, QueueFull, QueueTimeout
 _STATUS: tuple[tuple[type[Exception], int, ErrorCode | None], ...] = (
     (GameOver, 409, None),
     (InvalidRequest, 422, None),
+    (TooManyAnalyses, 429, None),
     (QueueFull, 503, ErrorCode.BUSY),
     (QueueTimeout, 503, ErrorCode.BUSY),
     (PoolClosed, 503, ErrorCode.SHUTTING_DOWN),
@@ -50,7 +52,13 @@ def as_service_error(exc: Exception, retry_after: int) -> ServiceError:
             break
     if isinstance(exc, RequestRejected):
         return ServiceError(
-            status, exc.code, exc.message, field=exc.field, ply=exc.ply, outcome=exc.outcome
+            status,
+            exc.code,
+            exc.message,
+            field=exc.field,
+            ply=exc.ply,
+            outcome=exc.outcome,
+            retry_after=retry_after if status == 429 else None,
         )
     return ServiceError(status, code, str(exc), retry_after=retry_after)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from ladder.expected_time import NODES_PER_SECOND
 from ladder.rules import Game
 from ladder.variants import VARIANT_IDS
 
@@ -152,6 +153,12 @@ def test_info_endpoints(server: Server) -> None:
         assert [lv["level"] for lv in levels["xiangqi"]] == list(range(1, 9))
         weakest = levels["xiangqi"][0]  # the mistake rule
         assert weakest["variety"]["multipv"] >= 2 and weakest["variety"]["temperature_cp"] > 0
+        # uncalibrated: a move's expected time is the level's nodes at the measured speed
+        for variant, table in levels.items():
+            for lv in table:
+                assert lv["seconds_per_move"] is None
+                speed = NODES_PER_SECOND[variant]
+                assert lv["expected_seconds"] == pytest.approx(lv["nodes"] / speed)
         variants = client.get("/v1/variants").json()["variants"]
         assert [v["id"] for v in variants] == list(VARIANT_IDS)
         health = client.get("/healthz").json()

@@ -9,7 +9,8 @@ from collections.abc import Callable
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from ladder.level_move import Line, SearchResult, choose
+from ladder.engine_lines import Line, SearchResult
+from ladder.level_move import choose
 from ladder.levels import Variety
 from ladder.service.errors import ErrorCode, ServiceError
 from ladder.service.metrics import INCIDENT_KINDS, Metrics

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ladder.level_move import comparable_cp
+from ladder.engine_lines import comparable_cp
 
 __all__ = ["Adjudication", "Adjudicator", "Verdict"]
 

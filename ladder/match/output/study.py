@@ -7,11 +7,13 @@ For each game of the matches (from the results database) or PGN files given:
   cannon d8, Black general d9``; a cannon's capture is a ``cannon shot``;
 * every crazyhouse drop that gave check is marked (``drop gives check``);
 * the decisive move: a reference engine (a player spec, default
-  ``level:8,variety=off``) evaluates every position of the game; the move after which the
-  mover's expected score fell the most is marked, with the evaluation before and after
-  and the move the engine preferred. Expected scores come from the evaluation by the
-  usual logistic curve (:func:`expected_score`), so that a swing from +0.3 to -4.5
-  counts and one from +9 to +15 does not.
+  ``level:8,variety=off``) evaluates every position of the game, through the analysis
+  core that ``ladder analyse`` and the service's analysis use (:mod:`ladder.analysis`:
+  the rules notes above are its too); the move after which the mover's win chance fell
+  the most is marked, with the evaluation before and after and the move the engine
+  preferred. Win chances come from the evaluation by lichess's logistic curve
+  (:mod:`ladder.analysis.winchance`), so that a swing from +0.3 to -4.5 counts and one
+  from +9 to +15 does not.
 
 The summary, one row per match: games, draw rate, Red's score, mean length in plies,
 and the endings by reason: the table a designer compares between two rule variants.
@@ -21,8 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import calendar
-import math
-import re
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -30,10 +30,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from ladder.analysis.pgn import eval_text
+from ladder.analysis.plies import PlyAnalysis
+from ladder.analysis.runner import GamePositions, analyse
+from ladder.analysis.search import Evaluation, checked_line
 from ladder.match.exit_codes import ExitCode
 from ladder.match.game.play import GameRecord
 from ladder.match.output.json_document import write_json
-from ladder.match.output.pgn import PgnError, format_pgn, iccs_move, read_pgn, replay, wxf_moves
+from ladder.match.output.pgn import PgnError, format_pgn, iccs_move, read_pgn, replay
 from ladder.match.output.store import ResultStore
 from ladder.match.output.summary import MatchStats, match_stats
 from ladder.match.players.engines import EnginePlayer, LevelPlayer
@@ -45,25 +49,11 @@ from protocol import EngineError, Limit
 __all__ = [
     "GameNotes",
     "StudyError",
-    "annotate_rules",
     "decisive_move",
-    "expected_score",
     "load_games",
     "run_study",
     "summary_table",
 ]
-
-_PIECE_NAMES = {
-    "k": "general",
-    "a": "advisor",
-    "b": "elephant",
-    "n": "horse",
-    "r": "chariot",
-    "c": "cannon",
-    "p": "soldier",
-}
-_POINTS = [f"{f}{r}" for r in range(1, 11) for f in "abcdefghi"]
-_MOVE_RE = re.compile(r"^([a-i]\d{1,2})([a-i]\d{1,2})$")
 
 
 class StudyError(Exception):
@@ -74,67 +64,16 @@ class StudyError(Exception):
         self.code = code
 
 
-def _piece(letter: str, point: str) -> str:
-    side = "Red" if letter.isupper() else "Black"
-    return f"{side} {_PIECE_NAMES.get(letter.lower(), letter)} {point}"
-
-
-def annotate_rules(record: GameRecord) -> dict[int, str]:
-    """The rules notes of a game, by ply index: what each atomic capture removed, and
-    each crazyhouse drop that gave check."""
-    game = Game.from_fen(record.variant, record.start_fen)
-    atomic = record.variant == "atomic-xiangqi"
-    notes: dict[int, str] = {}
-    for i, move in enumerate(record.moves):
-        if "@" in move and game.gives_check(move):
-            notes[i] = "drop gives check"
-        m = _MOVE_RE.match(move)
-        capture = m is not None and game.piece_at(m[2]) is not None
-        if atomic and m is not None and capture:
-            before = {p: game.piece_at(p) for p in _POINTS}
-            game.push(move)
-            after = {p: game.piece_at(p) for p in _POINTS}
-            mover = before[m[1]]
-            removed = []
-            for point, letter in before.items():
-                if letter is None or after[point] == letter:
-                    continue
-                if point == m[1] and after[m[2]] == mover:
-                    continue  # the capturer moved and survived
-                text = _piece(letter, point)
-                removed.append(text + (" (the capturer)" if point == m[1] else ""))
-            kind = "cannon shot" if (mover or "").lower() == "c" else "explosion"
-            notes[i] = f"{kind} on {m[2]} removed: {', '.join(removed)}"
-            continue
-        game.push(move)
-    return notes
-
-
-def expected_score(cp: float) -> float:
-    """The side's expected score for an evaluation in centipawns (the logistic curve
-    lichess uses for its accuracy figures: +1 pawn ~ 59 %, +3 ~ 75 %)."""
-    return 1.0 / (1.0 + math.exp(-0.00368208 * cp))
-
-
-@dataclass
-class Evaluation:
-    """A position's evaluation from Red's view, and the engine's move there."""
-
-    red_score: float  #: Red's expected score (0..1)
-    text: str  #: e.g. ``+0.35`` or ``#-3`` (Red's view), or the game's result
-    best: str | None = None
-
-
 @dataclass
 class GameNotes:
-    """What the study says about one game."""
+    """What the study says about one game: the analysis core's plies and the notes."""
 
-    rules: dict[int, str] = field(default_factory=dict)
+    plies: list[PlyAnalysis] = field(default_factory=list)
     decisive: tuple[int, str] | None = None  #: (ply index, note)
-    evaluations: list[Evaluation] = field(default_factory=list)
 
     def notes(self) -> dict[int, str]:
-        out = dict(self.rules)
+        """The comment text per ply index: the rules' notes, then the decisive move's."""
+        out = {p.ply - 1: p.note for p in self.plies if p.note is not None}
         if self.decisive is not None:
             ply, text = self.decisive
             out[ply] = f"{out[ply]}; {text}" if ply in out else text
@@ -142,34 +81,27 @@ class GameNotes:
 
 
 def decisive_move(
-    record: GameRecord, evaluations: Sequence[Evaluation], notation: str = "wxf"
+    record: GameRecord, plies: Sequence[PlyAnalysis], notation: str = "wxf"
 ) -> tuple[int, str] | None:
-    """The move after which its mover's expected score fell the most (book moves
-    excluded), with a note; None when no move lost 5 % or more."""
-    best_drop, best_i = 0.05, None
-    red_first = Game.from_fen(record.variant, record.start_fen).turn == "red"
-    for i in range(record.book_plies, len(record.moves)):
-        red_moved = red_first == (i % 2 == 0)
-        change = evaluations[i + 1].red_score - evaluations[i].red_score
-        drop = -change if red_moved else change
-        if drop > best_drop:
-            best_drop, best_i = drop, i
-    if best_i is None:
+    """The move whose mover's win chance fell the most (book moves excluded), with a
+    note; None when no move lost 5 points or more."""
+    candidates = [p for p in plies if p.ply > record.book_plies and p.drop >= 0.05]
+    if not candidates:
         return None
-    before, after = evaluations[best_i], evaluations[best_i + 1]
-    text = f"decisive: the evaluation went from {before.text} to {after.text}"
-    if before.best is not None and before.best != record.moves[best_i]:
-        game = Game.from_fen(record.variant, record.start_fen, record.moves[:best_i])
-        if notation == "iccs":
-            shown = iccs_move(before.best)
-        else:
-            shown = wxf_moves(record.variant, game.fen(), [before.best])[0]
+    worst = max(candidates, key=lambda p: p.drop)
+    text = (
+        f"decisive: the evaluation went from {eval_text(worst.before)} to {eval_text(worst.after)}"
+    )
+    best = worst.before.best
+    if best is not None and best != worst.move:
+        shown = iccs_move(best) if notation == "iccs" else worst.best_wxf
         text += f"; the engine preferred {shown}"
-    return best_i, text
+    return worst.ply - 1, text
 
 
 class Reference:
-    """The reference engine: one search per position, from a player spec."""
+    """The reference engine: one search per position, from a player spec; it evaluates
+    the positions of the analysis core (:mod:`ladder.analysis`)."""
 
     def __init__(self, spec: PlayerSpec, nodes: int | None) -> None:
         player = make_player(spec)
@@ -189,33 +121,29 @@ class Reference:
             raise StudyError(f"the reference {self.spec.text!r} needs nodes=, depth= or movetime=")
         return limit
 
-    async def evaluate(self, record: GameRecord) -> list[Evaluation]:
-        """Every position of the game, from the start to the end."""
-        game = Game.from_fen(record.variant, record.start_fen)
+    async def analyse(self, record: GameRecord) -> list[PlyAnalysis]:
+        """Every ply of the game, by the analysis core on this engine."""
         limit = self.limit(record.variant)
-        out: list[Evaluation] = []
-        for i in range(len(record.moves) + 1):
-            outcome = game.outcome()
-            if outcome is not None:
-                red = {"red": 1.0, "black": 0.0}.get(outcome.winner or "", 0.5)
-                out.append(Evaluation(red, outcome.result))
-            else:
-                result = await self.player.evaluate(game, limit)
-                score = result.info.get("score")
-                if score is None:
-                    out.append(Evaluation(0.5, "?", result.move))
-                else:
-                    red_view = score.white()
-                    mate = red_view.mate()
-                    if mate is not None:
-                        value, text = (1.0 if mate > 0 else 0.0), f"#{mate}"
-                    else:
-                        cp = red_view.score() or 0
-                        value, text = expected_score(cp), f"{cp / 100:+.2f}"
-                    out.append(Evaluation(value, text, result.move))
-            if i < len(record.moves):
-                game.push(record.moves[i])
-        return out
+
+        async def evaluate(game: Game) -> Evaluation:
+            result = await self.player.evaluate(game, limit)
+            score = result.info.get("score")
+            cp = mate = None
+            if score is not None:
+                red_view = score.white()  # the player reports Red as White
+                cp, mate = red_view.score(), red_view.mate()
+            line = tuple(result.info.get("pv") or ()) or ((result.move,) if result.move else ())
+            return Evaluation(
+                cp=cp,
+                mate=mate,
+                best=result.move,
+                pv=checked_line(game, line),
+                depth=int(result.info.get("depth", 0)),
+                nodes=int(result.info.get("nodes", 0)),
+            )
+
+        positions = GamePositions(record.variant, record.start_fen, record.moves)
+        return [ply async for ply in analyse(positions, [evaluate])]
 
 
 def _record_from_pgn(parsed: Any, index: int, source: str, variant: str | None) -> GameRecord:
@@ -331,9 +259,8 @@ def run_study(
             done = []
             for _, games in matches:
                 for record in games:
-                    notes = GameNotes(rules=annotate_rules(record))
-                    notes.evaluations = await engine.evaluate(record)
-                    notes.decisive = decisive_move(record, notes.evaluations, notation)
+                    notes = GameNotes(plies=await engine.analyse(record))
+                    notes.decisive = decisive_move(record, notes.plies, notation)
                     done.append((record, notes))
             return done
         finally:

@@ -27,13 +27,12 @@ export class LadderApi {
     else localStorage.removeItem(KEY_STORAGE);
   }
 
-  async request(method, path, body, signal) {
-    const headers = { accept: 'application/json' };
+  async fetch(method, path, body, signal, accept = 'application/json') {
+    const headers = { accept };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    let response;
     try {
-      response = await fetch(new URL(path, this.base), {
+      return await fetch(new URL(path, this.base), {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -43,6 +42,10 @@ export class LadderApi {
       if (err.name === 'AbortError') throw err;
       throw new ApiError(0, 'unreachable', `cannot reach the ladder service (${err.message})`);
     }
+  }
+
+  async request(method, path, body, signal) {
+    const response = await this.fetch(method, path, body, signal);
     let data = null;
     try {
       data = await response.json();
@@ -50,16 +53,41 @@ export class LadderApi {
       data = null;
     }
     if (response.ok && data !== null) return data;
-    const detail = (data && data.error) || {};
-    const header = Number(response.headers.get('retry-after'));
-    const retryAfter =
-      detail.retry_after ?? (Number.isFinite(header) && header > 0 ? header : null);
-    throw new ApiError(
-      response.status,
-      detail.code || 'http_error',
-      detail.message || `the service answered ${response.status} ${response.statusText}`,
-      retryAfter,
-    );
+    throw errorOf(response, data);
+  }
+
+  // POST /v1/analysis: its NDJSON lines (start, ply..., summary or error), each given to
+  // onLine as it arrives.
+  async analysis(body, onLine, signal) {
+    const response = await this.fetch('POST', 'v1/analysis', body, signal, 'application/x-ndjson');
+    if (!response.ok) {
+      let data = null;
+      try {
+        data = await response.json();
+      } catch {
+        data = null;
+      }
+      throw errorOf(response, data);
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end;
+        while ((end = buffer.indexOf('\n')) >= 0) {
+          const line = buffer.slice(0, end).trim();
+          buffer = buffer.slice(end + 1);
+          if (line) onLine(JSON.parse(line));
+        }
+      }
+    } catch (err) {
+      if (err.name === 'AbortError') throw err;
+      throw new ApiError(0, 'unreachable', `the analysis stream broke off (${err.message})`);
+    }
+    if (buffer.trim()) onLine(JSON.parse(buffer));
   }
 
   variants(signal) {
@@ -79,4 +107,17 @@ export class LadderApi {
   move(variant, moves, strength, seed, signal) {
     return this.request('POST', 'v1/move', { variant, moves, ...strength, seed }, signal);
   }
+}
+
+// The ApiError of an error answer (the service's JSON envelope, or its status alone).
+function errorOf(response, data) {
+  const detail = (data && data.error) || {};
+  const header = Number(response.headers.get('retry-after'));
+  const retryAfter = detail.retry_after ?? (Number.isFinite(header) && header > 0 ? header : null);
+  return new ApiError(
+    response.status,
+    detail.code || 'http_error',
+    detail.message || `the service answered ${response.status} ${response.statusText}`,
+    retryAfter,
+  );
 }

@@ -169,6 +169,21 @@ export class Board {
     this.labelPockets();
   }
 
+  // Arrows over the board: [{move, brush}] (a drop: a circle on its point); chessgroundx
+  // draws them (its auto shapes). The moves are kept in data-arrows for tests and tools.
+  arrows(list) {
+    const shapes = [];
+    for (const { move, brush } of list) {
+      const m = parseMove(move);
+      if (!m) continue;
+      shapes.push(
+        m.drop ? { orig: keyOf(m.to), brush } : { orig: keyOf(m.from), dest: keyOf(m.to), brush },
+      );
+    }
+    this.ground.setAutoShapes(shapes);
+    this.el.dataset.arrows = list.map(a => a.move).join(' ');
+  }
+
   // Lock the board (while a move is on its way to the service).
   lock() {
     this.dests = new Map();

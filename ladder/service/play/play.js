@@ -5,10 +5,13 @@
 // The address keeps the game (?variant=&level=&colour=&seed=&moves=h3e3,h10g8): a reload
 // or a shared link continues it. For tests and tools, #app carries the game's state:
 // data-state (loading, your-turn, thinking, checking, over, error), data-ply, data-moves,
-// data-fen, data-check, data-outcome.
+// data-fen, data-check, data-outcome (of the game as played), and data-view-ply,
+// data-view-fen (the position on the board: an earlier one while stepping back).
 
 import { ApiError, LadderApi } from './api.js';
+import { Analysis } from './analysis.js';
 import { Board, destsOf, removedBy } from './board.js';
+import { pgnText } from './pgn.js';
 
 const $ = id => document.getElementById(id);
 const app = $('app');
@@ -26,7 +29,15 @@ const REASONS = {
   'perpetual-check': 'Perpetual check (the side that kept checking loses)',
   repetition: 'Threefold repetition',
   'sixty-plies': 'Sixty plies without a capture',
+  resigned: 'Resigned',
+  'draw-agreed': 'Draw agreed',
 };
+// The ladder accepts a draw when its own last evaluation of the position (its score for
+// the move that led here) is at most this: it expects to lose (docs/play.md).
+const DRAW_ACCEPT_CP = -50;
+// A level whose move is expected to take this long (s) or more shows a clock meanwhile.
+const SLOW_SECONDS = 0.5;
+const SCORE_STORAGE = 'mistboard-play-show-score';
 const SETTINGS_STORAGE = 'mistboard-play-settings';
 const MAX_SEED = Number.MAX_SAFE_INTEGER;
 const capital = word => word[0].toUpperCase() + word.slice(1);
@@ -37,18 +48,20 @@ let startFens = {}; // variant -> start FEN from GET /v1/variants
 let game = null; // the game on the board
 let board = null;
 let pending = null; // AbortController of what the page is waiting for
+// (view and renderMoves are hoisted; the analysis calls them once a game is on)
+const analysis = new Analysis({ api, view: ply => view(ply), refresh: () => renderMoves() });
 
 // ---- strength ------------------------------------------------------------------------
 // The selector's values are "level:N", or "elo:N" for POST /v1/move's `elo` (any strength
 // between two levels) once every level of the variant is measured.
 const ELO_STEP = 100;
 
-// A level's option: its number, its measured Elo and time per move when calibrated.
+// A level's option: its number, its measured Elo with its 95 % interval and the games
+// it rests on (or "unrated"), and its time per move.
 function strengthOptions(variant) {
   const options = (levels[variant] || []).map(info => {
-    let text = `Level ${info.level}`;
-    if (info.rating) text += ` · Elo ${Math.round(info.rating.elo)}`;
-    if (info.seconds_per_move != null) text += ` · ${info.seconds_per_move.toFixed(2)} s/move`;
+    let text = `Level ${info.level} · ${ratingText(info.rating)}`;
+    if (info.expected_seconds != null) text += ` · ${secondsText(info.expected_seconds, '~')}/move`;
     return { value: `level:${info.level}`, text };
   });
   const range = eloRanges[variant];
@@ -58,6 +71,34 @@ function strengthOptions(variant) {
     }
   }
   return options;
+}
+
+function ratingText(r) {
+  if (!r) return 'unrated';
+  const how = r.extrapolated ? 'extrapolated' : `${r.games} games`;
+  return `Elo ${Math.round(r.elo)} (${Math.round(r.elo_lo)}–${Math.round(r.elo_hi)}, ${how})`;
+}
+
+function secondsText(s, about = '') {
+  if (s < 0.1) return '<0.1 s';
+  return about + (s < 10 ? `${s.toFixed(1)} s` : `${Math.round(s)} s`);
+}
+
+// What the strength selector's levels rest on, said under it.
+function strengthHelp(variant) {
+  const table = levels[variant] || [];
+  const rated = table.filter(info => info.rating);
+  if (!rated.length) {
+    return 'The levels are not rated yet: no Elo until the calibration games are played.';
+  }
+  if (rated.length < table.length) {
+    return `${rated.length} of ${table.length} levels rated; Elo with its 95 % interval.`;
+  }
+  return 'Elo (random mover = 0) with its 95 % interval and the games it rests on.';
+}
+
+function levelInfo(variant, strength) {
+  return (levels[variant] || []).find(info => info.level === strength.level) ?? null;
 }
 
 function strengthOf(value) {
@@ -76,6 +117,7 @@ function fillStrength() {
     ...strengthOptions($('variant').value).map(o => new Option(o.text, o.value)),
   );
   if ([...select.options].some(o => o.value === previous)) select.value = previous;
+  $('strength-help').textContent = strengthHelp($('variant').value);
 }
 
 function readSettings(seedText) {
@@ -141,6 +183,7 @@ function saveGameInAddress() {
 function cancelPending() {
   pending?.abort();
   pending = null;
+  stopClock();
 }
 
 // Run `request(signal)`; on an API error, say so plainly and wait: for the time the
@@ -257,6 +300,10 @@ async function newGame(loaded = null) {
     replies: new Map(), // ply -> the ladder's answer for the move of that ply
     blasts: new Map(), // ply -> points the move of that ply blew up
     shownPly: -1,
+    viewPly: null, // the ply on the board while stepping through the game (null: the last)
+    ended: null, // a resignation or an agreed draw: {reason, winner, result}
+    drawDeclined: -1, // the ply at which the ladder last declined a draw
+    hint: null, // {ply, move, level, wxf, score}: the hint on the board
   };
   board?.destroy();
   const hands = settings.variant === 'crazyhouse-xiangqi';
@@ -278,12 +325,15 @@ async function newGame(loaded = null) {
   $('game-title').textContent =
     `${VARIANT_NAMES[game.variant]} against ${game.ladderName}, seed ${game.seed}`;
   $('moves').replaceChildren();
+  $('offer-answer').textContent = '';
+  $('hint-text').textContent = '';
+  analysis.reset(game);
   await advance();
 }
 
 function playerMoved(move) {
   const pos = game.positions[game.moves.length];
-  if (!pos || !pos.legal_moves.includes(move)) {
+  if (!pos || !pos.legal_moves.includes(move) || game.viewPly !== null || outcome(game)) {
     say(`${move} is not a legal move here`);
     showPosition();
     return;
@@ -303,14 +353,16 @@ async function advance() {
   const current = game;
   try {
     await judge(current, signal);
-    while (!position(current).outcome && position(current).turn === current.ladder) {
+    while (!outcome(current) && position(current).turn === current.ladder) {
       setState('thinking');
       const moves = [...current.moves];
+      startClock(current);
       const reply = await withRetry(
         `${current.ladderName}'s move`,
         s => api.move(current.variant, moves, current.strength, current.seed, s),
         signal,
       );
+      stopClock();
       current.moves.push(reply.move);
       current.replies.set(current.moves.length, reply);
       await judge(current, signal);
@@ -320,12 +372,21 @@ async function advance() {
     showProblem(`Something went wrong in the page: ${err.message}`);
     throw err;
   } finally {
-    if (pending === controller) pending = null;
+    if (pending === controller) {
+      pending = null;
+      stopClock();
+    }
   }
 }
 
 function position(g) {
   return g.positions[g.moves.length];
+}
+
+// How the game ended: resigned or agreed on the page, or the rules' ending; null while
+// it goes on.
+function outcome(g) {
+  return g.ended ?? position(g)?.outcome ?? null;
 }
 
 async function judge(current, signal) {
@@ -342,14 +403,81 @@ async function judge(current, signal) {
   showPosition();
 }
 
+// ---- the ladder's clock ------------------------------------------------------------------
+// While a slow level thinks: the time since the move was asked for, against the level's
+// expected time (GET /v1/levels: its calibrated median, else its nodes at the engine's
+// measured speed). Asked by Elo, the elapsed time alone once it passes a second.
+
+let clock = null;
+
+function startClock(g) {
+  stopClock();
+  const expected = expectedSeconds(g);
+  if (expected !== null && expected < SLOW_SECONDS) return;
+  const started = performance.now();
+  const box = $('thinking');
+  const bar = $('think-progress');
+  const tick = () => {
+    const elapsed = (performance.now() - started) / 1000;
+    if (expected === null && elapsed < 1) return;
+    box.hidden = false;
+    box.dataset.elapsed = elapsed.toFixed(1);
+    if (expected === null) {
+      bar.removeAttribute('value');
+      $('think-time').textContent = `${elapsed.toFixed(1)} s`;
+    } else {
+      box.dataset.expected = expected.toFixed(1);
+      bar.max = expected;
+      bar.value = Math.min(elapsed, expected);
+      $('think-time').textContent =
+        `${elapsed.toFixed(1)} s of about ${secondsText(expected)}` +
+        (elapsed > expected * 1.5 ? ' (the machine is busy)' : '');
+    }
+  };
+  tick();
+  clock = setInterval(tick, 100);
+}
+
+// The level's expected time; once the ladder has searched in this game, its nodes at the
+// speed those searches ran (the server's speed now: a loaded one is slower).
+function expectedSeconds(g) {
+  const info = levelInfo(g.variant, g.strength);
+  if (!info) return null;
+  const searched = [...g.replies.values()].filter(r => !r.book && r.nodes >= 10_000);
+  const recent = searched.slice(-3);
+  const ms = recent.reduce((sum, r) => sum + r.time_ms, 0);
+  if (!recent.length || ms <= 0) return info.expected_seconds;
+  const nodesPerMs = recent.reduce((sum, r) => sum + r.nodes, 0) / ms;
+  return info.nodes / nodesPerMs / 1000;
+}
+
+function stopClock() {
+  clearInterval(clock);
+  clock = null;
+  $('thinking').hidden = true;
+}
+
+// ---- showing a position ------------------------------------------------------------------
+
+// The ply on the board: the game's last, or an earlier one while stepping through it.
+const shownPly = () => game.viewPly ?? game.moves.length;
+
+// Show the position at shownPly() (fetching its verdict first when the page has not got
+// it: a game loaded from the address), the move list, the ladder's move and the status.
 function showPosition() {
-  const ply = game.moves.length;
+  const live = game.moves.length;
+  const ply = shownPly();
   const pos = game.positions[ply];
+  if (!pos) {
+    fetchPosition(game, ply);
+    return;
+  }
   const move = game.moves[ply - 1];
   const previous = game.positions[ply - 1];
   if (previous && !game.blasts.has(ply))
     game.blasts.set(ply, removedBy(previous.fen, pos.fen, move));
-  const movable = !pos.outcome && pos.turn === game.player;
+  const over = !!outcome(game);
+  const movable = ply === live && !over && pos.turn === game.player;
   board.show({
     fen: pos.fen,
     turn: pos.turn,
@@ -361,40 +489,101 @@ function showPosition() {
   const blast = game.blasts.get(ply) || [];
   if (blast.length) board.explode(blast, ply > game.shownPly);
   game.shownPly = ply;
+  board.arrows(arrowsAt(ply));
   saveGameInAddress();
-  app.dataset.ply = String(ply);
+  const livePos = game.positions[live];
+  app.dataset.ply = String(live);
   app.dataset.moves = game.moves.join(' ');
-  app.dataset.fen = pos.fen;
-  app.dataset.check = String(pos.check);
-  if (pos.outcome) app.dataset.outcome = pos.outcome.reason;
+  app.dataset.viewPly = String(ply);
+  app.dataset.viewFen = pos.fen;
+  if (livePos) {
+    app.dataset.fen = livePos.fen;
+    app.dataset.check = String(livePos.check);
+  }
+  const end = outcome(game);
+  if (end) app.dataset.outcome = end.reason;
   else delete app.dataset.outcome;
-  setState(pos.outcome ? 'over' : movable ? 'your-turn' : 'thinking');
+  if (livePos || end) {
+    setState(end ? 'over' : livePos.turn === game.player ? 'your-turn' : 'thinking');
+  }
   renderMoves();
   renderLadderMove();
   renderStatus();
+  renderView();
+  analysis.select(ply);
   if (move) say(describeMove(ply));
+}
+
+// The verdict on an earlier position, asked for when the player steps to it.
+async function fetchPosition(g, ply) {
+  g.fetching ??= new Set();
+  if (g.fetching.has(ply)) return;
+  g.fetching.add(ply);
+  try {
+    g.positions[ply] = await api.position(g.variant, g.moves.slice(0, ply));
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    say(errorText('Checking the position', err));
+    return;
+  } finally {
+    g.fetching.delete(ply);
+  }
+  if (game === g && shownPly() === ply) showPosition();
+}
+
+// Arrows on the board at `ply`: the hint, or the best line the analysis found there.
+function arrowsAt(ply) {
+  if (game.hint && game.hint.ply === ply) return [{ move: game.hint.move, brush: 'green' }];
+  return analysis.arrowsAt(ply);
+}
+
+// Step to `ply` (0: the start); the game itself is kept, and goes on as before.
+function view(ply) {
+  if (!game) return;
+  const live = game.moves.length;
+  const to = Math.max(0, Math.min(live, ply));
+  game.viewPly = to === live ? null : to;
+  showPosition();
+}
+
+function renderView() {
+  const live = game.moves.length;
+  const ply = shownPly();
+  $('first').disabled = $('back').disabled = ply === 0;
+  $('forward').disabled = $('last').disabled = ply === live;
+  $('view-status').textContent =
+    ply === live ? '' : `Looking at ply ${ply} of ${live}; End (») goes back to the game.`;
+  app.dataset.viewing = String(ply !== live);
 }
 
 function setState(state) {
   app.dataset.state = state;
   $('undo').disabled = !canUndo();
+  $('resign').disabled = !game || !!outcome(game) || !game.positions.length;
+  $('offer-draw').disabled = !canOfferDraw();
+  $('hint').disabled = !canHint();
+  analysis.enable(!!game && !!position(game));
   if (state === 'checking') $('status').textContent = 'Checking the move…';
 }
 
 function renderStatus() {
   const pos = position(game);
+  const end = outcome(game);
   const status = $('status');
-  status.classList.toggle('check', pos.check && !pos.outcome);
-  status.classList.toggle('over', !!pos.outcome);
-  if (pos.outcome) {
-    const o = pos.outcome;
+  status.classList.toggle('check', !!pos?.check && !end);
+  status.classList.toggle('over', !!end);
+  if (end) {
+    const o = end;
     const who =
       o.winner === null
         ? 'a draw'
         : o.winner === game.player
           ? 'you win'
           : `${game.ladderName} wins`;
-    status.textContent = `${REASONS[o.reason] || o.reason}: ${who} (${o.result}).`;
+    const reason = o.reason === 'resigned' ? 'You resigned' : REASONS[o.reason] || o.reason;
+    status.textContent = `${reason}: ${who} (${o.result}).`;
+  } else if (!pos) {
+    status.textContent = 'Checking the move…';
   } else if (pos.turn === game.player) {
     status.textContent = pos.check
       ? `Check! Your move (${capital(game.player)}).`
@@ -407,7 +596,7 @@ function renderStatus() {
 }
 
 function wxfOf(ply) {
-  return game.positions[ply]?.wxf?.[ply - 1] ?? game.moves[ply - 1];
+  return game.positions[game.moves.length]?.wxf?.[ply - 1] ?? game.moves[ply - 1];
 }
 
 function describeMove(ply) {
@@ -424,18 +613,27 @@ function renderMoves() {
   const list = $('moves');
   const rows = [];
   const ply = game.moves.length;
+  const shown = shownPly();
   const wxf = game.positions[ply]?.wxf || [];
+  let current = null;
   for (let i = 0; i < ply; i += 2) {
     const li = document.createElement('li');
     li.append(tag('no', `${i / 2 + 1}.`));
     for (const p of [i + 1, i + 2]) {
       if (p > ply) break;
-      li.append(moveCell(p, wxf[p - 1] ?? game.moves[p - 1], p === ply));
+      const cell = moveCell(p, wxf[p - 1] ?? game.moves[p - 1], p === ply);
+      if (p === shown) {
+        cell.classList.add('shown');
+        current = cell;
+      }
+      li.append(cell);
     }
     rows.push(li);
   }
   list.replaceChildren(...rows);
-  list.parentElement.scrollTop = list.parentElement.scrollHeight;
+  const scroller = list.parentElement;
+  if (game.viewPly === null || !current) scroller.scrollTop = scroller.scrollHeight;
+  else scroller.scrollTop = current.offsetTop - scroller.offsetTop - scroller.clientHeight / 2;
 }
 
 function moveCell(ply, text, last) {
@@ -444,10 +642,12 @@ function moveCell(ply, text, last) {
   cell.dataset.ply = String(ply);
   cell.dataset.move = game.moves[ply - 1];
   cell.title = game.moves[ply - 1];
+  cell.onclick = () => view(ply);
   if (last) cell.classList.add('last');
   const name = document.createElement('b');
   name.textContent = text;
   cell.append(name);
+  analysis.markMove(cell, ply);
   if (game.positions[ply]?.check) cell.append(tag('check', 'check'));
   const blast = game.blasts.get(ply) || [];
   if (blast.length) {
@@ -456,7 +656,7 @@ function moveCell(ply, text, last) {
     cell.append(t);
   }
   const reply = game.replies.get(ply);
-  if (reply) {
+  if (reply && scoresShown()) {
     const meta = tag('meta', scoreText(reply.score));
     meta.title = `depth ${reply.depth}, ${reply.nodes} nodes, ${reply.time_ms} ms`;
     cell.append(meta);
@@ -486,6 +686,12 @@ function scoreText(score) {
   return 'random move';
 }
 
+// The ladder's evaluation gives the game away: hidden while the game goes on, unless
+// the player asks for it; shown once it is over and in the analysis.
+function scoresShown() {
+  return $('show-score').checked || (!!game && (!!outcome(game) || analysis.active()));
+}
+
 // The ladder's last move: the move, its score (the ladder's view), depth, nodes, time.
 function renderLadderMove() {
   let ply = game.moves.length;
@@ -496,14 +702,13 @@ function renderLadderMove() {
     return;
   }
   const r = game.replies.get(ply);
+  let score;
+  if (!scoresShown()) score = 'hidden during the game (the box below shows it)';
+  else if (r.score.cp == null && r.score.mate == null) score = 'none: a random move, not searched';
+  else score = `${scoreText(r.score)} for ${game.ladderName}`;
   const rows = [
     ['Move', `${wxfOf(ply)} (${r.move})`],
-    [
-      'Score',
-      r.score.cp == null && r.score.mate == null
-        ? 'none: a random move, not searched'
-        : `${scoreText(r.score)} for ${game.ladderName}`,
-    ],
+    ['Score', score],
     ['Search', `depth ${r.depth} · ${r.nodes.toLocaleString('en')} nodes`],
     ['Time', `${r.time_ms} ms`],
   ];
@@ -522,9 +727,9 @@ function renderLadderMove() {
 // Who is to move after `ply` moves: Red moves first, and the sides alternate.
 const toMove = ply => (ply % 2 === 0 ? 'red' : 'black');
 
-// The player has a move of theirs to take back.
+// The player has a move of theirs to take back (not after resigning or a draw agreed).
 function canUndo() {
-  if (!game) return false;
+  if (!game || game.ended) return false;
   return game.moves.some((_, i) => toMove(i) === game.player);
 }
 
@@ -542,8 +747,155 @@ function undo() {
     for (const p of [...map.keys()]) if (p > ply) map.delete(p);
   }
   game.shownPly = ply;
+  game.viewPly = null;
+  game.hint = null;
+  analysis.truncate(ply);
   say('Move taken back');
   advance();
+}
+
+// ---- resigning, offering a draw ----------------------------------------------------------
+
+function endGame(ended, text) {
+  cancelPending();
+  hideError();
+  game.ended = ended;
+  game.viewPly = null;
+  $('offer-answer').textContent = text;
+  showPosition();
+  say(text);
+}
+
+// A second click within a few seconds resigns (a single slip of the finger does not).
+function resign() {
+  if (!game || outcome(game)) return;
+  const button = $('resign');
+  if (button.dataset.armed !== 'true') {
+    button.dataset.armed = 'true';
+    button.textContent = 'Resign? Click again';
+    setTimeout(disarmResign, 4000);
+    return;
+  }
+  disarmResign();
+  endGame(
+    { reason: 'resigned', winner: game.ladder, result: game.ladder === 'red' ? '1-0' : '0-1' },
+    'You resigned.',
+  );
+}
+
+function disarmResign() {
+  const button = $('resign');
+  button.dataset.armed = 'false';
+  button.textContent = 'Resign';
+}
+
+// On the player's turn, once per move.
+function canOfferDraw() {
+  return (
+    !!game &&
+    !outcome(game) &&
+    game.viewPly === null &&
+    position(game)?.turn === game.player &&
+    game.drawDeclined !== game.moves.length
+  );
+}
+
+// The ladder's answer to a draw offer, from its own evaluation of this very position:
+// the score of its last move, which led here (no new search: nothing waits, and it is
+// what the ladder itself acted on). It accepts when it expects to lose.
+function drawVerdict(reply) {
+  const score = reply?.score;
+  if (!score || (score.cp == null && score.mate == null)) {
+    return { accept: false, why: 'it has no evaluation of this position to agree on' };
+  }
+  const accept = score.mate != null ? score.mate < 0 : score.cp <= DRAW_ACCEPT_CP;
+  return { accept, why: `it rates its position ${scoreText(score)}` };
+}
+
+function offerDraw() {
+  if (!canOfferDraw()) return;
+  const verdict = drawVerdict(game.replies.get(game.moves.length));
+  if (verdict.accept) {
+    endGame(
+      { reason: 'draw-agreed', winner: null, result: '1/2-1/2' },
+      `${game.ladderName} accepts the draw: ${verdict.why}.`,
+    );
+    return;
+  }
+  game.drawDeclined = game.moves.length;
+  const why = scoresShown() || verdict.why.startsWith('it has no') ? `: ${verdict.why}` : '';
+  const text = `${game.ladderName} declines the draw${why}; play on.`;
+  $('offer-answer').textContent = text;
+  $('offer-draw').disabled = true;
+  say(text);
+}
+
+// ---- hints -------------------------------------------------------------------------------
+
+function canHint() {
+  return (
+    !!game &&
+    !outcome(game) &&
+    game.viewPly === null &&
+    app.dataset.state === 'your-turn' &&
+    !(game.hint && game.hint.ply === game.moves.length)
+  );
+}
+
+// The best move at the level the player chose (POST /v1/move, the game's seed), drawn
+// as an arrow on the board until the next move.
+async function hint() {
+  if (!canHint()) return;
+  const g = game;
+  const ply = g.moves.length;
+  const level = Number($('hint-level').value);
+  $('hint').disabled = true;
+  $('hint-text').textContent = `Level ${level} is looking…`;
+  try {
+    const reply = await api.move(g.variant, [...g.moves], { level }, g.seed);
+    const after = await api.position(g.variant, [...g.moves, reply.move]);
+    if (game !== g || g.moves.length !== ply) return;
+    const wxf = after.wxf?.[ply] ?? reply.move;
+    g.hint = { ply, move: reply.move, level, wxf, score: reply.score };
+    const score = scoresShown() && reply.score.cp != null ? ` (${scoreText(reply.score)})` : '';
+    $('hint-text').textContent = `Hint, level ${level}: ${wxf} (${reply.move})${score}.`;
+    $('hint-text').dataset.move = reply.move;
+    board.arrows(arrowsAt(ply));
+    say(`Hint: ${wxf}`);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    $('hint-text').textContent = errorText('The hint', err);
+  } finally {
+    $('hint').disabled = !canHint();
+  }
+}
+
+// ---- export ------------------------------------------------------------------------------
+
+function exportPgn(notation) {
+  if (!game || !position(game)) return;
+  const end = outcome(game);
+  const text = pgnText({
+    variant: game.variant,
+    startFen: startFens[game.variant],
+    moves: game.moves,
+    wxf: position(game).wxf,
+    notation,
+    red: game.player === 'red' ? 'You' : `Mistboard ladder ${game.ladderName}`,
+    black: game.player === 'black' ? 'You' : `Mistboard ladder ${game.ladderName}`,
+    result: end?.result ?? '*',
+    termination: end ? (REASONS[end.reason] ?? end.reason) : 'unterminated',
+    site: location.host,
+    date: new Date(),
+    seed: game.seed,
+  });
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob([text], { type: 'application/x-chess-pgn' }));
+  link.download = `ladder-${game.variant}-${game.seed}-${notation}.pgn`;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
 }
 
 // A problem that only a new game mends.
@@ -590,6 +942,39 @@ async function start() {
     newGame();
   };
   $('undo').onclick = undo;
+  $('resign').onclick = resign;
+  $('offer-draw').onclick = offerDraw;
+  $('first').onclick = () => view(0);
+  $('back').onclick = () => view(shownPly() - 1);
+  $('forward').onclick = () => view(shownPly() + 1);
+  $('last').onclick = () => view(Infinity);
+  $('hint').onclick = hint;
+  $('analyse').onclick = () => analysis.start();
+  $('pgn-wxf').onclick = () => exportPgn('wxf');
+  $('pgn-iccs').onclick = () => exportPgn('iccs');
+  $('show-score').checked = localStorage.getItem(SCORE_STORAGE) === 'true';
+  $('show-score').onchange = () => {
+    localStorage.setItem(SCORE_STORAGE, String($('show-score').checked));
+    if (game && position(game)) showPosition();
+  };
+  $('hint-level').replaceChildren(
+    ...[1, 2, 3, 4, 5, 6, 7, 8].map(n => new Option(`Level ${n}`, String(n))),
+  );
+  $('hint-level').value = '8';
+  // Off the board and the form: arrows step through the game, Home and End.
+  document.addEventListener('keydown', event => {
+    if (!game || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target.closest?.('#board, input, select, textarea, .pocket')) return;
+    const to = {
+      ArrowLeft: shownPly() - 1,
+      ArrowRight: shownPly() + 1,
+      Home: 0,
+      End: Infinity,
+    }[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    view(to);
+  });
   $('api-key-form').onsubmit = event => {
     event.preventDefault();
     api.apiKey = $('api-key').value.trim();

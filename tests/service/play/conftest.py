@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
 
-from ..helpers import ROOT
+from ..helpers import ROOT, Server
+from .driver import BLAST_RECORDER, DESKTOP, Opener, PlayPage
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -58,3 +60,26 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     shots = sorted(ARTIFACTS.glob("*.png")) if ARTIFACTS.exists() else []
     if shots:
         terminalreporter.write_line(f"play page screenshots ({len(shots)}): {ARTIFACTS}")
+
+
+@pytest.fixture
+def open_page(chromium: Browser) -> Iterator[Opener]:
+    """Open /play of a server in a fresh browser context (desktop or phone); checks at
+    the end that the page talked to no other host and logged no error."""
+    opened: list[tuple[BrowserContext, PlayPage]] = []
+
+    def open_(server: Server, device: dict[str, Any] = DESKTOP, **params: Any) -> PlayPage:
+        context = chromium.new_context(**device)
+        context.add_init_script(BLAST_RECORDER)
+        play = PlayPage(context.new_page(), server.url)
+        opened.append((context, play))
+        if params:
+            play.open(**params)
+        return play
+
+    yield open_
+    for context, play in opened:
+        context.close()  # (again, for a test that closed it already: no effect)
+        foreign = [u for u in play.requests if not u.startswith(play.url + "/")]
+        assert not foreign, f"the page asked other hosts: {foreign}"
+        assert not play.problems, play.problems

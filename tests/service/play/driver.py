@@ -3,14 +3,16 @@ shows; checks what it shows against the service's own answers."""
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx
-from playwright.sync_api import ConsoleMessage, Page, Position, Request, Response
+from playwright.sync_api import ConsoleMessage, FloatRect, Page, Position, Request, Response
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from ladder.rules import Game
@@ -19,12 +21,37 @@ FILES = "abcdefghi"
 #: How long a page state may take to come (the ladder's move included): generous, for
 #: a loaded 2-core machine; nothing waits this long when things work.
 WAIT_MS = 60_000
+DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 390, "height": 844},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+}
+#: Records every burst of blast marks the page draws (points of one move, in order).
+BLAST_RECORDER = """
+window.__bursts = [];
+new MutationObserver(records => {
+  const points = records.flatMap(r => [...r.addedNodes])
+    .filter(n => n.classList && n.classList.contains('burst')).map(n => n.dataset.point);
+  if (points.length) window.__bursts.push(points.sort());
+}).observe(document, {childList: true, subtree: true});
+"""
+
+
 _STEP = re.compile(r"^([a-i]\d{1,2})([a-i]\d{1,2})$")
 _DROP = re.compile(r"^([A-Z])@([a-i]\d{1,2})$")
 #: The points of the board squares with a class (chessgroundx keeps each square's key,
 #: e.g. 'e:' for e10, in a property of its element).
 _MARKED = """cls => [...document.querySelectorAll(`cg-board square.${cls}`)]
   .map(s => s.cgKey[0] + (s.cgKey[1] === ':' ? '10' : s.cgKey[1]))"""
+#: The pieces on the board as drawn: point -> FEN letter (chessgroundx's roles are FEN
+#: letters, its white is Red); a piece being animated away is not counted.
+_PIECES = """() => Object.fromEntries([...document.querySelectorAll('cg-board piece')]
+  .filter(p => !p.classList.contains('fading'))
+  .map(p => [p.cgKey[0] + (p.cgKey[1] === ':' ? '10' : p.cgKey[1]),
+             ((l) => p.classList.contains('white') ? l.toUpperCase() : l)(
+               [...p.classList].find(c => c.endsWith('-piece'))[0])]))"""
 _HTTP_ERROR_LOG = "Failed to load resource: the server responded with a status of"
 #: chessgroundx's role of a drop letter (FEN letters).
 ROLE = {"A": "a-piece", "B": "b-piece", "N": "n-piece", "R": "r-piece", "C": "c-piece"}
@@ -93,6 +120,37 @@ class PlayPage:
             )
         except PlaywrightTimeoutError:
             raise AssertionError(f"{css_class}: {self.marked(css_class)} != {points}") from None
+
+    def board_pieces(self) -> dict[str, str]:
+        """The pieces chessgroundx drew, as FEN letters by point (Red's upper case)."""
+        return dict(self.page.evaluate(_PIECES))
+
+    def wait_pieces(self, variant: str, moves: list[str]) -> None:
+        """Wait until the board draws the position after `moves` (the rules checker's)."""
+        want = pieces_after(variant, moves)
+        try:
+            self.page.wait_for_function(
+                f"want => JSON.stringify(Object.entries(({_PIECES})()).sort()) === want",
+                arg=json.dumps(sorted([k, v] for k, v in want.items()), separators=(",", ":")),
+                timeout=WAIT_MS,
+            )
+        except PlaywrightTimeoutError:
+            raise AssertionError(f"board {self.board_pieces()} != {want}") from None
+
+    def point_clip(self, point: str) -> FloatRect:
+        """The screen rectangle of `point`'s cell (for a screenshot of it)."""
+        box = self.page.locator("cg-board").bounding_box()
+        assert box is not None
+        w, h = box["width"] / 9, box["height"] / 10
+        at = self._point_offset(point)
+        return {"x": box["x"] + at["x"] - w / 2, "y": box["y"] + at["y"] - h / 2, "width": w,
+                "height": h}  # fmt: skip
+
+    def download(self, selector: str) -> str:
+        """Click `selector` and read the file the page gives for download."""
+        with self.page.expect_download(timeout=WAIT_MS) as info:
+            self.page.click(selector)
+        return Path(info.value.path()).read_text(encoding="utf-8")
 
     def blast_marks(self) -> list[str]:
         return sorted(
@@ -238,6 +296,13 @@ def position(url: str, variant: str, moves: list[str]) -> dict[str, Any]:
     return dict(reply.json())
 
 
+def pieces_after(variant: str, moves: list[str]) -> dict[str, str]:
+    """The pieces on the board after `moves`, by point (the rules checker's view)."""
+    game = Game.from_fen(variant, None, moves)
+    points = (f"{f}{r}" for f in FILES for r in range(1, 11))
+    return {p: piece for p in points if (piece := game.piece_at(p))}
+
+
 def removed_points(variant: str, moves: list[str]) -> list[str]:
     """The points the last of `moves` emptied, its origin aside (the rules checker's
     view): what an atomic-xiangqi blast removed."""
@@ -249,3 +314,7 @@ def removed_points(variant: str, moves: list[str]) -> list[str]:
     return sorted(
         p for p in points if p != origin and before.piece_at(p) and after.piece_at(p) is None
     )
+
+
+#: open_page(server, device=DESKTOP, **address parameters) -> PlayPage
+Opener = Callable[..., "PlayPage"]

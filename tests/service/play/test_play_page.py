@@ -14,26 +14,19 @@ import json
 import os
 import re
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Request
+from playwright.sync_api import Request
 
 from ladder.rules import Game
 from tests.bridge.helpers import RATED_LEVELS
 
-from ..helpers import Server, start_server
-from .driver import WAIT_MS, PlayPage, ladder_move, position, removed_points
+from ..helpers import OUT_OF_BOOK, Server, start_server
+from .driver import PHONE, WAIT_MS, Opener, PlayPage, ladder_move, position, removed_points
 
-DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
-PHONE: dict[str, Any] = {
-    "viewport": {"width": 390, "height": 844},
-    "device_scale_factor": 2,
-    "is_mobile": True,
-    "has_touch": True,
-}
 MINUS = "\u2212"  # the page writes negative scores with a real minus sign
 #: A game longer than this (plies) is not the short game these tests mean to play.
 MAX_PLIES = 300
@@ -47,41 +40,6 @@ REASON_WORDS = {
     "repetition": "repetition",
     "sixty-plies": "Sixty plies",
 }
-#: Records every burst of blast marks the page draws (points of one move, in order).
-BLAST_RECORDER = """
-window.__bursts = [];
-new MutationObserver(records => {
-  const points = records.flatMap(r => [...r.addedNodes])
-    .filter(n => n.classList && n.classList.contains('burst')).map(n => n.dataset.point);
-  if (points.length) window.__bursts.push(points.sort());
-}).observe(document, {childList: true, subtree: true});
-"""
-
-#: open_page(server, device=DESKTOP, **address parameters) -> PlayPage
-Opener = Callable[..., PlayPage]
-
-
-@pytest.fixture
-def open_page(chromium: Browser) -> Iterator[Opener]:
-    """Open /play of a server in a fresh browser context (desktop or phone); checks at
-    the end that the page talked to no other host and logged no error."""
-    opened: list[tuple[BrowserContext, PlayPage]] = []
-
-    def open_(server: Server, device: dict[str, Any] = DESKTOP, **params: Any) -> PlayPage:
-        context = chromium.new_context(**device)
-        context.add_init_script(BLAST_RECORDER)
-        play = PlayPage(context.new_page(), server.url)
-        opened.append((context, play))
-        if params:
-            play.open(**params)
-        return play
-
-    yield open_
-    for context, play in opened:
-        context.close()  # (again, for a test that closed it already: no effect)
-        foreign = [u for u in play.requests if not u.startswith(play.url + "/")]
-        assert not foreign, f"the page asked other hosts: {foreign}"
-        assert not play.problems, play.problems
 
 
 def general_at(variant: str, moves: list[str]) -> str:
@@ -126,7 +84,13 @@ def check_shown(play: PlayPage, variant: str, moves: list[str], level: int, seed
         assert reply["move"] == moves[ladder_ply - 1]
         info = play.page.locator("#engine-info")
         assert reply["move"] in info.locator("[data-field=move]").inner_text()
-        assert score_text(reply["score"]) in info.locator("[data-field=score]").inner_text()
+        score = info.locator("[data-field=score]").inner_text()
+        if play.page.is_checked("#show-score"):
+            assert score_text(reply["score"]) in score
+            assert play.page.locator("#moves .move .meta").count() > 0
+        else:  # the ladder's evaluation is hidden during the game unless asked for
+            assert "hidden" in score
+            assert play.page.locator("#moves .move .meta").count() == 0
         search = info.locator("[data-field=search]").inner_text()
         assert f"depth {reply['depth']}" in search and f"{reply['nodes']:,} nodes" in search
         assert re.fullmatch(r"\d+ ms", info.locator("[data-field=time]").inner_text())
@@ -201,6 +165,7 @@ def test_xiangqi_game_desktop(server: Server, open_page: Opener, artifacts: Path
     play.page.select_option("#strength", "level:1")
     play.page.check("input[name=colour][value=red]")
     play.page.fill("#seed", "1")
+    play.page.check("#show-score")  # (kept for the next games in this browser)
     play.page.click("#setup button[type=submit]")
     play.page.wait_for_function(
         "() => document.getElementById('game-title').textContent.includes('seed 1')"
@@ -355,7 +320,10 @@ def test_busy_shown_and_retried(open_page: Opener, artifacts: Path) -> None:
         play = open_page(server, variant="xiangqi", level=1, colour="red", seed=7)
         (engine,) = server.engine_pids()
         os.kill(engine, signal.SIGSTOP)
-        body = json.dumps({"variant": "xiangqi", "moves": [], "level": 8, "seed": 1}).encode()
+        # (past the books: a book move would need no engine, and an idle stopped engine
+        # is found frozen by the pool's idle check and replaced)
+        blocked = {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 8, "seed": 1}
+        body = json.dumps(blocked).encode()
         blocker = server.connect()
         blocker.sendall(
             b"POST /v1/move HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -414,6 +382,9 @@ def test_any_elo_once_the_levels_are_measured(
         )
         play.page.goto(f"{server.url}/play")
         play.wait_settled(0)
+        texts = play.page.locator("#strength option").all_inner_texts()
+        assert texts[0].startswith("Level 1 · Elo 100 (60\u2013140, 200 games)"), texts
+        assert "with its 95 % interval" in play.text("#strength-help")
         values = play.page.eval_on_selector_all("#strength option", "os => os.map(o => o.value)")
         assert [v for v in values if v.startswith("elo:")] == [
             f"elo:{e}" for e in range(100, 900, 100)

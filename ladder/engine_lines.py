@@ -1,0 +1,101 @@
+"""What an engine's search said, as a level move reads it: each MultiPV line's first
+move, score (cp or mate, from the mover's side), depth and nodes (:class:`Line`), the
+bestmove with its lines (:class:`SearchResult`), and one comparable number per score
+(:func:`comparable_cp`: mates above any centipawn score, the nearer the higher).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from chess.engine import PovScore
+
+from protocol.info import InfoDict, PlayResult
+
+__all__ = ["MATE_CP", "Line", "SearchResult", "comparable_cp", "line_from_info", "search_result"]
+
+
+#: A mate counts as this many centipawns (minus the distance) when comparing scores.
+MATE_CP = 100_000
+
+
+def comparable_cp(cp: int | None, mate: int | None) -> int | None:
+    """A score as one comparable number of centipawns, mates far above any cp (the
+    nearer the mate, the higher); None when there is neither."""
+    if mate is not None:
+        return MATE_CP - abs(mate) if mate > 0 else -MATE_CP + abs(mate)
+    return cp
+
+
+@dataclass(frozen=True)
+class Line:
+    """One principal variation as the engine last reported it (score from the mover's
+    point of view)."""
+
+    multipv: int
+    pv: tuple[str, ...]
+    cp: int | None
+    mate: int | None
+    depth: int
+    nodes: int
+
+    @property
+    def move(self) -> str:
+        """The line's first move."""
+        return self.pv[0]
+
+    def value(self) -> int:
+        """The score as one comparable number of centipawns (:func:`comparable_cp`; 0
+        without a score)."""
+        value = comparable_cp(self.cp, self.mate)
+        return 0 if value is None else value
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The engine's answer."""
+
+    bestmove: str | None  #: None for `(none)`
+    ponder: str | None
+    lines: dict[int, Line] = field(default_factory=dict)
+    nodes: int = 0
+    depth: int = 0
+    time_s: float = 0.0
+
+
+def line_from_info(info: InfoDict, index: int) -> Line | None:
+    """The :class:`Line` of one MultiPV ``info`` (``index``: its MultiPV number if the
+    engine did not say); None when it has no PV or no score."""
+    pv = tuple(info.get("pv") or ())
+    score: PovScore | None = info.get("score")
+    if not pv or score is None:
+        return None
+    rel = score.relative
+    mate = rel.mate()
+    return Line(
+        multipv=int(info.get("multipv", index)),
+        pv=pv,
+        cp=None if mate is not None else rel.score(),
+        mate=mate,
+        depth=int(info.get("depth", 0)),
+        nodes=int(info.get("nodes", 0)),
+    )
+
+
+def search_result(play: PlayResult) -> SearchResult:
+    """A protocol :class:`~protocol.info.PlayResult` (main info + one info per MultiPV
+    line) as a :class:`SearchResult`."""
+    lines: dict[int, Line] = {}
+    for i, info in enumerate(play.multipv, start=1):
+        line = line_from_info(info, i)
+        if line is not None:
+            lines[line.multipv] = line
+    main = play.info
+    return SearchResult(
+        bestmove=play.move,
+        ponder=play.ponder,
+        lines=lines,
+        nodes=int(main.get("nodes", 0)),
+        depth=int(main.get("depth", 0)),
+        time_s=play.elapsed,
+    )

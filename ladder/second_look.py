@@ -1,0 +1,126 @@
+"""The weak levels' rule (:attr:`ladder.levels.Variety.second_look`), as the site
+describes its computer opponents: "how many candidate moves get a second look at the
+reply, and how often a merely good move gets played instead of insisting on the exact
+best one".
+
+A player first sees what each capture takes (:func:`first_look`: the site's piece
+values, an atomic blast's balance), then the other moves in a seeded order, natural
+moves first; the first candidates get a second look at the reply, and one the engine
+rates far below the best is put aside (:func:`second_look_pick`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping
+
+from ladder.engine_lines import Line
+from ladder.levels import Variety
+from ladder.material import PIECE_VALUES, material
+from ladder.rules import Game
+from ladder.rules.notation import destination
+
+__all__ = [
+    "INTUITION_CAP_CP",
+    "WINNING_CAPTURE_CP",
+    "captures_seen",
+    "first_look",
+    "second_look_pick",
+]
+
+
+#: A capture that ends the game at once (an atomic blast that takes the general) is
+#: seen at first sight as worth this much.
+WINNING_CAPTURE_CP = 10_000
+
+
+#: Scores beyond this many centipawns (mates) count as this much in the second-look
+#: rule's intuition (:func:`second_look_pick`).
+INTUITION_CAP_CP = 1_500
+
+
+def first_look(game: Game) -> dict[str, int]:
+    """What each capture in ``game`` takes at first sight, in centipawns of material
+    (:data:`ladder.material.PIECE_VALUES`), the replies unseen: the captured piece, and
+    in a variant whose captures explode (atomic-xiangqi) the material the blast removes
+    from the opponent less what it removes from the mover (a blast that wins the game:
+    :data:`WINNING_CAPTURE_CP`). Moves that take nothing are left out."""
+    out: dict[str, int] = {}
+    explodes = game.variant.atomic
+    red = game.turn == "red"
+    mover = game.turn
+    before = _material_balance(game.board_fen(), red) if explodes else 0
+    for move in game.legal_moves():
+        point = destination(move)
+        if point is None:  # a drop takes nothing
+            continue
+        taken = game.piece_at(point)
+        if taken is None:
+            continue
+        if explodes:
+            game.push(move)
+            try:
+                outcome = game.outcome()
+                won = outcome is not None and outcome.winner == mover
+                gain = _material_balance(game.board_fen(), red) - before
+                out[move] = WINNING_CAPTURE_CP if won else gain
+            finally:
+                game.pop()
+        else:
+            out[move] = PIECE_VALUES.get(taken.lower(), 0)
+    return out
+
+
+def captures_seen(game: Game, variety: Variety | None) -> dict[str, int] | None:
+    """:func:`first_look` where ``variety`` needs it (the second-look rule), else None."""
+    return first_look(game) if variety is not None and variety.second_look is not None else None
+
+
+def second_look_pick(
+    lines: list[Line], top: int, variety: Variety, captures: Mapping[str, int], rng: random.Random
+) -> Line | None:
+    """The second-look rule's move (:class:`ladder.levels.Variety`): the captures first,
+    the most material first (ties in a seeded order), then the other moves drawn without
+    replacement with weights ``exp(-loss / temperature_cp)``; the first
+    ``variety.second_look`` of them (a fraction: the next one with that probability) are
+    put aside when they lose ``variety.reject_cp`` or more against ``top`` (the best
+    line's value), and the first one left is played. None when there are no lines."""
+    takes = [ln for ln in lines if captures.get(ln.move, 0) > 0]
+    rng.shuffle(takes)
+    takes.sort(key=lambda ln: -captures[ln.move])
+    others = [ln for ln in lines if captures.get(ln.move, 0) <= 0]
+    temperature = max(variety.temperature_cp, 1.0)
+    # Weighted order without replacement: sort by Exp(1) / weight (Efraimidis-Spirakis).
+    # The intuition's loss is capped: a mate the player does not look for weighs like a
+    # lost piece, not like the end of the game.
+    keyed = [
+        (
+            rng.expovariate(1.0)
+            * math.exp(min(700.0, max(0, _felt(top) - _felt(ln.value())) / temperature)),
+            ln,
+        )
+        for ln in others
+    ]
+    keyed.sort(key=lambda kv: kv[0])
+    order = takes + [ln for _, ln in keyed]
+    looks = variety.second_look or 0.0
+    whole = int(looks)
+    looks_at = whole + (rng.random() < looks - whole)
+    for i, ln in enumerate(order):
+        if i < looks_at and top - ln.value() >= variety.reject_cp:
+            continue
+        return ln
+    # Every candidate was looked at and put aside: the one that loses least.
+    return max(order, key=lambda ln: ln.value(), default=None)
+
+
+def _felt(value: int) -> int:
+    """A score as the second-look rule's intuition weighs it: mates count as a lost or won
+    piece or two (:data:`INTUITION_CAP_CP`)."""
+    return max(-INTUITION_CAP_CP, min(INTUITION_CAP_CP, value))
+
+
+def _material_balance(board_fen: str, red: bool) -> int:
+    """The mover's material on the board less the opponent's (centipawns)."""
+    return material(board_fen, red) - material(board_fen, not red)

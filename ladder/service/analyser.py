@@ -1,0 +1,278 @@
+"""Game analysis as a service job (``POST /v1/analysis``): a stream, stateless across
+instances, sharing the move service's engines without slowing its moves.
+
+**The design.** An analysis is deterministic: each position is searched at a fixed node
+budget on a fresh game with one thread and a fixed Hash (:mod:`ladder.analysis.search`),
+so the same request gives the same lines on any instance of the same engine build. The
+job is therefore no stored resource but a stream: the answer is NDJSON, a ``start``
+line, one ``ply`` line per ply as soon as it is done, then a ``summary`` line. Progress
+is the lines received; cancelling is closing the stream (the disconnect cancels the
+search under way, and the engine is brought back in sync before its next use); a stream
+cut short (a lost connection, an instance stopping: its last line is an ``error`` with
+``resume_from_ply``) is resumed on any instance with ``from_ply``. Nothing is lost with
+an instance but its cache.
+
+**The scheduler.** Every position is one lease of an engine from the move service's own
+pool (:mod:`ladder.service.pool`), in its ``long`` lane: the lane that never takes the
+engines kept for the fast levels (``--short-engines``), so a level-1 move never waits
+behind an analysis. A job holds one engine at a time and gives it back after each
+position, so a level-7 or level-8 move waits for at most one analysis position. An
+engine that fails mid-job is replaced and that position searched again (at most
+``max_attempts`` times).
+
+**The cache.** Each instance keeps the last ``analysis_cache_games`` finished analyses,
+keyed by variant, start FEN, moves, nodes and engine build: the same game at the same
+budget is streamed again without a search. A restart empties it.
+
+**Limits.** ``analysis_max_nodes`` a position, ``analysis_max_plies`` a game,
+``analysis_jobs_per_client`` streams at once per key (or client address), per process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from ladder.analysis.plies import PlyAnalysis
+from ladder.analysis.runner import AnalysisInputError, GamePositions, analyse
+from ladder.analysis.search import Evaluation
+from ladder.analysis.summary import summarise
+from ladder.rules import Game
+from ladder.service.analysis_models import (
+    AnalysisError,
+    AnalysisPly,
+    AnalysisRequest,
+    AnalysisStart,
+    AnalysisSummary,
+    SideSummary,
+)
+from ladder.service.config import LONG_LANE
+from ladder.service.engine_slot import SearchAttemptFailed
+from ladder.service.errors import ErrorCode, InvalidRequest, ServiceError, TooManyAnalyses
+from ladder.service.metrics import engine_build_key
+from ladder.service.models import ErrorDetail
+from ladder.service.mover import MoveService, NoEngineAnswer
+from ladder.service.pool import PoolError
+from ladder.service.status import as_service_error
+
+log = logging.getLogger("ladder.analysis")
+
+__all__ = ["Analyser", "AnalysisCache", "PreparedAnalysis"]
+
+CacheKey = tuple[str, str, tuple[str, ...], int, str]
+
+
+class AnalysisCache:
+    """The last finished analyses (their plies), least recently used dropped first."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[CacheKey, list[PlyAnalysis]] = OrderedDict()
+
+    def get(self, key: CacheKey) -> list[PlyAnalysis] | None:
+        hit = self._items.get(key)
+        if hit is not None:
+            self._items.move_to_end(key)
+        return hit
+
+    def put(self, key: CacheKey, plies: list[PlyAnalysis]) -> None:
+        if self._size <= 0:
+            return
+        self._items[key] = plies
+        self._items.move_to_end(key)
+        while len(self._items) > self._size:
+            self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+@dataclass(frozen=True)
+class PreparedAnalysis:
+    """A request accepted: the game judged, the budget settled, the client named."""
+
+    game: GamePositions
+    nodes: int
+    from_ply: int
+    client: str
+    key: CacheKey
+
+
+def _line(model: AnalysisStart | AnalysisPly | AnalysisSummary | AnalysisError) -> bytes:
+    return model.model_dump_json().encode() + b"\n"
+
+
+class Analyser:
+    """The analysis job of one :class:`~ladder.service.mover.MoveService` (its pool,
+    positions, settings, metrics and drain)."""
+
+    def __init__(self, service: MoveService) -> None:
+        self.service = service
+        self.cache = AnalysisCache(service.config.analysis_cache_games)
+        self.engine = engine_build_key(service.config.engine_path)
+        self._running: dict[str, int] = {}
+
+    async def prepare(self, req: AnalysisRequest, client: str) -> PreparedAnalysis:
+        """Judge the request before anything streams: a bad one is refused as
+        ``/v1/move`` refuses one (:class:`~ladder.service.errors.RequestRejected`)."""
+        cfg = self.service.config
+        nodes = cfg.analysis_nodes if req.nodes is None else req.nodes
+        if nodes > cfg.analysis_max_nodes:
+            raise InvalidRequest(
+                ErrorCode.INVALID_REQUEST,
+                f"nodes: at most {cfg.analysis_max_nodes} a position on this service",
+                field="nodes",
+            )
+        if len(req.moves) > cfg.analysis_max_plies:
+            raise InvalidRequest(
+                ErrorCode.INVALID_REQUEST,
+                f"moves: at most {cfg.analysis_max_plies} plies are analysed",
+                field="moves",
+            )
+        if req.from_ply > len(req.moves) + 1:
+            raise InvalidRequest(
+                ErrorCode.INVALID_REQUEST,
+                f"from_ply: the game has {len(req.moves)} plies",
+                field="from_ply",
+            )
+        # the rules checker's verdict, worded as /v1/move's (the ply of an illegal move)
+        await self.service.positions.judge(req.variant, req.fen, req.moves)
+        try:
+            game = await asyncio.to_thread(GamePositions, req.variant, req.fen, req.moves)
+        except AnalysisInputError as exc:  # judged above: not expected
+            raise InvalidRequest(ErrorCode.INVALID_REQUEST, str(exc), field=exc.field) from None
+        if self._running.get(client, 0) >= cfg.analysis_jobs_per_client:
+            self.service.metrics.analyses.labels("refused").inc()
+            raise TooManyAnalyses(
+                ErrorCode.TOO_MANY_ANALYSES,
+                f"this client runs {cfg.analysis_jobs_per_client} analyses already; close "
+                "one or wait for it to finish",
+            )
+        key = (game.variant, game.start_fen, game.moves, nodes, self.engine)
+        return PreparedAnalysis(game, nodes, req.from_ply, client, key)
+
+    async def stream(self, job: PreparedAnalysis) -> AsyncIterator[bytes]:
+        """The NDJSON lines of ``job`` (see the module docstring)."""
+        m = self.service.metrics
+        self._running[job.client] = self._running.get(job.client, 0) + 1
+        m.analyses_running.inc()
+        cached = self.cache.get(job.key)
+        outcome = "cancelled"
+        sent = job.from_ply  # the next ply to send
+        try:
+            g = job.game
+            yield _line(
+                AnalysisStart(
+                    variant=g.variant,
+                    fen=g.start_fen,
+                    plies=g.plies,
+                    from_ply=job.from_ply,
+                    nodes=job.nodes,
+                    engine=self.engine,
+                    cached=cached is not None,
+                )
+            )
+            plies: list[PlyAnalysis] = []
+            source = _replay(cached, job.from_ply) if cached is not None else self._search(job)
+            try:
+                async for ply in source:
+                    plies.append(ply)
+                    yield _line(AnalysisPly.model_validate(ply.to_dict()))
+                    sent = ply.ply + 1
+                    if self.service.drain.draining and sent <= g.plies:
+                        raise ServiceError(
+                            503,
+                            ErrorCode.SHUTTING_DOWN,
+                            "this instance is stopping; resume on another",
+                            retry_after=self.service.config.retry_after_s,
+                        )
+            except (PoolError, NoEngineAnswer, ServiceError) as exc:
+                outcome = "failed"
+                yield self._error_line(exc, sent)
+                return
+            if cached is None and job.from_ply == 1:
+                self.cache.put(job.key, plies)
+            summary = summarise(plies)
+            yield _line(
+                AnalysisSummary(
+                    from_ply=job.from_ply,
+                    plies=g.plies,
+                    red=SideSummary.model_validate(summary["red"].to_dict()),
+                    black=SideSummary.model_validate(summary["black"].to_dict()),
+                )
+            )
+            outcome = "cached" if cached is not None else "done"
+        finally:
+            m.analyses.labels(outcome).inc()
+            m.analyses_running.dec()
+            left = self._running.get(job.client, 1) - 1
+            if left > 0:
+                self._running[job.client] = left
+            else:
+                self._running.pop(job.client, None)
+            if outcome == "cancelled":
+                log.info(
+                    "analysis cancelled at ply %d of %d",
+                    sent,
+                    job.game.plies,
+                    extra={
+                        "event": "analysis_cancelled",
+                        "client": job.client,
+                        "resume_from_ply": sent,
+                    },
+                )
+
+    def _error_line(self, exc: Exception, resume: int) -> bytes:
+        retry = self.service.config.retry_after_s
+        error = exc if isinstance(exc, ServiceError) else as_service_error(exc, retry)
+        log.warning(
+            "analysis stopped at ply %d: %s",
+            resume,
+            error.message,
+            extra={"event": "analysis_failed", "code": error.code, "resume_from_ply": resume},
+        )
+        detail = ErrorDetail.model_validate(error.to_dict()["error"])
+        return _line(AnalysisError(error=detail, resume_from_ply=resume))
+
+    async def _search(self, job: PreparedAnalysis) -> AsyncIterator[PlyAnalysis]:
+        async def evaluate(game: Game) -> Evaluation:
+            return await self._evaluate(game, job)
+
+        async for ply in analyse(job.game, [evaluate], job.from_ply):
+            yield ply
+
+    async def _evaluate(self, game: Game, job: PreparedAnalysis) -> Evaluation:
+        """One position on the pool's long lane, one attempt per lease, at most
+        ``max_attempts`` (a failed engine is replaced before its next lease)."""
+        cfg, pool, m = self.service.config, self.service.pool, self.service.metrics
+        legal = frozenset(game.legal_moves())
+        failures: list[str] = []
+        for _ in range(cfg.max_attempts):
+            queued = time.perf_counter()
+            worker = await pool.acquire(cfg.queue_timeout_s, job.client, LONG_LANE)
+            m.analysis_queue_wait_seconds.observe(time.perf_counter() - queued)
+            dirty = True
+            started = time.perf_counter()
+            try:
+                evaluation = await worker.analyse(game, job.nodes, legal)
+                dirty = False
+            except SearchAttemptFailed as exc:
+                failures.append(f"engine {worker.index}: {exc}")
+                continue
+            finally:
+                pool.release(worker, dirty=dirty)
+            m.analysis_search_seconds.observe(time.perf_counter() - started)
+            m.analysis_plies.labels(job.game.variant).inc()
+            return evaluation
+        raise NoEngineAnswer(
+            f"the engine gave no usable answer for position {game.ply}: " + "; ".join(failures)
+        )
+
+
+async def _replay(plies: list[PlyAnalysis], from_ply: int) -> AsyncIterator[PlyAnalysis]:
+    for ply in plies[from_ply - 1 :]:
+        yield ply

@@ -1,0 +1,288 @@
+// The game's analysis on the page: "Analyse" streams POST /v1/analysis (NDJSON, one line
+// per ply as the service finishes it: docs/service.md) and shows it as it arrives: the
+// evaluation graph (graph.js; a click goes to that position), the inaccuracies, mistakes
+// and blunders marked in the move list, and at the shown ply its judgement, the best
+// move and the engine's line (with the best move from the position drawn on the board).
+// A stream that broke off resumes from the first ply not received (`from_ply`).
+
+import { ApiError } from './api.js';
+import { JUDGEMENT_NAMES, drawGraph } from './graph.js';
+
+const $ = id => document.getElementById(id);
+const SIGNS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
+
+function scoreText(score) {
+  if (!score) return '';
+  if (score.result) return score.result;
+  if (score.mate != null) return score.mate > 0 ? `Red mates in ${score.mate}` : `Black mates in ${-score.mate}`;
+  if (score.cp != null) return `${score.cp >= 0 ? '+' : '−'}${(Math.abs(score.cp) / 100).toFixed(2)}`;
+  return '';
+}
+
+export class Analysis {
+  // api: LadderApi; view(ply): show that position; refresh(): draw the move list again.
+  constructor({ api, view, refresh }) {
+    this.api = api;
+    this.view = view;
+    this.refresh = refresh;
+    this.reset(null);
+  }
+
+  reset(game) {
+    this.controller?.abort();
+    this.controller = null;
+    this.game = game;
+    this.moves = []; // the moves analysed (a prefix of the game's)
+    this.plies = new Map(); // ply -> the stream's ply line
+    this.summary = null;
+    this.requested = false;
+    this.shown = 0;
+    $('graph').hidden = $('best-line').hidden = $('summary').hidden = true;
+    $('analysis-status').textContent = '';
+    delete $('graph').dataset.state;
+  }
+
+  active() {
+    return this.requested;
+  }
+
+  enable(on) {
+    $('analyse').disabled = !on || !!this.controller || !this.game?.moves.length;
+  }
+
+  // After an undo: the plies past `ply` are no longer the game's.
+  truncate(ply) {
+    if (this.moves.length <= ply) return;
+    this.controller?.abort();
+    this.controller = null;
+    this.moves = this.moves.slice(0, ply);
+    for (const p of [...this.plies.keys()]) if (p > ply) this.plies.delete(p);
+    this.summary = null;
+    this.draw();
+  }
+
+  // The nodes per position the player chose ('' leaves it to the service's default).
+  nodes() {
+    const value = $('analysis-nodes').value;
+    return value ? Number(value) : undefined;
+  }
+
+  // Analyse the game's moves so far, from the first ply not analysed yet.
+  async start() {
+    const game = this.game;
+    if (!game || this.controller || !game.moves.length) return;
+    const moves = [...game.moves];
+    const nodes = this.nodes();
+    if (this.nodesUsed !== nodes) {
+      this.plies.clear();
+      this.summary = null;
+    }
+    this.nodesUsed = nodes;
+    let fromPly = 1;
+    while (this.plies.has(fromPly)) fromPly++;
+    this.moves = moves;
+    this.requested = true;
+    if (fromPly > moves.length) {
+      this.draw();
+      return;
+    }
+    const controller = new AbortController();
+    this.controller = controller;
+    $('analyse').disabled = true;
+    $('graph').dataset.state = 'running';
+    this.status(`Analysing ${moves.length} plies…`);
+    this.refresh();
+    let failed = null;
+    try {
+      const body = { variant: game.variant, moves, from_ply: fromPly };
+      if (nodes) body.nodes = nodes;
+      await this.api.analysis(body, line => this.take(line), controller.signal);
+    } catch (err) {
+      if (err.name === 'AbortError') return;
+      if (!(err instanceof ApiError)) throw err;
+      failed = err;
+    } finally {
+      if (this.controller === controller) this.controller = null;
+    }
+    if (this.game !== game) return;
+    if (failed) {
+      const what =
+        failed.status === 404
+          ? 'this service has no analysis (POST /v1/analysis answered 404)'
+          : `${failed.message} (${failed.status ? `${failed.status} ${failed.code}` : failed.code})`;
+      this.status(`The analysis failed: ${what}. "Analyse" tries again from where it stopped.`);
+      $('graph').dataset.state = 'error';
+    } else if (this.errorLine) {
+      const e = this.errorLine;
+      this.errorLine = null;
+      this.status(
+        `The analysis stopped at ply ${e.resume_from_ply}: ${e.error.message}. ` +
+          '"Analyse" goes on from there.',
+      );
+      $('graph').dataset.state = 'error';
+    } else {
+      $('graph').dataset.state = 'done';
+      this.status(this.doneText());
+    }
+    $('analyse').disabled = false;
+    this.draw();
+  }
+
+  take(line) {
+    if (line.type === 'start') {
+      this.total = line.plies;
+      this.budget = line.nodes;
+    } else if (line.type === 'ply') {
+      this.plies.set(line.ply, line);
+      this.status(`Analysing: ${this.plies.size} of ${this.moves.length} plies…`);
+      this.draw();
+      this.refresh();
+    } else if (line.type === 'summary') {
+      if (line.from_ply === 1) this.summary = line;
+    } else if (line.type === 'error') {
+      this.errorLine = line;
+    }
+  }
+
+  doneText() {
+    const behind = this.game.moves.length - this.moves.length;
+    const more = behind > 0 ? ` The game has ${behind} more since: "Analyse" adds them.` : '';
+    return `Analysed ${this.moves.length} plies at ${this.budget?.toLocaleString('en') ?? '?'} nodes a position.${more}`;
+  }
+
+  status(text) {
+    $('analysis-status').textContent = text;
+  }
+
+  // Red's win chance after each analysed ply (ply 0: before the first move).
+  values() {
+    const values = new Map();
+    const first = this.plies.get(1);
+    if (first) values.set(0, first.win_chance_before);
+    for (const [ply, line] of this.plies) values.set(ply, line.win_chance);
+    return values;
+  }
+
+  draw() {
+    if (!this.requested) return;
+    const graph = $('graph');
+    graph.hidden = false;
+    const judged = new Map();
+    for (const [ply, line] of this.plies) if (line.judgement) judged.set(ply, line.judgement);
+    drawGraph(graph, {
+      plies: this.moves.length,
+      values: this.values(),
+      judged,
+      shown: this.shown,
+      onPick: ply => this.view(ply),
+    });
+    graph.dataset.plies = String(this.plies.size);
+    this.drawBestLine();
+    this.drawSummary();
+  }
+
+  // The shown ply changed: move the graph's line, and say what the analysis found there.
+  select(ply) {
+    this.shown = ply;
+    if (this.requested) this.draw();
+  }
+
+  // At the shown ply: the move's judgement and what was best instead (its line), and the
+  // engine's line from this position.
+  drawBestLine() {
+    const box = $('best-line');
+    const played = this.plies.get(this.shown);
+    const next = this.plies.get(this.shown + 1);
+    if (!played && !next) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    const parts = [];
+    if (played) {
+      const p = document.createElement('p');
+      p.className = 'verdict';
+      p.dataset.ply = String(played.ply);
+      const name = played.judgement ? JUDGEMENT_NAMES[played.judgement] : 'Move';
+      let text = `${name}: ${played.wxf} (ply ${played.ply}), then ${scoreText(played.eval_after)}`;
+      if (played.judgement && played.best_wxf) {
+        text += `. Best was ${played.best_wxf}: ${played.pv_wxf.join(' ')}`;
+      }
+      p.textContent = `${text}.`;
+      if (played.judgement) p.classList.add(played.judgement);
+      parts.push(p);
+      if (played.note) {
+        const note = document.createElement('p');
+        note.className = 'quiet';
+        note.textContent = played.note;
+        parts.push(note);
+      }
+    }
+    if (next && next.pv_wxf.length) {
+      const p = document.createElement('p');
+      p.className = 'line';
+      p.dataset.best = next.best ?? '';
+      p.textContent = `Best line here (${scoreText(next.eval_before)}): ${next.pv_wxf.join(' ')}`;
+      parts.push(p);
+    }
+    box.replaceChildren(...parts);
+  }
+
+  drawSummary() {
+    const box = $('summary');
+    if (!this.summary) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    const table = document.createElement('table');
+    const head = table.createTHead().insertRow();
+    for (const [t, title] of [
+      ['', ''],
+      ['?!', 'Inaccuracies'],
+      ['?', 'Mistakes'],
+      ['??', 'Blunders'],
+      ['ACPL', 'Average centipawn loss'],
+      ['Accuracy', "lichess's game accuracy"],
+    ]) {
+      const th = document.createElement('th');
+      th.textContent = t;
+      th.title = title;
+      head.append(th);
+    }
+    const body = table.createTBody();
+    for (const side of ['red', 'black']) {
+      const s = this.summary[side];
+      const row = body.insertRow();
+      row.dataset.side = side;
+      const cells = [
+        side === 'red' ? 'Red' : 'Black',
+        s.inaccuracies,
+        s.mistakes,
+        s.blunders,
+        s.mean_loss_cp == null ? '–' : String(Math.round(s.mean_loss_cp)),
+        s.accuracy == null ? '–' : `${Math.round(s.accuracy)} %`,
+      ];
+      for (const c of cells) row.insertCell().textContent = String(c);
+    }
+    box.replaceChildren(table);
+  }
+
+  // The move list's mark for `ply` (?!, ?, ??), with what was best in its tooltip.
+  markMove(cell, ply) {
+    const line = this.plies.get(ply);
+    if (!line?.judgement) return;
+    const mark = document.createElement('span');
+    mark.className = `judgement ${line.judgement}`;
+    mark.textContent = SIGNS[line.judgement];
+    mark.title = `${JUDGEMENT_NAMES[line.judgement]}; best was ${line.best_wxf}`;
+    cell.dataset.judgement = line.judgement;
+    cell.querySelector('b').after(mark);
+  }
+
+  // The engine's best move from the position at `ply`, as an arrow.
+  arrowsAt(ply) {
+    const next = this.plies.get(ply + 1);
+    return next?.best ? [{ move: next.best, brush: 'blue' }] : [];
+  }
+}

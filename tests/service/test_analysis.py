@@ -1,0 +1,128 @@
+"""``POST /v1/analysis`` on real ``ladder serve`` instances: the stream's lines and their
+schema, the cache, a stream resumed on another instance equal to the whole one, a
+closed stream that stops searching, the refusals (an illegal move at its ply, limits)
+and an engine crash mid-job retried."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from ladder.service.analysis_models import AnalysisLine
+
+from .helpers import Server, samples, service_engine, start_server, wait_until
+
+FAULTY_ENGINE = Path(__file__).parents[1] / "match" / "faulty_engine.py"
+GAME = ["h3e3", "h8e8", "h1g3", "h10g8", "i1h1", "i10h10", "b1c3", "b10c8"]
+NODES = 5000
+
+
+def stream(server: Server, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every line of one analysis stream, each checked against the schema's model."""
+    with httpx.stream("POST", server.url + "/v1/analysis", json=body, timeout=120) as r:
+        assert r.status_code == 200, r.read()
+        assert r.headers["content-type"].startswith("application/x-ndjson")
+        lines = [json.loads(line) for line in r.iter_lines() if line]
+    for line in lines:
+        AnalysisLine.model_validate(line)
+    return lines
+
+
+@pytest.fixture(scope="module")
+def pair() -> Iterator[tuple[Server, Server]]:
+    """Two instances, as behind a load balancer."""
+    first = start_server("--analysis-max-jobs", "1", engines=1)
+    try:
+        second = start_server(engines=1)
+        try:
+            yield first, second
+        finally:
+            second.stop()
+    finally:
+        first.stop()
+
+
+def test_a_stream_resumed_on_another_instance_is_the_whole_stream(
+    pair: tuple[Server, Server],
+) -> None:
+    first, second = pair
+    body = {"variant": "xiangqi", "moves": GAME, "nodes": NODES}
+    whole = stream(first, body)
+    assert [line["type"] for line in whole] == ["start", *["ply"] * len(GAME), "summary"]
+    start, plies, summary = whole[0], whole[1:-1], whole[-1]
+    assert (start["plies"], start["from_ply"], start["nodes"], start["cached"]) == (
+        8,
+        1,
+        NODES,
+        False,
+    )
+    assert [p["ply"] for p in plies] == list(range(1, 9)) and [p["move"] for p in plies] == GAME
+    assert summary["red"]["moves"] == summary["black"]["moves"] == 4
+    # cut after ply 3: the rest asked of the other instance is what the first one sent
+    resumed = stream(second, {**body, "from_ply": 4})
+    assert resumed[0]["from_ply"] == 4 and not resumed[0]["cached"]
+    assert resumed[1:-1] == plies[3:]
+    assert resumed[-1]["from_ply"] == 4 and resumed[-1]["red"]["moves"] == 2
+    # the same game again on the first instance: from its cache, no search
+    searched = samples(first)['ladder_analysis_plies_total{variant="xiangqi"}']
+    again = stream(first, body)
+    assert again[0]["cached"] and again[1:] == whole[1:]
+    metrics = samples(first)
+    assert metrics['ladder_analysis_plies_total{variant="xiangqi"}'] == searched == 9
+    assert metrics['ladder_analyses_total{outcome="done"}'] == 1
+    assert metrics['ladder_analyses_total{outcome="cached"}'] == 1
+
+
+def test_refused_before_the_stream_as_a_move_is(pair: tuple[Server, Server]) -> None:
+    first, _ = pair
+    url = first.url + "/v1/analysis"
+    r = httpx.post(url, json={"variant": "xiangqi", "moves": ["h3e3", "h8e8", "e3e9"]})
+    assert r.status_code == 422
+    error = r.json()["error"]
+    assert (error["code"], error["ply"], error["field"]) == ("illegal_move", 3, "moves[2]")
+    r = httpx.post(url, json={"variant": "xiangqi", "moves": [], "nodes": 10**9})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "nodes"
+    r = httpx.post(url, json={"variant": "xiangqi", "moves": ["h3e3"], "from_ply": 3})
+    assert r.status_code == 422 and r.json()["error"]["field"] == "from_ply"
+
+
+def test_a_closed_stream_stops_searching(pair: tuple[Server, Server]) -> None:
+    first, _ = pair
+    long_game = [*GAME, "d1e2", "i7i6", "h1h9", "b8a8", "e3e7", "g8e7", "h9h4", "a8a9"]
+    before = samples(first)['ladder_analysis_plies_total{variant="xiangqi"}']
+    body = {"variant": "xiangqi", "moves": long_game, "nodes": 100_000}
+    with httpx.stream("POST", first.url + "/v1/analysis", json=body, timeout=120) as r:
+        lines = r.iter_lines()
+        assert json.loads(next(lines))["type"] == "start"
+        assert json.loads(next(lines))["type"] == "ply"
+        # the client's one analysis at a time: a second one is refused meanwhile
+        refused = httpx.post(first.url + "/v1/analysis", json={"variant": "xiangqi"})
+        assert refused.status_code == 429
+        assert refused.json()["error"]["code"] == "too_many_analyses"
+    wait_until(lambda: samples(first)['ladder_analyses_total{outcome="cancelled"}'] == 1)
+    wait_until(lambda: first.health()["engines_busy"] == 0)
+    searched = samples(first)['ladder_analysis_plies_total{variant="xiangqi"}'] - before
+    assert searched <= 3  # the two positions of ply 1 and at most the one under way
+
+
+def test_an_engine_crash_mid_job_retries_that_position(tmp_path: Path) -> None:
+    wrapper = tmp_path / "engine.sh"
+    # the 5th search crashes (1 is the slot's start), once: a restart fixes it
+    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} {FAULTY_ENGINE} {service_engine()} "
+                       f"--crash-once-at 4 {tmp_path / 'count'}\n")  # fmt: skip
+    wrapper.chmod(0o755)
+    server = start_server(engines=1, env={"LADDER_ENGINE": str(wrapper)})
+    try:
+        lines = stream(server, {"variant": "xiangqi", "moves": GAME[:6], "nodes": NODES})
+        assert [line["type"] for line in lines] == ["start", *["ply"] * 6, "summary"]
+        metrics = samples(server)
+        assert metrics['ladder_engine_incidents_total{kind="crash"}'] >= 1
+        assert metrics['ladder_analysis_plies_total{variant="xiangqi"}'] == 7
+    finally:
+        server.stop()
