@@ -23,7 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ladder.level_move import derive_seed, level_engine, play_level_move, search_result
+from ladder.engine_lines import search_result
+from ladder.level_move import derive_seed, level_engine, play_level_move
 from ladder.levels import (
     LEVEL_NUMBERS,
     LEVEL_RANGE,
