@@ -21,6 +21,10 @@ The rule (docs/service.md, "Timed games"), for the side to move::
 * never more than half of what is usable on one move, even with ``moves_to_go=1``;
 * at least 1 ms: the engine always answers with a move (a 1 ms search still
   completes its first iteration).
+
+A fixed time per move (a GUI's UCI ``movetime`` or XBoard ``st``) does not carry over
+to the next move, so all of it may be spent but the same reserve
+(:func:`fixed_move_limit_ms`): ``limit = max(1, movetime - reserve)``.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ __all__ = [
     "MIN_LIMIT_MS",
     "RESERVE_FIXED_MS",
     "RESERVE_MAX_MS",
+    "fixed_move_limit_ms",
     "move_time_limit_ms",
     "reserve_ms",
 ]
@@ -71,3 +76,14 @@ def move_time_limit_ms(
     usable = max(0, remaining_ms - reserve_ms(remaining_ms))
     share = usable / (moves_to_go or DEFAULT_MOVES_TO_GO) + INCREMENT_SHARE * increment_ms
     return max(MIN_LIMIT_MS, int(min(share, MAX_SHARE * usable)))
+
+
+def fixed_move_limit_ms(movetime_ms: int) -> int:
+    """The longest a search may take (ms) when each move has `movetime_ms` of its own
+    (UCI ``movetime``, XBoard ``st``): all of it but the reserve. ValueError for a
+    negative time."""
+    if isinstance(movetime_ms, bool) or not isinstance(movetime_ms, int) or movetime_ms < 0:
+        raise ValueError(
+            f"movetime_ms must be a whole number of milliseconds >= 0, not {movetime_ms!r}"
+        )
+    return max(MIN_LIMIT_MS, movetime_ms - reserve_ms(movetime_ms))

@@ -56,7 +56,7 @@ from protocol.errors import (
     Incident,
     IncidentKind,
 )
-from protocol.info import PlayResult
+from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
 from protocol.notation import RankNumbering
 from protocol.options import OptionValue
@@ -233,6 +233,7 @@ class ManagedEngine:
         new_game: bool = True,
         retries: int | None = None,
         validate_move: Callable[[str], bool] | None = None,
+        on_info: Callable[[InfoDict], None] | None = None,
     ) -> SearchOutcome:
         """Search ``fen`` + ``moves`` of ``variant`` under ``limit``, on a healthy engine.
 
@@ -241,7 +242,8 @@ class ManagedEngine:
         ``options`` are set before the search (only those that changed). With
         ``new_game`` (the default) the hash is cleared first, so ``go nodes`` results
         are reproducible. Retries a faulted search ``retries`` times (default: the
-        constructor's) on a restarted engine; see :class:`SearchOutcome`.
+        constructor's) on a restarted engine; see :class:`SearchOutcome`. ``on_info``
+        sees every ``info`` line as it comes (an analysis shown live).
         """
         allowed = self.retries if retries is None else retries
 
@@ -251,7 +253,7 @@ class ManagedEngine:
             if variant is not None:
                 await engine.set_variant(self.engine_variant(engine, variant))
             return await engine.search(
-                fen, moves, limit, new_game=new_game, validate_move=validate_move
+                fen, moves, limit, new_game=new_game, validate_move=validate_move, on_info=on_info
             )
 
         result, incidents, pid = await self._supervised(run, allowed)

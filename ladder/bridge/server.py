@@ -17,13 +17,14 @@ import contextlib
 import logging
 import os
 import random
+import re
 import sys
 import threading
 from collections.abc import Awaitable, Callable
 from typing import ClassVar, TextIO
 
 from ladder.bridge.session import Answer, LevelSession, SessionError
-from protocol import EngineError, LineReader, RankNumbering
+from protocol import EngineError, InfoDict, Limit, LineReader, RankNumbering
 from protocol.errors import EngineProtocolError
 from protocol.lines import EndOfOutput, UnreadableLine
 
@@ -32,6 +33,14 @@ __all__ = ["GuiGone", "GuiServer", "open_stdin"]
 log = logging.getLogger("ladder.bridge")
 
 Handler = Callable[[list[str]], Awaitable[None]]
+
+#: How long a stopped search may take to answer before ``stop`` is sent again (s).
+STOP_AGAIN_S = 0.25
+
+#: A point in a rules-checker message (canonical: ranks 1..10), alone or in a move.
+_POINT = re.compile(r"(?:(?<![A-Za-z0-9])|(?<=[a-i][0-9])|(?<=[a-i]10))([a-i])(10|[1-9])(?![0-9])")
+#: A canonical move or drop, the whole text.
+_CANONICAL_MOVE = re.compile(r"(?:[A-Z]@|[a-i](?:10|[1-9]))[a-i](?:10|[1-9])[a-z]?")
 
 
 class GuiGone(Exception):
@@ -108,9 +117,23 @@ class GuiServer:
     def from_gui(self, move: str) -> str | None:
         """A GUI's move, canonical; None when it is not a move at all."""
         try:
-            return self.ranks.from_engine(move)
+            canonical = self.ranks.from_engine(move)
         except ValueError:
             return None
+        return canonical if _CANONICAL_MOVE.fullmatch(canonical) else None
+
+    def gui_text(self, message: str) -> str:
+        """A rules-checker message about moves (``illegal move 'a1a6': a chariot on a1
+        …``) with its points in the GUI's notation (UCCI, XBoard: ranks 0..9)."""
+        if self.ranks is RankNumbering.ONE_BASED:
+            return message
+        return _POINT.sub(lambda m: f"{m[1]}{int(m[2]) - 1}", message)
+
+    def malformed(self, text: str) -> str:
+        """Why ``text`` is not a move, in the GUI's notation."""
+        examples = ", ".join(repr(self.to_gui(m)) for m in ("h3e3", "b10c8"))
+        drop = "A@" + self.to_gui("e2e3")[2:]
+        return f"malformed move {text[:40]!r}: expected e.g. {examples} or a drop {drop!r}"
 
     # ------------------------------------------------------------------ the loop
 
@@ -186,8 +209,12 @@ class GuiServer:
 
     async def finish_search(self) -> None:
         """Let a running search end now (it answers), and wait for it."""
-        if self.searching:
+        task = self.search_task
+        while task is not None and not task.done():
             await self.session.stop()
+            # A stop that came before the engine's `go` was a no-op: an analysis would
+            # never end, so it is sent again until the search is over.
+            await asyncio.wait({task}, timeout=STOP_AGAIN_S)
         await self.wait_search()
 
     async def wait_search(self) -> None:
@@ -204,15 +231,18 @@ class GuiServer:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    async def level_answer(self, banned: frozenset[str] = frozenset()) -> Answer | None:
-        """The level's move; if the engine keeps failing, an error line and a random
-        legal move (a GUI waits for a move); None when there is no legal move."""
+    async def level_answer(
+        self, banned: frozenset[str] = frozenset(), time_limit_ms: int | None = None
+    ) -> Answer | None:
+        """The level's move (its search stopped at ``time_limit_ms`` on a clock); if the
+        engine keeps failing, an error line and a random legal move (a GUI waits for a
+        move); None when there is no legal move."""
         try:
-            return await self.session.best_move(banned)
+            return await self.session.best_move(banned, time_limit_ms)
         except SessionError as exc:  # e.g. an Elo the new variant's levels cannot play
             self.error(f"{exc}: playing Level {self.session.level}")
             self.session.elo = None
-            return await self.level_answer(banned)
+            return await self.level_answer(banned, time_limit_ms)
         except EngineError as exc:
             log.warning("%s: the engine failed in %s: %s", self.name, self.session.game.fen(), exc)
             self.error(f"the engine failed ({exc}): playing a random legal move")
@@ -221,6 +251,23 @@ class GuiServer:
             return None
         move = random.Random(self.session.move_seed()).choice(legal)
         return Answer(move, None, None, None, 0, 0, (move,), 0.0)
+
+    async def analysis_answer(
+        self,
+        limit: Limit,
+        on_info: Callable[[InfoDict], None],
+        banned: frozenset[str] = frozenset(),
+    ) -> Answer | None:
+        """The engine's best move after an analysis at full strength (:meth:`LevelSession.
+        analyse`); if the engine fails, an error line and the level's move."""
+        try:
+            return await self.session.analyse(limit, on_info, banned)
+        except EngineError as exc:
+            log.warning(
+                "%s: the analysis failed in %s: %s", self.name, self.session.game.fen(), exc
+            )
+            self.error(f"the analysis failed ({exc}): playing the level's move")
+        return await self.level_answer(banned)
 
     async def ready(self) -> None:
         """Start the engine (or check it) unless a search runs; never fails."""

@@ -10,15 +10,20 @@ Each move is the level's move, computed by the code the move service runs
 (:func:`ladder.level_move.play_level_move`, on :func:`ladder.level_move.level_engine`).
 The choice's seed is derived from the game and the position (:meth:`LevelSession.move_seed`):
 the game's seed (random for each new game, or the ``Seed`` option) and the moves from
-its start position, so a game replays only when asked to.
+its start position, so a game replays only when asked to. On a GUI's clock the level's
+search also stops at a time limit (:mod:`ladder.bridge.clocks`). An analysis
+(:meth:`LevelSession.analyse`: UCI ``go infinite``, XBoard ``analyze``) is the engine at
+full strength, without the level's node count or choice, its lines shown as they come.
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ladder.engine_lines import search_result
 from ladder.level_move import derive_seed, level_engine, play_level_move
 from ladder.levels import (
     LEVEL_NUMBERS,
@@ -32,13 +37,18 @@ from ladder.levels import (
     load_levels,
 )
 from ladder.rules import Game, RulesError
-from ladder.variants import VARIANT_IDS
-from protocol import ManagedEngine
+from ladder.variants import FSF_VARIANT, VARIANT_IDS
+from protocol import InfoDict, Limit, ManagedEngine, Timeouts
 
 __all__ = ["SEED_OPTION_MAX", "Answer", "LevelSession", "SessionError"]
 
 #: The largest ``Seed`` option (a spin option is a 32-bit integer in most GUIs).
 SEED_OPTION_MAX = 2**31 - 1
+#: How long an analysis without a limit may run before the engine counts as hung (s):
+#: a GUI may leave one running for hours.
+ANALYSIS_CEILING_S = 24 * 3600.0
+#: The hash table of an analysis (MB): full strength, one thread.
+ANALYSIS_HASH_MB = 64
 
 
 class SessionError(ValueError):
@@ -157,13 +167,16 @@ class LevelSession:
         self.game = Game.from_fen(self.variant)
         self.game_seed = self.seed or secrets.randbits(63)
 
-    def set_position(self, fen: str | None, moves: list[str]) -> str | None:
+    def set_position(
+        self, fen: str | None, moves: list[str], notation: Callable[[str], str] = str
+    ) -> str | None:
         """Set the game to ``fen`` (None: the start position) + ``moves``; returns an
         error message, or None when all was accepted.
 
         What is refused falls back to what is legal: a bad FEN to the variant's start
         position (and its moves are not played), a bad or illegal move ends the list
         there (the position is the one before it), as GUIs expect of an engine.
+        ``notation`` rewrites a move's error in the GUI's notation.
         """
         try:
             game = Game.from_fen(self.variant, fen)
@@ -174,7 +187,7 @@ class LevelSession:
         for i, move in enumerate(moves, start=1):
             error = self.play(move)
             if error is not None:
-                return f"move {i} of the position: {error}; stopped before it"
+                return f"move {i} of the position: {notation(error)}; stopped before it"
         return None
 
     def play(self, move: str) -> str | None:
@@ -197,16 +210,22 @@ class LevelSession:
         """The managed engine (created on first use; its process starts at the first
         search or :meth:`prepare`)."""
         if self._engine is None:
-            self._engine = level_engine(self._engine_command)
+            # A level's search is bounded by its nodes; only an analysis is not.
+            timeouts = Timeouts(unbounded_search=ANALYSIS_CEILING_S)
+            self._engine = level_engine(self._engine_command, timeouts=timeouts)
         return self._engine
 
     async def prepare(self) -> None:
         """Start the engine now, or check that it answers (a GUI's ``isready``)."""
         await self.engine.ping()
 
-    async def best_move(self, banned: frozenset[str] = frozenset()) -> Answer | None:
+    async def best_move(
+        self, banned: frozenset[str] = frozenset(), time_limit_ms: int | None = None
+    ) -> Answer | None:
         """The level's move in the current position (None when there is no legal move).
         ``banned`` moves (UCCI ``banmoves``) are not played unless nothing else is legal.
+        ``time_limit_ms`` (a GUI's clock, :mod:`ladder.bridge.clocks`) stops the search
+        early; the level's node count stays.
 
         Raises :class:`protocol.EngineFailure` when the engine keeps failing."""
         legal = frozenset(self.game.legal_moves())
@@ -220,6 +239,7 @@ class LevelSession:
             self.move_seed(),
             legal=legal,
             allowed=None if allowed == legal else allowed,
+            time_limit_ms=time_limit_ms,
         )
         move, ponder, line = moved.choice.move, moved.choice.ponder, moved.choice.line
         return Answer(
@@ -231,6 +251,47 @@ class LevelSession:
             nodes=moved.result.nodes,
             pv=line.pv if line else (move,),
             seconds=moved.result.time_s,
+        )
+
+    async def analyse(
+        self,
+        limit: Limit,
+        on_info: Callable[[InfoDict], None],
+        banned: frozenset[str] = frozenset(),
+    ) -> Answer | None:
+        """Analyse the current position at full strength under ``limit`` (empty: until
+        :meth:`stop`), each ``info`` line to ``on_info`` as it comes; the engine's best
+        move (None when there is no legal move). Not retried: a restarted analysis
+        would show its lines twice. Raises :class:`protocol.EngineError` on a fault."""
+        legal = frozenset(self.game.legal_moves())
+        if not legal:
+            return None
+        allowed = legal - banned or legal
+        fen, moves = self.game.engine_position()
+        outcome = await self.engine.search(
+            FSF_VARIANT[self.game.variant.name],
+            fen,
+            moves,
+            replace(limit, root_moves=None if allowed == legal else tuple(sorted(allowed))),
+            options={"Threads": 1, "MultiPV": 1, "Hash": ANALYSIS_HASH_MB},
+            new_game=False,
+            retries=0,
+            validate_move=legal.__contains__,
+            on_info=on_info,
+        )
+        result = search_result(outcome.result)
+        if result.bestmove is None:
+            return None
+        line = result.lines.get(1)
+        return Answer(
+            move=result.bestmove,
+            ponder=result.ponder,
+            cp=line.cp if line else None,
+            mate=line.mate if line else None,
+            depth=line.depth if line else result.depth,
+            nodes=result.nodes,
+            pv=line.pv if line else (result.bestmove,),
+            seconds=result.time_s,
         )
 
     async def stop(self) -> None:

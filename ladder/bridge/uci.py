@@ -37,13 +37,22 @@ UCCI (the specification's ranks 0..9, options without ``name``/``value``)::
     < quit
     > bye
 
-Every ``go`` plays the level's move (:mod:`ladder.bridge.session`): the search limits
-and clocks a GUI sends are read and ignored, since a level is a node count. ``go
-infinite`` and ``go ponder`` hold the answer until ``stop``/``ponderhit``. ``stop``
-ends a search at once; in UCCI, ``stop`` with nothing to stop answers ``nobestmove``
-(as the specification asks). A refused command gets ``info string error: …`` (UCCI:
-``info message error: …``) and changes nothing; a refused position falls back to what
-is legal (see :meth:`LevelSession.set_position`).
+Every ``go`` plays the level's move (:mod:`ladder.bridge.session`): the level is a
+node count, and ``depth``/``nodes`` limits a GUI sends are read and ignored. On a clock
+(UCI ``wtime``/``btime``/``winc``/``binc``/``movestogo``/``movetime``; UCCI ``time``/
+``increment``/``movestogo``, in milliseconds, or seconds after ``setoption usemillisec
+false``) the search also stops early, by the rule of ``/v1/move``'s clock
+(:mod:`ladder.bridge.clocks`), so the level never oversteps the GUI's clock. ``go
+ponder`` holds the answer until ``stop``/``ponderhit``.
+
+An analysis is the engine at full strength, its ``info`` lines passed on as they come:
+``go infinite`` (until ``stop``), and every ``go`` while ``UCI_AnalyseMode`` is on (then
+``depth``, ``nodes``, ``movetime`` and the clock bound it). ``stop`` ends a search at
+once; in UCCI, ``stop`` with nothing to stop answers ``nobestmove`` (as the
+specification asks). A refused command gets ``info string error: …`` (UCCI: ``info
+message error: …``) and changes nothing; a refused position falls back to what is
+legal (see :meth:`LevelSession.set_position`). Errors name points in the GUI's
+notation (UCCI: ranks 0..9).
 """
 
 from __future__ import annotations
@@ -51,12 +60,13 @@ from __future__ import annotations
 import asyncio
 from typing import ClassVar, TextIO
 
+from ladder.bridge.clocks import GuiClock
 from ladder.bridge.server import GuiServer
 from ladder.bridge.session import SEED_OPTION_MAX, Answer, LevelSession, SessionError
 from ladder.engine_lines import comparable_cp
 from ladder.levels import LEVEL_NUMBERS
 from ladder.variants import VARIANT_IDS
-from protocol import RankNumbering
+from protocol import InfoDict, Limit, RankNumbering
 
 __all__ = ["UcciServer", "UciServer"]
 
@@ -78,6 +88,8 @@ class UciServer(GuiServer):
         # UCI_LimitStrength is on; off, the Level plays again.
         self.limit_strength = False
         self.uci_elo: int | None = None
+        #: ``UCI_AnalyseMode``: every ``go`` is an analysis at full strength.
+        self.analyse_mode = False
         self.commands.update(
             {
                 self.hello: self.cmd_hello,
@@ -109,6 +121,7 @@ class UciServer(GuiServer):
             f"min {LEVEL_NUMBERS[0]} max {LEVEL_NUMBERS[-1]}",
             f"option {word}Seed type spin default {session.seed} min 0 max {SEED_OPTION_MAX}",
             f"option {word}OwnBook type check default {str(session.own_book).lower()}",
+            f"option {word}UCI_AnalyseMode type check default false",
         ]
         spans = [s for v in VARIANT_IDS if (s := session.elo_span(v)) is not None]
         if spans:  # Elo needs a calibrated levels file; without one it is not offered
@@ -153,12 +166,21 @@ class UciServer(GuiServer):
                 session.playing_level(elo)  # refused now if no level plays it
             self.uci_elo = elo
         elif key == "ownbook":
-            if value.lower() not in ("true", "false"):
-                raise SessionError(f"OwnBook must be true or false, not {value[:40]!r}")
-            session.own_book = value.lower() == "true"
+            session.own_book = _check(name, value)
+        elif key == "uci_analysemode":
+            self.analyse_mode = _check(name, value)
         else:
             known = ", ".join(
-                ["UCI_Variant", "Level", "Elo", "UCI_LimitStrength", "UCI_Elo", "Seed", "OwnBook"]
+                [
+                    "UCI_Variant",
+                    "Level",
+                    "Elo",
+                    "UCI_LimitStrength",
+                    "UCI_Elo",
+                    "Seed",
+                    "OwnBook",
+                    "UCI_AnalyseMode",
+                ]
             )
             raise SessionError(f"unknown option {name!r} (options: {known})")
 
@@ -204,30 +226,78 @@ class UciServer(GuiServer):
             raise SessionError("position needs startpos or fen: using the start position")
         if rest and rest[0] != "moves":
             self.error(f"position: expected 'moves', got {rest[0]!r}")
-        moves = [self.from_gui(m) or m for m in rest[1:]]
-        problem = self.session.set_position(fen, moves)
+        moves: list[str] = []
+        malformed: str | None = None
+        for i, text in enumerate(rest[1:], start=1):
+            move = self.from_gui(text)
+            if move is None:
+                malformed = f"move {i} of the position: {self.malformed(text)}; stopped before it"
+                break
+            moves.append(move)
+        problem = self.session.set_position(fen, moves, self.gui_text) or malformed
         if problem is not None:
             self.error(problem)
 
     async def cmd_go(self, args: list[str]) -> None:
         await self.finish_search()
         self.release = asyncio.Event()
-        if "infinite" not in args and "ponder" not in args:
+        if "ponder" not in args:
             self.release.set()
-        self.start_search(self.search)
+        numbers = self.go_numbers(args)
+        time_limit = self.clock(numbers).time_limit_ms()
+        if "ponder" not in args and ("infinite" in args or self.analyse_mode):
+            limit = Limit(
+                depth=numbers.get("depth"),
+                nodes=numbers.get("nodes"),
+                time=None if time_limit is None else time_limit / 1000,
+            )
+            self.start_search(lambda: self.analysis(limit))
+        else:
+            self.start_search(lambda: self.search(time_limit))
 
-    async def search(self) -> None:
-        answer = await self.level_answer(self.banned)
+    #: The numbers a ``go`` may carry (milliseconds for the times).
+    go_keys: ClassVar[frozenset[str]] = frozenset(
+        {"wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes"}
+    )
+
+    def go_numbers(self, args: list[str]) -> dict[str, int]:
+        """The ``go`` command's numbers by name; a bad one gets an error line and is left
+        out (the search still runs: a GUI waits for its move)."""
+        numbers: dict[str, int] = {}
+        for i, key in enumerate(args):
+            value = args[i + 1] if i + 1 < len(args) else ""
+            if key not in self.go_keys or value == "infinite":  # (UCCI's `go depth infinite`)
+                continue
+            try:
+                numbers[key] = int(value)
+            except ValueError:
+                self.error(f"go: {key} needs an integer, not {value[:20]!r}: ignored")
+        return numbers
+
+    def clock(self, numbers: dict[str, int]) -> GuiClock:
+        """The mover's clock from ``go``'s numbers (UCI: ``wtime`` is Red's)."""
+        red = self.session.game.turn == "red"
+        return GuiClock(
+            remaining_ms=numbers.get("wtime" if red else "btime"),
+            increment_ms=numbers.get("winc" if red else "binc", 0),
+            moves_to_go=numbers.get("movestogo"),
+            movetime_ms=numbers.get("movetime"),
+        )
+
+    async def search(self, time_limit_ms: int | None) -> None:
+        answer = await self.level_answer(self.banned, time_limit_ms)
         await self.release.wait()
         self.report(answer)
+
+    async def analysis(self, limit: Limit) -> None:
+        answer = await self.analysis_answer(limit, self.send_info, self.banned)
+        self.report(answer, thinking=False)
 
     async def cmd_stop(self, args: list[str]) -> None:
         if not self.searching:
             self.idle_stop()
             return
-        self.release.set()
-        await self.session.stop()
-        await self.wait_search()
+        await self.finish_search()
 
     def idle_stop(self) -> None:
         return None  # UCI: nothing to stop
@@ -251,12 +321,13 @@ class UciServer(GuiServer):
 
     # ------------------------------------------------------------------ answers
 
-    def report(self, answer: Answer | None) -> None:
+    def report(self, answer: Answer | None, thinking: bool = True) -> None:
         if answer is None:
             self.error("no legal move: the game is over")
             self.send("bestmove (none)")
             return
-        self.send_thinking(answer)
+        if thinking:  # (an analysis has shown its lines as they came)
+            self.send_thinking(answer)
         ponder = f" ponder {self.to_gui(answer.ponder)}" if answer.ponder else ""
         self.send(f"bestmove {self.to_gui(answer.move)}{ponder}")
 
@@ -271,6 +342,28 @@ class UciServer(GuiServer):
             f"time {round(answer.seconds * 1000)} pv {pv}"
         )
 
+    def send_info(self, info: InfoDict) -> None:
+        """One ``info`` line of an analysis, as the engine gave it (moves in the GUI's
+        notation); lines without a principal variation are left out."""
+        if "pv" not in info or not info["pv"]:
+            return
+        parts = [f"info depth {info.get('depth', 0)}"]
+        if "seldepth" in info:
+            parts.append(f"seldepth {info['seldepth']}")
+        if "score" in info:
+            relative = info["score"].relative
+            mate = relative.mate()
+            parts.append(
+                f"score mate {mate}" if mate is not None else f"score cp {relative.score()}"
+            )
+        for key in ("nodes", "nps"):
+            if key in info:
+                parts.append(f"{key} {info[key]}")
+        if "time" in info:
+            parts.append(f"time {round(info['time'] * 1000)}")
+        parts.append("pv " + " ".join(self.to_gui(m) for m in info["pv"]))
+        self.send(" ".join(parts))
+
 
 class UcciServer(UciServer):
     """`ladder ucci` (see the module docstring)."""
@@ -280,9 +373,14 @@ class UcciServer(UciServer):
     hello = "ucci"
     option_word = ""
 
+    #: UCCI's ``go``: the mover's ``time`` and ``increment``, then the opponent's.
+    go_keys = frozenset({"time", "increment", "movestogo", "depth", "nodes"})
+
     def __init__(self, session: LevelSession, output: TextIO | None = None) -> None:
         super().__init__(session, output)
         self.commands.update({"banmoves": self.cmd_banmoves, "probe": self.cmd_probe})
+        #: ``usemillisec``: the times of ``go`` in milliseconds (else seconds).
+        self.millisec = True
 
     def error(self, message: str) -> None:
         self.send(f"info message error: {message}")
@@ -304,19 +402,29 @@ class UcciServer(UciServer):
     def set_option(self, name: str, value: str) -> None:
         key = name.lower()
         if key == "usemillisec":
-            return  # clocks are read and ignored: any unit will do
+            self.millisec = _check(name, value)
+            return
         if key == "newgame":
             self.session.new_game()
             return
         super().set_option(name, value)
 
+    def clock(self, numbers: dict[str, int]) -> GuiClock:
+        unit = 1 if self.millisec else 1000
+        time, increment = numbers.get("time"), numbers.get("increment", 0)
+        return GuiClock(
+            remaining_ms=None if time is None else time * unit,
+            increment_ms=increment * unit,
+            moves_to_go=numbers.get("movestogo"),
+        )
+
     async def cmd_banmoves(self, args: list[str]) -> None:
         legal = set(self.session.game.legal_moves())
-        banned = {self.from_gui(m) or m for m in args}
-        unknown = sorted(m for m in banned if m not in legal)
+        moves = {text: self.from_gui(text) for text in args}
+        unknown = sorted(text for text, move in moves.items() if move not in legal)
         if unknown:
             self.error(f"banmoves: not legal here, ignored: {' '.join(unknown)}")
-        self.banned = frozenset(banned & legal)
+        self.banned = frozenset(move for move in moves.values() if move in legal)
 
     async def cmd_probe(self, args: list[str]) -> None:
         self.send("pophash")  # no hash table of ours to show
@@ -329,11 +437,11 @@ class UcciServer(UciServer):
         self.send("bye")
         self.quitting = True
 
-    def report(self, answer: Answer | None) -> None:
+    def report(self, answer: Answer | None, thinking: bool = True) -> None:
         if answer is None:
             self.send("nobestmove")
             return
-        super().report(answer)
+        super().report(answer, thinking)
 
     def send_thinking(self, answer: Answer) -> None:
         score = comparable_cp(answer.cp, answer.mate)
@@ -341,6 +449,24 @@ class UcciServer(UciServer):
         said = f" score {score}" if score is not None else ""
         self.send(f"info depth {answer.depth}{said} pv {pv}")
         self.send(f"info time {round(answer.seconds * 1000)} nodes {answer.nodes}")
+
+    def send_info(self, info: InfoDict) -> None:
+        if "pv" not in info or not info["pv"]:
+            return
+        score = None
+        if "score" in info:
+            relative = info["score"].relative
+            score = comparable_cp(relative.score(), relative.mate())
+        said = f" score {score}" if score is not None else ""
+        pv = " ".join(self.to_gui(m) for m in info["pv"])
+        self.send(f"info depth {info.get('depth', 0)}{said} pv {pv}")
+
+
+def _check(name: str, value: str) -> bool:
+    """A check option's value."""
+    if value.lower() not in ("true", "false"):
+        raise SessionError(f"{name} must be true or false, not {value[:40]!r}")
+    return value.lower() == "true"
 
 
 def _integer(name: str, value: str) -> int:

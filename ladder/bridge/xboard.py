@@ -10,7 +10,7 @@ forfeited by XBoard on its first move, which is why this command exists. A sessi
     < protover 2
     > feature done=0
     > feature myname="Mistboard ladder (level 1)" variants="xiangqi,atomic-xiangqi,..."
-    >   setboard=1 ping=1 usermove=1 playother=1 colors=0 analyze=0 draw=0 ...
+    >   setboard=1 ping=1 usermove=1 playother=1 colors=0 analyze=1 draw=0 ...
     > feature option="Level -spin 1 1 8"
     > feature done=1
     < new
@@ -31,8 +31,12 @@ after a move, the engine says so (``1-0 {checkmate}``, ``1/2-1/2 {sixty-plies}``
 XBoard's own rules for xiangqi differ in places (repetitions, the move count), so a GUI
 should accept the engine's claims (XBoard: ``-testClaims false``). ``?`` moves now,
 ``force`` stops without a move, ``result`` ends the game, ``ping`` is answered after a
-move in progress (as the protocol asks). Clocks (``level``, ``st``, ``time``, ``otim``)
-are read and ignored: a level is a node count. The ``Level``, ``Elo`` and ``Seed``
+move in progress (as the protocol asks). A level is a node count, but on a clock
+(``level MPS BASE INC`` with ``time``, or ``st``) its search also stops early, by the
+rule of ``/v1/move``'s clock (:mod:`ladder.bridge.clocks`), so it never oversteps the
+GUI's clock. ``analyze`` analyses at full strength, the thinking output as it comes,
+again after each move or ``undo``, until ``exit``. Errors name points as XBoard does
+(ranks 0..9). The ``Level``, ``Elo`` and ``Seed``
 options are set with ``option Level=3``. Only ``xiangqi`` is a variant XBoard itself
 knows; ``atomic-xiangqi`` and ``crazyhouse-xiangqi`` need a GUI that leaves the rules to
 the engine.
@@ -43,27 +47,25 @@ from __future__ import annotations
 import re
 from typing import TextIO
 
+from ladder.bridge.clocks import GuiClock
 from ladder.bridge.server import GuiServer
 from ladder.bridge.session import SEED_OPTION_MAX, Answer, LevelSession, SessionError
 from ladder.engine_lines import comparable_cp
 from ladder.variants import VARIANT_IDS
-from protocol import RankNumbering
+from protocol import InfoDict, Limit, RankNumbering
 from protocol.info import XBOARD_MATE
 
 __all__ = ["XBoardServer"]
 
 # A move in XBoard's coordinate notation (ranks 0..9 on a 10-rank board) or a drop.
 _MOVE_RE = re.compile(r"^(?:[A-Z]@|[a-i][0-9])[a-i][0-9][a-z]?$")
-#: Commands a GUI may send that this engine reads and ignores (clocks, pondering, …).
+#: Commands a GUI may send that this engine reads and ignores (pondering, ``otim``, …).
 IGNORED = frozenset(
     {
         "accepted",
         "rejected",
         "random",
-        "level",
-        "st",
         "sd",
-        "time",
         "otim",
         "nps",
         "hard",
@@ -82,7 +84,6 @@ IGNORED = frozenset(
         "resume",
         "white",
         "black",
-        "exit",
         ".",
     }
 )
@@ -102,6 +103,13 @@ class XBoardServer(GuiServer):
         self.post = True
         self.pongs: list[str] = []  # pings that came while the engine was thinking
         self.claimed = -1  # the ply whose ending was announced
+        self.analysing = False  # `analyze` until `exit`
+        # The time control (`level MPS BASE INC`, `st`) and the engine's clock (`time`).
+        self.moves_per_control = 0
+        self.base_ms: int | None = None
+        self.increment_ms = 0
+        self.per_move_ms: int | None = None
+        self.clock_ms: int | None = None
         self.commands.update(
             {
                 "xboard": self.cmd_ignore,
@@ -122,6 +130,11 @@ class XBoardServer(GuiServer):
                 "result": self.cmd_result,
                 "option": self.cmd_option,
                 "quit": self.cmd_quit,
+                "level": self.cmd_level,
+                "st": self.cmd_st,
+                "time": self.cmd_time,
+                "analyze": self.cmd_analyze,
+                "exit": self.cmd_exit,
                 **dict.fromkeys(IGNORED, self.cmd_ignore),
             }
         )
@@ -136,10 +149,14 @@ class XBoardServer(GuiServer):
         words = line.split()
         if words and words[0] not in self.commands and _MOVE_RE.match(words[0]):
             await self.cmd_usermove(words[:1])  # a move sent without `usermove`
-            return
-        await super().handle(line)
+        else:
+            await super().handle(line)
+        if self.analysing and not self.searching and not self.quitting:
+            self.start_search(self.analysis)  # the position changed: analyse it afresh
 
     async def cancel_search(self) -> None:
+        if self.analysing and self.searching:
+            await self.finish_search()  # an analysis is stopped, not abandoned
         await super().cancel_search()
         self.flush_pongs()
 
@@ -160,7 +177,7 @@ class XBoardServer(GuiServer):
             f'feature myname="Mistboard ladder (level {session.level}, '
             f'ladder {session.levels_version})" '
             f'variants="{",".join(VARIANT_IDS)}" setboard=1 ping=1 usermove=1 playother=1 '
-            "colors=0 analyze=0 draw=0 sigint=0 sigterm=0 reuse=1 time=1 name=0 pause=0 "
+            "colors=0 analyze=1 draw=0 sigint=0 sigterm=0 reuse=1 time=1 name=0 pause=0 "
             "nps=0 memory=0 smp=0 exclude=0 setscore=0 debug=1"
         )
         self.send(f'feature option="Level -spin {session.level} 1 8"')
@@ -175,6 +192,7 @@ class XBoardServer(GuiServer):
         await self.cancel_search()
         self.session.set_variant(self.start_variant)
         self.force, self.side, self.claimed = False, "black", -1
+        self.clock_ms = None  # the time control stays; the clock starts from it again
 
     async def cmd_variant(self, args: list[str]) -> None:
         await self.cancel_search()
@@ -211,6 +229,76 @@ class XBoardServer(GuiServer):
         else:
             raise SessionError(f"unknown option {name.strip()[:40]!r}")
 
+    # ------------------------------------------------------------------ clocks
+
+    async def cmd_level(self, args: list[str]) -> None:
+        """``level MPS BASE INC``: MPS moves in BASE minutes (``M`` or ``M:SS``), or the
+        whole game when MPS is 0, INC seconds added after each move."""
+        try:
+            moves, base, increment = args
+            minutes, _, seconds = base.partition(":")
+            base_ms = round((int(minutes) * 60 + (int(seconds) if seconds else 0)) * 1000)
+            self.moves_per_control = max(0, int(moves))
+            self.base_ms, self.increment_ms = base_ms, round(float(increment) * 1000)
+        except ValueError:
+            raise SessionError(f"level needs MPS BASE INC, not {' '.join(args)[:40]!r}") from None
+        self.per_move_ms = self.clock_ms = None
+
+    async def cmd_st(self, args: list[str]) -> None:
+        """``st SECONDS``: a fixed time for every move."""
+        try:
+            self.per_move_ms = round(float(args[0]) * 1000)
+        except (IndexError, ValueError):
+            raise SessionError(f"st needs seconds, not {' '.join(args)[:40]!r}") from None
+
+    async def cmd_time(self, args: list[str]) -> None:
+        """``time CENTISECONDS``: the engine's clock, sent before each of its moves."""
+        try:
+            self.clock_ms = int(args[0]) * 10
+        except (IndexError, ValueError):
+            raise SessionError(f"time needs centiseconds, not {' '.join(args)[:40]!r}") from None
+
+    def clock(self) -> GuiClock:
+        """The engine's clock for the move it is about to make."""
+        if self.per_move_ms is not None:
+            return GuiClock(movetime_ms=self.per_move_ms)
+        remaining = self.clock_ms if self.clock_ms is not None else self.base_ms
+        if remaining is None:
+            return GuiClock()
+        moves_to_go = None
+        if self.moves_per_control:  # the moves this side has made since the start
+            moves_to_go = self.moves_per_control - (
+                self.session.game.game_ply // 2 % self.moves_per_control
+            )
+        return GuiClock(remaining, self.increment_ms, moves_to_go)
+
+    # ------------------------------------------------------------------ analysis
+
+    async def cmd_analyze(self, args: list[str]) -> None:
+        await self.cancel_search()
+        self.force, self.side, self.analysing = True, None, True
+
+    async def cmd_exit(self, args: list[str]) -> None:
+        if self.analysing:
+            await self.cancel_search()
+            self.analysing = False
+
+    async def analysis(self) -> None:
+        await self.analysis_answer(Limit(), self.send_info)
+
+    def send_info(self, info: InfoDict) -> None:
+        """One line of an analysis as thinking output (ply, score, centiseconds, nodes, pv)."""
+        if "pv" not in info or not info["pv"] or "score" not in info:
+            return
+        relative = info["score"].relative
+        mate = relative.mate()
+        score = comparable_cp(relative.score(), mate) or 0
+        if mate is not None:
+            score = XBOARD_MATE + mate if mate > 0 else -XBOARD_MATE + mate
+        pv = " ".join(self.to_gui(m) for m in info["pv"])
+        centis = round(info.get("time", 0.0) * 100)
+        self.send(f"{info.get('depth', 0)} {score} {centis} {info.get('nodes', 0)} {pv}")
+
     async def cmd_post(self, args: list[str]) -> None:
         self.post = True
 
@@ -225,22 +313,29 @@ class XBoardServer(GuiServer):
 
     async def cmd_go(self, args: list[str]) -> None:
         await self.cancel_search()
-        self.force, self.side = False, self.session.game.turn
+        self.force, self.side, self.analysing = False, self.session.game.turn, False
         self.think()
 
     async def cmd_playother(self, args: list[str]) -> None:
         await self.cancel_search()
-        self.force = False
+        self.force, self.analysing = False, False
         self.side = "black" if self.session.game.turn == "red" else "red"
 
     async def cmd_usermove(self, args: list[str]) -> None:
+        if self.analysing:
+            await self.cancel_search()  # the analysis restarts after the move
         if self.searching:
             self.send(f"Error (command not legal now): usermove {' '.join(args)[:40]}")
             return
         text = args[0] if args else ""
-        problem = self.session.play(self.from_gui(text) or text)
+        move = self.from_gui(text)
+        if move is None:
+            problem: str | None = self.malformed(text)
+        else:
+            problem = self.session.play(move)
+            problem = None if problem is None else self.gui_text(problem)
         if problem is not None:
-            self.send(f"Illegal move ({problem[:120]}): {text[:40]}")
+            self.send(f"Illegal move ({problem[:160]}): {text[:40]}")
             return
         self.announce_end()
         if not self.force and self.side == self.session.game.turn:
@@ -271,7 +366,7 @@ class XBoardServer(GuiServer):
         self.start_search(self.search)
 
     async def search(self) -> None:
-        answer = await self.level_answer()
+        answer = await self.level_answer(time_limit_ms=self.clock().time_limit_ms())
         if answer is None:
             self.announce_end()
         else:
@@ -306,7 +401,7 @@ class XBoardServer(GuiServer):
 
     async def cmd_ping(self, args: list[str]) -> None:
         number = args[0] if args else ""
-        if self.searching:
+        if self.searching and not self.analysing:
             self.pongs.append(number)  # answered after the move, as the protocol asks
         else:
             self.send(f"pong {number}")

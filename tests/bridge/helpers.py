@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -99,6 +101,22 @@ class LineSession:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+#: A ``go`` the bridge sent its engine, in the wire log (``ladder --log-level debug``).
+_ENGINE_GO = re.compile(r"> (go .*)$")
+
+
+def engine_goes(session: LineSession, count: int) -> list[str]:
+    """The first ``count`` ``go`` lines a bridge run with ``--log-level debug`` sent its
+    engine, from its standard error (waits for them: stderr is read by its own thread)."""
+    deadline = time.monotonic() + DEADLINE
+    while True:
+        goes = [m[1] for line in list(session.stderr) if (m := _ENGINE_GO.search(line.rstrip()))]
+        if len(goes) >= count or time.monotonic() > deadline:
+            assert len(goes) >= count, f"{len(goes)} go lines of {count}: {goes}"
+            return goes[:count]
+        time.sleep(0.05)
 
 
 def ladder(dialect: str, *args: str) -> LineSession:

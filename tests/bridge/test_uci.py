@@ -36,6 +36,7 @@ def test_handshake_lists_the_options(tmp_path: Path) -> None:
         "option name Level type spin default 1 min 1 max 8",
         "option name Seed type spin default 0 min 0 max 2147483647",
         "option name OwnBook type check default true",
+        "option name UCI_AnalyseMode type check default false",
     ]  # no Elo: nothing is rated in this levels file
 
 

@@ -87,7 +87,7 @@ def test_setboard_playother_and_the_end_of_the_game() -> None:
         gui.send("playother", "usermove b0c2")
         lines = gui.expect("move ")
         assert engine_move(lines) in Game.from_fen("xiangqi", moves=["b1c3"]).legal_moves()
+        # quit right after analyze (before the engine's `go`, maybe) exits at once.
         gui.send("variant chess", "analyze", "quit")
-        lines = gui.expect(lambda line: line.startswith("Error (unknown command): analyze"))
-        assert lines[0] == "Error (unsupported variant): chess"
+        assert gui.expect("Error (")[-1] == "Error (unsupported variant): chess"
         assert gui.wait() == 0
