@@ -9,3 +9,10 @@ levels), :mod:`ladder.bridge` (the ladder as a UCI/UCCI/XBoard engine). Engines 
 spoken to through :mod:`protocol`. docs/architecture.md follows a move and a match game
 through these modules.
 """
+
+import logging
+
+# A library's loggers stay silent until the program configures logging (`ladder serve`
+# does, and `--log-level`); without this, Python's last-resort handler would print
+# incident lines next to a command's own one-line error.
+logging.getLogger("ladder").addHandler(logging.NullHandler())

@@ -29,10 +29,3 @@ through them):
 The level move itself, shared with matches and the bridge, is :mod:`ladder.level_move`.
 See docs/service.md.
 """
-
-import logging
-
-# A library's loggers stay silent until the program configures logging (`ladder serve`
-# does); without this, Python's last-resort handler would print the service's incident
-# lines next to a command's own one-line error.
-logging.getLogger("ladder").addHandler(logging.NullHandler())
