@@ -226,7 +226,8 @@ def _adjudication(args: argparse.Namespace) -> Any:
 
 
 def _player_specs(args: argparse.Namespace) -> list[Any]:
-    from ladder.match.players.specs import PlayerSpecError, parse_engine_arguments, parse_player
+    from ladder.match.players.cutechess_form import parse_engine_arguments
+    from ladder.match.players.specs import PlayerSpecError, parse_player
 
     specs = [parse_player(text) for text in args.players]
     if args.each and not args.engines:

@@ -3,8 +3,8 @@
 A tester pastes a cutechess-cli line, changes the engine commands, and it runs with the
 same meaning: :func:`translate` rewrites cutechess's one-dash options into this
 project's, before the command line is parsed. ``-engine`` and ``-each`` are this
-project's own options already (``ladder.match.players.specs`` reads their keys, ``tc=inf``
-included); the rest:
+project's own options already (``ladder.match.players.cutechess_form`` reads their keys,
+``tc=inf`` included); the rest:
 
 =====================================================  =====================================
 cutechess-cli                                          ladder
