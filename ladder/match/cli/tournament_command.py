@@ -1,0 +1,104 @@
+"""``ladder tournament`` (registered by ladder/cli.py): a gauntlet or round-robin of
+matches, with a crosstable and a rating list."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from ladder.match.cli.options import (
+    PLAYERS_HELP,
+    add_match_options,
+    add_players,
+    add_repeat,
+    adjudication,
+    non_negative_int,
+    openings,
+    player_specs,
+    positive_int,
+    run_options,
+)
+from ladder.match.cli.run import play, report_stream, setup_errors, usage_error
+
+if TYPE_CHECKING:
+    from ladder.match.tournament.run import TournamentConfig
+
+__all__ = ["add_tournament"]
+
+
+def add_tournament(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register ``ladder tournament``."""
+    p = sub.add_parser(
+        "tournament",
+        help="a gauntlet or round-robin of matches, with a crosstable and rating list",
+        description="Play a match (game pairs, colours reversed) between the first player "
+        "and each other (gauntlet) or between every two players (round-robin), then print "
+        "the crosstable and a Bradley-Terry rating list. Resumes from its database.",
+        epilog=PLAYERS_HELP,
+    )
+    add_players(p, "the players (gauntlet: the first meets every other)")
+    p.add_argument("--format", choices=("gauntlet", "round-robin"), default="round-robin")
+    p.add_argument(
+        "--games",
+        type=positive_int,
+        default=2,
+        help="games per pairing (default 2)",
+    )
+    add_repeat(p)
+    p.add_argument(
+        "--anchor",
+        default=None,
+        metavar="NAME",
+        help="the player rated 0 (default: the first)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=non_negative_int,
+        default=200,
+        metavar="B",
+        help="rating intervals from B resamples of the game pairs (0: Wald; default 200)",
+    )
+    add_match_options(p)
+    p.set_defaults(func=_cmd_tournament)
+
+
+def _config(args: argparse.Namespace) -> TournamentConfig:
+    from ladder.match.tournament.run import TournamentConfig
+
+    return TournamentConfig(
+        variant=args.variant,
+        players=player_specs(args),
+        openings=openings(args),
+        format=args.format,
+        games=args.games,
+        seed=args.seed,
+        adjudication=adjudication(args),
+        openings_order=args.openings_order,
+        repeat=args.repeat,
+    )
+
+
+def _cmd_tournament(args: argparse.Namespace) -> int:
+    from ladder.match.tournament.run import play_tournament
+
+    report = report_stream(args)
+    try:
+        config = _config(args)
+        options = run_options(args, report)
+        if args.anchor is not None and args.anchor not in [p.name for p in config.players]:
+            raise ValueError(f"--anchor {args.anchor!r} is not one of the players' names")
+    except setup_errors() as exc:
+        return usage_error("tournament", exc)
+    run = play(
+        "tournament",
+        lambda: play_tournament(config, options, anchor=args.anchor, bootstrap=args.bootstrap),
+    )
+    if isinstance(run, int):
+        return run
+    print(
+        f"tournament ({config.format}, {len(config.players)} players): played "
+        f"{run.result.played}, resumed past {run.result.skipped}",
+        file=report,
+    )
+    print(run.report(), file=report)
+    return run.code
