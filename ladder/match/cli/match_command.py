@@ -6,19 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from ladder.match.cli.options import (
-    PLAYERS_HELP,
-    add_match_options,
-    add_players,
-    add_repeat,
-    adjudication,
-    openings,
-    player_specs,
-    positive_int,
-    probability,
-    run_options,
-)
-from ladder.match.cli.run import play, report_stream, setup_errors, usage_error
+from ladder.match.cli import options, run
 from ladder.match.exit_codes import ExitCode
 
 if TYPE_CHECKING:
@@ -29,23 +17,20 @@ __all__ = ["add_match"]
 
 def add_match(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register ``ladder match``."""
-    p = sub.add_parser(
+    p = options.add_command(
+        sub,
         "match",
         help="play a match between two players (resumable, SPRT, PGN, JSON)",
         description="Play game pairs (each opening twice, colours reversed) between "
         "player A and player B; figures are A's. Running the same command "
         "again resumes the match from its database.",
-        epilog=PLAYERS_HELP,
+        players="player A, then player B (or give them with -engine)",
     )
-    add_players(p, "player A, then player B (or give them with -engine)")
-    p.add_argument(
-        "--games",
-        type=positive_int,
-        default=100,
-        help="games to play (default 100): pairs, an odd count ending with the first game "
-        "of a pair",
+    options.add_games(
+        p,
+        100,
+        "games to play (default 100): pairs, an odd count ending with the first game of a pair",
     )
-    add_repeat(p)
     p.add_argument(
         "--name", default=None, help="match id in the database (default: derived from the settings)"
     )
@@ -58,9 +43,9 @@ def add_match(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         help="run a GSPRT of H0: elo=ELO0 against H1: elo=ELO1 (A's logistic "
         "Elo, pentanomial) and stop when it is decided (exit 4: H0, 5: H1)",
     )
-    p.add_argument("--alpha", type=probability, default=0.05)
-    p.add_argument("--beta", type=probability, default=0.05)
-    add_match_options(p)
+    p.add_argument("--alpha", type=options.probability, default=0.05)
+    p.add_argument("--beta", type=options.probability, default=0.05)
+    options.add_match_options(p)
     p.set_defaults(func=_cmd_match)
 
 
@@ -68,7 +53,7 @@ def _config(args: argparse.Namespace) -> MatchConfig:
     from ladder.match.config import MatchConfig
     from ladder.match.statistics.sprt import Sprt
 
-    specs = player_specs(args)
+    specs = options.player_specs(args)
     if len(specs) != 2:
         raise ValueError(f"a match needs two players, got {len(specs)}")
     a, b = specs
@@ -79,10 +64,10 @@ def _config(args: argparse.Namespace) -> MatchConfig:
         variant=args.variant,
         player_a=a,
         player_b=b,
-        openings=openings(args),
+        openings=options.openings(args),
         games=args.games,
         seed=args.seed,
-        adjudication=adjudication(args),
+        adjudication=options.adjudication(args),
         sprt=sprt,
         name=args.name,
         openings_order=args.openings_order,
@@ -93,23 +78,23 @@ def _config(args: argparse.Namespace) -> MatchConfig:
 def _cmd_match(args: argparse.Namespace) -> int:
     from ladder.match.runner.match_run import play_match
 
-    report = report_stream(args)
+    report = run.report_stream(args)
     try:
         config = _config(args)
-        options = run_options(args, report)
-    except setup_errors() as exc:
-        return usage_error("match", exc)
-    run = play("match", lambda: play_match(config, options))
-    if isinstance(run, int):
-        return run
+        run_options = options.run_options(args, report)
+    except run.setup_errors() as exc:
+        return run.usage_error("match", exc)
+    match_run = run.play("match", lambda: play_match(config, run_options))
+    if isinstance(match_run, int):
+        return match_run
     decided = {
         ExitCode.SPRT_H0: " (stopped: SPRT accepted H0)",
         ExitCode.SPRT_H1: " (stopped: SPRT accepted H1)",
-    }.get(run.code, "")
+    }.get(match_run.code, "")
     print(
-        f"match {config.match_id}: played {run.result.played}, resumed past "
-        f"{run.result.skipped}{decided}",
+        f"match {config.match_id}: played {match_run.result.played}, resumed past "
+        f"{match_run.result.skipped}{decided}",
         file=report,
     )
-    print(run.stats.report(), file=report)
-    return run.code
+    print(match_run.stats.report(), file=report)
+    return match_run.code

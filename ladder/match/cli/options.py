@@ -1,8 +1,8 @@
 """The options ``ladder match`` and ``ladder tournament`` share, each group added to a
 parser and read back from the parsed arguments: the players (the ladder's specs and
 cutechess's ``-engine``/``-each``), the run (variant, seed, concurrency, Ray, database,
-JSON, recovery), the opening book, the PGN output, adjudication and ``--repeat``; and
-the argument types of the numbers."""
+JSON, recovery), the opening book, the PGN output, adjudication, ``--games`` and
+``--repeat``; and the argument types of the numbers."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from ladder.variants import VARIANT_IDS
 
 __all__ = [
     "PLAYERS_HELP",
+    "add_command",
+    "add_games",
     "add_match_options",
     "add_players",
-    "add_repeat",
     "adjudication",
     "non_negative_int",
     "openings",
@@ -66,7 +67,24 @@ def probability(text: str) -> float:
     return float(value)
 
 
-# --- the players ------------------------------------------------------------------------
+# --- the command and its players ---------------------------------------------------------
+
+
+def add_command(
+    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+    name: str,
+    *,
+    help: str,
+    description: str,
+    players: str,
+) -> argparse.ArgumentParser:
+    """The parser of ``ladder match`` or ``ladder tournament``: the players first (their
+    forms and the exit codes in the epilog)."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        name, help=help, description=description, epilog=PLAYERS_HELP
+    )
+    add_players(p, players)
+    return p
 
 
 def add_players(p: argparse.ArgumentParser, what: str) -> None:
@@ -251,7 +269,9 @@ def _add_adjudication(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_repeat(p: argparse.ArgumentParser) -> None:
+def add_games(p: argparse.ArgumentParser, default: int, help: str) -> None:
+    """``--games`` and ``--repeat``."""
+    p.add_argument("--games", type=positive_int, default=default, help=help)
     p.add_argument(
         "--repeat",
         type=int,

@@ -6,19 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from ladder.match.cli.options import (
-    PLAYERS_HELP,
-    add_match_options,
-    add_players,
-    add_repeat,
-    adjudication,
-    non_negative_int,
-    openings,
-    player_specs,
-    positive_int,
-    run_options,
-)
-from ladder.match.cli.run import play, report_stream, setup_errors, usage_error
+from ladder.match.cli import options, run
 
 if TYPE_CHECKING:
     from ladder.match.tournament.run import TournamentConfig
@@ -28,23 +16,17 @@ __all__ = ["add_tournament"]
 
 def add_tournament(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register ``ladder tournament``."""
-    p = sub.add_parser(
+    p = options.add_command(
+        sub,
         "tournament",
         help="a gauntlet or round-robin of matches, with a crosstable and rating list",
         description="Play a match (game pairs, colours reversed) between the first player "
         "and each other (gauntlet) or between every two players (round-robin), then print "
         "the crosstable and a Bradley-Terry rating list. Resumes from its database.",
-        epilog=PLAYERS_HELP,
+        players="the players (gauntlet: the first meets every other)",
     )
-    add_players(p, "the players (gauntlet: the first meets every other)")
     p.add_argument("--format", choices=("gauntlet", "round-robin"), default="round-robin")
-    p.add_argument(
-        "--games",
-        type=positive_int,
-        default=2,
-        help="games per pairing (default 2)",
-    )
-    add_repeat(p)
+    options.add_games(p, 2, "games per pairing (default 2)")
     p.add_argument(
         "--anchor",
         default=None,
@@ -53,12 +35,12 @@ def add_tournament(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     )
     p.add_argument(
         "--bootstrap",
-        type=non_negative_int,
+        type=options.non_negative_int,
         default=200,
         metavar="B",
         help="rating intervals from B resamples of the game pairs (0: Wald; default 200)",
     )
-    add_match_options(p)
+    options.add_match_options(p)
     p.set_defaults(func=_cmd_tournament)
 
 
@@ -67,12 +49,12 @@ def _config(args: argparse.Namespace) -> TournamentConfig:
 
     return TournamentConfig(
         variant=args.variant,
-        players=player_specs(args),
-        openings=openings(args),
+        players=options.player_specs(args),
+        openings=options.openings(args),
         format=args.format,
         games=args.games,
         seed=args.seed,
-        adjudication=adjudication(args),
+        adjudication=options.adjudication(args),
         openings_order=args.openings_order,
         repeat=args.repeat,
     )
@@ -81,24 +63,24 @@ def _config(args: argparse.Namespace) -> TournamentConfig:
 def _cmd_tournament(args: argparse.Namespace) -> int:
     from ladder.match.tournament.run import play_tournament
 
-    report = report_stream(args)
+    report = run.report_stream(args)
     try:
         config = _config(args)
-        options = run_options(args, report)
+        run_options = options.run_options(args, report)
         if args.anchor is not None and args.anchor not in [p.name for p in config.players]:
             raise ValueError(f"--anchor {args.anchor!r} is not one of the players' names")
-    except setup_errors() as exc:
-        return usage_error("tournament", exc)
-    run = play(
+    except run.setup_errors() as exc:
+        return run.usage_error("tournament", exc)
+    tournament_run = run.play(
         "tournament",
-        lambda: play_tournament(config, options, anchor=args.anchor, bootstrap=args.bootstrap),
+        lambda: play_tournament(config, run_options, anchor=args.anchor, bootstrap=args.bootstrap),
     )
-    if isinstance(run, int):
-        return run
+    if isinstance(tournament_run, int):
+        return tournament_run
     print(
         f"tournament ({config.format}, {len(config.players)} players): played "
-        f"{run.result.played}, resumed past {run.result.skipped}",
+        f"{tournament_run.result.played}, resumed past {tournament_run.result.skipped}",
         file=report,
     )
-    print(run.report(), file=report)
-    return run.code
+    print(tournament_run.report(), file=report)
+    return tournament_run.code
