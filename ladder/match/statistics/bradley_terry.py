@@ -340,11 +340,7 @@ def fit_ladder(
     if not 0.0 < confidence < 1.0:
         raise ValueError("confidence must be in (0, 1)")
 
-    names = sorted({g.red for g in games} | {g.black for g in games})
-    if anchor not in names:
-        raise ValueError(f"anchor {anchor!r} played no games")
-    names.remove(anchor)
-    names.insert(0, anchor)  # anchor has index 0
+    names = _players(games, anchor)
     index = {name: k for k, name in enumerate(names)}
     n_players = len(names)
 
@@ -357,16 +353,7 @@ def fit_ladder(
         for i, j in met:
             for red, black in ((i, j), (j, i)):
                 prior[(red, black)] = [prior_draws / 2.0, prior_draws / 4.0]
-
-    def aggregate(sample: Iterable[tuple[int, int, float]]) -> _Cells:
-        cells: _Cells = {key: value[:] for key, value in prior.items()}
-        for i, j, r in sample:
-            cell = cells.setdefault((i, j), [0.0, 0.0])
-            cell[0] += 1.0
-            cell[1] += r
-        return cells
-
-    cells = aggregate(coded)
+    cells = _aggregate(prior, coded)
     beta, h, iterations = _newton(cells, n_players, anchor=0)
     cov = _covariance(cells, beta, h, n_players, anchor=0)
     elo = [b * ELO_PER_LOGIT for b in beta] + [h * ELO_PER_LOGIT]
@@ -375,21 +362,7 @@ def fit_ladder(
 
     draws: list[list[float]] = []
     if bootstrap > 0:
-        units: dict[Hashable, list[tuple[int, int, float]]] = defaultdict(list)
-        for k, (g, c) in enumerate(zip(games, coded, strict=True)):
-            units[("pair", g.pair) if g.pair is not None else ("game", k)].append(c)
-        unit_list = list(units.values())
-        rng = random.Random(seed)
-        start = [*beta, h]
-        draws = [[] for _ in range(n_players + 1)]
-        for _ in range(bootstrap):
-            picked = rng.choices(unit_list, k=len(unit_list))
-            b_beta, b_h, _ = _newton(
-                aggregate(c for unit in picked for c in unit), n_players, 0, start
-            )
-            for p in range(n_players):
-                draws[p].append(b_beta[p] * ELO_PER_LOGIT)
-            draws[n_players].append(b_h * ELO_PER_LOGIT)
+        draws = _bootstrap_draws(games, coded, prior, [*beta, h], bootstrap, seed)
         tail = (1.0 - confidence) / 2.0
         bounds = []
         for values in draws:
@@ -401,24 +374,9 @@ def fit_ladder(
         bounds = [(e - z * s, e + z * s) for e, s in zip(elo, stderr, strict=True)]
         interval = "wald"
 
-    game_counts = [0] * n_players
-    for i, j, _ in coded:
-        game_counts[i] += 1
-        game_counts[j] += 1
-    ratings = {
-        name: PlayerRating(
-            name=name,
-            elo=elo[p],
-            lo=bounds[p][0],
-            hi=bounds[p][1],
-            stderr=stderr[p],
-            games=game_counts[p],
-        )
-        for p, name in enumerate(names)
-    }
     return LadderFit(
         anchor=anchor,
-        ratings=ratings,
+        ratings=_ratings(names, coded, elo, bounds, stderr),
         red_advantage=elo[n_players],
         red_advantage_lo=bounds[n_players][0],
         red_advantage_hi=bounds[n_players][1],
@@ -437,3 +395,76 @@ def fit_ladder(
         },
         replicates={names[p]: tuple(draws[p]) for p in range(n_players)} if draws else {},
     )
+
+
+def _players(games: Sequence[GameResult], anchor: str) -> list[str]:
+    """The players' names, sorted, the anchor first (index 0)."""
+    names = sorted({g.red for g in games} | {g.black for g in games})
+    if anchor not in names:
+        raise ValueError(f"anchor {anchor!r} played no games")
+    names.remove(anchor)
+    names.insert(0, anchor)
+    return names
+
+
+def _aggregate(prior: _Cells, sample: Iterable[tuple[int, int, float]]) -> _Cells:
+    """The cells of ``sample`` (red, black, Red's score), on top of a copy of ``prior``."""
+    cells: _Cells = {key: value[:] for key, value in prior.items()}
+    for i, j, r in sample:
+        cell = cells.setdefault((i, j), [0.0, 0.0])
+        cell[0] += 1.0
+        cell[1] += r
+    return cells
+
+
+def _bootstrap_draws(
+    games: Sequence[GameResult],
+    coded: Sequence[tuple[int, int, float]],
+    prior: _Cells,
+    start: list[float],
+    bootstrap: int,
+    seed: int,
+) -> list[list[float]]:
+    """Each player's Elo (and last, the Red advantage) in ``bootstrap`` refits on game-pair
+    resamples drawn with ``random.Random(seed)``, each refit starting from ``start``."""
+    n_players = len(start) - 1
+    units: dict[Hashable, list[tuple[int, int, float]]] = defaultdict(list)
+    for k, (g, c) in enumerate(zip(games, coded, strict=True)):
+        units[("pair", g.pair) if g.pair is not None else ("game", k)].append(c)
+    unit_list = list(units.values())
+    rng = random.Random(seed)
+    draws: list[list[float]] = [[] for _ in range(n_players + 1)]
+    for _ in range(bootstrap):
+        picked = rng.choices(unit_list, k=len(unit_list))
+        b_beta, b_h, _ = _newton(
+            _aggregate(prior, (c for unit in picked for c in unit)), n_players, 0, start
+        )
+        for p in range(n_players):
+            draws[p].append(b_beta[p] * ELO_PER_LOGIT)
+        draws[n_players].append(b_h * ELO_PER_LOGIT)
+    return draws
+
+
+def _ratings(
+    names: list[str],
+    coded: Sequence[tuple[int, int, float]],
+    elo: list[float],
+    bounds: list[tuple[float, float]],
+    stderr: list[float],
+) -> dict[str, PlayerRating]:
+    """Each player's rating, interval and games."""
+    game_counts = [0] * len(names)
+    for i, j, _ in coded:
+        game_counts[i] += 1
+        game_counts[j] += 1
+    return {
+        name: PlayerRating(
+            name=name,
+            elo=elo[p],
+            lo=bounds[p][0],
+            hi=bounds[p][1],
+            stderr=stderr[p],
+            games=game_counts[p],
+        )
+        for p, name in enumerate(names)
+    }
