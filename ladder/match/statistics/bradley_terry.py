@@ -16,8 +16,9 @@ score ``r`` in {1, 1/2, 0} contributes the (quasi-)log-likelihood::
 (the "draws as half a win and half a loss" treatment; Ordo does the same, BayesElo
 instead models draws with an extra ``drawelo`` parameter).  The log-likelihood is
 concave, so we maximise it by Newton's method with step halving, working with per-
-(Red, Black) totals of games and points.  The scale has no origin, so the ``anchor``
-player's rating is fixed at 0.
+(Red, Black) totals of games and points
+(:mod:`~ladder.match.statistics.bradley_terry_newton`).  The scale has no origin, so
+the ``anchor`` player's rating is fixed at 0.
 
 Perfect scores and the prior
 ----------------------------
@@ -52,6 +53,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ladder.match.statistics.bradley_terry_newton import Cells, covariance, log_likelihood, newton
 from ladder.match.statistics.elo import normal_quantile
 
 __all__ = [
@@ -65,13 +67,6 @@ __all__ = [
 
 #: Elo points per natural-log-odds unit: 400 / ln(10) = 173.7178...
 ELO_PER_LOGIT: float = 400.0 / math.log(10.0)
-
-_MAX_NEWTON_STEPS = 200
-_NO_MLE = (
-    "no finite, unique maximum-likelihood ratings: a perfect score (a player or group "
-    "winning or losing all its games) or a player seen with one colour only; "
-    "use prior_draws > 0"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,131 +161,6 @@ class Difference:
 
 
 # --------------------------------------------------------------------------------------
-# Core fit on aggregated cells
-
-# A cell is (red index, black index) -> [games, red points].
-_Cells = dict[tuple[int, int], list[float]]
-
-
-def _log_sigmoid(x: float) -> float:
-    """``ln sigma(x)`` without overflow."""
-    if x >= 0:
-        return -math.log1p(math.exp(-x))
-    return x - math.log1p(math.exp(x))
-
-
-def _sigmoid(x: float) -> float:
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
-
-
-def _log_likelihood(cells: _Cells, beta: Sequence[float], h: float) -> float:
-    total = 0.0
-    for (i, j), (n, s) in cells.items():
-        x = beta[i] - beta[j] + h
-        total += s * _log_sigmoid(x) + (n - s) * _log_sigmoid(-x)
-    return total
-
-
-def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float]:
-    """Solve ``A x = b`` by Gaussian elimination with partial pivoting."""
-    n = len(rhs)
-    a = [[*row, b] for row, b in zip(matrix, rhs, strict=True)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
-        if abs(a[pivot][col]) < 1e-300:
-            raise ValueError("singular information matrix: ratings are not identifiable")
-        a[col], a[pivot] = a[pivot], a[col]
-        for r in range(col + 1, n):
-            f = a[r][col] / a[col][col]
-            if f:
-                for c in range(col, n + 1):
-                    a[r][c] -= f * a[col][c]
-    x = [0.0] * n
-    for r in range(n - 1, -1, -1):
-        x[r] = (a[r][n] - sum(a[r][c] * x[c] for c in range(r + 1, n))) / a[r][r]
-    return x
-
-
-def _information(
-    cells: _Cells, beta: Sequence[float], h: float, free: Sequence[int], n_players: int
-) -> tuple[list[list[float]], list[float]]:
-    """Observed information matrix and score vector over (free ratings..., h)."""
-    pos = [-1] * n_players
-    for k, p in enumerate(free):
-        pos[p] = k
-    m = len(free) + 1
-    hk = m - 1
-    info = [[0.0] * m for _ in range(m)]
-    grad = [0.0] * m
-    for (i, j), (n, s) in cells.items():
-        mu = _sigmoid(beta[i] - beta[j] + h)
-        g = s - n * mu
-        w = n * mu * (1.0 - mu)
-        # d x / d(beta_i, beta_j, h) = (+1, -1, +1)
-        terms = [(pos[i], 1.0), (pos[j], -1.0), (hk, 1.0)]
-        for a, sa in terms:
-            if a < 0:
-                continue
-            grad[a] += sa * g
-            for b, sb in terms:
-                if b >= 0:
-                    info[a][b] += sa * sb * w
-    return info, grad
-
-
-def _newton(
-    cells: _Cells, n_players: int, anchor: int, start: Sequence[float] | None = None
-) -> tuple[list[float], float, int]:
-    """Maximise the log-likelihood; returns (beta, h, iterations)."""
-    free = [p for p in range(n_players) if p != anchor]
-    beta = [0.0] * n_players if start is None else list(start[:n_players])
-    h = 0.0 if start is None else start[n_players]
-    current = _log_likelihood(cells, beta, h)
-    for iteration in range(1, _MAX_NEWTON_STEPS + 1):
-        info, grad = _information(cells, beta, h, free, n_players)
-        try:
-            step = _solve(info, grad)
-        except ValueError:
-            raise ValueError(_NO_MLE) from None
-        scale = 1.0
-        while True:
-            trial = beta[:]
-            for k, p in enumerate(free):
-                trial[p] += scale * step[k]
-            trial_h = h + scale * step[-1]
-            value = _log_likelihood(cells, trial, trial_h)
-            if value >= current - 1e-12 * abs(current) or scale < 1e-12:
-                break
-            scale /= 2.0
-        beta, h, current = trial, trial_h, value
-        if max(abs(s) for s in step) * scale < 1e-10:
-            return beta, h, iteration
-    raise ValueError(_NO_MLE)
-
-
-def _covariance(
-    cells: _Cells, beta: Sequence[float], h: float, n_players: int, anchor: int
-) -> list[list[float]]:
-    """The inverse information: covariances of (beta_0..beta_{n-1}, h), the anchor's
-    row and column 0."""
-    free = [p for p in range(n_players) if p != anchor]
-    info, _ = _information(cells, beta, h, free, n_players)
-    m = len(info)
-    target = [*free, n_players]
-    cov = [[0.0] * (n_players + 1) for _ in range(n_players + 1)]
-    for k in range(m):
-        unit = [0.0] * m
-        unit[k] = 1.0
-        col = _solve(info, unit)
-        for r in range(m):
-            cov[target[r]][target[k]] = col[r]
-    return cov
-
-
-# --------------------------------------------------------------------------------------
 # Public entry point
 
 
@@ -348,14 +218,14 @@ def fit_ladder(
     met = {(min(i, j), max(i, j)) for i, j, _ in coded}
     _check_connected(n_players, met, names)
 
-    prior: _Cells = {}
+    prior: Cells = {}
     if prior_draws > 0:
         for i, j in met:
             for red, black in ((i, j), (j, i)):
                 prior[(red, black)] = [prior_draws / 2.0, prior_draws / 4.0]
     cells = _aggregate(prior, coded)
-    beta, h, iterations = _newton(cells, n_players, anchor=0)
-    cov = _covariance(cells, beta, h, n_players, anchor=0)
+    beta, h, iterations = newton(cells, n_players, anchor=0)
+    cov = covariance(cells, beta, h, n_players, anchor=0)
     elo = [b * ELO_PER_LOGIT for b in beta] + [h * ELO_PER_LOGIT]
     stderr = [math.sqrt(max(cov[p][p], 0.0)) * ELO_PER_LOGIT for p in range(n_players + 1)]
     stderr[0] = 0.0
@@ -386,7 +256,7 @@ def fit_ladder(
         interval=interval,
         bootstrap_samples=bootstrap,
         prior_draws=prior_draws,
-        log_likelihood=_log_likelihood(cells, beta, h),
+        log_likelihood=log_likelihood(cells, beta, h),
         newton_iterations=iterations,
         covariance={
             (names[p], names[q]): cov[p][q] * ELO_PER_LOGIT**2
@@ -407,9 +277,9 @@ def _players(games: Sequence[GameResult], anchor: str) -> list[str]:
     return names
 
 
-def _aggregate(prior: _Cells, sample: Iterable[tuple[int, int, float]]) -> _Cells:
+def _aggregate(prior: Cells, sample: Iterable[tuple[int, int, float]]) -> Cells:
     """The cells of ``sample`` (red, black, Red's score), on top of a copy of ``prior``."""
-    cells: _Cells = {key: value[:] for key, value in prior.items()}
+    cells: Cells = {key: value[:] for key, value in prior.items()}
     for i, j, r in sample:
         cell = cells.setdefault((i, j), [0.0, 0.0])
         cell[0] += 1.0
@@ -420,7 +290,7 @@ def _aggregate(prior: _Cells, sample: Iterable[tuple[int, int, float]]) -> _Cell
 def _bootstrap_draws(
     games: Sequence[GameResult],
     coded: Sequence[tuple[int, int, float]],
-    prior: _Cells,
+    prior: Cells,
     start: list[float],
     bootstrap: int,
     seed: int,
@@ -436,7 +306,7 @@ def _bootstrap_draws(
     draws: list[list[float]] = [[] for _ in range(n_players + 1)]
     for _ in range(bootstrap):
         picked = rng.choices(unit_list, k=len(unit_list))
-        b_beta, b_h, _ = _newton(
+        b_beta, b_h, _ = newton(
             _aggregate(prior, (c for unit in picked for c in unit)), n_players, 0, start
         )
         for p in range(n_players):
