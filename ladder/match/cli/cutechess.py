@@ -187,10 +187,7 @@ def _sprt(args: list[str]) -> list[str]:
         raise CutechessError("-sprt needs elo0= and elo1=")
     out = ["--sprt", _number(keys["elo0"], "-sprt", float)]
     out.append(_number(keys["elo1"], "-sprt", float))
-    for key in ("alpha", "beta"):
-        if key in keys:
-            out += [f"--{key}", _number(keys[key], "-sprt", float)]
-    return out
+    return out + _passed_on(keys, "-sprt", {"alpha": "--alpha", "beta": "--beta"}, float)
 
 
 def _draw(args: list[str]) -> list[str]:
@@ -198,22 +195,28 @@ def _draw(args: list[str]) -> list[str]:
     out = []
     if "movenumber" in keys:
         out += ["--draw-after", str(2 * int(_number(keys["movenumber"], "-draw")))]
-    if "movecount" in keys:
-        out += ["--draw-moves", _number(keys["movecount"], "-draw")]
-    if "score" in keys:
-        out += ["--draw-score", _number(keys["score"], "-draw")]
-    return out
+    return out + _passed_on(keys, "-draw", {"movecount": "--draw-moves", "score": "--draw-score"})
 
 
 def _resign(args: list[str]) -> list[str]:
     keys = _keys(args, "-resign", {"movecount", "score", "twosided"})
     if keys.get("twosided", "false") != "false":
         raise CutechessError("-resign: twosided=true is not supported")
+    return _passed_on(keys, "-resign", {"movecount": "--resign-moves", "score": "--resign-score"})
+
+
+def _passed_on(
+    keys: dict[str, str],
+    option: str,
+    ours: dict[str, str],
+    cast: Callable[[str], float] = int,
+) -> list[str]:
+    """The keys of ``option`` given among ``ours`` (its key -> our option), in that order,
+    each a number passed on as written."""
     out = []
-    if "movecount" in keys:
-        out += ["--resign-moves", _number(keys["movecount"], "-resign")]
-    if "score" in keys:
-        out += ["--resign-score", _number(keys["score"], "-resign")]
+    for key, our_option in ours.items():
+        if key in keys:
+            out += [our_option, _number(keys[key], option, cast)]
     return out
 
 
