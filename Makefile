@@ -49,8 +49,10 @@ setup: $(VENV)/.installed engine
 serve: setup
 	$(VENV)/bin/ladder serve --host $(HOST) --port $(PORT) $(SERVE_ARGS)
 
+# The suite runs on every core (pytest-xdist), a test file to a worker (tests/conftest.py
+# says how: a file's tests share its module fixtures).
 test: setup reference-engines browser lint
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n auto
 
 test-slow: setup reference-engines browser
 	$(VENV)/bin/pytest -m slow

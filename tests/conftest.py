@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,6 +25,21 @@ def pytest_configure(config: pytest.Config) -> None:
     named = os.environ.get(ENGINE_ENV) or os.environ.get(DEPRECATED_ENGINE_ENV)
     if not named and DEFAULT_ENGINE.exists():
         os.environ[ENGINE_ENV] = str(DEFAULT_ENGINE)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`make test` runs the suite on every core (pytest-xdist): a test file goes to one
+    worker, so that its tests share its module fixtures (engines, servers), and
+    tests/deploy goes to one worker whole, since its files share the Dockerfile's
+    installation (a session fixture that takes minutes to build)."""
+    from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
+
+    class FileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "tests/deploy" if path.startswith("tests/deploy/") else path
+
+    return FileScheduling(config, log)
 
 
 @pytest.fixture(scope="session")
