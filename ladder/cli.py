@@ -2,7 +2,7 @@
 
 ladder move | serve | levels       the move service        (ladder/service/cli.py)
 ladder perft                       the rules checker       (ladder/rules/cli.py)
-ladder match | tournament | study  matches and studies     (ladder/match/cli/commands.py)
+ladder match | tournament | study  matches and studies     (ladder/match/cli/)
 ladder analyse                     game analysis           (ladder/analysis/cli.py)
 ladder calibrate                   calibration             (ladder/calibration/cli.py)
 ladder engine build | path         the engine              (ladder/engine_cli.py)
@@ -42,9 +42,9 @@ COMMAND_MODULES: dict[str, tuple[str, str]] = {
     "move": ("ladder.service.cli", "add_move"),
     "serve": ("ladder.service.cli", "add_serve"),
     "levels": ("ladder.service.cli", "add_levels"),
-    "match": ("ladder.match.cli.commands", "add_match"),
-    "tournament": ("ladder.match.cli.commands", "add_tournament"),
-    "study": ("ladder.match.cli.commands", "add_study"),
+    "match": ("ladder.match.cli.match_command", "add_match"),
+    "tournament": ("ladder.match.cli.tournament_command", "add_tournament"),
+    "study": ("ladder.match.cli.study_command", "add_study"),
     "analyse": ("ladder.analysis.cli", "add_analyse"),
     "calibrate": ("ladder.calibration.cli", "add_calibrate"),
     "perft": ("ladder.rules.cli", "add_perft"),

@@ -28,6 +28,7 @@ import statistics
 
 import psutil
 
+from ladder.calibration.pause import calibration_paused
 from ladder.client import Ladder
 from ladder.expected_time import NODES_PER_SECOND, expected_seconds
 from ladder.levels import LEVELS_FILE, load_levels
@@ -64,15 +65,26 @@ def engine_cpu() -> float:
     return total
 
 
-async def main(count: int, variants: list[str]) -> None:
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0-1) of ``values``, nearest rank (nan when empty)."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
+
+
+async def main(count: int, variants: list[str], only: set[int] | None) -> None:
     table = load_levels(LEVELS_FILE)
     print(f"load average {os.getloadavg()[0]:.1f}; {count} positions per rule set")
     async with Ladder(engines=1) as ladder:
         for variant in variants:
             times: dict[int, list[float]] = {}
+            cpu_times: dict[int, list[float]] = {}
             nodes = seconds = cpu = 0.0
             for moves in await positions(ladder, variant, count):
                 for level in sorted(table[variant]):
+                    if only is not None and level not in only:
+                        continue
                     used = engine_cpu()
                     try:
                         reply = await ladder.move(variant=variant, moves=moves, level=level, seed=1)
@@ -83,23 +95,38 @@ async def main(count: int, variants: list[str]) -> None:
                     if reply.book:
                         continue
                     times.setdefault(level, []).append(reply.time_ms / 1000)
+                    cpu_times.setdefault(level, []).append(used)
                     if level in SPEED_LEVELS:
                         nodes += reply.nodes
                         seconds += reply.time_ms / 1000
                         cpu += used
-            print(f"\n{variant}: {nodes / cpu:,.0f} nodes per CPU second "
-                  f"(recorded: {NODES_PER_SECOND[variant]:,}); {nodes / seconds:,.0f} per "
-                  "wall-clock second")  # fmt: skip
-            print(f"  {'level':>5} {'nodes':>10} {'median s':>9} {'predicted s':>12}")
+            print(f"\n{variant}: {nodes / max(cpu, 1e-9):,.0f} nodes per CPU second "
+                  f"(recorded: {NODES_PER_SECOND[variant]:,}); {nodes / max(seconds, 1e-9):,.0f} "
+                  f"per wall-clock second (levels {SPEED_LEVELS} measured here)")  # fmt: skip
+            print(
+                f"  {'level':>5} {'nodes':>10} {'moves':>5} {'median s':>9} {'predicted s':>12}"
+                f" {'CPU median':>11} {'CPU p95':>8}"
+            )
             for level, lv in sorted(table[variant].items()):
-                measured = statistics.median(times[level]) if level in times else float("nan")
+                if level not in times:
+                    continue
+                measured = statistics.median(times[level])
                 predicted = expected_seconds(variant, lv.nodes)
-                print(f"  {level:>5} {lv.nodes:>10,} {measured:>9.2f} {predicted:>12.2f}")
+                per_move = cpu_times[level]
+                print(
+                    f"  {level:>5} {lv.nodes:>10,} {len(per_move):>5} {measured:>9.2f}"
+                    f" {predicted:>12.2f} {statistics.median(per_move):>11.2f}"
+                    f" {percentile(per_move, 0.95):>8.2f}"
+                )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=int, default=6)
     parser.add_argument("--variant", action="append", choices=VARIANT_IDS)
+    parser.add_argument("--level", action="append", type=int, help="only these levels")
     args = parser.parse_args()
-    asyncio.run(main(args.positions, args.variant or list(VARIANT_IDS)))
+    with calibration_paused():
+        asyncio.run(
+            main(args.positions, args.variant or list(VARIANT_IDS), set(args.level or ()) or None)
+        )

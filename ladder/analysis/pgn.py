@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from ladder.analysis.runner import GameAnalysis
 from ladder.analysis.search import Evaluation
+from ladder.pgn_text import pgn_text
 
 __all__ = ["eval_text", "format_analysis_pgn"]
 
@@ -82,7 +83,6 @@ def format_analysis_pgn(
             tags[f"{prefix}ACPL"] = str(round(summary.mean_loss_cp))
         if summary.accuracy is not None:
             tags[f"{prefix}Accuracy"] = str(round(summary.accuracy))
-    lines = [f'[{k} "{v.replace(chr(34), chr(39))}"]' for k, v in tags.items()]
     tokens: list[str] = []
     for p in analysis.plies:
         i = p.ply - 1
@@ -109,12 +109,4 @@ def format_analysis_pgn(
                 line += [n, move] if n else [move]
             tokens.append("( " + " ".join(line) + " )")
     tokens.append(result)
-    body, line_text = [], ""
-    for tok in tokens:
-        if line_text and len(line_text) + 1 + len(tok) > 79:
-            body.append(line_text)
-            line_text = tok
-        else:
-            line_text = f"{line_text} {tok}" if line_text else tok
-    body.append(line_text)
-    return "\n".join(lines) + "\n\n" + "\n".join(body) + "\n"
+    return pgn_text(tags.items(), tokens)

@@ -11,7 +11,8 @@ from typing import Any
 
 from ladder.bridge.server import GuiServer, open_stdin
 from ladder.bridge.session import LevelSession, SessionError
-from ladder.bridge.uci import UcciServer, UciServer
+from ladder.bridge.ucci import UcciServer
+from ladder.bridge.uci import UciServer
 from ladder.bridge.xboard import XBoardServer
 from ladder.engine_binary import EngineNotBuilt, engine_path
 from ladder.levels import LEVELS_FILE, LevelsError

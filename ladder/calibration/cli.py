@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ladder.levels import LEVEL_NUMBERS
 from ladder.variants import VARIANT_IDS
 
 if TYPE_CHECKING:
@@ -72,6 +73,15 @@ def add_calibrate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         default=None,
         metavar="SECONDS",
         help="stop starting games after this long; run again to continue",
+    )
+    p.add_argument(
+        "--max-level",
+        type=int,
+        choices=LEVEL_NUMBERS,
+        default=LEVEL_NUMBERS[-1],
+        metavar="N",
+        help="play only the pairings up to level N (the cheap bottom first); the fit "
+        "still covers every game stored (default: all eight levels)",
     )
     p.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples (default 200)")
     p.add_argument(
@@ -139,6 +149,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
             docs=args.docs,
             record=args.record,
             play=not args.fit_only,
+            max_level=args.max_level,
         )
         with interrupts_raise():
             run_calibration(

@@ -152,6 +152,18 @@ class Pairing:
     games: int
     adjacent: bool = False  #: a gap of the chain: gets more games while it is unsure
     adjudication: Adjudication = field(default_factory=Adjudication)
+    extra: bool = False  #: an extra player's pairing: played once the chain is decided
+
+    def top_level(self) -> int:
+        """The highest level in the pairing (0 for two baselines; an ``elo:`` player
+        counts as the top level), which ``ladder calibrate --max-level`` compares."""
+        return max(_level_of(self.stronger), _level_of(self.weaker))
+
+
+def _level_of(spec: PlayerSpec) -> int:
+    if spec.kind != "level":
+        return 0
+    return spec.level if spec.level is not None else LEVEL_NUMBERS[-1]
 
 
 def level_name(level: int) -> str:
@@ -194,8 +206,10 @@ def pairings(variant: str, plan: Plan, levels_file: Path | None) -> list[Pairing
     players = chain(levels_file)
     load_levels(levels_file) if levels_file else None  # a bad file fails here, clearly
 
-    def pair(a: PlayerSpec, b: PlayerSpec, games: int, adjacent: bool) -> Pairing:
-        return Pairing(a, b, games, adjacent, adjudication_for(plan, variant, a, b))
+    def pair(
+        a: PlayerSpec, b: PlayerSpec, games: int, adjacent: bool, extra: bool = False
+    ) -> Pairing:
+        return Pairing(a, b, games, adjacent, adjudication_for(plan, variant, a, b), extra)
 
     out = [pair(players[i + 1], players[i], plan.games, True) for i in range(len(players) - 1)]
     if plan.skip_one_games:
@@ -221,7 +235,7 @@ def pairings(variant: str, plan: Plan, levels_file: Path | None) -> list[Pairing
         for opponent in extra.opponents:
             if opponent not in by_name:
                 raise PlanError(f"extra {extra.name}: no player {opponent!r} in the chain")
-            out.append(pair(spec, by_name[opponent], extra.games, False))
+            out.append(pair(spec, by_name[opponent], extra.games, False, extra=True))
     return out
 
 

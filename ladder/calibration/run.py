@@ -27,8 +27,14 @@ from ladder.calibration.fit import VariantCalibration, fit_pool, fit_variant
 from ladder.calibration.plan import Plan, pairings
 from ladder.calibration.record import load_record, save_record
 from ladder.calibration.report import print_calibration, write_docs, write_levels_file
-from ladder.calibration.schedule import PairingState, first_round, next_round, widest_gaps
-from ladder.levels import LEVELS_FILE, load_levels
+from ladder.calibration.schedule import (
+    PairingState,
+    first_round,
+    in_scope,
+    next_games,
+    widest_gaps,
+)
+from ladder.levels import LEVEL_NUMBERS, LEVELS_FILE, load_levels
 from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.openings import load_openings
 from ladder.match.output.store import ResultStore
@@ -52,6 +58,7 @@ class CalibrationConfig:
     docs: Path | None = None  #: write ladder.md and the plots here
     record: Path | None = None  #: the committed record's folder
     play: bool = True
+    max_level: int = LEVEL_NUMBERS[-1]  #: play only the pairings up to this level
 
 
 def _records(store: ResultStore, states: list[PairingState], variant: str) -> list[GameRecord]:
@@ -146,12 +153,12 @@ def _play(
         TimeRemainingColumn(),
         TextColumn("{task.fields[status]}"),
     )
+    scope = [s for s in states if in_scope(s, config.max_level)]
+    chain = [s for s in scope if not s.pairing.extra]
+    extras = [s for s in scope if s.pairing.extra]
     try:
         with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
-            tasks = first_round(states)
-            for s in states:  # a resumed pairing may hold more games than its first round
-                stored = len(store.done_games(s.match().match_id))
-                s.scheduled = max(s.scheduled, stored + stored % 2)
+            tasks = _first_games(store, chain)
             progress_id = bar.add_task("games", total=len(tasks), status="first games")
             rounds = 0
             while tasks:
@@ -178,9 +185,28 @@ def _play(
                 bar.update(progress_id, status=f"round {rounds}: widest {status or 'none'}")
                 if not console.is_terminal:
                     console.print(f"round {rounds}: widest gaps {status or 'none: done'}")
-                tasks = next_round(states, fits, backend.slots, played)
+                tasks, started_extras = next_games(chain, extras, fits, backend.slots, played)
+                if started_extras:
+                    _resume(store, extras)
+                    extras = []
+                    if not console.is_terminal:
+                        console.print("the chain is decided: the extra players' games")
     finally:
         backend.close()
+
+
+def _first_games(store: ResultStore, states: list[PairingState]) -> list[GameTask]:
+    """The first round of ``states``, as far as the store does not hold it already."""
+    tasks = first_round(states)
+    _resume(store, states)
+    return tasks
+
+
+def _resume(store: ResultStore, states: list[PairingState]) -> None:
+    """A resumed pairing may hold more games than its first round: schedule on from them."""
+    for s in states:
+        stored = len(store.done_games(s.match().match_id))
+        s.scheduled = max(s.scheduled, stored + stored % 2)
 
 
 def _pending(store: ResultStore, tasks: list[GameTask]) -> int:

@@ -1,6 +1,11 @@
 """Which calibration games to play next.
 
-First every pairing plays its first games (:attr:`Plan.games` for the ladder's gaps,
+The chain (the adjacent and skip-one pairings) comes first; the plan's extra players
+are played once every gap of the chain is decided (:func:`next_games`), so that a run
+cut short has spent its games on the ratings a site prints. ``--max-level`` keeps a
+run to the pairings up to a level (:func:`in_scope`): the cheap bottom first.
+
+First every pairing of the chain plays its first games (:attr:`Plan.games` for the ladder's gaps,
 fewer for the others), game pair ``k`` of every pairing before pair ``k + 1`` of any, so
 that a run cut short has measured every pairing a little. Then the games go where the
 intervals are widest: after each round the pool is refitted, and each adjacent pairing
@@ -25,7 +30,16 @@ from ladder.match.openings import Opening
 from ladder.match.runner.match_run import match_tasks
 from ladder.match.statistics.bradley_terry import LadderFit
 
-__all__ = ["PairingState", "Widest", "cost", "first_round", "next_round", "widest_gaps"]
+__all__ = [
+    "PairingState",
+    "Widest",
+    "cost",
+    "first_round",
+    "in_scope",
+    "next_games",
+    "next_round",
+    "widest_gaps",
+]
 
 
 @dataclass
@@ -57,6 +71,11 @@ def cost(state: PairingState) -> int:
         spec.level_settings(state.variant).nodes if spec.kind == "level" else 0
         for spec in (state.pairing.stronger, state.pairing.weaker)
     )
+
+
+def in_scope(state: PairingState, max_level: int) -> bool:
+    """Whether a run limited to levels up to ``max_level`` plays this pairing."""
+    return state.pairing.top_level() <= max_level
 
 
 def first_round(states: Sequence[PairingState]) -> list[GameTask]:
@@ -135,3 +154,19 @@ def next_round(
     for w in widest_gaps(states, fits, records)[: max(1, slots)]:
         tasks.extend(w.state.extend(2))
     return tasks
+
+
+def next_games(
+    chain: Sequence[PairingState],
+    extras: Sequence[PairingState],
+    fits: dict[str, LadderFit],
+    slots: int,
+    records: Mapping[str, Sequence[GameRecord]] | None = None,
+) -> tuple[list[GameTask], bool]:
+    """After a round: the chain's next round while a gap is unsure, else the extras'
+    first games (once: ``extras`` are those not started yet). Returns the tasks and
+    whether they are the extras' (empty: the run is done)."""
+    tasks = next_round(chain, fits, slots, records)
+    if tasks or not extras:
+        return tasks, False
+    return first_round(extras), True

@@ -194,16 +194,14 @@ class AccessControl:
                         address[0] if address else "unknown",
                         extra={"event": "bad_key_throttled", "retry_after_s": wait},
                     )
-                    if self.on_rate_limited is not None:
-                        self.on_rate_limited()
-                    err = ServiceError(
-                        429,
-                        ErrorCode.RATE_LIMITED,
+                    await self._refuse_rate_limited(
+                        scope,
+                        receive,
+                        send,
                         f"over {self.bad_key_limit.item.amount} requests per minute without a "
                         f"valid API key from this address; try again in {wait} s",
-                        retry_after=wait,
+                        wait,
                     )
-                    await _refuse(scope, receive, send, err)
                     return
                 err = ServiceError(
                     401,
@@ -223,18 +221,25 @@ class AccessControl:
         if self.rate_limit is not None:
             wait = self.rate_limit.retry_after(client)
             if wait is not None:
-                if self.on_rate_limited is not None:
-                    self.on_rate_limited()
-                err = ServiceError(
-                    429,
-                    ErrorCode.RATE_LIMITED,
+                await self._refuse_rate_limited(
+                    scope,
+                    receive,
+                    send,
                     f"over {self.rate_limit.item.amount} requests per minute; "
                     f"try again in {wait} s",
-                    retry_after=wait,
+                    wait,
                 )
-                await _refuse(scope, receive, send, err)
                 return
         await self.app(scope, receive, send)
+
+    async def _refuse_rate_limited(
+        self, scope: Scope, receive: Receive, send: Send, message: str, wait: int
+    ) -> None:
+        """Answer 429 ``rate_limited`` with ``Retry-After: wait`` (and count it)."""
+        if self.on_rate_limited is not None:
+            self.on_rate_limited()
+        err = ServiceError(429, ErrorCode.RATE_LIMITED, message, retry_after=wait)
+        await _refuse(scope, receive, send, err)
 
     def _key_of(self, scope: Scope) -> str | None:
         assert self.keys is not None

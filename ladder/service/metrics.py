@@ -1,6 +1,8 @@
 """Every Prometheus metric of the service, defined here and nowhere else (prometheus_client).
 
-One :class:`Metrics` object per service holds them in its own registry. Counters that
+Each is declared once, a line of the table that is :class:`Metrics`'s body
+(:func:`counter`, :func:`histogram`, :func:`gauge`); one :class:`Metrics` object per
+service creates them in its own registry. Counters that
 carry labels are created for every known label value at start, so every series exists
 (at 0) before anything happened. Gauges are *set* (by the pool when its state changes,
 and by :meth:`Metrics.sample` for CPU and memory) rather than computed by a callback at
@@ -17,6 +19,7 @@ import platform
 from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any, Generic, Literal, TypeVar, overload
 
 import psutil
 from prometheus_client import (
@@ -143,197 +146,202 @@ def engine_build_key(exe: Path | None) -> str:
     return folder if folder.startswith("engine-") else "unknown"
 
 
+#: How a gauge's values combine across the processes of ``ladder serve --workers N``
+#: (prometheus_client's ``multiprocess_mode``).
+GaugeCombine = Literal["livesum", "liveall", "livemax"]
+
+MetricT = TypeVar("MetricT", Counter, Gauge, Histogram)
+
+
+class MetricDefinition(Generic[MetricT]):
+    """One metric, declared in the body of :class:`Metrics` (:func:`counter`,
+    :func:`histogram`, :func:`gauge`): its kind, name, help text, labels and options.
+    Each :class:`Metrics` object creates it in its own registry as an instance attribute
+    of the same name, which then hides the definition."""
+
+    def __init__(
+        self, kind: type[MetricT], name: str, help: str, labels: tuple[str, ...], **options: Any
+    ) -> None:
+        self.kind: type[MetricT] = kind
+        self.name, self.help, self.labels, self.options = name, help, labels, options
+        self.attribute = ""
+
+    def __set_name__(self, owner: type, attribute: str) -> None:
+        self.attribute = attribute
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> MetricDefinition[MetricT]: ...
+    @overload
+    def __get__(self, obj: object, owner: type) -> MetricT: ...
+    def __get__(self, obj: object, owner: type) -> MetricDefinition[MetricT] | MetricT:
+        if obj is None:
+            return self
+        raise AttributeError(f"{self.attribute}: Metrics.__init__ creates it")
+
+    def create(self, registry: CollectorRegistry) -> MetricT:
+        """The metric, registered in ``registry``."""
+        metric: MetricT = self.kind(
+            self.name, self.help, self.labels, registry=registry, **self.options
+        )
+        return metric
+
+
+def counter(name: str, help: str, labels: tuple[str, ...] = ()) -> MetricDefinition[Counter]:
+    return MetricDefinition(Counter, name, help, labels)
+
+
+def histogram(name: str, help: str, labels: tuple[str, ...] = ()) -> MetricDefinition[Histogram]:
+    """A histogram of seconds, in the :data:`LATENCY_BUCKETS`."""
+    return MetricDefinition(Histogram, name, help, labels, buckets=LATENCY_BUCKETS)
+
+
+def gauge(
+    name: str, help: str, labels: tuple[str, ...] = (), *, combine: GaugeCombine
+) -> MetricDefinition[Gauge]:
+    """A gauge, and how its values combine across processes."""
+    return MetricDefinition(Gauge, name, help, labels, multiprocess_mode=combine)
+
+
 class Metrics:
     """The service's metrics, in their own registry (several services may live in one
-    process, e.g. in the tests)."""
+    process, e.g. in the tests). Each is declared once below, in the order of the
+    exposition."""
+
+    requests = counter(
+        "ladder_http_requests",
+        "HTTP requests answered, by route and status code.",
+        labels=("route", "status"),
+    )
+    request_seconds = histogram(
+        "ladder_http_request_duration_seconds",
+        "Time from a request's arrival to its answer, by route.",
+        labels=("route",),
+    )
+    queue_wait_seconds = histogram(
+        "ladder_queue_wait_seconds",
+        "Time a move request waited for an engine, by level (`elo` for a move asked by Elo).",
+        labels=("level",),
+    )
+    search_seconds = histogram(
+        "ladder_search_seconds",
+        "Engine search wall time, by variant and level.",
+        labels=("variant", "level"),
+    )
+    moves = counter(
+        "ladder_moves", "Moves answered, by variant and level.", labels=("variant", "level")
+    )
+    engine_incidents = counter(
+        "ladder_engine_incidents",
+        "Engine faults, by kind: crash, timeout, protocol, start-failed, memory "
+        "(recycled over its RSS bound), died-idle, none, illegal.",
+        labels=("kind",),
+    )
+    engine_restarts = counter("ladder_engine_restarts", "Engine processes started after the first.")
+    busy = counter(
+        "ladder_busy",
+        "Move requests refused for want of an engine (queue full, pushed out of it by "
+        "a fairer share, or no engine within the queue timeout).",
+    )
+    rate_limited = counter("ladder_rate_limited", "Requests refused by the rate limit (429).")
+    unauthorized = counter(
+        "ladder_unauthorized", "Requests refused for a missing or unknown key (401)."
+    )
+    connections_closed = counter(
+        "ladder_connections_closed",
+        "Connections the server closed on its own, by reason.",
+        labels=("reason",),
+    )
+    # Gauges: set on change; `livesum` adds the live processes' values up.
+    queue_depth = gauge(
+        "ladder_queue_depth", "Move requests waiting for an engine.", combine="livesum"
+    )
+    engines = gauge("ladder_engines", "Engines in the pool.", combine="livesum")
+    engines_alive = gauge("ladder_engines_alive", "Engine processes running.", combine="livesum")
+    engines_live = gauge(
+        "ladder_engines_live",
+        "Engines running that answered their last search or readiness check.",
+        combine="livesum",
+    )
+    queued_moves = gauge(
+        "ladder_queued_moves",
+        "Move requests waiting for an engine, by level.",
+        labels=("level",),
+        combine="livesum",
+    )
+    searches_in_flight = gauge(
+        "ladder_searches_in_flight",
+        "Move requests holding an engine (searching), by level.",
+        labels=("level",),
+        combine="livesum",
+    )
+    lane_in_flight = gauge(
+        "ladder_lane_in_flight",
+        "Engines held by each lane of jobs (short, long).",
+        labels=("lane",),
+        combine="livesum",
+    )
+    engines_busy = gauge(
+        "ladder_engines_busy", "Engines searching or recovering.", combine="livesum"
+    )
+    connections = gauge("ladder_http_connections", "Open HTTP connections.", combine="livesum")
+    # Sampled (Metrics.sample): per process, so `liveall` (one series per pid).
+    process_cpu_seconds = gauge(
+        "ladder_process_cpu_seconds",
+        "CPU time (user + system) of the server process.",
+        combine="liveall",
+    )
+    process_rss_bytes = gauge(
+        "ladder_process_resident_memory_bytes",
+        "Resident memory of the server process.",
+        combine="liveall",
+    )
+    engine_rss_bytes = gauge(
+        "ladder_engine_resident_memory_bytes",
+        "Resident memory of each engine process, by pool slot.",
+        labels=("engine",),
+        combine="liveall",
+    )
+    engine_cpu_seconds = gauge(
+        "ladder_engine_cpu_seconds",
+        "CPU time of each engine process since it started, by pool slot.",
+        labels=("engine",),
+        combine="liveall",
+    )
+    analyses = counter(
+        "ladder_analyses",
+        "Game analyses (POST /v1/analysis), by how they ended: done (searched), cached "
+        "(answered from the cache), cancelled (the client closed the stream), failed "
+        "(an error line ended the stream), refused (a limit).",
+        labels=("outcome",),
+    )
+    analyses_running = gauge(
+        "ladder_analyses_running", "Game analyses streaming now.", combine="livesum"
+    )
+    analysis_plies = counter(
+        "ladder_analysis_plies",
+        "Positions searched for game analyses, by variant.",
+        labels=("variant",),
+    )
+    analysis_search_seconds = histogram(
+        "ladder_analysis_search_seconds",
+        "Wall time of one analysis search (one position), queueing excluded.",
+    )
+    analysis_queue_wait_seconds = histogram(
+        "ladder_analysis_queue_wait_seconds",
+        "Time an analysis position waited for an engine (the long lane).",
+    )
+    build_info = gauge(
+        "ladder_build_info",
+        "Always 1; the labels say what runs.",
+        labels=("version", "engine_build_key", "python"),
+        combine="livemax",
+    )
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry(auto_describe=True)
-        r = self.registry
-        self.requests = Counter(
-            "ladder_http_requests",
-            "HTTP requests answered, by route and status code.",
-            ("route", "status"),
-            registry=r,
-        )
-        self.request_seconds = Histogram(
-            "ladder_http_request_duration_seconds",
-            "Time from a request's arrival to its answer, by route.",
-            ("route",),
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.queue_wait_seconds = Histogram(
-            "ladder_queue_wait_seconds",
-            "Time a move request waited for an engine, by level (`elo` for a move asked by Elo).",
-            ("level",),
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.search_seconds = Histogram(
-            "ladder_search_seconds",
-            "Engine search wall time, by variant and level.",
-            ("variant", "level"),
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.moves = Counter(
-            "ladder_moves",
-            "Moves answered, by variant and level.",
-            ("variant", "level"),
-            registry=r,
-        )
-        self.engine_incidents = Counter(
-            "ladder_engine_incidents",
-            "Engine faults, by kind: crash, timeout, protocol, start-failed, memory "
-            "(recycled over its RSS bound), died-idle, none, illegal.",
-            ("kind",),
-            registry=r,
-        )
-        self.engine_restarts = Counter(
-            "ladder_engine_restarts", "Engine processes started after the first.", registry=r
-        )
-        self.busy = Counter(
-            "ladder_busy",
-            "Move requests refused for want of an engine (queue full, pushed out of it by "
-            "a fairer share, or no engine within the queue timeout).",
-            registry=r,
-        )
-        self.rate_limited = Counter(
-            "ladder_rate_limited", "Requests refused by the rate limit (429).", registry=r
-        )
-        self.unauthorized = Counter(
-            "ladder_unauthorized",
-            "Requests refused for a missing or unknown key (401).",
-            registry=r,
-        )
-        self.connections_closed = Counter(
-            "ladder_connections_closed",
-            "Connections the server closed on its own, by reason.",
-            ("reason",),
-            registry=r,
-        )
-        # Gauges: set on change; `livesum` adds the live processes' values up.
-        self.queue_depth = Gauge(
-            "ladder_queue_depth",
-            "Move requests waiting for an engine.",
-            registry=r,
-            multiprocess_mode="livesum",
-        )
-        self.engines = Gauge(
-            "ladder_engines", "Engines in the pool.", registry=r, multiprocess_mode="livesum"
-        )
-        self.engines_alive = Gauge(
-            "ladder_engines_alive",
-            "Engine processes running.",
-            registry=r,
-            multiprocess_mode="livesum",
-        )
-        self.engines_live = Gauge(
-            "ladder_engines_live",
-            "Engines running that answered their last search or readiness check.",
-            registry=r,
-            multiprocess_mode="livesum",
-        )
-        self.queued_moves = Gauge(
-            "ladder_queued_moves",
-            "Move requests waiting for an engine, by level.",
-            ("level",),
-            registry=r,
-            multiprocess_mode="livesum",
-        )
-        self.searches_in_flight = Gauge(
-            "ladder_searches_in_flight",
-            "Move requests holding an engine (searching), by level.",
-            ("level",),
-            registry=r,
-            multiprocess_mode="livesum",
-        )
-        self.lane_in_flight = Gauge(
-            "ladder_lane_in_flight",
-            "Engines held by each lane of jobs (short, long).",
-            ("lane",),
-            registry=r,
-            multiprocess_mode="livesum",
-        )
-        self.engines_busy = Gauge(
-            "ladder_engines_busy",
-            "Engines searching or recovering.",
-            registry=r,
-            multiprocess_mode="livesum",
-        )
-        self.connections = Gauge(
-            "ladder_http_connections",
-            "Open HTTP connections.",
-            registry=r,
-            multiprocess_mode="livesum",
-        )
-        # Sampled (Metrics.sample): per process, so `liveall` (one series per pid).
-        self.process_cpu_seconds = Gauge(
-            "ladder_process_cpu_seconds",
-            "CPU time (user + system) of the server process.",
-            registry=r,
-            multiprocess_mode="liveall",
-        )
-        self.process_rss_bytes = Gauge(
-            "ladder_process_resident_memory_bytes",
-            "Resident memory of the server process.",
-            registry=r,
-            multiprocess_mode="liveall",
-        )
-        self.engine_rss_bytes = Gauge(
-            "ladder_engine_resident_memory_bytes",
-            "Resident memory of each engine process, by pool slot.",
-            ("engine",),
-            registry=r,
-            multiprocess_mode="liveall",
-        )
-        self.engine_cpu_seconds = Gauge(
-            "ladder_engine_cpu_seconds",
-            "CPU time of each engine process since it started, by pool slot.",
-            ("engine",),
-            registry=r,
-            multiprocess_mode="liveall",
-        )
-        self.analyses = Counter(
-            "ladder_analyses",
-            "Game analyses (POST /v1/analysis), by how they ended: done (searched), cached "
-            "(answered from the cache), cancelled (the client closed the stream), failed "
-            "(an error line ended the stream), refused (a limit).",
-            ("outcome",),
-            registry=r,
-        )
-        self.analyses_running = Gauge(
-            "ladder_analyses_running",
-            "Game analyses streaming now.",
-            registry=r,
-            multiprocess_mode="livesum",
-        )
-        self.analysis_plies = Counter(
-            "ladder_analysis_plies",
-            "Positions searched for game analyses, by variant.",
-            ("variant",),
-            registry=r,
-        )
-        self.analysis_search_seconds = Histogram(
-            "ladder_analysis_search_seconds",
-            "Wall time of one analysis search (one position), queueing excluded.",
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.analysis_queue_wait_seconds = Histogram(
-            "ladder_analysis_queue_wait_seconds",
-            "Time an analysis position waited for an engine (the long lane).",
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.build_info = Gauge(
-            "ladder_build_info",
-            "Always 1; the labels say what runs.",
-            ("version", "engine_build_key", "python"),
-            registry=r,
-            multiprocess_mode="livemax",
-        )
+        for definition in vars(Metrics).values():
+            if isinstance(definition, MetricDefinition):
+                setattr(self, definition.attribute, definition.create(self.registry))
         self._process = psutil.Process()
         self._init_series()
 

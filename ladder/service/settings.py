@@ -1,7 +1,7 @@
 """``ladder serve``'s settings: one typed model, :class:`ServeSettings`, each option in it once.
 
-A field of :class:`ServeSettings` is an option: its name, type and default are the
-field's, its help and group its :func:`option` metadata. From that one definition come
+A field of :class:`ServeSettings` is an option, one :func:`option` call: its name and type
+are the field's, its default, help and group the call's. From that one definition come
 
 1. the command line: ``max_queue`` is ``--max-queue``
    (:func:`ladder.service.option_sources.add_arguments`);
@@ -27,8 +27,8 @@ The engine's variable is the engine lookup's own (``LADDER_ENGINE``, or the depr
 The engine found is passed on in the :class:`ServiceConfig`, never through the
 environment.
 
-To add an option: add a field here (and, if the service needs it, to
-:class:`ServiceConfig` and :meth:`ServeSettings.service_config`).
+To add an option: add a field here, ``name: type = option(help, default=...)`` (and, if
+the service needs it, to :class:`ServiceConfig` and :meth:`ServeSettings.service_config`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, overload
 
 from ladder.service.config import ServiceConfig
 from ladder.service.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
@@ -109,9 +109,26 @@ class Help:
     env: tuple[str, ...] = ()
 
 
-def option(text: str, **help: Any) -> dict[str, Help]:
-    """A :class:`ServeSettings` field's metadata: its help (and :class:`Help`'s rest)."""
-    return {"option": Help(text, **help)}
+T = TypeVar("T")
+
+
+@overload
+def option(text: str, *, default: T, **help: Any) -> T: ...
+@overload
+def option(text: str, *, default_factory: Callable[[], T], **help: Any) -> T: ...
+def option(
+    text: str,
+    *,
+    default: Any = dataclasses.MISSING,
+    default_factory: Any = dataclasses.MISSING,
+    **help: Any,
+) -> Any:
+    """A :class:`ServeSettings` field: its default, and its help (and :class:`Help`'s
+    rest) as its metadata."""
+    metadata = {"option": Help(text, **help)}
+    if default_factory is not dataclasses.MISSING:
+        return field(default_factory=default_factory, metadata=metadata)
+    return field(default=default, metadata=metadata)
 
 
 def _service_default(name: str) -> Any:
@@ -127,246 +144,192 @@ class ServeSettings:
     """Every ``ladder serve`` option (see the module docstring); the server and each of
     its worker processes get one of these."""
 
-    host: str = field(
-        default="127.0.0.1", metadata=option("address to listen on (default: loopback)")
-    )
-    port: int = field(
-        default=8000, metadata=option("0: any free port (printed)", parse=port_number)
-    )
-    engine: Path | None = field(
+    host: str = option("address to listen on (default: loopback)", default="127.0.0.1")
+    port: int = option("0: any free port (printed)", default=8000, parse=port_number)
+    engine: Path | None = option(  # noqa: RUF009 (option() is field())
+        "the engine to run (default: $LADDER_ENGINE, then the per-user cache, then "
+        "the checkout's build)",
         default=None,
-        metadata=option(
-            "the engine to run (default: $LADDER_ENGINE, then the per-user cache, then "
-            "the checkout's build)",
-            parse=Path,
-            metavar="PATH",
-            env=("LADDER_ENGINE", "MISTBOARD_ENGINE"),
-        ),
+        parse=Path,
+        metavar="PATH",
+        env=("LADDER_ENGINE", "MISTBOARD_ENGINE"),
     )
-    levels: Path | None = field(
+    levels: Path | None = option(  # noqa: RUF009 (option() is field())
+        "levels file (default: the shipped ladder, `ladder/levels.toml`)",
         default=None,
-        metadata=option(
-            "levels file (default: the shipped ladder, `ladder/levels.toml`)",
-            parse=Path,
-            metavar="FILE",
-        ),
+        parse=Path,
+        metavar="FILE",
     )
-    levels_version: str | None = field(
+    levels_version: str | None = option(
+        "pin the ladder: refuse to start unless the levels file's version (the first "
+        "12 hex digits of its SHA-256, as in every move answer) is this one",
         default=None,
-        metadata=option(
-            "pin the ladder: refuse to start unless the levels file's version (the first "
-            "12 hex digits of its SHA-256, as in every move answer) is this one",
-            parse=str,
-            metavar="VERSION",
-        ),
+        parse=str,
+        metavar="VERSION",
     )
-    engines: int = field(
+    engines: int = option(
+        "engine processes in all (default: the CPUs this process may use, by its CPU "
+        "affinity and cgroup quota)",
         default_factory=_service_default("engines"),
-        metadata=option(
-            "engine processes in all (default: the CPUs this process may use, by its CPU "
-            "affinity and cgroup quota)",
-            parse=positive_int,
-        ),
+        parse=positive_int,
     )
-    short_engines: int | None = field(
+    short_engines: int | None = option(
+        "engines a slow level's search (over 100,000 nodes: levels 7 and 8) never "
+        "takes, kept for the fast levels, per worker (default: 1 with 2 engines or more)",
         default=None,
-        metadata=option(
-            "engines a slow level's search (over 100,000 nodes: levels 7 and 8) never "
-            "takes, kept for the fast levels, per worker (default: 1 with 2 engines or more)",
-            parse=non_negative_int,
-            metavar="N",
-        ),
+        parse=non_negative_int,
+        metavar="N",
     )
-    workers: int = field(
+    workers: int = option(
+        "server processes behind the one port, each with its share of --engines "
+        "(default 1; at most --engines)",
         default=1,
-        metadata=option(
-            "server processes behind the one port, each with its share of --engines "
-            "(default 1; at most --engines)",
-            parse=positive_int,
-        ),
+        parse=positive_int,
     )
-    max_queue: int = field(
+    max_queue: int = option(
+        "requests that may wait for an engine before 503 busy, per worker",
         default=_service_default("max_queue"),
-        metadata=option(
-            "requests that may wait for an engine before 503 busy, per worker",
-            parse=non_negative_int,
-        ),
+        parse=non_negative_int,
     )
-    queue_timeout: float = field(
+    queue_timeout: float = option(
+        "longest wait for an engine before 503 busy",
         default=_service_default("queue_timeout_s"),
-        metadata=option(
-            "longest wait for an engine before 503 busy", parse=positive_float, metavar="SECONDS"
-        ),
+        parse=positive_float,
+        metavar="SECONDS",
     )
-    api_keys: Path | None = field(
+    api_keys: Path | None = option(  # noqa: RUF009 (option() is field())
+        "API keys, one per line (optional label after it, # comments); /v1/* then "
+        "needs 'Authorization: Bearer KEY'; re-read on SIGHUP",
         default=None,
-        metadata=option(
-            "API keys, one per line (optional label after it, # comments); /v1/* then "
-            "needs 'Authorization: Bearer KEY'; re-read on SIGHUP",
-            group="access",
-            parse=Path,
-            metavar="FILE",
-        ),
+        group="access",
+        parse=Path,
+        metavar="FILE",
     )
-    no_auth: bool = field(
-        default=False,
-        metadata=option("allow a non-loopback --host without --api-keys", group="access"),
+    no_auth: bool = option(
+        "allow a non-loopback --host without --api-keys", default=False, group="access"
     )
-    rate_limit: int | None = field(
+    rate_limit: int | None = option(
+        "requests per minute per key (per client address without keys), counted by "
+        "each worker; over it 429",
         default=None,
-        metadata=option(
-            "requests per minute per key (per client address without keys), counted by "
-            "each worker; over it 429",
-            group="access",
-            parse=positive_int,
-            metavar="N",
-        ),
+        group="access",
+        parse=positive_int,
+        metavar="N",
     )
-    cors_origin: tuple[str, ...] = field(
+    cors_origin: tuple[str, ...] = option(
+        "allow browser calls from this origin (repeatable), e.g. https://play.example.com",
         default=(),
-        metadata=option(
-            "allow browser calls from this origin (repeatable), e.g. https://play.example.com",
-            group="access",
-            metavar="ORIGIN",
-        ),
+        group="access",
+        metavar="ORIGIN",
     )
-    allowed_host: tuple[str, ...] = field(
+    allowed_host: tuple[str, ...] = option(
+        "accept only these Host headers (repeatable; *.example.com for subdomains)",
         default=(),
-        metadata=option(
-            "accept only these Host headers (repeatable; *.example.com for subdomains)",
-            group="access",
-            metavar="HOST",
-        ),
+        group="access",
+        metavar="HOST",
     )
-    forwarded_allow_ips: str = field(
+    forwarded_allow_ips: str = option(
+        "proxies trusted for X-Forwarded-For (comma-separated, * for any)",
         default="127.0.0.1",
-        metadata=option(
-            "proxies trusted for X-Forwarded-For (comma-separated, * for any)",
-            group="access",
-            metavar="IPS",
-        ),
+        group="access",
+        metavar="IPS",
     )
-    max_header_bytes: int = field(
+    max_header_bytes: int = option(
+        "request line + headers, at most; over: 431",
         default=MAX_HEADER_BYTES,
-        metadata=option(
-            "request line + headers, at most; over: 431", group="connections", parse=positive_int
-        ),
+        group="connections",
+        parse=positive_int,
     )
-    request_timeout: float = field(
+    request_timeout: float = option(
+        "time to send a complete request; then 408 and closed",
         default=REQUEST_TIMEOUT_S,
-        metadata=option(
-            "time to send a complete request; then 408 and closed",
-            group="connections",
-            parse=positive_float,
-            metavar="SECONDS",
-        ),
+        group="connections",
+        parse=positive_float,
+        metavar="SECONDS",
     )
-    max_connections: int = field(
+    max_connections: int = option(
+        "open connections, at most, per worker; over: 503",
         default=MAX_CONNECTIONS,
-        metadata=option(
-            "open connections, at most, per worker; over: 503",
-            group="connections",
-            parse=positive_int,
-        ),
+        group="connections",
+        parse=positive_int,
     )
-    keep_alive: int = field(
+    keep_alive: int = option(
+        "idle time before a keep-alive connection is closed",
         default=5,
-        metadata=option(
-            "idle time before a keep-alive connection is closed",
-            group="connections",
-            parse=positive_int,
-            metavar="SECONDS",
-        ),
+        group="connections",
+        parse=positive_int,
+        metavar="SECONDS",
     )
-    drain_timeout: float = field(
+    drain_timeout: float = option(
+        "after SIGTERM, time the requests in flight get before they are answered 503 "
+        "shutting_down (default: a level-8 search, with a margin)",
         default=DRAIN_TIMEOUT_S,
-        metadata=option(
-            "after SIGTERM, time the requests in flight get before they are answered 503 "
-            "shutting_down (default: a level-8 search, with a margin)",
-            group="operations",
-            parse=positive_float,
-            metavar="SECONDS",
-        ),
+        group="operations",
+        parse=positive_float,
+        metavar="SECONDS",
     )
-    drain_delay: float = field(
+    drain_delay: float = option(
+        "after SIGTERM, time /readyz answers 503 while the port still accepts, so that "
+        "a load balancer stops sending first",
         default=DRAIN_DELAY_S,
-        metadata=option(
-            "after SIGTERM, time /readyz answers 503 while the port still accepts, so that "
-            "a load balancer stops sending first",
-            group="operations",
-            parse=non_negative_float,
-            metavar="SECONDS",
-        ),
+        group="operations",
+        parse=non_negative_float,
+        metavar="SECONDS",
     )
-    engine_max_rss: int | None = field(
+    engine_max_rss: int | None = option(
+        "recycle an engine whose memory exceeds this, between searches (default: never)",
         default=None,
-        metadata=option(
-            "recycle an engine whose memory exceeds this, between searches (default: never)",
-            group="operations",
-            parse=positive_int,
-            metavar="MIB",
-        ),
+        group="operations",
+        parse=positive_int,
+        metavar="MIB",
     )
-    log_format: LogFormat = field(
+    log_format: LogFormat = option(  # noqa: RUF009 (option() is field())
+        "log lines on stderr (default: json unless stderr is a terminal)",
         default_factory=default_format,
-        metadata=option(
-            "log lines on stderr (default: json unless stderr is a terminal)",
-            group="operations",
-            choices=("json", "text"),
-        ),
+        group="operations",
+        choices=("json", "text"),
     )
-    log_level: str = field(
+    log_level: str = option(
+        "how much is logged",
         default="info",
-        metadata=option(
-            "how much is logged",
-            group="operations",
-            choices=("debug", "info", "warning", "error", "critical"),
-        ),
+        group="operations",
+        choices=("debug", "info", "warning", "error", "critical"),
     )
-    no_play: bool = field(
-        default=False,
-        metadata=option("do not serve the /play page (the browser client)", group="operations"),
+    no_play: bool = option(
+        "do not serve the /play page (the browser client)", default=False, group="operations"
     )
 
-    analysis_nodes: int = field(
+    analysis_nodes: int = option(
+        "nodes a position of POST /v1/analysis when the request names none (level 8 "
+        "searches 1,000,000: a weaker analysis may call its moves mistakes)",
         default=_service_default("analysis_nodes"),
-        metadata=option(
-            "nodes a position of POST /v1/analysis when the request names none (level 8 "
-            "searches 1,000,000: a weaker analysis may call its moves mistakes)",
-            group="analysis",
-            parse=positive_int,
-        ),
+        group="analysis",
+        parse=positive_int,
     )
-    analysis_max_nodes: int = field(
+    analysis_max_nodes: int = option(
+        "the most nodes a position an analysis may ask for",
         default=_service_default("analysis_max_nodes"),
-        metadata=option(
-            "the most nodes a position an analysis may ask for",
-            group="analysis",
-            parse=positive_int,
-        ),
+        group="analysis",
+        parse=positive_int,
     )
-    analysis_max_plies: int = field(
+    analysis_max_plies: int = option(
+        "the longest game analysed, in plies",
         default=_service_default("analysis_max_plies"),
-        metadata=option(
-            "the longest game analysed, in plies", group="analysis", parse=positive_int
-        ),
+        group="analysis",
+        parse=positive_int,
     )
-    analysis_max_jobs: int = field(
+    analysis_max_jobs: int = option(
+        "analyses one key (or client address) may run at once, per worker; over: 429",
         default=_service_default("analysis_jobs_per_client"),
-        metadata=option(
-            "analyses one key (or client address) may run at once, per worker; over: 429",
-            group="analysis",
-            parse=positive_int,
-        ),
+        group="analysis",
+        parse=positive_int,
     )
-    analysis_cache: int = field(
+    analysis_cache: int = option(
+        "finished analyses kept in memory, per worker (0: none)",
         default=_service_default("analysis_cache_games"),
-        metadata=option(
-            "finished analyses kept in memory, per worker (0: none)",
-            group="analysis",
-            parse=non_negative_int,
-            metavar="GAMES",
-        ),
+        group="analysis",
+        parse=non_negative_int,
+        metavar="GAMES",
     )
 
     def service_config(self, engine_path: Path, levels_file: Path) -> ServiceConfig:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from ladder.calibration.fit import bt_games, gap_target
-from ladder.calibration.plan import Plan, pairings
+from ladder.calibration.plan import Extra, Plan, pairings
 from ladder.calibration.schedule import (
     PairingState,
     cost,
     first_round,
+    in_scope,
+    next_games,
     next_round,
     widest_gaps,
 )
@@ -79,3 +81,41 @@ def test_the_widest_unsure_gaps_get_the_next_games() -> None:
     for s in states:
         s.scheduled = plan.max_games
     assert next_round(states, {"xiangqi": fit}, slots=2) == []
+
+
+def test_the_extras_wait_until_the_chain_is_decided() -> None:
+    """The plan's extra players cost many games: they are played once no gap of the
+    chain is unsure, so a run cut short has spent its games on the printed ratings."""
+    plan = Plan(
+        games=4,
+        skip_one_games=0,
+        max_games=8,
+        extras=(Extra("soft-L1", "level:1,variety=off", ("L1",), 6),),
+    )
+    states = _states(plan)
+    chain = [s for s in states if not s.pairing.extra]
+    extras = [s for s in states if s.pairing.extra]
+    assert len(extras) == 1 and extras[0].pairing.stronger.name == "soft-L1"
+    assert all(s.match().match_id not in {t.match_id for t in first_round(chain)} for s in extras)
+    for s in chain:
+        s.scheduled = s.pairing.games
+    truth = {"random": 0.0, "greedy": 150.0} | {f"L{n}": 150.0 + 300 * n for n in range(1, 9)}
+    fit = fit_ladder(bt_games(games(truth, 4)), anchor="random")
+    tasks, started = next_games(chain, extras, {"xiangqi": fit}, slots=2)
+    assert tasks and not started  # gaps still unsure: the chain's next round
+    assert {t.match_id for t in tasks} <= {s.match().match_id for s in chain}
+    for s in chain:  # every gap at its maximum: the chain is done
+        s.scheduled = plan.max_games
+    tasks, started = next_games(chain, extras, {"xiangqi": fit}, slots=2)
+    assert started and len(tasks) == 6
+    assert {t.match_id for t in tasks} == {extras[0].match().match_id}
+    assert next_games(chain, [], {"xiangqi": fit}, slots=2) == ([], False)
+
+
+def test_max_level_keeps_a_run_to_the_bottom() -> None:
+    plan = Plan(games=4, extras=(Extra("plain-L5", "level:5,variety=off", ("L5",), 4),))
+    states = _states(plan)
+    kept = {(s.pairing.stronger.name, s.pairing.weaker.name) for s in states if in_scope(s, 5)}
+    assert ("L5", "L4") in kept and ("greedy", "random") in kept and ("plain-L5", "L5") in kept
+    assert ("L6", "L5") not in kept and ("L6", "L4") not in kept
+    assert all(in_scope(s, 8) for s in states)

@@ -3,8 +3,8 @@
 A tester pastes a cutechess-cli line, changes the engine commands, and it runs with the
 same meaning: :func:`translate` rewrites cutechess's one-dash options into this
 project's, before the command line is parsed. ``-engine`` and ``-each`` are this
-project's own options already (``ladder.match.players.specs`` reads their keys, ``tc=inf``
-included); the rest:
+project's own options already (``ladder.match.players.cutechess_form`` reads their keys,
+``tc=inf`` included); the rest:
 
 =====================================================  =====================================
 cutechess-cli                                          ladder
@@ -93,7 +93,9 @@ def translate(argv: list[str], command: str = "match") -> list[str]:
     command's name) with cutechess's options rewritten as this project's
     (:class:`CutechessError` for one that cannot be)."""
     out: list[str] = []
-    games, rounds, repeat = None, None, None
+    #: ``-games``, ``-rounds`` and ``-repeat`` as given: they make ``--games`` and
+    #: ``--repeat`` together, at the end.
+    counts: dict[str, int] = {}
     i = 0
 
     def values() -> list[str]:
@@ -115,76 +117,106 @@ def translate(argv: list[str], command: str = "match") -> list[str]:
         if token not in _KNOWN:
             raise CutechessError(f"the cutechess option {token} is not supported")
         args = values()
-        # Which of the values are the option's: the rest are positional players.
-        if token in _KEYED or (token == "-pgnout" and args and "=" in args[0]):
-            taken = next((n for n, a in enumerate(args) if "=" not in a), len(args))
-        elif token == "-pgnout" and args and "=" not in args[0]:
-            taken = 1 + (len(args) > 1 and args[1] in ("min", "fi"))
-        elif token == "-repeat":
-            taken = int(bool(args) and args[0].isdigit())
-        else:
-            taken = {"-recover": 0, "-debug": 0}.get(token, 1)
+        taken = _values_taken(token, args)
         if len(args) < taken or (taken == 1 and not args):
             raise CutechessError(f"{token} needs a value")
-        out_players = args[taken:]
-        args = args[:taken]
-        if token in _VALUE:
-            out += [_VALUE[token], args[0]]
-        elif token in _DROPPED:
-            pass
-        elif token == "-games":
-            games = int(_number(args[0], token))
-        elif token == "-rounds":
-            rounds = int(_number(args[0], token))
-        elif token == "-repeat":
-            repeat = int(_number(args[0], token)) if args else 2
-        elif token == "-recover":
-            out.append("--recover")
-        elif token == "-maxmoves":
-            out += ["--max-plies", str(2 * int(_number(args[0], token)))]
-        elif token == "-pgnout":
-            out += _pgnout(args)
-        elif token == "-openings":
-            out += _openings(args)
-        elif token == "-sprt":
-            keys = _keys(args, token, {"elo0", "elo1", "alpha", "beta", "model"})
-            if keys.get("model", "logistic") != "logistic":
-                raise CutechessError("-sprt: only model=logistic (the GSPRT on logistic Elo)")
-            if not {"elo0", "elo1"} <= keys.keys():
-                raise CutechessError("-sprt needs elo0= and elo1=")
-            out += ["--sprt", _number(keys["elo0"], token, float)]
-            out.append(_number(keys["elo1"], token, float))
-            for key in ("alpha", "beta"):
-                if key in keys:
-                    out += [f"--{key}", _number(keys[key], token, float)]
-        elif token == "-draw":
-            keys = _keys(args, token, {"movenumber", "movecount", "score"})
-            if "movenumber" in keys:
-                out += ["--draw-after", str(2 * int(_number(keys["movenumber"], token)))]
-            if "movecount" in keys:
-                out += ["--draw-moves", _number(keys["movecount"], token)]
-            if "score" in keys:
-                out += ["--draw-score", _number(keys["score"], token)]
-        elif token == "-resign":
-            keys = _keys(args, token, {"movecount", "score", "twosided"})
-            if keys.get("twosided", "false") != "false":
-                raise CutechessError("-resign: twosided=true is not supported")
-            if "movecount" in keys:
-                out += ["--resign-moves", _number(keys["movecount"], token)]
-            if "score" in keys:
-                out += ["--resign-score", _number(keys["score"], token)]
-        elif token == "-tournament":
-            if len(args) != 1 or args[0] not in ("gauntlet", "round-robin", "roundrobin"):
-                raise CutechessError("-tournament takes gauntlet or round-robin")
-            if command == "tournament":
-                out += ["--format", "round-robin" if args[0] == "roundrobin" else args[0]]
-        out += out_players
+        if token in ("-games", "-rounds", "-repeat"):
+            counts[token] = int(_number(args[0], token)) if taken else 2  # (-repeat alone: 2)
+        else:
+            out += _rewrite(token, args[:taken], command)
+        out += args[taken:]  # the rest are positional players
+    return out + _games_and_repeat(
+        counts.get("-games"), counts.get("-rounds"), counts.get("-repeat")
+    )
+
+
+def _values_taken(token: str, args: list[str]) -> int:
+    """How many of the values after option ``token`` are the option's."""
+    if token in _KEYED or (token == "-pgnout" and args and "=" in args[0]):
+        return next((n for n, a in enumerate(args) if "=" not in a), len(args))
+    if token == "-pgnout" and args and "=" not in args[0]:
+        return 1 + (len(args) > 1 and args[1] in ("min", "fi"))
+    if token == "-repeat":
+        return int(bool(args) and args[0].isdigit())
+    return {"-recover": 0, "-debug": 0}.get(token, 1)
+
+
+def _rewrite(token: str, args: list[str], command: str) -> list[str]:
+    """This project's options for cutechess's option ``token`` with its values ``args``
+    (all but ``-games``, ``-rounds`` and ``-repeat``)."""
+    if token in _VALUE:
+        return [_VALUE[token], args[0]]
+    if token in _DROPPED:
+        return []
+    if token == "-recover":
+        return ["--recover"]
+    if token == "-maxmoves":
+        return ["--max-plies", str(2 * int(_number(args[0], token)))]
+    if token == "-tournament":
+        if len(args) != 1 or args[0] not in ("gauntlet", "round-robin", "roundrobin"):
+            raise CutechessError("-tournament takes gauntlet or round-robin")
+        if command != "tournament":
+            return []
+        return ["--format", "round-robin" if args[0] == "roundrobin" else args[0]]
+    keyed = {
+        "-pgnout": _pgnout,
+        "-openings": _openings,
+        "-sprt": _sprt,
+        "-draw": _draw,
+        "-resign": _resign,
+    }
+    return keyed[token](args)
+
+
+def _games_and_repeat(games: int | None, rounds: int | None, repeat: int | None) -> list[str]:
+    out = []
     if games is not None or rounds is not None:
         out += ["--games", str((games or 1) * (rounds or 1))]
     if repeat is not None:
         out += ["--repeat", str(repeat)]
     elif games is not None or rounds is not None:
         out += ["--repeat", "1"]  # cutechess without -repeat: a new opening every game
+    return out
+
+
+def _sprt(args: list[str]) -> list[str]:
+    keys = _keys(args, "-sprt", {"elo0", "elo1", "alpha", "beta", "model"})
+    if keys.get("model", "logistic") != "logistic":
+        raise CutechessError("-sprt: only model=logistic (the GSPRT on logistic Elo)")
+    if not {"elo0", "elo1"} <= keys.keys():
+        raise CutechessError("-sprt needs elo0= and elo1=")
+    out = ["--sprt", _number(keys["elo0"], "-sprt", float)]
+    out.append(_number(keys["elo1"], "-sprt", float))
+    return out + _passed_on(keys, "-sprt", {"alpha": "--alpha", "beta": "--beta"}, float)
+
+
+def _draw(args: list[str]) -> list[str]:
+    keys = _keys(args, "-draw", {"movenumber", "movecount", "score"})
+    out = []
+    if "movenumber" in keys:
+        out += ["--draw-after", str(2 * int(_number(keys["movenumber"], "-draw")))]
+    return out + _passed_on(keys, "-draw", {"movecount": "--draw-moves", "score": "--draw-score"})
+
+
+def _resign(args: list[str]) -> list[str]:
+    keys = _keys(args, "-resign", {"movecount", "score", "twosided"})
+    if keys.get("twosided", "false") != "false":
+        raise CutechessError("-resign: twosided=true is not supported")
+    return _passed_on(keys, "-resign", {"movecount": "--resign-moves", "score": "--resign-score"})
+
+
+def _passed_on(
+    keys: dict[str, str],
+    option: str,
+    ours: dict[str, str],
+    cast: Callable[[str], float] = int,
+) -> list[str]:
+    """The keys of ``option`` given among ``ours`` (its key -> our option), in that order,
+    each a number passed on as written."""
+    out = []
+    for key, our_option in ours.items():
+        if key in keys:
+            out += [our_option, _number(keys[key], option, cast)]
     return out
 
 

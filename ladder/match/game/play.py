@@ -108,6 +108,10 @@ def _clock(spec: PlayerSpec) -> Clock | None:
     return Clock(spec.time_control, spec.time_margin_ms / 1000)
 
 
+#: How a game ended: its result, the winner (None: a draw) and the reason.
+Ending = tuple[str, str | None, str]
+
+
 async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
     """Play ``task`` between two started players and return its record (without PGN)."""
     t0 = time.perf_counter()
@@ -116,59 +120,11 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
     start_fen = game.start_fen
     await red.new_game(task.variant, derive_seed(task.seed, "red"))
     await black.new_game(task.variant, derive_seed(task.seed, "black"))
-    adjudicator = Adjudicator(task.adjudication)
     infos: list[dict[str, Any]] = []
     seconds = {"red": 0.0, "black": 0.0}
-    clocks = {"red": _clock(task.red), "black": _clock(task.black)}
-    result: str | None = None
-    winner: str | None = None
-    reason: str | None = None
-    while True:
-        outcome = game.outcome()
-        if outcome is not None:
-            result, winner, reason = outcome.result, outcome.winner, outcome.reason.value
-            break
-        if game.ply >= task.adjudication.max_plies:
-            result, winner, reason = "1/2-1/2", None, "max-plies"
-            break
-        mover = game.turn
-        other = "black" if mover == "red" else "red"
-        player = red if mover == "red" else black
-        own = clocks[mover]
-        move_clocks = None if own is None else MoveClocks(own, clocks[other])
-        # The move's seed: derive_seed(game seed, ply), the game seed being
-        # derive_seed(match seed, match id, game number) (runner.py). A level player uses
-        # it as the move service uses a request's seed (ladder.level_move), so the
-        # service answers this move for this seed.
-        try:
-            info = await player.choose(game, derive_seed(task.seed, game.ply), move_clocks)
-            if own is not None and not own.spend(info.seconds):
-                raise FlagFell(f"{player.spec.name} overran its clock", own.remaining)
-        except Resignation as exc:
-            winner, reason = other, "resignation"
-            result = "1-0" if winner == "red" else "0-1"
-            infos.append({"resigned": str(exc)[:500]})
-            break
-        except FlagFell as exc:
-            winner, reason = other, "timeout"
-            result = "1-0" if winner == "red" else "0-1"
-            infos.append({"error": f"{player.spec.name}: {exc}"[:500]})
-            break
-        except (EngineFailure, PlayerError) as exc:
-            winner, reason = other, "engine-failure"
-            result = "1-0" if winner == "red" else "0-1"
-            infos.append({"error": f"{player.spec.name}: {exc}"[:500]})
-            break
-        game.push(info.move)
-        seconds[mover] += info.seconds
-        entry = _info_dict(info)
-        if own is not None:
-            entry["clock"] = round(own.remaining, 3)
-        infos.append(entry)
-        verdict = adjudicator.update(mover, game.ply, info.cp, info.mate)
-        if verdict is not None and game.outcome() is None:
-            result, winner, reason = verdict.result, verdict.winner, verdict.reason
-            break
+    result, winner, reason = await _play_moves(
+        task, game, {"red": red, "black": black}, infos, seconds
+    )
     return GameRecord(
         match_id=task.match_id,
         game_no=task.game_no,
@@ -192,6 +148,60 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
         opening=opening.describe(),
         time_controls=_time_controls(task),
     )
+
+
+async def _play_moves(
+    task: GameTask,
+    game: Game,
+    players: dict[str, Player],
+    infos: list[dict[str, Any]],
+    seconds: dict[str, float],
+) -> Ending:
+    """Play ``game`` on to its ending: each move's info appended to ``infos`` (or why a
+    player lost without a move), its search time added to the mover's ``seconds``."""
+    adjudicator = Adjudicator(task.adjudication)
+    clocks = {"red": _clock(task.red), "black": _clock(task.black)}
+    while True:
+        outcome = game.outcome()
+        if outcome is not None:
+            return outcome.result, outcome.winner, outcome.reason.value
+        if game.ply >= task.adjudication.max_plies:
+            return "1/2-1/2", None, "max-plies"
+        mover = game.turn
+        other = "black" if mover == "red" else "red"
+        player = players[mover]
+        own = clocks[mover]
+        move_clocks = None if own is None else MoveClocks(own, clocks[other])
+        # The move's seed: derive_seed(game seed, ply), the game seed being
+        # derive_seed(match seed, match id, game number) (runner.py). A level player uses
+        # it as the move service uses a request's seed (ladder.level_move), so the
+        # service answers this move for this seed.
+        try:
+            info = await player.choose(game, derive_seed(task.seed, game.ply), move_clocks)
+            if own is not None and not own.spend(info.seconds):
+                raise FlagFell(f"{player.spec.name} overran its clock", own.remaining)
+        except Resignation as exc:
+            infos.append({"resigned": str(exc)[:500]})
+            return _won_by(other, "resignation")
+        except FlagFell as exc:
+            infos.append({"error": f"{player.spec.name}: {exc}"[:500]})
+            return _won_by(other, "timeout")
+        except (EngineFailure, PlayerError) as exc:
+            infos.append({"error": f"{player.spec.name}: {exc}"[:500]})
+            return _won_by(other, "engine-failure")
+        game.push(info.move)
+        seconds[mover] += info.seconds
+        entry = _info_dict(info)
+        if own is not None:
+            entry["clock"] = round(own.remaining, 3)
+        infos.append(entry)
+        verdict = adjudicator.update(mover, game.ply, info.cp, info.mate)
+        if verdict is not None and game.outcome() is None:
+            return verdict.result, verdict.winner, verdict.reason
+
+
+def _won_by(winner: str, reason: str) -> Ending:
+    return ("1-0" if winner == "red" else "0-1"), winner, reason
 
 
 def _time_controls(task: GameTask) -> tuple[str, str] | None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ladder.match.game.clocks import format_clock
+from ladder.pgn_text import pgn_text
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT
 from ladder.wxf import WxfError, canonical_from_iccs, iccs_move, read_move, wxf_move, wxf_moves
@@ -151,7 +152,12 @@ def format_pgn(
     """
     if notation not in NOTATIONS:
         raise PgnError(f"unknown PGN notation {notation!r}: expected one of {sorted(NOTATIONS)}")
-    r = record
+    headers = _headers(record, date, notation, minimal) + list(extra_headers)
+    return pgn_text(headers, _movetext(record, notation, minimal, notes))
+
+
+def _headers(r: Any, date: str | None, notation: str, minimal: bool) -> list[tuple[str, str]]:
+    """The tags of :func:`format_pgn`, in their order."""
     date = date or time.strftime("%Y.%m.%d", time.gmtime(r.finished_at))
     headers = [
         ("Event", r.match_id),
@@ -178,8 +184,11 @@ def format_pgn(
             ("Opening", r.opening or f"#{r.opening_no}"),
             ("OpeningNo", str(r.opening_no)),
         ]
-    headers += list(extra_headers)
-    lines = [f'[{k} "{str(v).replace(chr(34), chr(39))}"]' for k, v in headers]
+    return headers
+
+
+def _movetext(r: Any, notation: str, minimal: bool, notes: Mapping[int, str] | None) -> list[str]:
+    """The movetext tokens of :func:`format_pgn`: numbers, moves, comments, the result."""
     best_wxf: dict[int, str] = {}
     if notation == "iccs":
         written = [iccs_move(m) for m in r.moves]
@@ -211,15 +220,7 @@ def format_pgn(
         last = r.infos[-1]
         tokens.append("{" + str(last.get("error", "")).replace("}", ")") + "}")
     tokens.append(r.result)
-    body, line = [], ""
-    for tok in tokens:
-        if line and len(line) + 1 + len(tok) > 79:
-            body.append(line)
-            line = tok
-        else:
-            line = f"{line} {tok}" if line else tok
-    body.append(line)
-    return "\n".join(lines) + "\n\n" + "\n".join(body) + "\n"
+    return tokens
 
 
 @dataclass

@@ -253,21 +253,8 @@ def run_study(
     matches = load_games(sources, db, variant)
     engine = Reference(spec, nodes)
 
-    async def annotate() -> list[tuple[GameRecord, GameNotes]]:
-        await engine.player.start()
-        try:
-            done = []
-            for _, games in matches:
-                for record in games:
-                    notes = GameNotes(plies=await engine.analyse(record))
-                    notes.decisive = decisive_move(record, notes.plies, notation)
-                    done.append((record, notes))
-            return done
-        finally:
-            await engine.player.close()
-
     try:
-        annotated = asyncio.run(annotate())
+        annotated = asyncio.run(_annotate(engine, matches, notation))
     except EngineError as exc:
         raise StudyError(f"the reference engine failed: {exc}", ExitCode.ENGINE_FAILURE) from exc
     annotator = f"ladder study (reference {spec.name})"
@@ -286,34 +273,57 @@ def run_study(
     print(summary_table(rows), file=report)
     print(f"{len(annotated)} games annotated into {out}", file=report)
     if json_path is not None:
-        write_json(
-            json_path,
-            {
-                "command": "study",
-                "reference": spec.text,
-                "matches": [
-                    {
-                        "match": label,
-                        "games": s.games,
-                        "draw_rate": s.draw_rate,
-                        "red_score": s.red_score,
-                        "mean_plies": s.mean_plies,
-                        "endings": dict(s.reasons),
-                    }
-                    for label, s in rows
-                ],
-                "games": [
-                    {
-                        "match": r.match_id,
-                        "game": r.game_no,
-                        "red": r.red,
-                        "black": r.black,
-                        "result": r.result,
-                        "reason": r.reason,
-                        "notes": {str(k): v for k, v in sorted(n.notes().items())},
-                    }
-                    for r, n in annotated
-                ],
-            },
-        )
+        write_json(json_path, _json_document(spec, rows, annotated))
     return ExitCode.DONE
+
+
+async def _annotate(
+    engine: Reference, matches: Sequence[tuple[str, list[GameRecord]]], notation: str
+) -> list[tuple[GameRecord, GameNotes]]:
+    """Every game's notes from the reference engine, started for them and closed after."""
+    await engine.player.start()
+    try:
+        done = []
+        for _, games in matches:
+            for record in games:
+                notes = GameNotes(plies=await engine.analyse(record))
+                notes.decisive = decisive_move(record, notes.plies, notation)
+                done.append((record, notes))
+        return done
+    finally:
+        await engine.player.close()
+
+
+def _json_document(
+    spec: PlayerSpec,
+    rows: Sequence[tuple[str, MatchStats]],
+    annotated: Sequence[tuple[GameRecord, GameNotes]],
+) -> dict[str, Any]:
+    """``ladder study --json``: the summary per match and each game's notes."""
+    return {
+        "command": "study",
+        "reference": spec.text,
+        "matches": [
+            {
+                "match": label,
+                "games": s.games,
+                "draw_rate": s.draw_rate,
+                "red_score": s.red_score,
+                "mean_plies": s.mean_plies,
+                "endings": dict(s.reasons),
+            }
+            for label, s in rows
+        ],
+        "games": [
+            {
+                "match": r.match_id,
+                "game": r.game_no,
+                "red": r.red,
+                "black": r.black,
+                "result": r.result,
+                "reason": r.reason,
+                "notes": {str(k): v for k, v in sorted(n.notes().items())},
+            }
+            for r, n in annotated
+        ],
+    }

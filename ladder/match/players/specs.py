@@ -1,64 +1,52 @@
-"""Player specs: who plays a match game, written as testers write it.
+"""Player specs: who plays a match game, as the ladder's short strings write it
+(``ladder match`` positional arguments), one :class:`PlayerSpec`:
 
-Two forms, one :class:`PlayerSpec`:
+* ``level:5`` / ``elo:1200`` -- a level of the ladder (ladder/levels.toml), or the
+  settings interpolated at an Elo (:func:`ladder.levels.at_elo`). Keys: ``engine=PATH``,
+  ``levels=PATH``, ``name=...``, ``variety=off`` (the level without its variety rule).
+* ``engine:PATH,protocol=ucci,nodes=20000,Hash=16`` -- any engine. Keys: ``protocol``
+  (uci/ucci/xboard), ``ranks`` (0-9 or 1-10: how the engine numbers a xiangqi board's
+  ranks, when not its protocol's default; UCCI finds out by itself), the limit
+  (``nodes``, ``depth``, ``movetime`` ms, ``st`` seconds, ``tc`` a time control, see
+  :mod:`ladder.match.game.clocks`), ``timemargin`` (ms), ``name``,
+  ``args`` (command-line arguments, split as a shell would), ``dir`` (working
+  directory), ``variants`` (a variants.ini to load; ``none`` for an engine without
+  VariantPath), ``uci_variant=none`` (never set UCI_Variant), ``newgame=move`` (clear
+  the hash before every search). Any other ``Key=value`` is an engine option.
+  ``Threads`` is 1. A value (the path too) may be double-quoted, so that it can hold a
+  comma: ``engine:"/opt/my,engine",nodes=100``.
+* ``random`` / ``greedy`` -- the seeded baselines (key ``name=``).
 
-* the ladder's own short strings (``ladder match`` positional arguments):
-
-  * ``level:5`` / ``elo:1200`` -- a level of the ladder (ladder/levels.toml), or the
-    settings interpolated at an Elo (:func:`ladder.levels.at_elo`). Keys: ``engine=PATH``,
-    ``levels=PATH``, ``name=...``, ``variety=off`` (the level without its variety rule).
-  * ``engine:PATH,protocol=ucci,nodes=20000,Hash=16`` -- any engine. Keys: ``protocol``
-    (uci/ucci/xboard), ``ranks`` (0-9 or 1-10: how the engine numbers a xiangqi board's
-    ranks, when not its protocol's default; UCCI finds out by itself), the limit
-    (``nodes``, ``depth``, ``movetime`` ms, ``st`` seconds, ``tc`` a time control, see
-    :mod:`ladder.match.game.clocks`), ``timemargin`` (ms), ``name``,
-    ``args`` (command-line arguments, split as a shell would), ``dir`` (working
-    directory), ``variants`` (a variants.ini to load; ``none`` for an engine without
-    VariantPath), ``uci_variant=none`` (never set UCI_Variant), ``newgame=move`` (clear
-    the hash before every search). Any other ``Key=value`` is an engine option.
-    ``Threads`` is 1. A value (the path too) may be double-quoted, so that it can hold a
-    comma: ``engine:"/opt/my,engine",nodes=100``.
-  * ``random`` / ``greedy`` -- the seeded baselines (key ``name=``).
-
-* cutechess-cli's engine form, one ``key=value`` per argument (``-engine`` on the
-  command line): ``cmd=PATH args="-x 1" dir=DIR name=N proto=uci|ucci|xboard option.Hash=64
-  nodes=N depth=N st=SECONDS tc=40/60+0.6 timemargin=MS``, plus the ladder's own
-  ``variants=``, ``uci_variant=``, ``newgame=`` (:func:`parse_engine_arguments`).
+cutechess-cli's engine form (``-engine cmd=PATH proto=uci ...``) is read by
+:mod:`ladder.match.players.cutechess_form` and ends in :func:`build_engine` too.
 
 Each kind has its own parser; :func:`parse_player` picks it by the spec's head. A spec
 that cannot be understood raises :class:`PlayerSpecError` naming the problem.
 
-A spec's identity (:meth:`PlayerSpec.identity_text`, :meth:`PlayerSpec.settings`) is
-part of a match's id: it must never change for a spec that already exists, or stored
-matches (calibration's among them) would no longer be found.
+A spec's identity (:meth:`PlayerSpec.identity_text`, :meth:`PlayerSpec.settings`, the
+latter from :mod:`ladder.match.players.level_identity`) is part of a match's id: it must
+never change for a spec that already exists, or stored matches (calibration's among them)
+would no longer be found.
 """
 
 from __future__ import annotations
 
-import os
 import shlex
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ladder.book import book_digest
-from ladder.levels import (
-    LEVEL_NUMBERS,
-    LEVELS_FILE,
-    Level,
-    LevelsError,
-    Variety,
-    at_elo,
-    load_levels,
-)
+from ladder.levels import LEVEL_NUMBERS, LEVELS_FILE, Level, LevelsError, at_elo, load_levels
 from ladder.match.game.clocks import TimeControl, TimeControlError
+from ladder.match.players.level_identity import level_identity
 from ladder.variants import VARIANT_IDS
 
 __all__ = [
+    "ENGINE_KEYS",
     "ENGINE_PROTOCOLS",
     "PlayerSpec",
     "PlayerSpecError",
-    "parse_engine_arguments",
+    "build_engine",
     "parse_player",
 ]
 
@@ -129,23 +117,7 @@ class PlayerSpec:
         player in the results database); nothing for the others."""
         if self.kind != "level":
             return {}
-        lv = self.level_settings(variant)
-        out: dict[str, object] = {
-            "nodes": lv.nodes,
-            "hash_mb": lv.hash_mb,
-            "variety": _variety_settings(lv.variety),
-        }
-        if lv.book:  # (absent for a level without a book: the ids stored before stay)
-            out["book"] = book_digest(variant)
-        if lv.blend is not None:  # an Elo between a mistake level and a full search
-            b = lv.blend.stronger
-            out["blend"] = {
-                "weight": round(lv.blend.weight, 6),
-                "nodes": b.nodes,
-                "hash_mb": b.hash_mb,
-                "variety": _variety_settings(b.variety),
-            }
-        return out
+        return level_identity(self.level_settings(variant), variant)
 
     def level_settings(self, variant: str) -> Level:
         """The :class:`Level` a ``level:N`` or ``elo:N`` spec plays in ``variant``."""
@@ -294,7 +266,7 @@ def parse_engine(head: str, text: str, rest: str) -> PlayerSpec:
 
 
 #: Keys of an engine spec that are not engine options (case-insensitive).
-_ENGINE_KEYS = (
+ENGINE_KEYS = (
     "protocol",
     "ranks",
     "nodes",
@@ -328,7 +300,7 @@ def build_engine(
 ) -> PlayerSpec:
     """An ``engine`` spec from its path and keys (both forms end here)."""
     lower = {k.lower(): k for k in opts}
-    keys = {key: opts.pop(lower[key]) for key in _ENGINE_KEYS if key in lower}
+    keys = {key: opts.pop(lower[key]) for key in ENGINE_KEYS if key in lower}
     protocol = keys.get("protocol", "uci").lower()
     if protocol not in ENGINE_PROTOCOLS:
         raise PlayerSpecError(
@@ -410,68 +382,3 @@ def parse_player(text: str) -> PlayerSpec:
             f"unknown player {text!r}: expected level:N, elo:N, engine:PATH,..., random or greedy"
         )
     return parser(head.lower(), text, rest)
-
-
-# ---------------------------------------------------------------------------------------
-# cutechess-cli's form
-
-
-#: cutechess key -> the ladder form's key.
-_CUTECHESS_KEYS = {"cmd": "cmd", "proto": "protocol", "protocol": "protocol"}
-
-
-def parse_engine_arguments(tokens: Sequence[str]) -> PlayerSpec:
-    """An engine from cutechess-style ``key=value`` arguments (``-engine cmd=fsf
-    proto=uci option.Hash=16 tc=40/60+0.6 name=FSF``).
-
-    The spec's text (its identity) is the same engine in the ladder's form, keys in a
-    fixed order; its default name is the command's file name.
-    """
-    if not tokens:
-        raise PlayerSpecError("-engine needs key=value arguments (at least cmd=PATH)")
-    keys: dict[str, str] = {}
-    options: dict[str, str] = {}
-    for token in tokens:
-        key, eq, value = token.partition("=")
-        if not eq or not key:
-            raise PlayerSpecError(f"-engine: expected key=value, got {token!r}")
-        if key.startswith("option."):
-            if not key[7:]:
-                raise PlayerSpecError(f"-engine: option name missing in {token!r}")
-            options[key[7:]] = value
-            continue
-        name = _CUTECHESS_KEYS.get(key.lower(), key.lower())
-        if name != "cmd" and name not in _ENGINE_KEYS:
-            raise PlayerSpecError(
-                f"-engine: unknown key {key!r} (engine options are written option.NAME=VALUE)"
-            )
-        keys[name] = value
-    path = keys.pop("cmd", "")
-    if not path:
-        raise PlayerSpecError("-engine needs cmd=PATH")
-    ordered = [f"{k}={_quote(v)}" for k, v in sorted(keys.items())]
-    ordered += [f"{k}={_quote(v)}" for k, v in sorted(options.items())]
-    text = ",".join([f"engine:{_quote(path)}", *ordered])
-    return build_engine(text, path, {**keys, **options}, default_name=os.path.basename(path))
-
-
-def _quote(value: str) -> str:
-    if any(ch in value for ch in ',"\\') or value.split() != [value]:
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return value
-
-
-#: Variety fields added after match ids were first stored, with the value that means
-#: "not used": a rule that uses none of them leaves them out of its settings, so the ids
-#: stored before them stay the same (a rule that uses one keeps them all).
-_LATER_VARIETY_FIELDS = {"second_look": None, "reject_cp": 0, "node_jitter_pct": 0.0}
-
-
-def _variety_settings(variety: Variety | None) -> dict[str, object] | None:
-    """A variety rule as it goes into a level's settings (and so its match ids)."""
-    if variety is None:
-        return None
-    table = asdict(variety)
-    if all(table[k] == v for k, v in _LATER_VARIETY_FIELDS.items()):  # a rule from before
-        return {k: v for k, v in table.items() if k not in _LATER_VARIETY_FIELDS}
-    return table

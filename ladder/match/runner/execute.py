@@ -63,14 +63,8 @@ def execute(
         match_ids = {t.match_id for t in tasks}
         failures = sum(r.reason == "engine-failure" for r in store.records(match_ids))
     over_limit: GameRecord | None = None
-    pending: list[GameTask] = []
-    done_by_match: dict[str, set[int]] = {}
-    for t in tasks:
-        done = done_by_match.setdefault(t.match_id, store.done_games(t.match_id))
-        if t.game_no in done:
-            res.skipped += 1
-        else:
-            pending.append(t)
+    pending = _not_stored(tasks, store)
+    res.skipped = len(tasks) - len(pending)
     pending.reverse()  # pop() from the end keeps the schedule order
     start = time.perf_counter()
     in_flight: dict[Any, GameTask] = {}
@@ -114,14 +108,29 @@ def execute(
     if failure is not None:
         raise MatchError(f"a game failed: {type(failure).__name__}: {failure}") from failure
     if over_limit is not None:
-        error = next((i["error"] for i in reversed(over_limit.infos) if "error" in i), "?")
-        allowed = (
-            "no engine failure is allowed without --recover"
-            if not max_engine_failures
-            else f"more than the {max_engine_failures} allowed"
-        )
-        raise EngineFailureLimit(
-            f"game {over_limit.game_no} of {over_limit.match_id} lost to an engine "
-            f"failure ({allowed}): {error}"
-        )
+        raise _over_the_limit(over_limit, max_engine_failures)
     return res
+
+
+def _not_stored(tasks: Sequence[GameTask], store: ResultStore) -> list[GameTask]:
+    """The tasks whose games are not in ``store`` yet, in their order."""
+    done_by_match: dict[str, set[int]] = {}
+    pending: list[GameTask] = []
+    for t in tasks:
+        done = done_by_match.setdefault(t.match_id, store.done_games(t.match_id))
+        if t.game_no not in done:
+            pending.append(t)
+    return pending
+
+
+def _over_the_limit(record: GameRecord, max_engine_failures: int | None) -> EngineFailureLimit:
+    """The error of the game lost to an engine failure over the limit."""
+    error = next((i["error"] for i in reversed(record.infos) if "error" in i), "?")
+    allowed = (
+        "no engine failure is allowed without --recover"
+        if not max_engine_failures
+        else f"more than the {max_engine_failures} allowed"
+    )
+    return EngineFailureLimit(
+        f"game {record.game_no} of {record.match_id} lost to an engine failure ({allowed}): {error}"
+    )

@@ -6,7 +6,8 @@ tournaments, studies and the calibration.
 * :mod:`ladder.match.statistics.results` -- trinomial (W/D/L) and pentanomial (game-pair) counts.
 * :mod:`ladder.match.statistics.elo` -- logistic Elo, 95 % intervals, normalised Elo, LOS.
 * :mod:`ladder.match.statistics.sprt` -- generalised SPRT as in fishtest / fastchess.
-* :mod:`ladder.match.statistics.bradley_terry` -- whole-ladder ratings with a Red advantage.
+* :mod:`ladder.match.statistics.bradley_terry` -- whole-ladder ratings with a Red advantage;
+  :mod:`ladder.match.statistics.bradley_terry_newton` -- its likelihood maximised.
 """
 
 from ladder.match.statistics.bradley_terry import GameResult, LadderFit, PlayerRating, fit_ladder

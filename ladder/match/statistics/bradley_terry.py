@@ -16,8 +16,9 @@ score ``r`` in {1, 1/2, 0} contributes the (quasi-)log-likelihood::
 (the "draws as half a win and half a loss" treatment; Ordo does the same, BayesElo
 instead models draws with an extra ``drawelo`` parameter).  The log-likelihood is
 concave, so we maximise it by Newton's method with step halving, working with per-
-(Red, Black) totals of games and points.  The scale has no origin, so the ``anchor``
-player's rating is fixed at 0.
+(Red, Black) totals of games and points
+(:mod:`~ladder.match.statistics.bradley_terry_newton`).  The scale has no origin, so
+the ``anchor`` player's rating is fixed at 0.
 
 Perfect scores and the prior
 ----------------------------
@@ -52,6 +53,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ladder.match.statistics.bradley_terry_newton import Cells, covariance, log_likelihood, newton
 from ladder.match.statistics.elo import normal_quantile
 
 __all__ = [
@@ -65,13 +67,6 @@ __all__ = [
 
 #: Elo points per natural-log-odds unit: 400 / ln(10) = 173.7178...
 ELO_PER_LOGIT: float = 400.0 / math.log(10.0)
-
-_MAX_NEWTON_STEPS = 200
-_NO_MLE = (
-    "no finite, unique maximum-likelihood ratings: a perfect score (a player or group "
-    "winning or losing all its games) or a player seen with one colour only; "
-    "use prior_draws > 0"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,131 +161,6 @@ class Difference:
 
 
 # --------------------------------------------------------------------------------------
-# Core fit on aggregated cells
-
-# A cell is (red index, black index) -> [games, red points].
-_Cells = dict[tuple[int, int], list[float]]
-
-
-def _log_sigmoid(x: float) -> float:
-    """``ln sigma(x)`` without overflow."""
-    if x >= 0:
-        return -math.log1p(math.exp(-x))
-    return x - math.log1p(math.exp(x))
-
-
-def _sigmoid(x: float) -> float:
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
-
-
-def _log_likelihood(cells: _Cells, beta: Sequence[float], h: float) -> float:
-    total = 0.0
-    for (i, j), (n, s) in cells.items():
-        x = beta[i] - beta[j] + h
-        total += s * _log_sigmoid(x) + (n - s) * _log_sigmoid(-x)
-    return total
-
-
-def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float]:
-    """Solve ``A x = b`` by Gaussian elimination with partial pivoting."""
-    n = len(rhs)
-    a = [[*row, b] for row, b in zip(matrix, rhs, strict=True)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
-        if abs(a[pivot][col]) < 1e-300:
-            raise ValueError("singular information matrix: ratings are not identifiable")
-        a[col], a[pivot] = a[pivot], a[col]
-        for r in range(col + 1, n):
-            f = a[r][col] / a[col][col]
-            if f:
-                for c in range(col, n + 1):
-                    a[r][c] -= f * a[col][c]
-    x = [0.0] * n
-    for r in range(n - 1, -1, -1):
-        x[r] = (a[r][n] - sum(a[r][c] * x[c] for c in range(r + 1, n))) / a[r][r]
-    return x
-
-
-def _information(
-    cells: _Cells, beta: Sequence[float], h: float, free: Sequence[int], n_players: int
-) -> tuple[list[list[float]], list[float]]:
-    """Observed information matrix and score vector over (free ratings..., h)."""
-    pos = [-1] * n_players
-    for k, p in enumerate(free):
-        pos[p] = k
-    m = len(free) + 1
-    hk = m - 1
-    info = [[0.0] * m for _ in range(m)]
-    grad = [0.0] * m
-    for (i, j), (n, s) in cells.items():
-        mu = _sigmoid(beta[i] - beta[j] + h)
-        g = s - n * mu
-        w = n * mu * (1.0 - mu)
-        # d x / d(beta_i, beta_j, h) = (+1, -1, +1)
-        terms = [(pos[i], 1.0), (pos[j], -1.0), (hk, 1.0)]
-        for a, sa in terms:
-            if a < 0:
-                continue
-            grad[a] += sa * g
-            for b, sb in terms:
-                if b >= 0:
-                    info[a][b] += sa * sb * w
-    return info, grad
-
-
-def _newton(
-    cells: _Cells, n_players: int, anchor: int, start: Sequence[float] | None = None
-) -> tuple[list[float], float, int]:
-    """Maximise the log-likelihood; returns (beta, h, iterations)."""
-    free = [p for p in range(n_players) if p != anchor]
-    beta = [0.0] * n_players if start is None else list(start[:n_players])
-    h = 0.0 if start is None else start[n_players]
-    current = _log_likelihood(cells, beta, h)
-    for iteration in range(1, _MAX_NEWTON_STEPS + 1):
-        info, grad = _information(cells, beta, h, free, n_players)
-        try:
-            step = _solve(info, grad)
-        except ValueError:
-            raise ValueError(_NO_MLE) from None
-        scale = 1.0
-        while True:
-            trial = beta[:]
-            for k, p in enumerate(free):
-                trial[p] += scale * step[k]
-            trial_h = h + scale * step[-1]
-            value = _log_likelihood(cells, trial, trial_h)
-            if value >= current - 1e-12 * abs(current) or scale < 1e-12:
-                break
-            scale /= 2.0
-        beta, h, current = trial, trial_h, value
-        if max(abs(s) for s in step) * scale < 1e-10:
-            return beta, h, iteration
-    raise ValueError(_NO_MLE)
-
-
-def _covariance(
-    cells: _Cells, beta: Sequence[float], h: float, n_players: int, anchor: int
-) -> list[list[float]]:
-    """The inverse information: covariances of (beta_0..beta_{n-1}, h), the anchor's
-    row and column 0."""
-    free = [p for p in range(n_players) if p != anchor]
-    info, _ = _information(cells, beta, h, free, n_players)
-    m = len(info)
-    target = [*free, n_players]
-    cov = [[0.0] * (n_players + 1) for _ in range(n_players + 1)]
-    for k in range(m):
-        unit = [0.0] * m
-        unit[k] = 1.0
-        col = _solve(info, unit)
-        for r in range(m):
-            cov[target[r]][target[k]] = col[r]
-    return cov
-
-
-# --------------------------------------------------------------------------------------
 # Public entry point
 
 
@@ -340,11 +210,7 @@ def fit_ladder(
     if not 0.0 < confidence < 1.0:
         raise ValueError("confidence must be in (0, 1)")
 
-    names = sorted({g.red for g in games} | {g.black for g in games})
-    if anchor not in names:
-        raise ValueError(f"anchor {anchor!r} played no games")
-    names.remove(anchor)
-    names.insert(0, anchor)  # anchor has index 0
+    names = _players(games, anchor)
     index = {name: k for k, name in enumerate(names)}
     n_players = len(names)
 
@@ -352,44 +218,21 @@ def fit_ladder(
     met = {(min(i, j), max(i, j)) for i, j, _ in coded}
     _check_connected(n_players, met, names)
 
-    prior: _Cells = {}
+    prior: Cells = {}
     if prior_draws > 0:
         for i, j in met:
             for red, black in ((i, j), (j, i)):
                 prior[(red, black)] = [prior_draws / 2.0, prior_draws / 4.0]
-
-    def aggregate(sample: Iterable[tuple[int, int, float]]) -> _Cells:
-        cells: _Cells = {key: value[:] for key, value in prior.items()}
-        for i, j, r in sample:
-            cell = cells.setdefault((i, j), [0.0, 0.0])
-            cell[0] += 1.0
-            cell[1] += r
-        return cells
-
-    cells = aggregate(coded)
-    beta, h, iterations = _newton(cells, n_players, anchor=0)
-    cov = _covariance(cells, beta, h, n_players, anchor=0)
+    cells = _aggregate(prior, coded)
+    beta, h, iterations = newton(cells, n_players, anchor=0)
+    cov = covariance(cells, beta, h, n_players, anchor=0)
     elo = [b * ELO_PER_LOGIT for b in beta] + [h * ELO_PER_LOGIT]
     stderr = [math.sqrt(max(cov[p][p], 0.0)) * ELO_PER_LOGIT for p in range(n_players + 1)]
     stderr[0] = 0.0
 
     draws: list[list[float]] = []
     if bootstrap > 0:
-        units: dict[Hashable, list[tuple[int, int, float]]] = defaultdict(list)
-        for k, (g, c) in enumerate(zip(games, coded, strict=True)):
-            units[("pair", g.pair) if g.pair is not None else ("game", k)].append(c)
-        unit_list = list(units.values())
-        rng = random.Random(seed)
-        start = [*beta, h]
-        draws = [[] for _ in range(n_players + 1)]
-        for _ in range(bootstrap):
-            picked = rng.choices(unit_list, k=len(unit_list))
-            b_beta, b_h, _ = _newton(
-                aggregate(c for unit in picked for c in unit), n_players, 0, start
-            )
-            for p in range(n_players):
-                draws[p].append(b_beta[p] * ELO_PER_LOGIT)
-            draws[n_players].append(b_h * ELO_PER_LOGIT)
+        draws = _bootstrap_draws(games, coded, prior, [*beta, h], bootstrap, seed)
         tail = (1.0 - confidence) / 2.0
         bounds = []
         for values in draws:
@@ -401,11 +244,90 @@ def fit_ladder(
         bounds = [(e - z * s, e + z * s) for e, s in zip(elo, stderr, strict=True)]
         interval = "wald"
 
-    game_counts = [0] * n_players
+    return LadderFit(
+        anchor=anchor,
+        ratings=_ratings(names, coded, elo, bounds, stderr),
+        red_advantage=elo[n_players],
+        red_advantage_lo=bounds[n_players][0],
+        red_advantage_hi=bounds[n_players][1],
+        red_advantage_stderr=stderr[n_players],
+        games=len(games),
+        confidence=confidence,
+        interval=interval,
+        bootstrap_samples=bootstrap,
+        prior_draws=prior_draws,
+        log_likelihood=log_likelihood(cells, beta, h),
+        newton_iterations=iterations,
+        covariance={
+            (names[p], names[q]): cov[p][q] * ELO_PER_LOGIT**2
+            for p in range(n_players)
+            for q in range(n_players)
+        },
+        replicates={names[p]: tuple(draws[p]) for p in range(n_players)} if draws else {},
+    )
+
+
+def _players(games: Sequence[GameResult], anchor: str) -> list[str]:
+    """The players' names, sorted, the anchor first (index 0)."""
+    names = sorted({g.red for g in games} | {g.black for g in games})
+    if anchor not in names:
+        raise ValueError(f"anchor {anchor!r} played no games")
+    names.remove(anchor)
+    names.insert(0, anchor)
+    return names
+
+
+def _aggregate(prior: Cells, sample: Iterable[tuple[int, int, float]]) -> Cells:
+    """The cells of ``sample`` (red, black, Red's score), on top of a copy of ``prior``."""
+    cells: Cells = {key: value[:] for key, value in prior.items()}
+    for i, j, r in sample:
+        cell = cells.setdefault((i, j), [0.0, 0.0])
+        cell[0] += 1.0
+        cell[1] += r
+    return cells
+
+
+def _bootstrap_draws(
+    games: Sequence[GameResult],
+    coded: Sequence[tuple[int, int, float]],
+    prior: Cells,
+    start: list[float],
+    bootstrap: int,
+    seed: int,
+) -> list[list[float]]:
+    """Each player's Elo (and last, the Red advantage) in ``bootstrap`` refits on game-pair
+    resamples drawn with ``random.Random(seed)``, each refit starting from ``start``."""
+    n_players = len(start) - 1
+    units: dict[Hashable, list[tuple[int, int, float]]] = defaultdict(list)
+    for k, (g, c) in enumerate(zip(games, coded, strict=True)):
+        units[("pair", g.pair) if g.pair is not None else ("game", k)].append(c)
+    unit_list = list(units.values())
+    rng = random.Random(seed)
+    draws: list[list[float]] = [[] for _ in range(n_players + 1)]
+    for _ in range(bootstrap):
+        picked = rng.choices(unit_list, k=len(unit_list))
+        b_beta, b_h, _ = newton(
+            _aggregate(prior, (c for unit in picked for c in unit)), n_players, 0, start
+        )
+        for p in range(n_players):
+            draws[p].append(b_beta[p] * ELO_PER_LOGIT)
+        draws[n_players].append(b_h * ELO_PER_LOGIT)
+    return draws
+
+
+def _ratings(
+    names: list[str],
+    coded: Sequence[tuple[int, int, float]],
+    elo: list[float],
+    bounds: list[tuple[float, float]],
+    stderr: list[float],
+) -> dict[str, PlayerRating]:
+    """Each player's rating, interval and games."""
+    game_counts = [0] * len(names)
     for i, j, _ in coded:
         game_counts[i] += 1
         game_counts[j] += 1
-    ratings = {
+    return {
         name: PlayerRating(
             name=name,
             elo=elo[p],
@@ -416,24 +338,3 @@ def fit_ladder(
         )
         for p, name in enumerate(names)
     }
-    return LadderFit(
-        anchor=anchor,
-        ratings=ratings,
-        red_advantage=elo[n_players],
-        red_advantage_lo=bounds[n_players][0],
-        red_advantage_hi=bounds[n_players][1],
-        red_advantage_stderr=stderr[n_players],
-        games=len(games),
-        confidence=confidence,
-        interval=interval,
-        bootstrap_samples=bootstrap,
-        prior_draws=prior_draws,
-        log_likelihood=_log_likelihood(cells, beta, h),
-        newton_iterations=iterations,
-        covariance={
-            (names[p], names[q]): cov[p][q] * ELO_PER_LOGIT**2
-            for p in range(n_players)
-            for q in range(n_players)
-        },
-        replicates={names[p]: tuple(draws[p]) for p in range(n_players)} if draws else {},
-    )

@@ -25,7 +25,6 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from rich.console import Console
 
@@ -169,41 +168,6 @@ def play_tournament(
             register_match(store, m)
         records = list(store.records(ids))
         tasks = config.tasks(matches)
-
-        def document(code: ExitCode | None, fit: LadderFit | None) -> dict[str, Any]:
-            head = document_head(
-                "tournament",
-                code,
-                config,
-                format=config.format,
-                games_per_pairing=config.games,
-            )
-            return {
-                **head,
-                "players": [{**p.describe(), **p.settings(config.variant)} for p in config.players],
-                "pairings": [
-                    {"match_id": m.match_id, **s.as_dict()}
-                    for m, s in zip(matches, pairing_stats(), strict=True)
-                ],
-                "crosstable": crosstable(records, names).as_dict(),
-                "engine_restarts": engine_restarts(records),
-                "ratings": fit_dict(fit),
-                "games": [game_entry(r) for r in records],
-            }
-
-        def pairing_stats() -> list[MatchStats]:
-            by_id: dict[str, list[GameRecord]] = defaultdict(list)
-            for r in records:
-                by_id[r.match_id].append(r)
-            return [
-                match_stats(by_id[m.match_id], m.player_a.name, m.player_b.name) for m in matches
-            ]
-
-        def write(code: ExitCode | None, fit: LadderFit | None) -> None:
-            if options.writes_json(code is not None):
-                assert options.json_path is not None
-                write_json(options.json_path, document(code, fit))
-
         bar = progress_bar(console)
         tid = bar.add_task(
             f"{config.format} of {len(names)}",
@@ -217,7 +181,8 @@ def play_tournament(
         def on_record(rec: GameRecord) -> bool:
             records.append(rec)
             writer.add(rec)
-            write(None, rating_list(records, anchor) if options.writes_json(False) else None)
+            fit = rating_list(records, anchor) if options.writes_json(False) else None
+            _write_json(options, config, matches, records, None, fit)
             bar.update(tid, advance=1, figures=f"last: {rec.red} {rec.result} {rec.black}")
             if not console.is_terminal and time.monotonic() - last_print[0] > 10:
                 last_print[0] = time.monotonic()
@@ -240,7 +205,45 @@ def play_tournament(
             writer.close()
             records = list(store.records(ids))
             fit = rating_list(records, anchor, bootstrap, config.seed)
-            write(code, fit)
-        return TournamentRun(
-            records, crosstable(records, names), fit, pairing_stats(), result, code, error
-        )
+            _write_json(options, config, matches, records, code, fit)
+        stats = _pairing_stats(matches, records)
+        return TournamentRun(records, crosstable(records, names), fit, stats, result, code, error)
+
+
+def _pairing_stats(matches: Sequence[MatchConfig], records: list[GameRecord]) -> list[MatchStats]:
+    """Each pairing's figures from the tournament's records."""
+    by_id: dict[str, list[GameRecord]] = defaultdict(list)
+    for r in records:
+        by_id[r.match_id].append(r)
+    return [match_stats(by_id[m.match_id], m.player_a.name, m.player_b.name) for m in matches]
+
+
+def _write_json(
+    options: RunOptions,
+    config: TournamentConfig,
+    matches: Sequence[MatchConfig],
+    records: list[GameRecord],
+    code: ExitCode | None,
+    fit: LadderFit | None,
+) -> None:
+    """The ``--json`` document, when it is due (after a game, or at the end: ``code``)."""
+    if not options.writes_json(code is not None):
+        return
+    assert options.json_path is not None
+    head = document_head(
+        "tournament", code, config, format=config.format, games_per_pairing=config.games
+    )
+    names = [p.name for p in config.players]
+    document = {
+        **head,
+        "players": [{**p.describe(), **p.settings(config.variant)} for p in config.players],
+        "pairings": [
+            {"match_id": m.match_id, **s.as_dict()}
+            for m, s in zip(matches, _pairing_stats(matches, records), strict=True)
+        ],
+        "crosstable": crosstable(records, names).as_dict(),
+        "engine_restarts": engine_restarts(records),
+        "ratings": fit_dict(fit),
+        "games": [game_entry(r) for r in records],
+    }
+    write_json(options.json_path, document)

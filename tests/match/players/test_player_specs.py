@@ -1,4 +1,4 @@
-"""Player specs: the ladder's form, cutechess's form, quoting, errors, and the match ids
+"""Player specs: the ladder's form, quoting, errors, and the match ids
 that existing specs must keep (calibration's stored games are found by them)."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from ladder.match.openings import load_openings
 from ladder.match.players.specs import (
     PlayerSpec,
     PlayerSpecError,
-    parse_engine_arguments,
     parse_player,
 )
 
@@ -95,20 +94,6 @@ def test_engine_spec_keys() -> None:
     assert parse_player(r'engine:"/a \"b\"",nodes=1').path == '/a "b"'
 
 
-def test_cutechess_form_is_the_same_engine() -> None:
-    spec = parse_engine_arguments(
-        ["cmd=/opt/fsf", "proto=ucci", "option.Hash=64", "tc=40/60+0.6", "name=FSF", "args=-x 1"]
-    )
-    assert (spec.kind, spec.path, spec.protocol, spec.name) == ("engine", "/opt/fsf", "ucci", "FSF")
-    assert spec.options == (("Hash", "64"),) and spec.args == ("-x", "1")
-    assert spec.time_control == TimeControl(40, 60.0, 0.6)
-    # its text is the ladder's form, keys in a fixed order: it parses back to the same spec
-    assert spec.text == 'engine:/opt/fsf,args="-x 1",name=FSF,protocol=ucci,tc=40/60+0.6,Hash=64'
-    assert parse_player(spec.text) == spec
-    assert parse_engine_arguments(["cmd=/a,b/fsf", "nodes=5"]).path == "/a,b/fsf"
-    assert parse_engine_arguments(["cmd=/opt/fsf", "depth=3"]).name == "fsf"
-
-
 @pytest.mark.parametrize(
     "bad",
     [
@@ -134,21 +119,6 @@ def test_cutechess_form_is_the_same_engine() -> None:
 def test_bad_specs_say_what_is_wrong(bad: str) -> None:
     with pytest.raises(PlayerSpecError):
         parse_player(bad)
-
-
-@pytest.mark.parametrize(
-    "tokens",
-    [
-        [],
-        ["proto=uci", "nodes=1"],
-        ["cmd=/x", "nodes=1", "Hash=16"],
-        ["cmd=/x"],
-        ["cmd=/x", "option.=1"],
-    ],
-)
-def test_bad_cutechess_forms(tokens: list[str]) -> None:
-    with pytest.raises(PlayerSpecError):
-        parse_engine_arguments(tokens)
 
 
 def test_time_controls() -> None:

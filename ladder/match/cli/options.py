@@ -1,0 +1,341 @@
+"""The options ``ladder match`` and ``ladder tournament`` share, each group added to a
+parser and read back from the parsed arguments: the players (the ladder's specs and
+cutechess's ``-engine``/``-each``), the run (variant, seed, concurrency, Ray, database,
+JSON, recovery), the opening book, the PGN output, adjudication, ``--games`` and
+``--repeat``; and the argument types of the numbers."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from ladder.match.exit_codes import ExitCode
+from ladder.variants import VARIANT_IDS
+
+__all__ = [
+    "PLAYERS_HELP",
+    "add_command",
+    "add_games",
+    "add_match_options",
+    "add_players",
+    "adjudication",
+    "non_negative_int",
+    "openings",
+    "player_specs",
+    "positive_int",
+    "probability",
+    "run_options",
+]
+
+#: The epilog of ``ladder match --help`` and ``ladder tournament --help``.
+PLAYERS_HELP = (
+    "players: level:N | elo:N | engine:PATH,protocol=uci|ucci|xboard,[ranks=0-9|1-10,]"
+    "nodes=N|depth=N|movetime=MS|"
+    'st=S|tc=[M/]S[+I],args="...",Option=value,... | random | greedy; or cutechess\'s form '
+    "-engine cmd=PATH proto=uci|ucci|xboard option.Hash=16 tc=40/60+0.6 name=N ... (with -each "
+    "KEY=VALUE ... for every -engine). Exit codes: "
+    + ", ".join(f"{int(c)} {c.name.lower().replace('_', '-')}" for c in ExitCode)
+    + " (docs/match.md)."
+)
+
+
+def _number(kind: type[int] | type[float], low: float, inclusive: bool) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value < low or (value == low and not inclusive):
+            bound = f">= {low:g}" if inclusive else f"> {low:g}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse
+
+
+positive_int = _number(int, 1, True)
+non_negative_int = _number(int, 0, True)
+
+
+def probability(text: str) -> float:
+    value = _number(float, 0, False)(text)
+    if value >= 1:
+        raise argparse.ArgumentTypeError(f"must be < 1, got {text}")
+    return float(value)
+
+
+# --- the command and its players ---------------------------------------------------------
+
+
+def add_command(
+    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+    name: str,
+    *,
+    help: str,
+    description: str,
+    players: str,
+) -> argparse.ArgumentParser:
+    """The parser of ``ladder match`` or ``ladder tournament``: the players first (their
+    forms and the exit codes in the epilog)."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        name, help=help, description=description, epilog=PLAYERS_HELP
+    )
+    add_players(p, players)
+    return p
+
+
+def add_players(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("players", nargs="*", metavar="PLAYER", help=what)
+    p.add_argument(
+        "-engine",
+        "--engine",
+        dest="engines",
+        nargs="+",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help='a player in cutechess-cli\'s form: cmd=PATH [args="..."] [dir=DIR] '
+        "[name=N] [proto=uci|ucci|xboard] [ranks=0-9|1-10] [option.NAME=VALUE ...] "
+        "[nodes=N] [depth=N] [st=S] "
+        "[tc=[MOVES/]SECONDS[+INC]] [timemargin=MS] (after the positional players)",
+    )
+    p.add_argument(
+        "-each",
+        "--each",
+        dest="each",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=VALUE",
+        help="keys applied to every -engine player (its own keys win), as cutechess's -each",
+    )
+
+
+def player_specs(args: argparse.Namespace) -> list[Any]:
+    """The players: the positional specs, then the ``-engine`` ones."""
+    from ladder.match.players.cutechess_form import parse_engine_arguments
+    from ladder.match.players.specs import PlayerSpecError, parse_player
+
+    specs = [parse_player(text) for text in args.players]
+    if args.each and not args.engines:
+        raise PlayerSpecError("-each applies to -engine players, and there is none")
+    specs += [parse_engine_arguments([*args.each, *tokens]) for tokens in args.engines]
+    return specs
+
+
+# --- the options every match and tournament takes ---------------------------------------
+
+
+def add_match_options(p: argparse.ArgumentParser) -> None:
+    """The run, the opening book, the PGN output and adjudication."""
+    _add_run(p)
+    _add_openings(p)
+    _add_pgn(p)
+    _add_adjudication(p)
+
+
+def _add_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--variant", required=True, choices=VARIANT_IDS)
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="seed for the opening order and the players' choices (default 1)",
+    )
+    p.add_argument(
+        "--concurrency",
+        "-j",
+        type=positive_int,
+        default=None,
+        help="games at once (default: one per core; with Ray: the cluster's CPUs)",
+    )
+    p.add_argument(
+        "--ray-address",
+        default=None,
+        help="run games as Ray tasks: a cluster address, 'auto', or 'local' "
+        "(a Ray instance on this machine)",
+    )
+    p.add_argument(
+        "--db",
+        type=Path,
+        default=Path("match.sqlite"),
+        help="results database (default match.sqlite); resumes from it",
+    )
+    p.add_argument(
+        "--json",
+        dest="json_path",
+        default=None,
+        metavar="FILE",
+        help="write the full result as JSON to FILE after every game and at the end "
+        "('-': standard output, at the end; the report then goes to standard error)",
+    )
+    p.add_argument(
+        "--recover",
+        action="store_true",
+        help="a game lost to an engine failure (crash, hang, no move) counts as a loss and "
+        "the match goes on, the engine restarted; without it the first failure stops the "
+        "match (exit 3) and that game is not stored",
+    )
+    p.add_argument(
+        "--max-engine-failures",
+        type=non_negative_int,
+        default=None,
+        metavar="N",
+        help="with --recover: stop (exit 3) at the failure after N (default: no limit)",
+    )
+
+
+def _add_openings(p: argparse.ArgumentParser) -> None:
+    b = p.add_argument_group("opening book")
+    b.add_argument(
+        "--openings",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="opening book: the ladder's suite format, .epd or .pgn "
+        "(default: ladder/openings/<variant>.txt)",
+    )
+    b.add_argument(
+        "--openings-format",
+        choices=("suite", "epd", "pgn"),
+        default=None,
+        help="the book's format (default: by the file's suffix)",
+    )
+    b.add_argument(
+        "--openings-order",
+        choices=("random", "sequential"),
+        default="random",
+        help="random (a seeded shuffle per pass, the default) or in the book's order",
+    )
+    b.add_argument(
+        "--openings-plies",
+        type=non_negative_int,
+        default=None,
+        metavar="N",
+        help="play at most N moves of each opening",
+    )
+
+
+def _add_pgn(p: argparse.ArgumentParser) -> None:
+    o = p.add_argument_group("PGN output")
+    o.add_argument("--pgn", type=Path, default=None, metavar="FILE", help="write the games here")
+    o.add_argument(
+        "--pgn-notation",
+        choices=("wxf", "iccs"),
+        default="wxf",
+        help="move notation: WXF (C2=5, the default) or ICCS (H2-E2); the Format tag says which",
+    )
+    o.add_argument(
+        "--pgn-min",
+        action="store_true",
+        help="minimal PGN: the standard tags and the moves, no comments",
+    )
+
+
+def _add_adjudication(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("adjudication (the rules endings always apply)")
+    g.add_argument(
+        "--resign-score",
+        type=positive_int,
+        default=None,
+        metavar="CP",
+        help="a player whose score is <= -CP for --resign-moves of its moves loses",
+    )
+    g.add_argument("--resign-moves", type=positive_int, default=4, metavar="N")
+    g.add_argument(
+        "--draw-score",
+        type=non_negative_int,
+        default=None,
+        metavar="CP",
+        help="both scores within +-CP for --draw-moves moves each: draw",
+    )
+    g.add_argument("--draw-moves", type=positive_int, default=8, metavar="N")
+    g.add_argument(
+        "--draw-after",
+        type=non_negative_int,
+        default=60,
+        metavar="PLY",
+        help="draw adjudication only after this ply (default 60)",
+    )
+    g.add_argument(
+        "--max-plies",
+        type=positive_int,
+        default=500,
+        metavar="N",
+        help="a game reaching N plies is drawn (default 500)",
+    )
+
+
+def add_games(p: argparse.ArgumentParser, default: int, help: str) -> None:
+    """``--games`` and ``--repeat``."""
+    p.add_argument("--games", type=positive_int, default=default, help=help)
+    p.add_argument(
+        "--repeat",
+        type=int,
+        choices=(1, 2),
+        default=2,
+        help="2 (default): each opening twice, colours swapped (game pairs); 1: a new "
+        "opening every game, colours alternating (cutechess without -repeat)",
+    )
+
+
+# --- read back --------------------------------------------------------------------------
+
+
+def adjudication(args: argparse.Namespace) -> Any:
+    from ladder.match.game.adjudication import Adjudication
+
+    return Adjudication(
+        resign_cp=args.resign_score,
+        resign_moves=args.resign_moves,
+        draw_cp=args.draw_score,
+        draw_moves=args.draw_moves,
+        draw_after_ply=args.draw_after,
+        max_plies=args.max_plies,
+    )
+
+
+def openings(args: argparse.Namespace) -> Any:
+    from ladder.match.openings import load_openings
+
+    return load_openings(
+        args.variant, args.openings, fmt=args.openings_format, plies=args.openings_plies
+    )
+
+
+def _pgn_options(args: argparse.Namespace) -> Any:
+    from ladder.match.output.pgn_file import PgnOptions
+
+    if args.pgn is None:
+        if args.pgn_min or args.pgn_notation != "wxf":
+            raise ValueError("--pgn-notation and --pgn-min need --pgn FILE")
+        return None
+    return PgnOptions(args.pgn, args.pgn_notation, args.pgn_min)
+
+
+def _failure_limit(args: argparse.Namespace) -> int | None:
+    if args.max_engine_failures is not None and not args.recover:
+        raise ValueError("--max-engine-failures needs --recover")
+    return args.max_engine_failures if args.recover else 0
+
+
+def run_options(args: argparse.Namespace, report: TextIO) -> Any:
+    """The run's :class:`~ladder.match.runner.match_run.RunOptions` (the PGN options and
+    the failure limit checked, the database's folder too)."""
+    from ladder.match.output.store import check_db_path
+    from ladder.match.runner.match_run import RunOptions
+
+    pgn, limit = _pgn_options(args), _failure_limit(args)
+    check_db_path(args.db)  # a typo must not leave a database where nobody looks
+    return RunOptions(
+        db=args.db,
+        pgn=pgn,
+        concurrency=args.concurrency,
+        ray_address=args.ray_address,
+        json_path=args.json_path,
+        max_engine_failures=limit,
+        out=report,
+    )
