@@ -37,6 +37,7 @@ from functools import lru_cache
 from types import ModuleType
 
 from ladder.rules import Game, RulesError
+from ladder.rules.board import piece_letter
 from ladder.rules.notation import normalize_move
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol.notation import from_ucci, to_ucci
@@ -88,18 +89,14 @@ def _file_number(file: int, red: bool) -> int:
     return 9 - file if red else file + 1
 
 
+#: FEN letter of each piece code (the rules checker's ``type | colour << 3``).
+_PIECE_LETTERS = tuple(piece_letter(p) if p & 7 else "" for p in range(16))
+
+
 def _board(game: Game) -> dict[tuple[int, int], str]:
-    """Every piece, by (file, rank): its FEN letter (upper case Red)."""
-    out: dict[tuple[int, int], str] = {}
-    for rank, row in enumerate(reversed(game.board_fen().split("[")[0].split("/"))):
-        file = 0
-        for ch in row:
-            if ch.isdigit():
-                file += int(ch)
-            else:
-                out[(file, rank)] = ch
-                file += 1
-    return out
+    """Every piece, by (file, rank): its FEN letter (upper case Red), read off the rules
+    checker's board (point ``rank * 9 + file``; the order of its FEN, rank 1 first)."""
+    return {(sq % 9, sq // 9): _PIECE_LETTERS[p] for sq, p in enumerate(game.position.board) if p}
 
 
 #: A pawn's place in a tandem on one file, front first (None: its file, ``P3``).
@@ -160,8 +157,11 @@ def _motion(frm: tuple[int, int], to: tuple[int, int], letter: str, red: bool) -
     return f"{sign}{_file_number(to[0], red)}"
 
 
+_BOARD_MOVE_RE = re.compile(r"([a-i]\d{1,2})([a-i]\d{1,2})")
+
+
 def _split(move: str) -> tuple[tuple[int, int], tuple[int, int]]:
-    m = re.fullmatch(r"([a-i]\d{1,2})([a-i]\d{1,2})", move)
+    m = _BOARD_MOVE_RE.fullmatch(move)
     if m is None:
         raise WxfError(f"not a board move: {move!r}")
     return _point(m[1]), _point(m[2])

@@ -28,9 +28,10 @@ The search ends with exactly one ``bestmove`` line::
 
 A search prints many ``info`` lines, but only the merge of each MultiPV line's lines is
 kept (:class:`InfoMerger`). Fairy-Stockfish's usual line (the first form above, with
-an optional bound and ``hashfull``) is recognised by one regular expression and parsed
-only when no later line of its MultiPV line overrides it; anything else is parsed at
-once with :func:`parse_info`. The merged result is the same either way.
+an optional bound and ``hashfull``) is recognised by one regular expression and turned
+into its keys (from the expression's groups, not parsed again) only when no later line
+of its MultiPV line overrides it; anything else is parsed at once with
+:func:`parse_info`. The merged result is the same either way.
 """
 
 from __future__ import annotations
@@ -214,6 +215,31 @@ _HASHFULL = 9  # group numbers of _STANDARD_INFO_RE
 _MULTIPV = 3
 
 
+def _info_from_match(match: re.Match[str], turn: chess.Color) -> InfoDict:
+    """What :func:`parse_info` makes of a line that :data:`_STANDARD_INFO_RE` matched,
+    built from the match's groups (the line is not split and walked again). Its PV moves
+    are split on single spaces only; a PV with any other whitespace is left to
+    :func:`parse_info` (whose split would differ)."""
+    (depth, seldepth, multipv, kind, value, bound, nodes, nps, hashfull, tbhits, time, pv) = (
+        match.groups()
+    )
+    moves = pv.split(" ")
+    if len(moves) != len(pv.split()):
+        return parse_info(match.string, turn)
+    info = InfoDict(depth=int(depth), seldepth=int(seldepth), multipv=int(multipv))
+    info["score"] = PovScore(Mate(int(value)) if kind == "mate" else Cp(int(value)), turn)
+    if bound is not None:
+        info[bound] = True  # type: ignore[literal-required]
+    info["nodes"] = int(nodes)
+    info["nps"] = int(nps)
+    if hashfull is not None:
+        info["hashfull"] = int(hashfull)
+    info["tbhits"] = int(tbhits)
+    info["time"] = int(time) / 1000.0
+    info["pv"] = moves
+    return info
+
+
 class InfoMerger:
     """The ``info`` lines of one search, merged per MultiPV line (the lines without a
     ``multipv`` count as line 1): each line's keys override the earlier ones'
@@ -262,14 +288,14 @@ class InfoMerger:
         target = self._merged.setdefault(k, InfoDict())
         old = self._pending.pop(k, None)
         if old is not None:
-            merge_info(target, parse_info(old.string, self._turn))
+            merge_info(target, _info_from_match(old, self._turn))
         merge_info(target, info)
         return info
 
     def result(self) -> dict[int, InfoDict]:
         """The merged info per MultiPV number."""
         for k, match in self._pending.items():
-            merge_info(self._merged[k], parse_info(match.string, self._turn))
+            merge_info(self._merged[k], _info_from_match(match, self._turn))
         self._pending.clear()
         return self._merged
 

@@ -119,12 +119,16 @@ class UciEngine(Engine):
     _confirmed: set[str]
     _final_info_only: Option | None
     _clock_millis: bool
+    _last_moves: tuple[object, tuple[str, ...], list[str]] | None
 
     def _init_dialect(self) -> None:
         self.variant_path = None
         self._confirmed = set()  # variants FSF announced since the last switch
         self._final_info_only = None  # the engine's FinalInfoOnly, if any
         self._clock_millis = True  # UCCI without usemillisec: clocks in seconds
+        # The last position's moves, checked, and as the engine writes them (with the
+        # board size and numbering they were checked for): a game sends them again.
+        self._last_moves = None
 
     # ------------------------------------------------------------------ handshake
 
@@ -291,10 +295,28 @@ class UciEngine(Engine):
         if isinstance(moves, str):
             raise EngineArgumentError("moves must be a sequence of move strings, not a str")
         numbering = self._numbering(ranks)
-        out = []
-        for move in moves:
+        moves = tuple(moves)
+        board = (files, ranks, numbering)
+        out: list[str] = []
+        last = self._last_moves
+        if last is not None and last[0] == board:
+            # The moves the last position had, checked then, are not checked again.
+            done = len(last[1])
+            try:
+                same = moves[:done] == last[1]
+            except Exception:  # not moves at all: check_move says so below
+                same = False
+            if same:
+                out = list(last[2])
+                moves_left = moves[done:]
+            else:
+                moves_left = moves
+        else:
+            moves_left = moves
+        for move in moves_left:
             check_move(move, files=files, ranks=ranks)
             out.append(numbering.to_engine(move) if numbering else move)
+        self._last_moves = (board, moves, out)
         line = "position startpos" if fen is None else f"position fen {fen}"
         if out:
             line += " moves " + " ".join(out)

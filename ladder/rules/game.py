@@ -113,6 +113,7 @@ class Game:
         # FEN at each capture position (start: index 0), for engine_position (no drops).
         self._capture_fens: dict[int, str] = {0: start_fen}
         self._legal: list[int] | None = None
+        self._legal_names: tuple[str, ...] | None = None  # canonical strings of _legal
 
     # ------------------------------------------------------------ building
 
@@ -154,6 +155,7 @@ class Game:
         g._last_capture = list(self._last_capture)
         g._capture_fens = dict(self._capture_fens)
         g._legal = self._legal
+        g._legal_names = self._legal_names
         return g
 
     # ------------------------------------------------------------ reading
@@ -224,13 +226,20 @@ class Game:
             self._legal = self._pos.legal_moves()
         return self._legal
 
+    def _legal_strs(self) -> tuple[str, ...]:
+        if self._legal_names is None:
+            self._legal_names = tuple(move_str(m) for m in self._legal_ints())
+        return self._legal_names
+
     def legal_moves(self) -> list[str]:
         """Legal moves of the side to move, canonical notation (empty once a general is
         gone; not emptied by repetition or sixty plies: see :meth:`outcome`)."""
-        return [move_str(m) for m in self._legal_ints()]
+        return list(self._legal_strs())
 
     def is_legal(self, move: str) -> bool:
         """Whether ``move`` is a legal move now (False for malformed text too)."""
+        if isinstance(move, str) and self._legal_names is not None and move in self._legal_names:
+            return True
         try:
             m = parse_move(move)
         except RulesError:
@@ -343,6 +352,7 @@ class Game:
         if capture and not self.variant.drops:
             self._capture_fens[len(self._moves)] = position_fen(pos)
         self._legal = None
+        self._legal_names = None
 
     def pop(self) -> str:
         """Take back the last move and return it. RulesError if there is none."""
@@ -358,6 +368,7 @@ class Game:
         self._last_capture.pop()
         self._capture_fens.pop(len(self._moves), None)
         self._legal = None
+        self._legal_names = None
         return self._moves.pop()
 
     # ------------------------------------------------------------ diagnosis

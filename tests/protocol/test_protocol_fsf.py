@@ -262,3 +262,32 @@ async def test_bad_perft_depth_is_refused_before_anything_is_sent(
     with pytest.raises(EngineArgumentError):
         await fsf.perft(None, [], depth, timeout=30)  # type: ignore[arg-type]
     await fsf.ping()
+
+
+async def test_position_command_reuses_the_last_moves_checked(fsf: UciEngine) -> None:
+    """A game sends its moves again with one more each time: those the last position
+    had are not checked again, and the line is the one built from scratch (in either
+    dialect's numbering); a different game, a bad move or another board is checked."""
+    await fsf.set_variant("xiangqi")
+    game = ["h3e3", "h10g8", "h1g3", "i10h10", "i1h1", "b10c8"]
+
+    def fresh(fen: str | None, moves: list[str]) -> str:
+        fsf._last_moves = None
+        return fsf.position_command(fen, moves)
+
+    for n in range(len(game) + 1):
+        expected = fresh(None, game[:n])
+        fsf._last_moves = None
+        for k in range(n + 1):  # any earlier position of the game first
+            fsf.position_command(None, game[:k])
+            assert fsf.position_command(None, tuple(game[:n])) == expected
+    fsf.position_command(None, game)
+    with pytest.raises(EngineArgumentError):
+        fsf.position_command(None, [*game, "a1a1"])
+    with pytest.raises(EngineArgumentError):
+        fsf.position_command(None, [*game, 7])  # type: ignore[list-item]
+    assert fsf.position_command(None, ["b1c3", *game]) == fresh(None, ["b1c3", *game])
+    fsf.position_command(None, ["a1a2", "a10a9"])
+    small = "4k3/8/8/8/8/8/8/4K3 w - - 0 1"  # an 8x8 board: a10a9 is off it
+    with pytest.raises(EngineArgumentError):
+        fsf.position_command(small, ["a1a2", "a10a9"])

@@ -22,7 +22,15 @@ from chess.engine import PovScore
 from hypothesis import given, settings, strategies
 
 from protocol import Engine, EngineProtocolError, Limit
-from protocol.info import _HASHFULL, _MULTIPV, _STANDARD_INFO_RE, InfoDict, InfoMerger, parse_info
+from protocol.info import (
+    _HASHFULL,
+    _MULTIPV,
+    _STANDARD_INFO_RE,
+    InfoDict,
+    InfoMerger,
+    _info_from_match,
+    parse_info,
+)
 from protocol.notation import from_ucci
 
 VARIANTS_INI = Path(__file__).resolve().parents[2] / "variants.ini"
@@ -156,6 +164,7 @@ def test_lazy_equals_eager_on_engine_output(
                 matched += 1
                 # what the lazy merge reads off the match is what the parse says
                 assert_match_agrees(match, parse_info(line, turn))
+                assert_built_as_parsed(match, turn)
     # the lazy path is the one real output takes
     assert matched >= 0.9 * total, (matched, total)
 
@@ -168,6 +177,13 @@ def assert_match_agrees(match: re.Match[str], parsed: InfoDict) -> None:
         None if match.group(_HASHFULL) is None else int(match.group(_HASHFULL))
     ), match.string
     assert "score" in parsed and parsed["pv"], match.string
+
+
+def assert_built_as_parsed(match: re.Match[str], turn: chess.Color) -> None:
+    """The InfoDict the lazy merge builds from a match's groups is the parse of the
+    line: the same keys in the same order, the same values and score (relative, turn)."""
+    built, parsed = _info_from_match(match, turn), parse_info(match.string, turn)
+    assert list(strict({0: built})[0].items()) == list(strict({0: parsed})[0].items())
 
 
 def test_lazy_equals_eager_with_hashfull(fsf_exe: Path) -> None:
@@ -268,6 +284,20 @@ def test_standard_build_equals_parse(line: str, turn: chess.Color) -> None:
     match = _STANDARD_INFO_RE.fullmatch(line)
     assert match is not None
     assert_match_agrees(match, parse_info(line, turn))
+    assert_built_as_parsed(match, turn)
+
+
+@pytest.mark.parametrize(
+    "pv", ["b1c3\th10g8", "b1c3\x0bh10g8 i1h1", "b1c3\tstring h10g8", "b1c3\u3000h10g8"]
+)
+def test_standard_line_with_odd_whitespace_in_its_pv(pv: str) -> None:
+    """The regular expression lets a PV move run on over whitespace other than spaces,
+    which parse_info splits on: the line is then parsed, not built."""
+    line = f"info depth 2 seldepth 2 multipv 1 score cp 7 nodes 9 nps 9 tbhits 0 time 1 pv {pv}"
+    match = _STANDARD_INFO_RE.fullmatch(line)
+    assert match is not None
+    assert_built_as_parsed(match, chess.WHITE)
+    assert strict(lazy_merge([line], chess.WHITE)) == strict(eager_merge([line], chess.WHITE))
 
 
 def test_ucci_conversion_is_parsed_eagerly() -> None:

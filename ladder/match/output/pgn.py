@@ -17,6 +17,7 @@ Chinese): it fails on a move that is illegal or ambiguous.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,7 +28,7 @@ from ladder.match.game.clocks import format_clock
 from ladder.pgn_text import pgn_text
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT
-from ladder.wxf import WxfError, canonical_from_iccs, iccs_move, read_move, wxf_moves
+from ladder.wxf import WxfError, canonical_from_iccs, iccs_move, read_move, wxf_move, wxf_moves
 
 __all__ = [
     "PgnError",
@@ -63,9 +64,10 @@ def _eval_text(info: dict[str, Any], red_moved: bool) -> str | None:
     return f"[%eval {text}]"
 
 
-def _comment(info: dict[str, Any], red_moved: bool, notation: str, record: Any, ply: int) -> str:
+def _comment(info: dict[str, Any], red_moved: bool, notation: str, best_wxf: str | None) -> str:
     """A move's comment: ``[%eval]`` (Red's view), ``[%clk]``, nodes and time, and how the
-    move was chosen when it was not the player's best."""
+    move was chosen when it was not the player's best (``best_wxf``: that best move's
+    WXF, from :func:`_written_wxf`)."""
     if "error" in info:
         return str(info["error"]).replace("}", ")")
     parts = []
@@ -82,10 +84,40 @@ def _comment(info: dict[str, Any], red_moved: bool, notation: str, record: Any, 
         best = str(info.get("best", "?"))
         if notation == "iccs":
             best = iccs_move(best)
-        else:
-            best = wxf_moves(record.variant, record.start_fen, [*record.moves[:ply], best])[-1]
+        elif best_wxf is not None:
+            best = best_wxf
         parts.append(f"varied: the engine's best was {best}")
     return " ".join(parts)
+
+
+def _written_wxf(record: Any) -> tuple[list[str], dict[int, str]]:
+    """The WXF of ``record``'s moves (as :func:`wxf_moves` writes them: canonical from
+    the first move the rules checker refuses on), and at each ply whose move the variety
+    rule chose, the WXF of the engine's best move there (canonical when it is not a
+    legal move of that position, or the game was refused before it): one replay of the
+    game for all of them."""
+    r = record
+    bests: dict[int, str] = {}
+    for k, info in enumerate(r.infos):
+        if info.get("chosen") == "varied":
+            bests[r.book_plies + k] = str(info.get("best", "?"))
+    game = Game.from_fen(r.variant, r.start_fen)
+    written: list[str] = []
+    best_wxf: dict[int, str] = {}
+    moves = r.moves
+    for i, move in enumerate(moves):
+        best = bests.get(i)
+        if best is not None and game.outcome() is None and game.is_legal(best):
+            with contextlib.suppress(WxfError):
+                best_wxf[i] = wxf_move(game, best)
+        try:
+            text = wxf_move(game, move)
+            game.push(move)
+        except (RulesError, WxfError):
+            written += moves[i:]
+            break
+        written.append(text)
+    return written, best_wxf
 
 
 def _time_control_tags(controls: tuple[str, str] | None) -> list[tuple[str, str]]:
@@ -157,10 +189,11 @@ def _headers(r: Any, date: str | None, notation: str, minimal: bool) -> list[tup
 
 def _movetext(r: Any, notation: str, minimal: bool, notes: Mapping[int, str] | None) -> list[str]:
     """The movetext tokens of :func:`format_pgn`: numbers, moves, comments, the result."""
+    best_wxf: dict[int, str] = {}
     if notation == "iccs":
         written = [iccs_move(m) for m in r.moves]
     else:
-        written = wxf_moves(r.variant, r.start_fen, r.moves)
+        written, best_wxf = _written_wxf(r)
     fields = r.start_fen.split()
     black_first = fields[1] == "b"
     fullmove = int(fields[-1]) if fields[-1].isdigit() else 1
@@ -176,7 +209,7 @@ def _movetext(r: Any, notation: str, minimal: bool, notes: Mapping[int, str] | N
             comment = "book" if i < r.book_plies else ""
             k = i - r.book_plies
             if k >= 0 and k < len(r.infos):
-                comment = _comment(r.infos[k], red_moves, notation, r, i)
+                comment = _comment(r.infos[k], red_moves, notation, best_wxf.get(i))
             if notes and i in notes:
                 comment = f"{comment}; {notes[i]}" if comment else notes[i]
             if comment:

@@ -1,0 +1,56 @@
+"""The PGN's note on a varied move (``varied: the engine's best was …``): the engine's
+best move in WXF as :func:`ladder.wxf.wxf_moves` writes it after the game's moves up to
+that ply, canonical where it is no legal move there or the game was refused before it;
+written from one replay of the game (it was one replay per varied move)."""
+
+from __future__ import annotations
+
+from ladder.match.game.play import GameRecord
+from ladder.match.output.pgn import format_pgn, read_pgn
+from ladder.wxf import wxf_moves
+
+MOVES = ["h3e3", "h10g8", "h1g3", "i10h10", "i1h1", "b10c8", "b3b7", "c7c6"]
+# per non-book move (the first two are book): the engine's best, or a bad one
+BESTS = ["b1c3", None, "a1a3", "e7e6", "zz", "a1a1"]
+
+
+def record(moves: list[str], bests: list[str | None]) -> GameRecord:
+    infos: list[dict[str, object]] = []
+    for best in bests:
+        info: dict[str, object] = {"seconds": 0.01, "cp": 12, "depth": 5, "nodes": 3000}
+        if best is not None:
+            info.update(chosen="varied", best=best)
+        infos.append(info)
+    return GameRecord(
+        match_id="m", game_no=0, pair_no=0, opening_no=0, variant="xiangqi", red="a",
+        black="b", red_slot="A", start_fen="rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/"
+        "1C5C1/9/RNBAKABNR w - - 0 1", book_plies=2, moves=moves, infos=infos,
+        result="1/2-1/2", winner=None, reason="max-plies", search_seconds={"red": 0, "black": 0},
+        wall_seconds=1.0, worker="host:1", finished_at=0.0,
+    )  # fmt: skip
+
+
+def varied_notes(rec: GameRecord) -> dict[int, str]:
+    comments = next(iter(read_pgn(format_pgn(rec, date="2026.12.02")))).comments
+    marker = "varied: the engine's best was "
+    return {p: c.split(marker)[1] for p, c in enumerate(comments) if c and marker in c}
+
+
+def test_varied_note_is_the_best_move_in_wxf_at_its_ply() -> None:
+    rec = record(MOVES, list(BESTS))
+    expected = {
+        ply: wxf_moves("xiangqi", rec.start_fen, [*MOVES[:ply], b])[-1]
+        for ply, b in enumerate(BESTS, start=rec.book_plies)
+        if b is not None
+    }
+    assert varied_notes(rec) == expected
+    # illegal or malformed bests stay as given; a legal one is WXF
+    assert expected[6] == "zz" and expected[7] == "a1a1" and expected[2] != "b1c3"
+
+
+def test_varied_note_after_a_refused_move_is_canonical() -> None:
+    moves = [*MOVES[:3], "a1a1", *MOVES[4:]]  # ply 3 refused: canonical from there on
+    rec = record(moves, list(BESTS))
+    notes = varied_notes(rec)
+    assert notes[2] == wxf_moves("xiangqi", rec.start_fen, [*moves[:2], "b1c3"])[-1] != "b1c3"
+    assert (notes[4], notes[5], notes[6], notes[7]) == ("a1a3", "e7e6", "zz", "a1a1")
