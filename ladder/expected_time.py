@@ -2,9 +2,9 @@
 
 A level is a node count, so its time per move is its nodes over the engine's speed. The
 speeds below are measured by ``scripts/measure_level_times.py`` (one engine, Threads 1,
-levels 6-8 from positions past the opening books, nodes over the engine's CPU seconds,
-on the project's shared 2-core machine; the numbers, and the load they were measured
-under, are in docs/play.md). A calibrated
+levels 7-8 from positions past the opening books, nodes over the engine's CPU seconds,
+on the project's 2-core machine with the calibration paused; the numbers are in
+docs/play.md). A calibrated
 level's own median (``seconds_per_move``) takes their place.
 """
 
@@ -14,9 +14,9 @@ from typing import Final
 
 #: Nodes per second of one engine thread, per rule set (scripts/measure_level_times.py).
 NODES_PER_SECOND: Final[dict[str, int]] = {
-    "xiangqi": 148_000,
-    "atomic-xiangqi": 167_000,
-    "crazyhouse-xiangqi": 96_000,
+    "xiangqi": 170_000,
+    "atomic-xiangqi": 190_000,
+    "crazyhouse-xiangqi": 125_000,
 }
 
 

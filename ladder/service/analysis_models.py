@@ -34,7 +34,7 @@ class AnalysisRequest(BaseModel):
             strict=True,
             description="Nodes searched in each position (default and maximum: the "
             "service's `--analysis-nodes` and `--analysis-max-nodes`, 150,000 and "
-            "2,000,000 unless configured). Level 8 searches 1,000,000 nodes a move: an "
+            "2,000,000 unless configured). Level 8 searches up to 600,000 nodes a move: an "
             "analysis weaker than that may call a level-8 move a mistake.",
         ),
     ] = None

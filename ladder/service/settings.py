@@ -301,7 +301,7 @@ class ServeSettings:
 
     analysis_nodes: int = option(
         "nodes a position of POST /v1/analysis when the request names none (level 8 "
-        "searches 1,000,000: a weaker analysis may call its moves mistakes)",
+        "searches up to 600,000: a weaker analysis may call its moves mistakes)",
         default=_service_default("analysis_nodes"),
         group="analysis",
         parse=positive_int,
