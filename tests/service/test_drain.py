@@ -90,14 +90,14 @@ def _readyz(server: Server) -> int:
 
 
 def test_a_request_that_ends_within_the_drain_is_answered() -> None:
-    """Nothing cut when the search ends in time: a level-6 move sent just before
+    """Nothing cut when the search ends in time: a level-8 move sent just before
     SIGTERM is answered 200, and the server exits 0."""
     server = Server(["--engines", "1", "--log-format", "json", "--drain-timeout", "30"])
     server.start()
     try:
         sock = server.connect()
-        post(sock, {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 6, "seed": 2})
-        wait_until(lambda: samples(server)['ladder_searches_in_flight{level="6"}'] == 1)
+        post(sock, {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 8, "seed": 2})
+        wait_until(lambda: samples(server)['ladder_searches_in_flight{level="8"}'] == 1)
         server.signal(signal.SIGTERM)
         status, _, body = read_answer(sock)
         assert status == 200, body

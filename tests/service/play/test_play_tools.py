@@ -248,15 +248,15 @@ document.addEventListener('DOMContentLoaded', () => {
 
 
 def test_slow_level_shows_its_clock(server: Server, open_page: Opener) -> None:
-    """Level 7's move (out of the book) shows the time it has taken against the level's
+    """Level 8's move (out of the book) shows the time it has taken against the level's
     expected time (GET /v1/levels), and the clock goes when the move comes; level 1's
     move shows none. The levels say they are unrated."""
     levels = httpx.get(f"{server.url}/v1/levels", timeout=30).json()["levels"]["xiangqi"]
     expected = {info["level"]: info["expected_seconds"] for info in levels}
-    assert expected[7] >= 0.5 > expected[1]  # (the page's threshold: play.js SLOW_SECONDS)
+    assert expected[8] >= 0.5 > expected[1]  # (the page's threshold: play.js SLOW_SECONDS)
     play = open_page(server)
     play.page.add_init_script(CLOCK_RECORDER)
-    for level, moves in ((7, 3), (1, 5)):
+    for level, moves in ((8, 3), (1, 5)):
         address = f"variant=xiangqi&level={level}&colour=black&seed=9&moves=h3e3,a10a9"
         play.page.goto(f"{server.url}/play?{address}" + (",b3b10,a9a10" if level == 1 else ""))
         play.wait_settled(moves)
@@ -265,10 +265,10 @@ def test_slow_level_shows_its_clock(server: Server, open_page: Opener) -> None:
         if level == 1:
             assert shown == []
             continue
-        assert shown, "no clock while level 7 thought"
+        assert shown, "no clock while level 8 thought"
         for text, named in shown:
             assert re.fullmatch(r"\d+\.\d s of about \d+(\.\d)? s( \(the machine is busy\))?", text)
-            assert named == f"{expected[7]:.1f}"
+            assert named == f"{expected[8]:.1f}"
     options = play.page.locator("#strength option").all_inner_texts()
     assert all("unrated" in o for o in options if o.startswith("Level")), options
     assert "not rated yet" in play.text("#strength-help")
