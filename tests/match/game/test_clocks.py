@@ -54,10 +54,9 @@ def test_engines_play_on_the_clock(
     assert done.returncode == 0, done.stderr[-2000:]
     wire = re.findall(go, done.stderr)
     assert wire, "no clocked go on the wire"
-    if proto == "xboard":  # the time control, once a game before its clocks (an engine
-        # restarted mid-game, as a loaded machine may cause, starts a game again)
-        levels = done.stderr.count("> level 0 0:03 0.1\n")
-        assert 2 <= levels <= done.stderr.count("> new\n")  # (the check before the match: a new)
+    if proto == "xboard":  # the time control before each game's clocks (at least once a
+        # game: an engine restarted mid-game, as a loaded machine may cause, gets it again)
+        assert done.stderr.count("> level 0 0:03 0.1\n") >= 2
     # both clocks are the engine's own (level:1 has none): 3 s at first, then they move
     assert (start, start) in wire and len(set(wire)) > 1
     doc = json.loads(out.read_text())
