@@ -175,7 +175,7 @@ def _play(
                     fit = fit_pool(played[variant])
                     if fit is not None:
                         fits[variant] = fit
-                unsure = widest_gaps(states, fits, played)
+                unsure = widest_gaps(chain, fits, played)  # (the gaps this run plays)
                 rounds += 1
                 status = ", ".join(
                     f"{w.state.variant} {w.state.pairing.weaker.name}-"
