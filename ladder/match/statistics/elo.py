@@ -117,14 +117,20 @@ def elo_to_score(elo: float) -> float:
     return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
+#: How far outside [0, 1] a score may be by floating-point rounding alone.
+_ROUNDING = 1e-9
+
+
 def score_to_elo(score: float) -> float:
     """Logistic Elo for a mean score: ``-400 * log10(1/score - 1)``.
 
     Returns ``-inf`` / ``+inf`` for a score of exactly 0 / 1; raises ``ValueError``
     outside [0, 1].
     """
-    if not 0.0 <= score <= 1.0 or math.isnan(score):
+    if not -_ROUNDING <= score <= 1.0 + _ROUNDING or math.isnan(score):
         raise ValueError(f"score must be in [0, 1], got {score!r}")
+    # a mean or a bound computed in floating point can land a rounding error outside
+    score = min(1.0, max(0.0, score))
     if score == 0.0:
         return -math.inf
     if score == 1.0:

@@ -49,6 +49,9 @@ def test_score_to_elo_hand_values() -> None:
     assert score_to_elo(0.0) == -math.inf
     with pytest.raises(ValueError):
         score_to_elo(1.2)
+    # a sum of floats one rounding error past 1 (a calibration stopped on it) is 1
+    assert score_to_elo(1.0 + 2**-52) == math.inf
+    assert score_to_elo(-1e-17) == -math.inf
 
 
 def test_trinomial_60_wins_20_draws_20_losses() -> None:
