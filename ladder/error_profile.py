@@ -50,6 +50,7 @@ from ladder.calibration.record import record_path
 from ladder.engine_binary import engine_path
 from ladder.engine_lines import MATE_CP
 from ladder.level_move import SearchJob, search_level
+from ladder.levels import play_settings
 from ladder.master_games import master_lines
 from ladder.material import material
 from ladder.package_data import CHECKOUT_ROOT
@@ -269,9 +270,14 @@ async def measure(
     if not spots:
         raise ValueError(f"no {variant} positions from {source}")
     specs = []
+    given: dict[str, str] = {}  # each player's spec as given, for the table
+    settings: dict[str, dict[str, Any]] = {}
     for text in players:
         label, sep, spec_text = text.partition("=")
         specs.append(PlayerSpec.parse(f"{spec_text},name={label}" if sep else text))
+        given[specs[-1].name] = spec_text if sep else text
+        if specs[-1].kind == "level":
+            settings[specs[-1].name] = play_settings(specs[-1].level_settings(variant))
     engines: list[Player] = [make_player(s) for s in specs]
     reference = Reference(reference_nodes, cache)
     names = [s.name for s in specs] + (["masters"] if source == "master" else [])
@@ -306,6 +312,9 @@ async def measure(
             await p.close()
     table = {
         name: {
+            "spec": given.get(name, "the master's move"),
+            # a level's settings: docs/ladder.md shows a retuned level's row as stale
+            "settings": settings.get(name),
             "positions": r["n"],
             "free_taken": share(r["free"], r["free_n"]),
             "hangs": share(r["hang"], r["n"]),

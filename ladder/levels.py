@@ -177,8 +177,10 @@ RATING_KEYS = tuple(f.name for f in fields(Rating))
 class Level:
     """One rung of the ladder for one variant: engine settings, and its rating if measured.
 
-    ``seconds_per_move`` is the median search time of its moves in the calibration games
-    (on the calibration machine: a guide, not a promise).
+    ``seconds_per_move`` is its time per move on an idle core, written by the calibration
+    (:func:`ladder.calibration.report.quiet_seconds`: a searching level's nodes at the
+    engine's measured speed, a mistake level's median in the calibration games): a
+    guide, not a promise.
     """
 
     level: int
@@ -232,15 +234,18 @@ def _human_reference() -> dict[str, Any]:
     return dict(json.loads(path.read_text()))
 
 
-def human_reference(variant: str, level: int) -> dict[str, Any] | None:
+def human_reference(variant: str, level: Level) -> dict[str, Any] | None:
     """The human reference of ``level`` in ``variant`` (``ladder/human_reference.json``,
     made by ``scripts/measure_mistakes.py --source master``): its share of the
     grandmaster's move and its mean loss on master positions, beside the masters' own
-    mean loss against the same reference; None where the reference cannot judge it."""
+    mean loss against the same reference; None where the reference cannot judge it, or
+    where it measured other settings than the level plays now (a retuned level's old
+    figures would describe another player)."""
     data = _human_reference()
-    row = data["variants"].get(variant, {}).get(str(level))
-    if row is None:
+    row = data["variants"].get(variant, {}).get(str(level.level))
+    if row is None or row.get("settings") != play_settings(level):
         return None
+    row = {k: v for k, v in row.items() if k != "settings"}
     return {
         **row,
         "masters_mean_loss_cp": data["masters_mean_loss_cp"],
@@ -250,20 +255,26 @@ def human_reference(variant: str, level: int) -> dict[str, Any] | None:
     }
 
 
-def level_row(level: Level) -> dict[str, Any]:
-    """A level as one flat row (``ladder levels --json``): its settings, its variety
-    rule as a table, the rating's fields (None when not rated) and the time per move."""
-    out: dict[str, Any] = {
-        "level": level.level,
+def play_settings(level: Level) -> dict[str, Any]:
+    """What a level plays, as plain data: its node count, hash, variety rule and book
+    (not its rating). Measurements of a level (the human reference) keep it, so that a
+    retuned level is not described by another player's figures."""
+    return {
         "nodes": level.nodes,
         "hash_mb": level.hash_mb,
         "variety": asdict(level.variety) if level.variety else None,
+        "book": level.book,
     }
+
+
+def level_row(level: Level) -> dict[str, Any]:
+    """A level as one flat row (``ladder levels --json``): its settings, its variety
+    rule as a table, the rating's fields (None when not rated) and the time per move."""
+    out: dict[str, Any] = {"level": level.level, **play_settings(level)}
     rating = asdict(level.rating) if level.rating else dict.fromkeys(RATING_KEYS)
     out.update(rating)
     out["extrapolated"] = bool(out["extrapolated"])
     out["seconds_per_move"] = level.seconds_per_move
-    out["book"] = level.book
     return out
 
 

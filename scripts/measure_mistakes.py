@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ladder.error_profile import measure
+from ladder.levels import load_levels, play_settings
 
 
 def _pct(s: dict[str, Any] | None) -> str:
@@ -106,6 +107,7 @@ def human_reference(out: dict[str, Any], command: str) -> dict[str, Any]:
     (players named ``L<n>``), the master-move share and the mean loss with intervals."""
     players = out["players"]
     masters = players["masters"]
+    shipped = load_levels()[out["variant"]]
     levels = {
         name[1:]: {
             "master_move_share": round(row["master_move"]["share"], 3),
@@ -115,6 +117,8 @@ def human_reference(out: dict[str, Any], command: str) -> dict[str, Any]:
             ],
             "mean_loss_cp": round(row["mean_loss_capped"], 1),
             "mean_loss_ci": [round(x, 1) for x in row["mean_loss_ci"]],
+            # the shipped level it measured: a retuned level no longer shows these figures
+            "settings": play_settings(shipped[int(name[1:])]),
         }
         for name, row in players.items()
         if name.startswith("L") and name[1:].isdigit()

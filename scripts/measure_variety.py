@@ -28,7 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ladder.book import load_book
 from ladder.level_move import SearchJob, derive_seed, level_engine, play_level_move, search_level
-from ladder.levels import LEVEL_NUMBERS, Level, load_levels
+from ladder.levels import LEVEL_NUMBERS, Level, load_levels, play_settings
 from ladder.master_games import master_lines
 from ladder.match.openings import load_openings
 from ladder.rules import Game
@@ -143,6 +143,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         "moves": args.moves,
         "opponent_nodes": args.opponent_nodes,
         "levels": table,
+        # what each level played: docs/ladder.md shows a retuned level's row as stale
+        "settings": {str(n): play_settings(ladder[args.variant][n]) for n in args.level},
     }
 
 

@@ -15,6 +15,7 @@ from ladder.levels import (
     Variety,
     at_elo,
     elo_range,
+    human_reference,
     level_row,
     load_levels,
 )
@@ -176,3 +177,15 @@ def test_an_elo_off_the_curve_or_an_uncalibrated_ladder_is_refused() -> None:
     assert elo_range(bent) is None
     with pytest.raises(LevelsError, match="strictly increasing"):
         at_elo(bent, 500)
+
+
+def test_the_human_reference_describes_only_the_settings_it_measured() -> None:
+    shipped = load_levels(LEVELS_FILE)["xiangqi"]
+    judged = [n for n in shipped if human_reference("xiangqi", shipped[n]) is not None]
+    assert judged, "the shipped reference judges no level as it plays now"
+    one = shipped[judged[0]]
+    ref = human_reference("xiangqi", one)
+    assert ref is not None and 0 <= ref["master_move_share"] <= 1 and "settings" not in ref
+    # the same level retuned (another node count, or another mistake rule) has no reference
+    assert human_reference("xiangqi", replace(one, nodes=one.nodes + 1)) is None
+    assert human_reference("xiangqi", replace(one, variety=None)) is None

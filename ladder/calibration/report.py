@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ladder.calibration.fit import VariantCalibration
+from ladder.expected_time import expected_seconds
 from ladder.levels import RATING_KEYS, Rating, load_levels
 
 __all__ = ["ladder_markdown", "plot_ladder", "print_calibration", "write_docs", "write_levels_file"]
@@ -57,8 +58,9 @@ def write_levels_file(source: Path, target: Path, cals: Sequence[VariantCalibrat
             t = {k: v for k, v in vt.get(str(n), {}).items() if k not in _MEASURED_KEYS}
             if rating is not None:
                 t.update(_rating_table(rating))
-            if n in cal.seconds:
-                t["seconds_per_move"] = round(cal.seconds[n], 4)
+            quiet = quiet_seconds(cal, n) if n in cal.seconds else None
+            if quiet is not None:
+                t["seconds_per_move"] = round(quiet, 4)
             if t:
                 vt[str(n)] = t
             else:
@@ -104,6 +106,17 @@ def print_calibration(console: Console, cal: VariantCalibration) -> None:
         console.print(escape(f"  [{mark}] {c.name}: {c.detail}"))
 
 
+def quiet_seconds(cal: VariantCalibration, level: int) -> float | None:
+    """A level's time per move on an idle core: a searching level's nodes at the engine's
+    measured speed (:mod:`ladder.expected_time`); a mistake level searches every move's
+    line, so its own median in the calibration games (a few tens of ms, where the
+    machine's load matters little)."""
+    lv = cal.levels[level]
+    if lv.makes_mistakes:
+        return cal.seconds.get(level)
+    return expected_seconds(cal.variant, lv.nodes)
+
+
 def ladder_markdown(
     cals: Sequence[VariantCalibration], plots: dict[str, str], extra: dict[str, str] | None = None
 ) -> str:
@@ -114,11 +127,20 @@ def ladder_markdown(
         "",
         "Logistic Elo with `random` = 0, from `ladder calibrate` (a whole-pool "
         "Bradley-Terry fit with a Red advantage; 95% intervals by bootstrap over game "
-        "pairs). Time per move is the median search time of the level's moves in these "
-        "games on the calibration machine (2 cores, one search per core). How the levels "
-        "were chosen and measured: [tuning.md](tuning.md).",
+        "pairs). Time per move on an idle core: for levels 4-8 their nodes at the "
+        "engine's measured speed (`scripts/measure_level_times.py`), for levels 1-3 the "
+        "median of their moves in these games. How the levels were chosen and measured: "
+        "[tuning.md](tuning.md).",
         "",
     ]
+    undecided = [c.variant for c in cals if any(k.ok is not True for k in c.criteria)]
+    if undecided:
+        out += [
+            f"> **Calibration in progress** ({', '.join(undecided)}): not every tuning "
+            "criterion below is decided, so these ratings are interim. `ladder calibrate "
+            "--write` puts ratings into `ladder/levels.toml` only once they are.",
+            "",
+        ]
     for cal in cals:
         out += [f"## {cal.variant}", ""]
         fit = cal.fit
@@ -142,7 +164,7 @@ def ladder_markdown(
             )
             out.append(
                 f"| **level {n}** | {lv.nodes:,} | {choice} | {elo} | {_ci(r)} | "
-                f"{0 if r is None else r.games} | {_seconds(cal.seconds.get(n))} |"
+                f"{0 if r is None else r.games} | {_seconds(quiet_seconds(cal, n))} |"
             )
         out += ["", "Tuning criteria:", ""]
         for c in cal.criteria:

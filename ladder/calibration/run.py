@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from rich.progress import (
 )
 
 from ladder.calibration.fit import VariantCalibration, fit_pool, fit_variant
+from ladder.calibration.measurements import measurement_sections
 from ladder.calibration.plan import Plan, pairings
 from ladder.calibration.record import load_record, save_record
 from ladder.calibration.report import print_calibration, write_docs, write_levels_file
@@ -116,22 +116,16 @@ def run_calibration(
     write_levels_file(config.levels_file, config.out, cals)
     console.print(f"wrote {config.out}")
     if config.docs is not None:
-        md = write_docs(cals, config.docs, _notes(config.record, config.variants))
+        sections = {
+            c.variant: measurement_sections(config.record, c.variant, c.levels) for c in cals
+        }
+        md = write_docs(cals, config.docs, sections)
         console.print(f"wrote {md}")
     return cals
 
 
 #: How often (seconds) a running calibration writes its compact record mid-round.
 RECORD_EVERY_S = 300.0
-
-
-def _notes(folder: Path | None, variants: Sequence[str]) -> dict[str, str]:
-    """Each variant's measurements made by other scripts (variety, blunders), kept
-    beside the record as ``notes-<variant>.md``, for its section of ladder.md."""
-    if folder is None:
-        return {}
-    paths = {v: folder / f"notes-{v}.md" for v in variants}
-    return {v: p.read_text().strip() for v, p in paths.items() if p.is_file()}
 
 
 def _play(

@@ -226,6 +226,7 @@ def _levels_file(given: Path | None) -> Path:
 
 
 def _cmd_levels(args: argparse.Namespace) -> int:
+    from ladder.expected_time import expected_seconds
     from ladder.levels import elo_range, human_reference, level_row, levels_version, load_levels
 
     try:
@@ -242,7 +243,7 @@ def _cmd_levels(args: argparse.Namespace) -> int:
                 {
                     v: [
                         level_row(lv)
-                        | {"levels_version": version, "human_reference": human_reference(v, n)}
+                        | {"levels_version": version, "human_reference": human_reference(v, lv)}
                         for n, lv in sorted(t.items())
                     ]
                     for v, t in table.items()
@@ -253,8 +254,7 @@ def _cmd_levels(args: argparse.Namespace) -> int:
         return 0
     print(f"ladder version {version} ({_levels_file(args.levels)})")
     for variant, levels in table.items():
-        print(variant)
-        print(f"  {'level':>5} {'nodes':>11} {'choice':>36} {'elo':>18} {'time/move':>10}")
+        rows = []
         for n, lv in sorted(levels.items()):
             variety = lv.variety.describe() if lv.variety else "best move"
             if lv.book:
@@ -263,9 +263,17 @@ def _cmd_levels(args: argparse.Namespace) -> int:
             elo = "-" if r is None else f"{r.elo:.0f} [{r.elo_lo:.0f},{r.elo_hi:.0f}]"
             if r is not None and r.extrapolated:
                 elo += "*"
-            secs = lv.seconds_per_move
-            time = "-" if secs is None else f"{1000 * secs:.1f} ms" if secs < 1 else f"{secs:.2f} s"
-            print(f"  {n:>5} {lv.nodes:>11,} {variety:>36} {elo:>18} {time:>10}")
+            secs = expected_seconds(variant, lv.nodes, lv.seconds_per_move)
+            time = f"{1000 * secs:.0f} ms" if secs < 1 else f"{secs:.2f} s"
+            if lv.seconds_per_move is None:
+                time = "~" + time  # not calibrated: its nodes at the engine's measured speed
+            rows.append((str(n), f"{lv.nodes:,}", elo, time, variety))
+        print(variant)
+        head = ("level", "nodes", "elo", "time/move", "choice")
+        widths = [max(len(row[i]) for row in (head, *rows)) for i in range(4)]
+        for row in (head, *rows):
+            cells = [c.rjust(w) for c, w in zip(row, widths, strict=False)]
+            print("  " + "  ".join(cells) + "  " + row[4])
         span = elo_range(levels)
         print(
             f"  any Elo from {span[0]:.0f} to {span[1]:.0f}: ladder move --elo"
@@ -273,7 +281,7 @@ def _cmd_levels(args: argparse.Namespace) -> int:
             else "  (an Elo in between: not until every level is measured)"
         )
     print(
-        "(Elo: random = 0, 95% interval; * extrapolated; time/move: median on the "
-        "calibration machine)"
+        "(Elo: random = 0, 95% interval; * extrapolated; time/move: on an idle core, "
+        "~ from the level's nodes at the engine's measured speed)"
     )
     return 0

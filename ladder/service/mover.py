@@ -319,7 +319,7 @@ class MoveService:
                     rating=lv.rating,
                     seconds_per_move=lv.seconds_per_move,
                     expected_seconds=expected_seconds(variant, lv.nodes, lv.seconds_per_move),
-                    human_reference=human_reference(variant, lv.level),
+                    human_reference=human_reference(variant, lv),
                 )
                 for _, lv in sorted(table.items())
             ]

@@ -4,13 +4,14 @@ and plan, resumed from its record, and the shipped levels file left alone."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 from ladder.calibration.record import record_path
-from ladder.levels import LEVELS_FILE, load_levels
+from ladder.levels import LEVELS_FILE, load_levels, play_settings
 from ladder.match.output.store import ResultStore
 
 TINY_LEVELS = """
@@ -76,7 +77,15 @@ def test_a_tiny_calibration_plays_resumes_and_writes_only_its_output(tmp_path: P
         "2",
     ]
     (tmp_path / "rec").mkdir()
-    (tmp_path / "rec" / "notes-xiangqi.md").write_text("Variety: 20 of 20 seeds differ.\n")
+    # a variety record beside the game record: its level 1 as the file plays it, its
+    # level 2 measured on other settings
+    tiny = load_levels(levels)["xiangqi"]
+    variety = {
+        "variant": "xiangqi", "seeds": 20, "moves": 5, "opponent_nodes": 3000,
+        "levels": {"1": {"opening 1": 20, "opening 2": 17}, "2": {"opening 1": 9}},
+        "settings": {"1": play_settings(tiny[1]), "2": play_settings(tiny[3])},
+    }  # fmt: skip
+    (tmp_path / "rec" / "variety-xiangqi.json").write_text(json.dumps(variety))
     run = _ladder(*common, "--db", tmp_path / "a.sqlite", "--docs", tmp_path / "docs", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "round 1: widest gaps" in run.stderr  # the adaptive rounds ran, with progress
@@ -89,7 +98,9 @@ def test_a_tiny_calibration_plays_resumes_and_writes_only_its_output(tmp_path: P
     assert load_levels(levels)["xiangqi"][1].rating is None  # --levels untouched
     assert hashlib.sha256(LEVELS_FILE.read_bytes()).hexdigest() == shipped
     ladder_md = (tmp_path / "docs" / "ladder.md").read_text()
-    assert "## xiangqi" in ladder_md and "Variety: 20 of 20 seeds differ." in ladder_md
+    assert "## xiangqi" in ladder_md and "Calibration in progress" in ladder_md
+    assert "| 1 | 17 | 20 17 | met |" in ladder_md
+    assert "| 2 (measured on earlier settings) | 9 | 9 | not met |" in ladder_md
     assert "not decided" in run.stderr  # 4 games decide no criterion
     # A fresh database resumes from the record: nothing is played again.
     again = _ladder(

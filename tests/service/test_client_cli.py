@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -126,6 +127,9 @@ def test_cli_move_in_process_and_url(server: Server) -> None:
 def test_cli_levels() -> None:
     out = _ladder("levels")
     assert out.returncode == 0 and "crazyhouse-xiangqi" in out.stdout
+    # every level has a time per move: measured, or (~) its nodes at the engine's speed
+    rows = [line for line in out.stdout.splitlines() if line.strip()[:1].isdigit()]
+    assert len(rows) == 24 and all(re.search(r"\d(\.\d+)? m?s  ", row) for row in rows), rows
     data = json.loads(_ladder("levels", "--json").stdout)
     assert [lv["level"] for lv in data["xiangqi"]] == list(range(1, 9))
 

@@ -1,0 +1,137 @@
+"""The measurements other scripts make of the levels, as sections of ``docs/ladder.md``.
+
+- **Variety** (``scripts/measure_variety.py --json calibration/variety-<variant>.json``):
+  with the opponent's moves fixed, the distinct sequences of a level's first moves that
+  20 seeds give, per scenario (goal: at least 15 in every one).
+- **Error profile** of the weak levels (``scripts/measure_mistakes.py --json
+  calibration/profile-<variant>.json``): free pieces taken, one-move hangs, gross
+  blunders and mean loss against a reference search, beside the rule they replaced.
+- **Human reference** (``ladder/human_reference.json``, xiangqi): each level's share of
+  the grandmaster's move and its mean loss on master positions, beside the masters'.
+
+Each record keeps the settings of the levels it measured (:func:`ladder.levels.play_settings`);
+a level retuned since is marked, so the page never describes a level by another
+player's figures.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ladder.levels import Level, human_reference, play_settings
+
+__all__ = ["measurement_sections"]
+
+#: Distinct sequences of a level's first moves that 20 seeds must give in every scenario.
+VARIETY_GOAL = 15
+STALE = "measured on earlier settings"
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    return dict(json.loads(path.read_text())) if path.is_file() else None
+
+
+def _current(settings: object, level: Level | None) -> bool:
+    return level is not None and settings == play_settings(level)
+
+
+def _share(cell: Mapping[str, Any] | None) -> str:
+    if not cell or not cell.get("n"):
+        return "-"
+    share, lo, hi = (100 * cell[k] for k in ("share", "lo", "hi"))
+    return f"{share:.0f} % [{lo:.0f}, {hi:.0f}] of {cell['n']}"
+
+
+def variety_section(record: Mapping[str, Any], levels: Mapping[int, Level]) -> list[str]:
+    """The variety table: per measured level, its worst scenario and every scenario's count."""
+    settings = record.get("settings", {})
+    out = [
+        f"**Variety** (`scripts/measure_variety.py`): distinct sequences of the level's "
+        f"first {record['moves']} moves from {record['seeds']} seeds, the opponent's moves "
+        f"fixed, per scenario; goal at least {VARIETY_GOAL} in every scenario.",
+        "",
+        "| level | worst scenario | per scenario | goal |",
+        "| --- | ---: | --- | --- |",
+    ]
+    for key, row in sorted(record["levels"].items(), key=lambda kv: int(kv[0])):
+        worst = min(row.values())
+        stale = "" if _current(settings.get(key), levels.get(int(key))) else f" ({STALE})"
+        met = "met" if worst >= VARIETY_GOAL else "not met"
+        counts = " ".join(str(v) for v in row.values())
+        out.append(f"| {key}{stale} | {worst} | {counts} | {met} |")
+    return out
+
+
+def profile_section(record: Mapping[str, Any], levels: Mapping[int, Level]) -> list[str]:
+    """The error-profile table: every player measured, with 95 % intervals."""
+    out = [
+        f"**Error profile** (`scripts/measure_mistakes.py`, {record['source']} positions, "
+        f"reference {record['reference_nodes']:,} nodes; 95 % intervals): free pieces "
+        "taken, moves that leave a piece to a one-move capture, gross blunders (≥ 300 cp) "
+        "and the mean loss (capped at 1,000 cp).",
+        "",
+        "| player | spec | free pieces taken | one-move hangs | gross blunders | mean loss |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
+    for name, row in record["players"].items():
+        spec = row.get("spec", "-")
+        stale = ""
+        if spec.startswith("level:") and "levels=" not in spec:
+            level = levels.get(int(spec.split(":")[1].split(",")[0]))
+            stale = "" if _current(row.get("settings"), level) else f" ({STALE})"
+        lo, hi = row["mean_loss_ci"]
+        out.append(
+            f"| {name}{stale} | `{spec}` | {_share(row['free_taken'])} | "
+            f"{_share(row['hangs'])} | {_share(row['gross'])} | "
+            f"{row['mean_loss_capped']:.0f} cp [{lo:.0f}, {hi:.0f}] |"
+        )
+    return out
+
+
+def human_section(variant: str, levels: Mapping[int, Level]) -> list[str]:
+    """The human reference of the levels it judges as they play now."""
+    rows = [(n, human_reference(variant, lv)) for n, lv in sorted(levels.items())]
+    judged = [(n, ref) for n, ref in rows if ref is not None]
+    if not judged:
+        return []
+    first = judged[0][1]
+    out = [
+        f"**Human reference** (`ladder/human_reference.json`): on {first['positions']} "
+        "positions of the grandmaster games past the book, each level's share of the "
+        f"master's move and its mean loss against a {first['reference_nodes']:,}-node "
+        "search, beside the masters' own loss. An anchor, not a human Elo.",
+        "",
+        "| player | master's move | mean loss |",
+        "| --- | ---: | ---: |",
+    ]
+    for n, ref in judged:
+        share, (lo, hi) = ref["master_move_share"], ref["master_move_ci"]
+        loss, (llo, lhi) = ref["mean_loss_cp"], ref["mean_loss_ci"]
+        out.append(
+            f"| level {n} | {100 * share:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}] | "
+            f"{loss:.0f} cp [{llo:.0f}, {lhi:.0f}] |"
+        )
+    mlo, mhi = first["masters_mean_loss_ci"]
+    masters = first["masters_mean_loss_cp"]
+    out.append(f"| the masters | 100 % | {masters:.0f} cp [{mlo:.0f}, {mhi:.0f}] |")
+    return out
+
+
+def measurement_sections(folder: Path | None, variant: str, levels: Mapping[int, Level]) -> str:
+    """``variant``'s measurement sections from the records in ``folder`` (the
+    calibration record's folder) and the shipped human reference, as markdown."""
+    parts: list[list[str]] = []
+    if folder is not None:
+        variety = _read(folder / f"variety-{variant}.json")
+        if variety is not None:
+            parts.append(variety_section(variety, levels))
+        profile = _read(folder / f"profile-{variant}.json")
+        if profile is not None:
+            parts.append(profile_section(profile, levels))
+    human = human_section(variant, levels)
+    if human:
+        parts.append(human)
+    return "\n\n".join("\n".join(p) for p in parts)

@@ -1,0 +1,60 @@
+"""The measurement sections of docs/ladder.md: a level retuned since it was measured is
+marked, never described by another player's figures."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from ladder.calibration.measurements import measurement_sections
+from ladder.levels import human_reference, load_levels, play_settings
+
+
+def _cell(hits: int, n: int) -> dict[str, float]:
+    return {"hits": hits, "n": n, "share": hits / n, "lo": 0.1, "hi": 0.9}
+
+
+def _player(spec: str, settings: object) -> dict[str, object]:
+    return {
+        "spec": spec,
+        "settings": settings,
+        "positions": 500,
+        "free_taken": _cell(20, 25),
+        "hangs": _cell(100, 500),
+        "gross": _cell(90, 500),
+        "master_move": None,
+        "mean_loss_capped": 150.4,
+        "mean_loss_ci": [130.0, 170.0],
+    }
+
+
+def test_profile_rows_of_retuned_levels_are_marked(tmp_path: Path) -> None:
+    levels = load_levels()["atomic-xiangqi"]
+    old = replace(levels[2], nodes=levels[2].nodes * 2)
+    record = {
+        "variant": "atomic-xiangqi",
+        "source": "record",
+        "reference_nodes": 60000,
+        "players": {
+            "L1": _player("level:1", play_settings(levels[1])),
+            "L2": _player("level:2", play_settings(old)),
+            "soft1": _player("level:1,levels=calibration/levels-softmax.toml", None),
+        },
+    }
+    (tmp_path / "profile-atomic-xiangqi.json").write_text(json.dumps(record))
+    text = measurement_sections(tmp_path, "atomic-xiangqi", levels)
+    rows = {line.split(" |")[0]: line for line in text.splitlines() if line.startswith("| ")}
+    assert "| L1" in rows and "| L2 (measured on earlier settings)" in rows
+    assert "| soft1" in rows  # another rule: compared, not checked against the shipped file
+    assert "80 % [10, 90] of 25" in rows["| L1"] and "150 cp [130, 170]" in rows["| L1"]
+    assert "Human reference" not in text  # xiangqi only
+
+
+def test_the_human_reference_shows_the_levels_it_judges_as_they_play() -> None:
+    levels = load_levels()["xiangqi"]
+    text = measurement_sections(None, "xiangqi", levels)
+    judged = [n for n, lv in levels.items() if human_reference("xiangqi", lv) is not None]
+    assert judged and "the masters" in text
+    for n in levels:
+        assert (f"| level {n} |" in text) == (n in judged)
