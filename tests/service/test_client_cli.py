@@ -87,34 +87,12 @@ def _free_port() -> int:
 
 
 def test_cli_move_in_process_and_url(server: Server) -> None:
-    local = _ladder(
-        "move",
-        "--variant",
-        "xiangqi",
-        "--moves",
-        "h3e3 h10g8",
-        "--level",
-        "2",
-        "--seed",
-        "3",
-        "--json",
-    )
+    move = ["move", "--variant", "xiangqi", "--moves", "h3e3 h10g8", "--level", "2", "--seed", "3"]
+    local = _ladder(*move, "--json")
     assert local.returncode == 0, local.stderr
     reply = json.loads(local.stdout)
     check_move_reply("xiangqi", ["h3e3", "h10g8"], reply)
-    remote = _ladder(
-        "move",
-        "--variant",
-        "xiangqi",
-        "--moves",
-        "h3e3 h10g8",
-        "--level",
-        "2",
-        "--seed",
-        "3",
-        "--url",
-        server.url,
-    )
+    remote = _ladder(*move, "--url", server.url)
     assert remote.returncode == 0, remote.stderr
     assert remote.stdout.split()[0] == reply["move"]
     bad = _ladder(
