@@ -4,6 +4,7 @@ answers against the rules."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
@@ -159,3 +160,13 @@ def samples(server: Server) -> dict[str, float]:
             labels = ",".join(f'{k}="{v}"' for k, v in sorted(s.labels.items()))
             out[f"{s.name}{{{labels}}}" if labels else s.name] = s.value
     return out
+
+
+def post_move(sock: socket.socket, body: dict[str, Any], request_id: str | None = None) -> None:
+    """Send ``body`` to /v1/move over a raw connection; the answer is left to read (or
+    not: closing the socket is a client that went away)."""
+    data = json.dumps(body).encode()
+    head = b"POST /v1/move HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+    if request_id is not None:
+        head += b"x-request-id: %s\r\n" % request_id.encode()
+    sock.sendall(head + b"content-length: %d\r\n\r\n%s" % (len(data), data))
