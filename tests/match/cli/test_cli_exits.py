@@ -6,24 +6,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from ladder.match.exit_codes import ExitCode
+from tests.match.helpers import ladder
 
 FAULTY_ENGINE = Path(__file__).parent.parent / "faulty_engine.py"
-
-
-def ladder(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ladder.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def _stored(db: Path) -> list[tuple[int, str]]:

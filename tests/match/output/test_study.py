@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from ladder.match.output.pgn import read_pgn
 from ladder.match.output.store import ResultStore
 from ladder.rules import Game
+from tests.match.helpers import ladder
 
 # Black (chariot and cannon against a chariot) mates in a few, but puts its cannon next
 # to its own general: the chariot takes it and the explosion takes the general.
@@ -34,12 +33,6 @@ KNOWN = """\
 
 1. R@d5 d10e10 1/2-1/2
 """
-
-
-def ladder(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=600
-    )
 
 
 def test_study_of_known_games(tmp_path: Path, engine_exe: Path) -> None:

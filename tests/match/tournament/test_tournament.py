@@ -4,8 +4,6 @@ cutechess-style engine, the crosstable and the Bradley-Terry rating list."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ from ladder.match.openings import load_openings
 from ladder.match.players.specs import parse_player
 from ladder.match.tournament.crosstable import crosstable
 from ladder.match.tournament.run import TournamentConfig
+from tests.match.helpers import ladder
 
 
 def _config(fmt: str, names: list[str]) -> TournamentConfig:
@@ -45,12 +44,6 @@ def test_pairings_and_interleaving() -> None:
         _config("round-robin", ["random", "random"])
     with pytest.raises(ValueError, match="format"):
         _config("swiss", ["random", "greedy"])
-
-
-def ladder(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=600
-    )
 
 
 def test_round_robin_resumes_and_rates(tmp_path: Path, engine_exe: Path) -> None:
