@@ -72,7 +72,7 @@ from protocol.errors import (
     VariantError,
 )
 from protocol.info import InfoDict, InfoMerger, PlayResult, parse_bestmove
-from protocol.limits import Limit
+from protocol.limits import Limit, search_limit
 from protocol.notation import (
     RankNumbering,
     board_shape,
@@ -377,9 +377,7 @@ class UciEngine(Engine):
         ``FinalInfoOnly`` option (our FSF) is told to print only its last ``info``; with
         ``on_info`` it is told to print them all.
         """
-        limit = limit if limit is not None else Limit()
-        if not isinstance(limit, Limit):
-            raise EngineArgumentError(f"limit must be a protocol.Limit, not {type(limit).__name__}")
+        limit = search_limit(limit)
         files, ranks = self._board(fen)
         position = self._position_command(fen, moves, files, ranks)
         turn = self._turn(fen, len(moves))

@@ -79,7 +79,7 @@ import chess
 from protocol.engine import Dialect, Engine, EngineVariant, log
 from protocol.errors import EngineArgumentError, EngineProtocolError, VariantError
 from protocol.info import InfoDict, PlayResult, merge_info, parse_xboard_thinking
-from protocol.limits import Limit
+from protocol.limits import Limit, search_limit
 from protocol.notation import (
     RankNumbering,
     board_shape,
@@ -392,9 +392,7 @@ class XBoardEngine(Engine):
         accepted; a resignation or a claim without a move comes back with ``move``
         None.
         """
-        limit = limit if limit is not None else Limit()
-        if not isinstance(limit, Limit):
-            raise EngineArgumentError(f"limit must be a protocol.Limit, not {type(limit).__name__}")
+        limit = search_limit(limit)
         files, ranks = self._board(fen)
         if fen is not None:
             check_safe(fen, "FEN")
