@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 
-def ladder(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_ladder(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``python -m ladder.cli ARGS``, its output captured as text."""
     return subprocess.run(
         [sys.executable, "-m", "ladder.cli", *args],

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from ladder.engine_binary import DEFAULT_ENGINE, UNPATCHED_ENGINE
 from ladder.rules import Game
-from ladder.service.launch import ServeProcess
+from ladder.service.launch import ServeProcess, ladder_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,6 +39,19 @@ def service_engine() -> Path:
         if path.exists():
             return path.resolve()
     pytest.fail("no engine built: run `make engine`")
+
+
+def run_ladder(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
+    """The `ladder` command (the console script) as a user runs it, with the service
+    tests' engine (``env`` added to the environment)."""
+    return subprocess.run(
+        [*ladder_command(), *args],
+        cwd=ROOT,
+        env={**os.environ, "LADDER_ENGINE": str(service_engine()), **env},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 class Server(ServeProcess):

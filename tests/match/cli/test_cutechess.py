@@ -12,7 +12,7 @@ import pytest
 from ladder.match.cli.cutechess import CutechessError, translate
 from ladder.match.openings import schedule
 from ladder.match.output.pgn import read_pgn
-from tests.match.helpers import ladder
+from tests.match.helpers import run_ladder
 
 BOOK = (
     'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - id "start";\n'
@@ -125,7 +125,7 @@ def test_cutechess_lines_run_through_the_cli(tmp_path: Path, engine_exe: Path) -
         ],
         *["-maxmoves", "40", "-recover", "-srand", "5", "--json", "out.json"],
     ]
-    done = ladder(*line, cwd=tmp_path)
+    done = run_ladder(*line, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     games = list(read_pgn((tmp_path / "out.pgn").read_text()))
     assert len(games) == 3
@@ -137,7 +137,7 @@ def test_cutechess_lines_run_through_the_cli(tmp_path: Path, engine_exe: Path) -
 
     repeat = [*line, "-repeat", "-rounds", "2", "-games", "2", "--db", "r.sqlite"]
     repeat[repeat.index("out.pgn")] = "r.pgn"
-    done = ladder(*repeat, cwd=tmp_path)
+    done = run_ladder(*repeat, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     games = list(read_pgn((tmp_path / "r.pgn").read_text()))
     assert len(games) == 4
@@ -145,7 +145,7 @@ def test_cutechess_lines_run_through_the_cli(tmp_path: Path, engine_exe: Path) -
     assert fens[0] == fens[1] != fens[2] == fens[3]  # one opening a pair
     assert games[0].headers["White"] == games[1].headers["Black"] == "fsf-a"
 
-    done = ladder(*line[:-2], "-tournament", "knockout", cwd=tmp_path)
+    done = run_ladder(*line[:-2], "-tournament", "knockout", cwd=tmp_path)
     assert done.returncode == 2 and "-tournament takes gauntlet or round-robin" in done.stderr
 
 
