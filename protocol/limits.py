@@ -161,5 +161,15 @@ class Limit:
         return min(candidates) if candidates else None
 
 
+def search_limit(limit: Limit | None) -> Limit:
+    """The limit a search was given: None is no limit (``Limit()``), anything else that
+    is not a :class:`Limit` an :class:`EngineArgumentError`."""
+    if limit is None:
+        return Limit()
+    if not isinstance(limit, Limit):
+        raise EngineArgumentError(f"limit must be a protocol.Limit, not {type(limit).__name__}")
+    return limit
+
+
 def _ms(seconds: float) -> int:
     return max(0, round(seconds * 1000))

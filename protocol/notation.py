@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Callable
 
-from protocol.errors import EngineArgumentError, UnsafeArgumentError
+from protocol.errors import EngineArgumentError, EngineProtocolError, UnsafeArgumentError
 
 # A square in canonical notation: a file letter and a rank >= 1 without leading zero.
 _SQ = r"[a-z](?:[1-9][0-9]?)"
@@ -97,6 +98,30 @@ def check_move(move: str, *, files: int | None = None, ranks: int | None = None)
             _CHECKED_MOVES.clear()
         _CHECKED_MOVES[key] = None
     return move
+
+
+def check_answered_move(
+    move: str,
+    *,
+    files: int | None,
+    ranks: int | None,
+    validate_move: Callable[[str], bool] | None,
+    what: str,
+    shown: str,
+) -> None:
+    """The move an engine answered a search with: malformed (:func:`check_move`), or
+    refused by ``validate_move`` (e.g. the rules checker's legality test), it is an
+    :class:`EngineProtocolError` naming ``what`` it was and the answer ``shown``."""
+    try:
+        check_move(move, files=files, ranks=ranks)
+    except EngineArgumentError as exc:
+        raise EngineProtocolError(
+            f"engine answered a malformed {what}: {shown[:200]!r}", phase="search"
+        ) from exc
+    if validate_move is not None and not validate_move(move):
+        raise EngineProtocolError(
+            f"engine answered an illegal {what}: {shown[:200]!r}", phase="search"
+        )
 
 
 def ucci_uses_zero_based(ranks: int | None) -> bool:

@@ -72,10 +72,11 @@ from protocol.errors import (
     VariantError,
 )
 from protocol.info import InfoDict, InfoMerger, PlayResult, parse_bestmove
-from protocol.limits import Limit
+from protocol.limits import Limit, search_limit
 from protocol.notation import (
     RankNumbering,
     board_shape,
+    check_answered_move,
     check_move,
     check_safe,
     check_token,
@@ -93,6 +94,27 @@ _VARIANT_INFO_RE = re.compile(
 _RANKS_PROBE_FEN = "3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1"
 _FIRST_RANK = {"0": RankNumbering.ZERO_BASED, "1": RankNumbering.ONE_BASED}
 _SQUARE_RE = re.compile(r"[a-z]([0-9]+)")
+
+
+def _checked_bestmove(
+    line: str,
+    convert: Callable[[str], str] | None,
+    files: int | None,
+    ranks: int | None,
+    validate_move: Callable[[str], bool] | None,
+) -> tuple[str | None, str | None, bool, bool]:
+    """The ``bestmove`` line's move (checked), ponder move, draw offer and resignation."""
+    move, ponder, draw, resign = parse_bestmove(line, convert)
+    if move is not None:
+        check_answered_move(
+            move, files=files, ranks=ranks, validate_move=validate_move, what="bestmove", shown=line
+        )
+    if ponder is not None:
+        try:
+            check_move(ponder, files=files, ranks=ranks)
+        except EngineArgumentError:
+            ponder = None  # a bad ponder move is not worth a restart
+    return move, ponder, draw, resign
 
 
 class UciEngine(Engine):
@@ -355,9 +377,7 @@ class UciEngine(Engine):
         ``FinalInfoOnly`` option (our FSF) is told to print only its last ``info``; with
         ``on_info`` it is told to print them all.
         """
-        limit = limit if limit is not None else Limit()
-        if not isinstance(limit, Limit):
-            raise EngineArgumentError(f"limit must be a protocol.Limit, not {type(limit).__name__}")
+        limit = search_limit(limit)
         files, ranks = self._board(fen)
         position = self._position_command(fen, moves, files, ranks)
         turn = self._turn(fen, len(moves))
@@ -379,44 +399,15 @@ class UciEngine(Engine):
             # drain its bestmove, or the next search would read it as its own.
             self._searching = True
             infos = InfoMerger(turn, convert, eager=on_info is not None)
-            reader = self.reader
             async with self._phase("search", timeout) as deadline:
                 self._search_timeout = deadline
-                while True:
-                    # Lines already read are taken without a round through the loop.
-                    line = reader.take() if reader.buffered else None
-                    if line is None:
-                        line = await reader.readline()
-                    if line.startswith("info "):
-                        info = infos.add(line)
-                        if on_info is not None and info is not None:
-                            on_info(info)
-                    elif self._is_search_end(line):
-                        break
-                    else:
-                        self.unknown.add(line)
+                line = await self._read_search(infos, on_info)
                 elapsed = time.perf_counter() - started
                 self._searching = False
                 self._search_timeout = None
-                move, ponder, draw, resign = parse_bestmove(line, convert)
-                if move is not None:
-                    try:
-                        check_move(move, files=files, ranks=ranks)
-                    except EngineArgumentError as exc:
-                        raise EngineProtocolError(
-                            f"engine answered a malformed bestmove: {line[:200]!r}",
-                            phase="search",
-                        ) from exc
-                    if validate_move is not None and not validate_move(move):
-                        raise EngineProtocolError(
-                            f"engine answered an illegal bestmove: {line[:200]!r}",
-                            phase="search",
-                        )
-                if ponder is not None:
-                    try:
-                        check_move(ponder, files=files, ranks=ranks)
-                    except EngineArgumentError:
-                        ponder = None  # a bad ponder move is not worth a restart
+                move, ponder, draw, resign = _checked_bestmove(
+                    line, convert, files, ranks, validate_move
+                )
         merged = infos.result()
         return PlayResult(
             move=move,
@@ -427,6 +418,26 @@ class UciEngine(Engine):
             resigned=resign,
             elapsed=elapsed,
         )
+
+    async def _read_search(
+        self, infos: InfoMerger, on_info: Callable[[InfoDict], None] | None
+    ) -> str:
+        """Read the search's ``info`` lines into ``infos`` (each parsed one to
+        ``on_info``) up to the line that ends it, which is returned."""
+        reader = self.reader
+        while True:
+            # Lines already read are taken without a round through the loop.
+            line = reader.take() if reader.buffered else None
+            if line is None:
+                line = await reader.readline()
+            if line.startswith("info "):
+                info = infos.add(line)
+                if on_info is not None and info is not None:
+                    on_info(info)
+            elif self._is_search_end(line):
+                return line
+            else:
+                self.unknown.add(line)
 
     async def perft(
         self, fen: str | None, moves: Sequence[str] = (), depth: int = 1, *, timeout: float

@@ -79,8 +79,15 @@ import chess
 from protocol.engine import Dialect, Engine, EngineVariant, log
 from protocol.errors import EngineArgumentError, EngineProtocolError, VariantError
 from protocol.info import InfoDict, PlayResult, merge_info, parse_xboard_thinking
-from protocol.limits import Limit
-from protocol.notation import RankNumbering, board_shape, check_move, check_safe, check_token
+from protocol.limits import Limit, search_limit
+from protocol.notation import (
+    RankNumbering,
+    board_shape,
+    check_answered_move,
+    check_move,
+    check_safe,
+    check_token,
+)
 from protocol.options import Option, parse_xboard_option
 
 __all__ = ["XBoardEngine"]
@@ -385,9 +392,7 @@ class XBoardEngine(Engine):
         accepted; a resignation or a claim without a move comes back with ``move``
         None.
         """
-        limit = limit if limit is not None else Limit()
-        if not isinstance(limit, Limit):
-            raise EngineArgumentError(f"limit must be a protocol.Limit, not {type(limit).__name__}")
+        limit = search_limit(limit)
         files, ranks = self._board(fen)
         if fen is not None:
             check_safe(fen, "FEN")
@@ -425,40 +430,51 @@ class XBoardEngine(Engine):
             result = PlayResult(move=None)
             async with self._phase("search", timeout) as deadline:
                 self._search_timeout = deadline
-                answered = False
-                while not answered:
-                    line = await self.reader.readline()
-                    answered = self._answer_line(line, result, turn, convert, info, on_info)
-                result.elapsed = time.perf_counter() - started
-                self._searching = False
-                self._search_timeout = None
-                # The engine plays on after its move unless told otherwise, and may
-                # claim a result right after it: force mode, then a ping catches both.
-                sync = self._sync_command()
-                await self._send("force\n" + (sync[0] if sync else ""), "search")
-                if sync is not None:
-                    while True:
-                        line = await self.reader.readline()
-                        if line == sync[1]:
-                            break
-                        self._answer_line(line, result, turn, convert, info, None)
+                await self._read_answer(result, turn, convert, info, on_info, started)
                 answer = result.move
                 if answer is not None:
-                    try:
-                        check_move(answer, files=files, ranks=ranks)
-                    except EngineArgumentError as exc:
-                        raise EngineProtocolError(
-                            f"engine answered a malformed move: {answer[:200]!r}", phase="search"
-                        ) from exc
-                    if validate_move is not None and not validate_move(answer):
-                        raise EngineProtocolError(
-                            f"engine answered an illegal move: {answer[:200]!r}", phase="search"
-                        )
+                    check_answered_move(
+                        answer,
+                        files=files,
+                        ranks=ranks,
+                        validate_move=validate_move,
+                        what="move",
+                        shown=answer,
+                    )
             self._root = (self.variant.name if self.variant else None, fen)
             self._moves = [*moves, answer] if answer is not None else list(moves)
         result.info = info
         result.multipv = [info] if info else []
         return result
+
+    async def _read_answer(
+        self,
+        result: PlayResult,
+        turn: chess.Color,
+        convert: Callable[[str], str] | None,
+        info: InfoDict,
+        on_info: Callable[[InfoDict], None] | None,
+        started: float,
+    ) -> None:
+        """Read the thinking output into ``info`` and the answer into ``result`` (its
+        ``elapsed`` counted from ``started``), then stop the engine playing on."""
+        answered = False
+        while not answered:
+            line = await self.reader.readline()
+            answered = self._answer_line(line, result, turn, convert, info, on_info)
+        result.elapsed = time.perf_counter() - started
+        self._searching = False
+        self._search_timeout = None
+        # The engine plays on after its move unless told otherwise, and may claim a
+        # result right after it: force mode, then a ping catches both.
+        sync = self._sync_command()
+        await self._send("force\n" + (sync[0] if sync else ""), "search")
+        if sync is not None:
+            while True:
+                line = await self.reader.readline()
+                if line == sync[1]:
+                    break
+                self._answer_line(line, result, turn, convert, info, None)
 
     def _answer_line(
         self,

@@ -33,7 +33,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -57,6 +56,7 @@ from ladder.service.metrics import engine_build_key
 from ladder.service.models import ErrorDetail
 from ladder.service.mover import MoveService, NoEngineAnswer
 from ladder.service.pool import PoolError
+from ladder.service.recent import RecentCache
 from ladder.service.status import as_service_error
 
 log = logging.getLogger("ladder.analysis")
@@ -66,29 +66,8 @@ __all__ = ["Analyser", "AnalysisCache", "PreparedAnalysis"]
 CacheKey = tuple[str, str, tuple[str, ...], int, str]
 
 
-class AnalysisCache:
+class AnalysisCache(RecentCache[CacheKey, list[PlyAnalysis]]):
     """The last finished analyses (their plies), least recently used dropped first."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._items: OrderedDict[CacheKey, list[PlyAnalysis]] = OrderedDict()
-
-    def get(self, key: CacheKey) -> list[PlyAnalysis] | None:
-        hit = self._items.get(key)
-        if hit is not None:
-            self._items.move_to_end(key)
-        return hit
-
-    def put(self, key: CacheKey, plies: list[PlyAnalysis]) -> None:
-        if self._size <= 0:
-            return
-        self._items[key] = plies
-        self._items.move_to_end(key)
-        while len(self._items) > self._size:
-            self._items.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._items)
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,13 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from ladder.analysis.judgement import Judgement
-from ladder.service.models import ErrorDetail, Fen, Moves
+from ladder.service.models import ErrorDetail, GameRequest
 from ladder.variants import VariantId
 
 Side = Literal["red", "black"]
 
 
-class AnalysisRequest(BaseModel):
+class AnalysisRequest(GameRequest):
     """A game to analyse: the variant, start FEN + moves, the budget, where to start."""
 
     model_config = ConfigDict(
@@ -24,9 +24,6 @@ class AnalysisRequest(BaseModel):
         },
     )
 
-    variant: VariantId
-    fen: Fen | None = Field(None, description="Start position; the variant's own if omitted.")
-    moves: Moves = Field(default_factory=list)
     nodes: Annotated[
         int | None,
         Field(

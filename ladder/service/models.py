@@ -50,6 +50,14 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class GameRequest(_Strict):
+    """What every request about a game starts with: the variant, start FEN and moves."""
+
+    variant: VariantId
+    fen: Fen | None = Field(None, description="Start position; the variant's own if omitted.")
+    moves: Moves = Field(default_factory=list)
+
+
 class OutcomeInfo(BaseModel):
     """How a game ended: `result` is `1-0` (Red won), `0-1` or `1/2-1/2`."""
 
@@ -96,7 +104,7 @@ class Clock(_Strict):
     )
 
 
-class MoveRequest(_Strict):
+class MoveRequest(GameRequest):
     """Ask for the computer's move at a level, in a position given as start FEN + moves."""
 
     model_config = ConfigDict(
@@ -106,9 +114,6 @@ class MoveRequest(_Strict):
         },
     )
 
-    variant: VariantId
-    fen: Fen | None = Field(None, description="Start position; the variant's own if omitted.")
-    moves: Moves = Field(default_factory=list)
     level: Annotated[
         int | None,
         Field(
@@ -194,12 +199,9 @@ class MoveResponse(BaseModel):
     )
 
 
-class PositionRequest(_Strict):
+class PositionRequest(GameRequest):
     """A position to check: start FEN (optional) and moves."""
 
-    variant: VariantId
-    fen: Fen | None = Field(None, description="Start position; the variant's own if omitted.")
-    moves: Moves = Field(default_factory=list)
     wxf: bool = Field(
         False, strict=True, description="Also give `moves` in WXF notation (`wxf` in the answer)."
     )

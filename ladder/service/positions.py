@@ -12,14 +12,13 @@ per request, not the whole game again.
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 
 from ladder.rules import Game, Outcome, RulesError
 from ladder.service.errors import ErrorCode, InvalidRequest
 from ladder.service.models import OutcomeInfo
+from ladder.service.recent import RecentCache
 
 #: Requests needing more plies of checking than this are checked in a worker thread,
 #: so that replaying a long game does not stall the event loop and every other request.
@@ -93,30 +92,8 @@ def _extend(start: Checked, extra: tuple[str, ...], first_ply: int) -> Checked:
     return _judge(start.variant, game)
 
 
-class PositionCache:
+class PositionCache(RecentCache[CacheKey, Checked]):
     """Recently judged positions by (variant, fen as sent, moves as sent); thread-safe."""
-
-    def __init__(self, size: int = 256) -> None:
-        self._size = size
-        self._items: OrderedDict[CacheKey, Checked] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: CacheKey) -> Checked | None:
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is not None:
-                self._items.move_to_end(key)
-            return hit
-
-    def put(self, key: CacheKey, value: Checked) -> None:
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._items)
 
 
 class Positions:

@@ -21,6 +21,13 @@ MAXQI = Path("/usr/games/maxqi")
 INSTALL_HINT = "run scripts/install_reference_engines.sh (make test does)"
 
 
+def _installed(engine: Path) -> Path:
+    """A reference engine's path; missing, the test fails (not a skip)."""
+    if not engine.exists():
+        pytest.fail(f"{engine} missing: {INSTALL_HINT}")
+    return engine
+
+
 @pytest.fixture(scope="session")
 def fsf_exe(engine_exe: Path) -> Path:
     """Our Fairy-Stockfish: the patched build that `make engine` links."""
@@ -30,33 +37,25 @@ def fsf_exe(engine_exe: Path) -> Path:
 @pytest.fixture(scope="session")
 def debian_stockfish() -> Path:
     """Debian's stockfish (an engine we did not build). Missing = failure, not a skip."""
-    if not DEBIAN_STOCKFISH.exists():
-        pytest.fail(f"{DEBIAN_STOCKFISH} missing: {INSTALL_HINT}")
-    return DEBIAN_STOCKFISH
+    return _installed(DEBIAN_STOCKFISH)
 
 
 @pytest.fixture(scope="session")
 def debian_fairy_stockfish() -> Path:
     """Debian's fairy-stockfish 11.1 (an older FSF we did not build)."""
-    if not DEBIAN_FAIRY_STOCKFISH.exists():
-        pytest.fail(f"{DEBIAN_FAIRY_STOCKFISH} missing: {INSTALL_HINT}")
-    return DEBIAN_FAIRY_STOCKFISH
+    return _installed(DEBIAN_FAIRY_STOCKFISH)
 
 
 @pytest.fixture(scope="session")
 def sjaakii() -> Path:
     """Debian's Sjaak II (UCI and UCCI; ranks 1..10 even in UCCI, an ANSI banner)."""
-    if not SJAAKII.exists():
-        pytest.fail(f"{SJAAKII} missing: {INSTALL_HINT}")
-    return SJAAKII
+    return _installed(SJAAKII)
 
 
 @pytest.fixture(scope="session")
 def maxqi() -> Path:
     """Debian's MaxQi (fairymax's xiangqi engine; XBoard only, no setboard)."""
-    if not MAXQI.exists():
-        pytest.fail(f"{MAXQI} missing: {INSTALL_HINT}")
-    return MAXQI
+    return _installed(MAXQI)
 
 
 @pytest.fixture

@@ -18,8 +18,8 @@ import pytest
 
 from protocol import Engine, Limit
 from protocol.info import InfoDict
+from tests.protocol.positions import VARIANTS_INI
 
-VARIANTS_INI = Path(__file__).resolve().parents[2] / "variants.ini"
 CASES = [
     # (variant, moves, MultiPV, nodes)
     ("mistboard-xiangqi", ["h3e3", "h10g8"], 1, 3000),

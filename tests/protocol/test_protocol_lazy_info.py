@@ -32,13 +32,9 @@ from protocol.info import (
     parse_info,
 )
 from protocol.notation import from_ucci
+from tests.protocol.positions import CHECKMATED, MATE_IN_1, START, VARIANTS_INI
 
-VARIANTS_INI = Path(__file__).resolve().parents[2] / "variants.ini"
 XIANGQI = "mistboard-xiangqi"
-START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
-# Red to move: Rb1-b10 mates.
-MATE_IN_1 = "4k4/R8/9/9/9/9/9/9/9/1R1K5 w - - 0 1"
-CHECKMATED = "1R2k4/R8/9/9/9/9/9/9/9/3K5 b - - 1 1"
 
 pytestmark = pytest.mark.timeout(120)
 

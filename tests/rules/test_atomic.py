@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ladder.rules import Game, Reason, RulesError
+from ladder.rules import Game, Outcome, Reason, RulesError
 
 from .helpers import make_fen
 
@@ -25,13 +25,7 @@ def test_worked_example_chariot_takes_cannon_next_to_general() -> None:
     assert g.piece_at("d9") is None and g.piece_at("e8") is None
     assert g.piece_at("d8") is None and g.piece_at("d4") is None
     assert g.piece_at("e9") == "a"
-    outcome = g.outcome()
-    assert outcome is not None
-    assert (outcome.result, outcome.winner, outcome.reason) == (
-        "1-0",
-        "red",
-        Reason.GENERAL_EXPLODED,
-    )
+    assert g.outcome() == Outcome("1-0", "red", Reason.GENERAL_EXPLODED)
     assert g.legal_moves() == []
     with pytest.raises(RulesError, match="already over"):
         g.push("e1e2")
@@ -96,9 +90,7 @@ def test_removing_enemy_general_is_legal_even_if_it_exposes_own() -> None:
     assert "c2c10" not in game(pos, variant="xiangqi").legal_moves()
     g = game(pos)
     g.push("c2c10")
-    outcome = g.outcome()
-    assert outcome is not None and outcome.winner == "red"
-    assert outcome.reason == Reason.GENERAL_EXPLODED
+    assert g.outcome() == Outcome("1-0", "red", Reason.GENERAL_EXPLODED)
 
 
 def test_blast_that_exposes_own_general_is_illegal() -> None:
@@ -123,9 +115,7 @@ def test_wide_check_chariot_on_advisor_file() -> None:
     # Only direct attacks restrict legality: Black may ignore it ... and lose.
     g.push("i9i8")
     g.push("f5f10")
-    outcome = g.outcome()
-    assert outcome is not None and outcome.reason == Reason.GENERAL_EXPLODED
-    assert outcome.result == "1-0"
+    assert g.outcome() == Outcome("1-0", "red", Reason.GENERAL_EXPLODED)
 
 
 def test_gives_check_in_wide_sense() -> None:
@@ -158,18 +148,10 @@ def test_perpetual_wide_check_loses() -> None:
         g.push(move)
         if g.turn == "black":
             assert g.is_check()
-    outcome = g.outcome()
-    assert outcome is not None
-    assert (outcome.result, outcome.winner, outcome.reason) == (
-        "0-1",
-        "black",
-        Reason.PERPETUAL_CHECK,
-    )
+    assert g.outcome() == Outcome("0-1", "black", Reason.PERPETUAL_CHECK)
 
 
 def test_checkmate_in_atomic() -> None:
     g = game({"d1": "K", "e10": "k", "a10": "R", "b9": "R"}, turn="b")
     assert g.legal_moves() == []
-    outcome = g.outcome()
-    assert outcome is not None and outcome.reason == Reason.CHECKMATE
-    assert outcome.winner == "red"
+    assert g.outcome() == Outcome("1-0", "red", Reason.CHECKMATE)

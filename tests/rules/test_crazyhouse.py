@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ladder.rules import Game, Reason, RulesError
+from ladder.rules import Game, Outcome, Reason, RulesError
 from ladder.rules.board import ADVISOR, CANNON, CHARIOT, DROP_ZONES, ELEPHANT, HORSE, SOLDIER
 
 from .helpers import make_fen, moves_from
@@ -115,9 +115,7 @@ def test_drop_may_block_a_check() -> None:
 def test_drop_mate() -> None:
     g = game({"d1": "K", "e10": "k", "d5": "R", "f5": "R", "g8": "N"}, hand="PPP")
     g.push("P@e9")
-    outcome = g.outcome()
-    assert outcome is not None
-    assert (outcome.winner, outcome.reason) == ("red", Reason.CHECKMATE)
+    assert g.outcome() == Outcome("1-0", "red", Reason.CHECKMATE)
 
 
 def test_dropped_soldier_across_river_moves_sideways_and_files_may_be_shared() -> None:
@@ -134,8 +132,7 @@ def test_drops_count_for_sixty_plies_and_do_not_reset() -> None:
     g.push("A@a1")
     assert g.halfmove_clock == 59 and g.outcome() is None
     g.push("A@a10")
-    outcome = g.outcome()
-    assert outcome is not None and outcome.reason == Reason.SIXTY_PLIES
+    assert g.outcome() == Outcome("1/2-1/2", None, Reason.SIXTY_PLIES)
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,10 @@ answers against the rules."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from ladder.engine_binary import DEFAULT_ENGINE, UNPATCHED_ENGINE
 from ladder.rules import Game
-from ladder.service.launch import ServeProcess
+from ladder.service.launch import ServeProcess, ladder_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,6 +39,19 @@ def service_engine() -> Path:
         if path.exists():
             return path.resolve()
     pytest.fail("no engine built: run `make engine`")
+
+
+def run_ladder(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
+    """The `ladder` command (the console script) as a user runs it, with the service
+    tests' engine (``env`` added to the environment)."""
+    return subprocess.run(
+        [*ladder_command(), *args],
+        cwd=ROOT,
+        env={**os.environ, "LADDER_ENGINE": str(service_engine()), **env},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 class Server(ServeProcess):
@@ -159,3 +174,13 @@ def samples(server: Server) -> dict[str, float]:
             labels = ",".join(f'{k}="{v}"' for k, v in sorted(s.labels.items()))
             out[f"{s.name}{{{labels}}}" if labels else s.name] = s.value
     return out
+
+
+def post_move(sock: socket.socket, body: dict[str, Any], request_id: str | None = None) -> None:
+    """Send ``body`` to /v1/move over a raw connection; the answer is left to read (or
+    not: closing the socket is a client that went away)."""
+    data = json.dumps(body).encode()
+    head = b"POST /v1/move HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+    if request_id is not None:
+        head += b"x-request-id: %s\r\n" % request_id.encode()
+    sock.sendall(head + b"content-length: %d\r\n\r\n%s" % (len(data), data))

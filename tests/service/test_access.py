@@ -8,7 +8,6 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,11 +16,10 @@ import pytest
 
 from ladder.service.access import KeyFileError, RateLimit, key_id, read_keys
 from ladder.service.config import ServiceConfig
-from ladder.service.launch import ladder_command
 from ladder.service.server import ServeError, check_exposure
 from ladder.service.settings import ServeSettings
 
-from .helpers import OUT_OF_BOOK, ROOT, Server, service_engine, start_server
+from .helpers import OUT_OF_BOOK, Server, run_ladder, start_server
 
 KEY_A = "site-a-0123456789abcdef"
 KEY_B = "site-b-fedcba9876543210"
@@ -30,13 +28,6 @@ MOVE = {"variant": "xiangqi", "moves": ["h3e3"], "level": 1, "seed": 5}
 
 def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
-
-
-def ladder(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LADDER_ENGINE": str(service_engine())}
-    return subprocess.run(
-        [*ladder_command(), *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
-    )
 
 
 def test_key_file_format(tmp_path: Path) -> None:
@@ -134,7 +125,7 @@ def test_no_network_without_keys() -> None:
     """Binding beyond loopback needs --api-keys or an explicit --no-auth. (Refused before
     any socket is opened; the tests bind loopback only, so --no-auth's bind is checked
     through check_exposure.)"""
-    refused = ladder("serve", "--host", "0.0.0.0", "--port", "0", "--engines", "1")
+    refused = run_ladder("serve", "--host", "0.0.0.0", "--port", "0", "--engines", "1")
     assert refused.returncode == 2
     lines = refused.stderr.strip().splitlines()
     assert len(lines) == 1 and "without API keys" in lines[0] and "--no-auth" in lines[0]
@@ -157,7 +148,7 @@ def test_root_is_warned_about(keyed: tuple[Server, Path]) -> None:
 def test_bad_key_file_is_a_one_line_error(tmp_path: Path) -> None:
     path = tmp_path / "keys"
     path.write_text("tiny\n")
-    result = ladder("serve", "--port", "0", "--api-keys", str(path))
+    result = run_ladder("serve", "--port", "0", "--api-keys", str(path))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         f"ladder serve: {path}, line 1: key too short (at least 16 characters)"

@@ -25,6 +25,7 @@ from .helpers import (
     ROOT,
     Server,
     check_move_reply,
+    run_ladder,
     service_engine,
     start_server,
     wait_until,
@@ -68,18 +69,6 @@ async def test_in_process_same_as_http(server: Server) -> None:
         assert err.value.status == 422 and err.value.field == "fen"
 
 
-def _ladder(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
-    """The `ladder` command (the console script) as a user runs it."""
-    return subprocess.run(
-        [*ladder_command(), *args],
-        cwd=ROOT,
-        env={**os.environ, "LADDER_ENGINE": str(service_engine()), **env},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
 def _free_port() -> int:
     """A loopback port nothing listens on."""
     with socket.socket() as s:
@@ -88,49 +77,27 @@ def _free_port() -> int:
 
 
 def test_cli_move_in_process_and_url(server: Server) -> None:
-    local = _ladder(
-        "move",
-        "--variant",
-        "xiangqi",
-        "--moves",
-        "h3e3 h10g8",
-        "--level",
-        "2",
-        "--seed",
-        "3",
-        "--json",
-    )
+    move = ["move", "--variant", "xiangqi", "--moves", "h3e3 h10g8", "--level", "2", "--seed", "3"]
+    local = run_ladder(*move, "--json")
     assert local.returncode == 0, local.stderr
     reply = json.loads(local.stdout)
     check_move_reply("xiangqi", ["h3e3", "h10g8"], reply)
-    remote = _ladder(
-        "move",
-        "--variant",
-        "xiangqi",
-        "--moves",
-        "h3e3 h10g8",
-        "--level",
-        "2",
-        "--seed",
-        "3",
-        "--url",
-        server.url,
-    )
+    remote = run_ladder(*move, "--url", server.url)
     assert remote.returncode == 0, remote.stderr
     assert remote.stdout.split()[0] == reply["move"]
-    bad = _ladder(
+    bad = run_ladder(
         "move", "--variant", "xiangqi", "--moves", "h3e3 h3e3", "--level", "2", "--url", server.url
     )
     assert bad.returncode == 2 and "ply 2" in bad.stderr
 
 
 def test_cli_levels() -> None:
-    out = _ladder("levels")
+    out = run_ladder("levels")
     assert out.returncode == 0 and "crazyhouse-xiangqi" in out.stdout
     # every level has a time per move: measured, or (~) its nodes at the engine's speed
     rows = [line for line in out.stdout.splitlines() if line.strip()[:1].isdigit()]
     assert len(rows) == 24 and all(re.search(r"\d(\.\d+)? m?s  ", row) for row in rows), rows
-    data = json.loads(_ladder("levels", "--json").stdout)
+    data = json.loads(run_ladder("levels", "--json").stdout)
     assert [lv["level"] for lv in data["xiangqi"]] == list(range(1, 9))
 
 
@@ -248,15 +215,17 @@ def test_cli_errors_are_one_line() -> None:
         (("levels", "--bogus"), 2, "unrecognized arguments"),
     ]
     for args, code, text in cases:
-        result = _ladder(*args)
+        result = run_ladder(*args)
         lines = result.stderr.strip().splitlines()
         assert result.returncode == code, (args, result.stderr)
         assert len(lines) == 1 and text in lines[0], (args, result.stderr)
         assert "Traceback" not in result.stderr
-    missing = _ladder("move", "--variant", "xiangqi", "--level", "1", LADDER_ENGINE="/nonexistent")
+    missing = run_ladder(
+        "move", "--variant", "xiangqi", "--level", "1", LADDER_ENGINE="/nonexistent"
+    )
     assert missing.returncode == 3 and missing.stderr.count("\n") == 1
     assert "run `make engine`" in missing.stderr
-    missing = _ladder("serve", "--port", "0", LADDER_ENGINE="/nonexistent")
+    missing = run_ladder("serve", "--port", "0", LADDER_ENGINE="/nonexistent")
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
 
 
@@ -265,7 +234,7 @@ def test_serve_on_a_taken_port_is_one_line() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        result = _ladder("serve", "--port", str(port), "--engines", "1")
+        result = run_ladder("serve", "--port", str(port), "--engines", "1")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         f"ladder serve: cannot listen on 127.0.0.1:{port}: Address already in use"
@@ -280,7 +249,7 @@ def test_serve_with_an_engine_that_cannot_start_is_one_line(tmp_path: Any, worke
     broken.write_text("#!/bin/sh\nexit 1\n")
     broken.chmod(0o755)
     args = ["serve", "--port", "0", "--engines", "2", "--workers", workers]
-    result = _ladder(*args, "--engine", str(broken))
+    result = run_ladder(*args, "--engine", str(broken))
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     last = result.stderr.strip().splitlines()[-1]

@@ -13,8 +13,8 @@ import httpx
 import psutil
 import pytest
 
-from .helpers import OUT_OF_BOOK, Server, samples, wait_until
-from .test_lanes import SLOW, post
+from .helpers import OUT_OF_BOOK, Server, post_move, samples, wait_until
+from .test_lanes import SLOW
 
 DRAIN = ["--drain-timeout", "2", "--drain-delay", "1.5"]
 
@@ -51,7 +51,7 @@ def test_sigterm_answers_a_frozen_search_with_a_json_503(workers: int) -> None:
     stopped: list[int] = []
     try:
         sock = server.connect()
-        post(sock, {**SLOW, "seed": 1})
+        post_move(sock, {**SLOW, "seed": 1})
         wait_until(lambda: samples(server)['ladder_searches_in_flight{level="8"}'] == 1)
         stopped = [p for p in server.engine_pids() if "stockfish" in psutil.Process(p).name()]
         assert len(stopped) == engines
@@ -96,7 +96,7 @@ def test_a_request_that_ends_within_the_drain_is_answered() -> None:
     server.start()
     try:
         sock = server.connect()
-        post(sock, {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 8, "seed": 2})
+        post_move(sock, {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 8, "seed": 2})
         wait_until(lambda: samples(server)['ladder_searches_in_flight{level="8"}'] == 1)
         server.signal(signal.SIGTERM)
         status, _, body = read_answer(sock)

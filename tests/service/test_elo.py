@@ -5,8 +5,6 @@ client and `ladder move --elo`."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +12,7 @@ import pytest
 
 from ladder.levels import at_elo, load_levels
 
-from .helpers import Server, check_move_reply, start_server
+from .helpers import Server, check_move_reply, run_ladder, start_server
 
 #: Levels 1-3 with the mistake rule, 4-8 full searches, rated in xiangqi only (small
 #: node counts: these tests are about the API, not about strength).
@@ -109,13 +107,8 @@ def test_an_elo_the_ladder_cannot_play_is_a_clear_422(
     assert message in error["message"] and error["code"] == "invalid_request"
 
 
-def _ladder(*args: str) -> subprocess.CompletedProcess[str]:
-    exe = Path(sys.executable).with_name("ladder")
-    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=120)
-
-
 def test_ladder_move_elo_in_process_and_over_http(rated: Server, levels_file: Path) -> None:
-    local = _ladder(
+    local = run_ladder(
         "move",
         "--variant",
         "xiangqi",
@@ -128,17 +121,17 @@ def test_ladder_move_elo_in_process_and_over_http(rated: Server, levels_file: Pa
         "--json",
     )
     assert local.returncode == 0, local.stderr
-    remote = _ladder(
+    remote = run_ladder(
         "move", "--variant", "xiangqi", "--elo", "900", "--seed", "3", "--url", rated.url, "--json"
     )
     assert remote.returncode == 0, remote.stderr
     same = ("move", "ponder", "score", "depth", "nodes", "seed", "fen", "elo", "level")
     local_reply, remote_reply = json.loads(local.stdout), json.loads(remote.stdout)
     assert {k: local_reply[k] for k in same} == {k: remote_reply[k] for k in same}
-    both = _ladder("move", "--variant", "xiangqi", "--elo", "900", "--level", "3")
+    both = run_ladder("move", "--variant", "xiangqi", "--elo", "900", "--level", "3")
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
-    off = _ladder("move", "--variant", "xiangqi", "--elo", "90", "--levels", str(levels_file))
+    off = run_ladder("move", "--variant", "xiangqi", "--elo", "90", "--levels", str(levels_file))
     assert off.returncode == 2 and "between 400 and 2500" in off.stderr
     assert len(off.stderr.strip().splitlines()) == 1
-    levels = _ladder("levels", "--levels", str(levels_file))
+    levels = run_ladder("levels", "--levels", str(levels_file))
     assert levels.returncode == 0 and "any Elo from 400 to 2500" in levels.stdout

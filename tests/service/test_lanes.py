@@ -5,21 +5,12 @@ engines, real sockets; the order of events, not timings."""
 
 from __future__ import annotations
 
-import json
 import socket
 
-from .helpers import OUT_OF_BOOK, samples, start_server, wait_until
+from .helpers import OUT_OF_BOOK, post_move, samples, start_server, wait_until
 
 SLOW = {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 8}
 FAST = {"variant": "xiangqi", "moves": [*OUT_OF_BOOK, "h1g3"], "level": 1, "seed": 5}
-
-
-def post(sock: socket.socket, body: dict[str, object]) -> None:
-    data = json.dumps(body).encode()
-    sock.sendall(
-        b"POST /v1/move HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
-        b"content-length: %d\r\n\r\n%s" % (len(data), data)
-    )
 
 
 def answered(sock: socket.socket) -> bool:
@@ -39,7 +30,7 @@ def test_a_fast_level_is_answered_while_slow_ones_search() -> None:
     slow = [server.connect() for _ in range(3)]
     try:
         for i, sock in enumerate(slow):
-            post(sock, {**SLOW, "seed": i})
+            post_move(sock, {**SLOW, "seed": i})
         # one level-8 search runs; the two others wait, though an engine is idle
         wait_until(lambda: samples(server)['ladder_queued_moves{level="8"}'] == 2)
         metrics = samples(server)

@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 from pathlib import Path
 
 import pytest
 
-from .helpers import OUT_OF_BOOK, Server, samples, start_server, wait_until
+from .helpers import OUT_OF_BOOK, Server, post_move, samples, start_server, wait_until
 
 MOVE = {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 1, "seed": 3}
 JSON = {"content-type": "application/json"}
@@ -64,16 +65,19 @@ def test_request_id_is_echoed_and_logged(server: Server) -> None:
         assert line["event"] == "request" and line["request_id"] == request_id
 
 
+def _searching_at_level_8(server: Server, request_id: str | None = None) -> socket.socket:
+    """A level-8 move sent on a new connection, once the engine searches it (the
+    connection returned, its answer unread)."""
+    sock = server.connect()
+    post_move(sock, {**MOVE, "level": 8}, request_id)
+    wait_until(lambda: samples(server)['ladder_searches_in_flight{level="8"}'] == 1)
+    return sock
+
+
 def test_an_engine_incident_carries_the_request_id() -> None:
     server = start_server(engines=1)
     try:
-        sock = server.connect()
-        body = json.dumps({**MOVE, "level": 8}).encode()
-        sock.sendall(
-            b"POST /v1/move HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
-            b"x-request-id: crash-me-1\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
-        )
-        wait_until(lambda: samples(server)['ladder_searches_in_flight{level="8"}'] == 1)
+        sock = _searching_at_level_8(server, request_id="crash-me-1")
         (engine,) = server.engine_pids()
         os.kill(engine, signal.SIGKILL)  # mid-search: an incident, then a retry
         incident = json.loads(server.wait_for_log(lambda x: '"engine_incident"' in x))
@@ -89,13 +93,7 @@ def test_a_503_line_has_its_queue_wait() -> None:
     served it."""
     server = start_server("--queue-timeout", "0.5", engines=1)
     try:
-        sock = server.connect()
-        body = json.dumps({**MOVE, "level": 8}).encode()
-        sock.sendall(
-            b"POST /v1/move HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
-            b"content-length: %d\r\n\r\n%s" % (len(body), body)
-        )
-        wait_until(lambda: samples(server)['ladder_searches_in_flight{level="8"}'] == 1)
+        sock = _searching_at_level_8(server)
         with server.client() as client:
             busy = client.post("/v1/move", json=MOVE, headers={"x-request-id": "busy-1"})
         assert busy.status_code == 503 and busy.json()["error"]["code"] == "busy"

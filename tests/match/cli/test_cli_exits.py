@@ -6,24 +6,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from ladder.match.exit_codes import ExitCode
+from tests.match.helpers import run_ladder
 
 FAULTY_ENGINE = Path(__file__).parent.parent / "faulty_engine.py"
-
-
-def ladder(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ladder.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def _stored(db: Path) -> list[tuple[int, str]]:
@@ -40,7 +31,7 @@ def _one_line_error(err: str) -> None:
 
 def test_an_engine_that_cannot_start_stops_the_match_before_any_game(tmp_path: Path) -> None:
     db, out = tmp_path / "m.sqlite", tmp_path / "m.json"
-    done = ladder(
+    done = run_ladder(
         "match", "engine:/nonexistent/fsf,nodes=100", "greedy", "--variant", "xiangqi",
         "--games", "2", "--db", str(db), "--json", str(out),
     )  # fmt: skip
@@ -56,7 +47,7 @@ def test_an_unknown_engine_option_is_refused_before_any_game(
     tmp_path: Path, engine_exe: Path
 ) -> None:
     db = tmp_path / "m.sqlite"
-    done = ladder(
+    done = run_ladder(
         "match", f"engine:{engine_exe},nodes=100,NoSuchOption=3", "random",
         "--variant", "xiangqi", "--games", "2", "--db", str(db),
     )  # fmt: skip
@@ -81,7 +72,7 @@ def test_an_unknown_engine_option_is_refused_before_any_game(
 )
 def test_bad_arguments_are_refused(tmp_path: Path, args: list[str], says: str) -> None:
     db = tmp_path / "m.sqlite"
-    done = ladder("match", "random", "greedy", "--variant", "xiangqi", "--db", str(db), *args)
+    done = run_ladder("match", "random", "greedy", "--variant", "xiangqi", "--db", str(db), *args)
     assert done.returncode == ExitCode.USAGE, done.stderr
     assert says in done.stderr
     assert "Traceback" not in done.stderr
@@ -96,7 +87,7 @@ def test_sprt_decisions_have_their_own_exit_codes(
     tmp_path: Path, a: str, b: str, code: ExitCode, decision: str
 ) -> None:
     out = tmp_path / "s.json"
-    done = ladder(
+    done = run_ladder(
         "match", a, b, "--variant", "xiangqi", "--games", "400", "--sprt", "0", "150",
         "-j", "2", "--db", str(tmp_path / "s.sqlite"), "--json", str(out), "--max-plies", "200",
     )  # fmt: skip
@@ -125,7 +116,7 @@ def test_an_engine_failure_stops_the_match_without_recover(
 ) -> None:
     db, out = tmp_path / "f.sqlite", tmp_path / "f.json"
     crashy = _crashy(engine_exe, tmp_path / "count", 4)  # the check before the match, 3 moves
-    done = ladder(
+    done = run_ladder(
         "match", crashy, "random", "--variant", "xiangqi", "--games", "4", "-j", "1",
         "--db", str(db), "--json", str(out),
     )  # fmt: skip
@@ -141,7 +132,7 @@ def test_recover_counts_failures_as_losses_up_to_the_limit(
 ) -> None:
     db = tmp_path / "r.sqlite"
     crashy = _crashy(engine_exe, tmp_path / "count", 4)
-    done = ladder(
+    done = run_ladder(
         "match", crashy, "random", "--variant", "xiangqi", "--games", "4", "-j", "1",
         "--db", str(db), "--recover", "--max-engine-failures", "1",
     )  # fmt: skip
@@ -152,7 +143,7 @@ def test_recover_counts_failures_as_losses_up_to_the_limit(
     # without a limit the match is played out, every failure a loss of the failing engine
     db, out = tmp_path / "r2.sqlite", tmp_path / "r2.json"
     crashy = _crashy(engine_exe, tmp_path / "count2", 4)
-    done = ladder(
+    done = run_ladder(
         "match", crashy, "random", "--variant", "xiangqi", "--games", "2", "-j", "1",
         "--db", str(db), "--recover", "--json", str(out),
     )  # fmt: skip
@@ -164,7 +155,7 @@ def test_recover_counts_failures_as_losses_up_to_the_limit(
 
 
 def test_each_applies_to_every_engine_its_own_keys_win(tmp_path: Path, engine_exe: Path) -> None:
-    done = ladder(
+    done = run_ladder(
         "--log-level", "debug", "match",
         "-engine", f"cmd={engine_exe}", "name=A", "nodes=80",
         "-engine", f"cmd={engine_exe}", "name=B",
@@ -192,10 +183,12 @@ def test_dir_is_the_engine_working_folder(tmp_path: Path, engine_exe: Path) -> N
     engine = ["-engine", f"cmd={sys.executable}", f"args={FAULTY_ENGINE.name} {engine_exe}"]
     engine += ["nodes=50", "name=indir"]
     common = ["--variant", "xiangqi", "--games", "2", "--max-plies", "10", "-j", "1"]
-    done = ladder("match", "random", *engine, f"dir={FAULTY_ENGINE.parent}", *common,
+    done = run_ladder("match", "random", *engine, f"dir={FAULTY_ENGINE.parent}", *common,
                   "--db", str(tmp_path / "in.sqlite"))  # fmt: skip
     assert done.returncode == ExitCode.DONE, done.stderr
-    elsewhere = ladder("match", "random", *engine, *common, "--db", str(tmp_path / "out.sqlite"))
+    elsewhere = run_ladder(
+        "match", "random", *engine, *common, "--db", str(tmp_path / "out.sqlite")
+    )
     assert elsewhere.returncode == ExitCode.ENGINE_FAILURE
     assert "indir cannot play xiangqi" in elsewhere.stderr
 
@@ -203,7 +196,7 @@ def test_dir_is_the_engine_working_folder(tmp_path: Path, engine_exe: Path) -> N
 def test_a_db_in_a_folder_that_does_not_exist_is_refused(tmp_path: Path) -> None:
     for command in (["match", "random", "greedy"], ["tournament", "random", "greedy"]):
         db = tmp_path / "no-such-folder" / "m.sqlite"
-        done = ladder(*command, "--variant", "xiangqi", "--games", "2", "--db", str(db))
+        done = run_ladder(*command, "--variant", "xiangqi", "--games", "2", "--db", str(db))
         assert done.returncode == ExitCode.USAGE, done.stderr
         assert f"the folder {db.parent} does not exist" in done.stderr
         assert "Traceback" not in done.stderr and not db.parent.exists()
@@ -218,7 +211,7 @@ def test_a_crash_the_restart_fixed_is_counted_on_stderr_and_in_json(
     args = f"{FAULTY_ENGINE} {engine_exe} --crash-once-at 3 {tmp_path / 'count'}"
     flaky = f'engine:{sys.executable},args="{args}",nodes=50,name=flaky'
     out = tmp_path / "r.json"
-    done = ladder(
+    done = run_ladder(
         "match", flaky, "random", "--variant", "xiangqi", "--games", "2", "-j", "1",
         "--db", str(tmp_path / "r.sqlite"), "--json", str(out),
     )  # fmt: skip
@@ -236,7 +229,7 @@ def test_the_pgn_says_the_time_control_and_the_opening(tmp_path: Path, engine_ex
     )
     pgn = tmp_path / "g.pgn"
     timed = f"engine:{engine_exe},tc=40/4+0.1,name=timed"
-    done = ladder(
+    done = run_ladder(
         "match", timed, timed, "--variant", "xiangqi", "--games", "2", "-j", "1",
         "--openings", str(book), "--openings-order", "sequential", "--max-plies", "20",
         "--db", str(tmp_path / "t.sqlite"), "--pgn", str(pgn),
@@ -249,7 +242,7 @@ def test_the_pgn_says_the_time_control_and_the_opening(tmp_path: Path, engine_ex
     assert {g.headers["Opening"] for g in games} == {"book.epd:1 (start)"}
     assert [g.headers["OpeningNo"] for g in games] == ["0", "0"]
     untimed = tmp_path / "u.pgn"
-    done = ladder(
+    done = run_ladder(
         "match", "random", "greedy", "--variant", "xiangqi", "--games", "2",
         "--max-plies", "10", "--db", str(tmp_path / "u.sqlite"), "--pgn", str(untimed),
     )  # fmt: skip

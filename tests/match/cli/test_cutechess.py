@@ -5,8 +5,6 @@ included; what cannot run with the same meaning is refused by name."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ import pytest
 from ladder.match.cli.cutechess import CutechessError, translate
 from ladder.match.openings import schedule
 from ladder.match.output.pgn import read_pgn
+from tests.match.helpers import run_ladder
 
 BOOK = (
     'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - id "start";\n'
@@ -22,120 +21,35 @@ BOOK = (
 )
 
 
-def ladder(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ladder.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=cwd,
-    )
-
-
 def test_a_full_line_translates_option_by_option() -> None:
+    # The players' options pass through as they are: the match reads cutechess's own.
+    engines = ["-engine", "cmd=fsf", "name=A", "-engine", "cmd=fsf", "name=B"]
+    engines += ["-each", "proto=uci", "tc=inf", "nodes=200"]
     line = [
-        "-engine",
-        "cmd=fsf",
-        "name=A",
-        "-engine",
-        "cmd=fsf",
-        "name=B",
-        "-each",
-        "proto=uci",
-        "tc=inf",
-        "nodes=200",
-        "-variant",
-        "xiangqi",
-        "-games",
-        "2",
-        "-rounds",
-        "50",
-        "-repeat",
-        "-concurrency",
-        "2",
-        "-pgnout",
-        "out.pgn",
-        "min",
-        "-openings",
-        "file=b.epd",
-        "format=epd",
-        "order=random",
-        "plies=8",
-        "-sprt",
-        "elo0=0",
-        "elo1=5",
-        "alpha=0.05",
-        "beta=0.05",
-        "-draw",
-        "movenumber=40",
-        "movecount=8",
-        "score=10",
-        "-resign",
-        "movecount=3",
-        "score=600",
-        "-maxmoves",
-        "200",
-        "-recover",
-        "-srand",
-        "7",
-        "-wait",
-        "10",
+        *engines,
+        *["-variant", "xiangqi", "-games", "2", "-rounds", "50", "-repeat"],
+        *["-concurrency", "2", "-pgnout", "out.pgn", "min"],
+        *["-openings", "file=b.epd", "format=epd", "order=random", "plies=8"],
+        *["-sprt", "elo0=0", "elo1=5", "alpha=0.05", "beta=0.05"],
+        *["-draw", "movenumber=40", "movecount=8", "score=10"],
+        *["-resign", "movecount=3", "score=600", "-maxmoves", "200", "-recover"],
+        *["-srand", "7", "-wait", "10"],
     ]
     assert translate(line) == [
-        *[
-            "-engine",
-            "cmd=fsf",
-            "name=A",
-            "-engine",
-            "cmd=fsf",
-            "name=B",
-            "-each",
-            "proto=uci",
-            "tc=inf",
-            "nodes=200",
-        ],
+        *engines,
         *["--variant", "xiangqi", "--concurrency", "2", "--pgn", "out.pgn", "--pgn-min"],
-        *[
-            "--openings",
-            "b.epd",
-            "--openings-format",
-            "epd",
-            "--openings-order",
-            "random",
-            "--openings-plies",
-            "8",
-        ],
+        *["--openings", "b.epd", "--openings-format", "epd", "--openings-order", "random"],
+        *["--openings-plies", "8"],
         *["--sprt", "0", "5", "--alpha", "0.05", "--beta", "0.05"],
         *["--draw-after", "80", "--draw-moves", "8", "--draw-score", "10"],
-        *[
-            "--resign-moves",
-            "3",
-            "--resign-score",
-            "600",
-            "--max-plies",
-            "400",
-            "--recover",
-            "--seed",
-            "7",
-        ],
-        *["--games", "100", "--repeat", "2"],
+        *["--resign-moves", "3", "--resign-score", "600", "--max-plies", "400", "--recover"],
+        *["--seed", "7", "--games", "100", "--repeat", "2"],
     ]
     # fastchess's forms, players after flags, and no -repeat: a new opening every game
-    assert translate(
-        ["-pgnout", "file=g.pgn", "min=true", "level:1", "-recover", "greedy", "-games", "3"]
-    ) == [
-        *[
-            "--pgn",
-            "g.pgn",
-            "--pgn-min",
-            "level:1",
-            "--recover",
-            "greedy",
-            "--games",
-            "3",
-            "--repeat",
-            "1",
-        ]
+    fastchess = ["-pgnout", "file=g.pgn", "min=true", "level:1", "-recover", "greedy"]
+    assert translate([*fastchess, "-games", "3"]) == [
+        *["--pgn", "g.pgn", "--pgn-min", "level:1", "--recover", "greedy"],
+        *["--games", "3", "--repeat", "1"],
     ]
 
 
@@ -211,7 +125,7 @@ def test_cutechess_lines_run_through_the_cli(tmp_path: Path, engine_exe: Path) -
         ],
         *["-maxmoves", "40", "-recover", "-srand", "5", "--json", "out.json"],
     ]
-    done = ladder(*line, cwd=tmp_path)
+    done = run_ladder(*line, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     games = list(read_pgn((tmp_path / "out.pgn").read_text()))
     assert len(games) == 3
@@ -223,7 +137,7 @@ def test_cutechess_lines_run_through_the_cli(tmp_path: Path, engine_exe: Path) -
 
     repeat = [*line, "-repeat", "-rounds", "2", "-games", "2", "--db", "r.sqlite"]
     repeat[repeat.index("out.pgn")] = "r.pgn"
-    done = ladder(*repeat, cwd=tmp_path)
+    done = run_ladder(*repeat, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     games = list(read_pgn((tmp_path / "r.pgn").read_text()))
     assert len(games) == 4
@@ -231,7 +145,7 @@ def test_cutechess_lines_run_through_the_cli(tmp_path: Path, engine_exe: Path) -
     assert fens[0] == fens[1] != fens[2] == fens[3]  # one opening a pair
     assert games[0].headers["White"] == games[1].headers["Black"] == "fsf-a"
 
-    done = ladder(*line[:-2], "-tournament", "knockout", cwd=tmp_path)
+    done = run_ladder(*line[:-2], "-tournament", "knockout", cwd=tmp_path)
     assert done.returncode == 2 and "-tournament takes gauntlet or round-robin" in done.stderr
 
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from ladder.match.output.pgn import read_pgn
 from ladder.match.output.store import ResultStore
 from ladder.rules import Game
+from tests.match.helpers import run_ladder
 
 # Black (chariot and cannon against a chariot) mates in a few, but puts its cannon next
 # to its own general: the chariot takes it and the explosion takes the general.
@@ -36,16 +35,10 @@ KNOWN = """\
 """
 
 
-def ladder(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=600
-    )
-
-
 def test_study_of_known_games(tmp_path: Path, engine_exe: Path) -> None:
     source, study, out = tmp_path / "known.pgn", tmp_path / "study.pgn", tmp_path / "s.json"
     source.write_text(KNOWN)
-    done = ladder("study", str(source), "--out", str(study), "--engine", "level:3,variety=off",
+    done = run_ladder("study", str(source), "--out", str(study), "--engine", "level:3,variety=off",
                   "--json", str(out))  # fmt: skip
     assert done.returncode == 0, done.stderr
     atomic, drop = read_pgn(study.read_text())
@@ -74,10 +67,10 @@ def test_study_of_known_games(tmp_path: Path, engine_exe: Path) -> None:
 
 def test_study_of_a_stored_match_marks_every_capture(tmp_path: Path, engine_exe: Path) -> None:
     db, study = tmp_path / "m.sqlite", tmp_path / "study.pgn"
-    done = ladder("match", "level:1", "greedy", "--variant", "atomic-xiangqi", "--games", "2",
+    done = run_ladder("match", "level:1", "greedy", "--variant", "atomic-xiangqi", "--games", "2",
                   "--max-plies", "50", "--db", str(db))  # fmt: skip
     assert done.returncode == 0, done.stderr
-    done = ladder("study", "atomic-xiangqi:level:1-vs", "--db", str(db), "--out", str(study),
+    done = run_ladder("study", "atomic-xiangqi:level:1-vs", "--db", str(db), "--out", str(study),
                   "--engine", "level:2,variety=off", "--nodes", "64")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "atomic-xiangqi:level:1-vs-greedy:" in done.stdout
@@ -97,19 +90,19 @@ def test_study_of_a_stored_match_marks_every_capture(tmp_path: Path, engine_exe:
                 ), comment
             game.push(move)
 
-    missing = ladder("study", "no-such-match", "--db", str(db), "--out", str(study))
+    missing = run_ladder("study", "no-such-match", "--db", str(db), "--out", str(study))
     assert missing.returncode == 2 and "no match with that id" in missing.stderr
 
 
 def test_a_pgn_without_a_variant_tag_is_plain_xiangqi(tmp_path: Path, engine_exe: Path) -> None:
     source, study = tmp_path / "bare.pgn", tmp_path / "study.pgn"
     source.write_text('[Event "bare"]\n\n1. C2=5 H8+7 2. H2+3 *\n')
-    done = ladder("study", str(source), "--out", str(study), "--engine", "level:1,variety=off",
+    done = run_ladder("study", str(source), "--out", str(study), "--engine", "level:1,variety=off",
                   "--nodes", "64")  # fmt: skip
     assert done.returncode == 0, done.stderr
     (game,) = read_pgn(study.read_text())
     assert game.headers["Variant"] == "xiangqi" and game.moves == ["C2=5", "H8+7", "H2+3"]
-    done = ladder("study", str(source), "--out", str(study), "--variant", "atomic-xiangqi",
+    done = run_ladder("study", str(source), "--out", str(study), "--variant", "atomic-xiangqi",
                   "--engine", "level:1,variety=off", "--nodes", "64")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert next(iter(read_pgn(study.read_text()))).headers["Variant"] == "atomic-xiangqi"
@@ -120,7 +113,7 @@ def test_study_of_a_game_xboard_saved(tmp_path: Path, engine_exe: Path) -> None:
     written back in standard WXF (the rear cannon's ``C-+1``)."""
     saved = Path(__file__).parent.parent / "data" / "xboard-saved.pgn"
     out = tmp_path / "study.pgn"
-    done = ladder(
+    done = run_ladder(
         "study", str(saved), "--nodes", "2000", "--db", str(tmp_path / "s.sqlite"),
         "--out", str(out),
     )  # fmt: skip

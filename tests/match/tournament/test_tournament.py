@@ -4,8 +4,6 @@ cutechess-style engine, the crosstable and the Bradley-Terry rating list."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ from ladder.match.openings import load_openings
 from ladder.match.players.specs import parse_player
 from ladder.match.tournament.crosstable import crosstable
 from ladder.match.tournament.run import TournamentConfig
+from tests.match.helpers import run_ladder
 
 
 def _config(fmt: str, names: list[str]) -> TournamentConfig:
@@ -47,12 +46,6 @@ def test_pairings_and_interleaving() -> None:
         _config("swiss", ["random", "greedy"])
 
 
-def ladder(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=600
-    )
-
-
 def test_round_robin_resumes_and_rates(tmp_path: Path, engine_exe: Path) -> None:
     db, out, pgn = tmp_path / "t.sqlite", tmp_path / "t.json", tmp_path / "t.pgn"
     args = [
@@ -62,7 +55,7 @@ def test_round_robin_resumes_and_rates(tmp_path: Path, engine_exe: Path) -> None
         "--db", str(db), "--json", str(out), "--pgn", str(pgn), "--max-plies", "80",
         "--bootstrap", "50",
     ]  # fmt: skip
-    done = ladder(*args)
+    done = run_ladder(*args)
     assert done.returncode == 0, done.stderr
     assert "played 6, resumed past 0" in done.stdout
     assert "Bradley-Terry ratings (logistic Elo, greedy = 0" in done.stdout
@@ -80,7 +73,7 @@ def test_round_robin_resumes_and_rates(tmp_path: Path, engine_exe: Path) -> None
     assert all(r["lo"] <= r["elo"] <= r["hi"] for r in ratings.values())
     assert pgn.read_text().count("[Event ") == 6
 
-    again = ladder(*args)
+    again = run_ladder(*args)
     assert again.returncode == 0 and "played 0, resumed past 6" in again.stdout
 
 
@@ -105,12 +98,14 @@ def test_crosstable_counts_both_sides() -> None:
 def test_gauntlet_through_the_cli(tmp_path: Path) -> None:
     db, out = tmp_path / "g.sqlite", tmp_path / "g.json"
     common = ["--variant", "xiangqi", "--games", "2", "--max-plies", "40", "--db", str(db)]
-    broken = ladder("tournament", "greedy", "random", "engine:/nonexistent/fsf,nodes=9", *common)
+    broken = run_ladder(
+        "tournament", "greedy", "random", "engine:/nonexistent/fsf,nodes=9", *common
+    )
     assert broken.returncode == 3, broken.stderr
     assert broken.stderr.startswith("ladder tournament: engine:/nonexistent/fsf,nodes=9 cannot")
     assert "Traceback" not in broken.stderr
 
-    done = ladder("tournament", "level:1", "random", "greedy", "--format", "gauntlet",
+    done = run_ladder("tournament", "level:1", "random", "greedy", "--format", "gauntlet",
                   *common, "--json", str(out))  # fmt: skip
     assert done.returncode == 0, done.stderr
     doc = json.loads(out.read_text())
