@@ -39,6 +39,26 @@ class Line:
     depth: int
     nodes: int
 
+    def __init__(
+        self,
+        multipv: int,
+        pv: tuple[str, ...],
+        cp: int | None,
+        mate: int | None,
+        depth: int,
+        nodes: int,
+    ) -> None:
+        # The generated __init__ of a frozen dataclass sets each field through
+        # object.__setattr__; a level move makes a Line per legal move, so the fields go
+        # straight into the instance's dict (the same object, still frozen after).
+        d = self.__dict__
+        d["multipv"] = multipv
+        d["pv"] = pv
+        d["cp"] = cp
+        d["mate"] = mate
+        d["depth"] = depth
+        d["nodes"] = nodes
+
     @property
     def move(self) -> str:
         """The line's first move."""
@@ -66,19 +86,19 @@ class SearchResult:
 def line_from_info(info: InfoDict, index: int) -> Line | None:
     """The :class:`Line` of one MultiPV ``info`` (``index``: its MultiPV number if the
     engine did not say); None when it has no PV or no score."""
-    pv = tuple(info.get("pv") or ())
+    pv = info.get("pv")
     score: PovScore | None = info.get("score")
     if not pv or score is None:
         return None
     rel = score.relative
     mate = rel.mate()
     return Line(
-        multipv=int(info.get("multipv", index)),
-        pv=pv,
-        cp=None if mate is not None else rel.score(),
-        mate=mate,
-        depth=int(info.get("depth", 0)),
-        nodes=int(info.get("nodes", 0)),
+        int(info.get("multipv", index)),
+        tuple(pv),
+        None if mate is not None else rel.score(),
+        mate,
+        int(info.get("depth", 0)),
+        int(info.get("nodes", 0)),
     )
 
 

@@ -217,9 +217,10 @@ def choose(
     top = best_line.value()
     # One line per move (a line can be reported twice in odd cases), in MultiPV order.
     by_move: dict[str, Line] = {}
-    for ln in sorted(result.lines.values(), key=lambda ln: ln.multipv):
-        if ln.pv and ln.move in legal:
-            by_move.setdefault(ln.move, ln)
+    for ln in sorted(result.lines.values(), key=_multipv):
+        pv = ln.pv
+        if pv and pv[0] in legal and pv[0] not in by_move:
+            by_move[pv[0]] = ln
     lines = list(by_move.values())
     if variety.second_look is not None:
         # A player considers every move, also those the engine's lines did not reach in
@@ -237,6 +238,10 @@ def choose(
     if pick.move == result.bestmove and result.ponder is not None:
         ponder = result.ponder
     return Choice(pick.move, ponder, pick)
+
+
+def _multipv(line: Line) -> int:
+    return line.multipv
 
 
 def _weight(loss: int, variety: Variety) -> float:

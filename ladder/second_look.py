@@ -86,23 +86,25 @@ def second_look_pick(
     ``variety.second_look`` of them (a fraction: the next one with that probability) are
     put aside when they lose ``variety.reject_cp`` or more against ``top`` (the best
     line's value), and the first one left is played. None when there are no lines."""
-    takes = [ln for ln in lines if captures.get(ln.move, 0) > 0]
+    takes: list[Line] = []
+    others: list[Line] = []
+    taken = captures.get
+    for ln in lines:
+        (takes if taken(ln.move, 0) > 0 else others).append(ln)
     rng.shuffle(takes)
     takes.sort(key=lambda ln: -captures[ln.move])
-    others = [ln for ln in lines if captures.get(ln.move, 0) <= 0]
     temperature = max(variety.temperature_cp, 1.0)
     # Weighted order without replacement: sort by Exp(1) / weight (Efraimidis-Spirakis).
     # The intuition's loss is capped: a mate the player does not look for weighs like a
-    # lost piece, not like the end of the game.
-    keyed = [
-        (
-            rng.expovariate(1.0)
-            * math.exp(min(700.0, max(0, _felt(top) - _felt(ln.value())) / temperature)),
-            ln,
-        )
-        for ln in others
-    ]
-    keyed.sort(key=lambda kv: kv[0])
+    # lost piece, not like the end of the game. (Exp(1) drawn as rng.expovariate(1.0)
+    # draws it, inline: this runs once per legal move.)
+    felt_top = _felt(top)
+    draw = rng.random
+    keyed: list[tuple[float, Line]] = []
+    for ln in others:
+        loss = max(0, felt_top - _felt(ln.value()))
+        keyed.append((-math.log(1.0 - draw()) * math.exp(min(700.0, loss / temperature)), ln))
+    keyed.sort(key=_first)
     order = takes + [ln for _, ln in keyed]
     looks = variety.second_look or 0.0
     whole = int(looks)
@@ -113,6 +115,10 @@ def second_look_pick(
         return ln
     # Every candidate was looked at and put aside: the one that loses least.
     return max(order, key=lambda ln: ln.value(), default=None)
+
+
+def _first(pair: tuple[float, Line]) -> float:
+    return pair[0]
 
 
 def _felt(value: int) -> int:

@@ -218,16 +218,29 @@ _MULTIPV = 3
 def _info_from_match(match: re.Match[str], turn: chess.Color) -> InfoDict:
     """What :func:`parse_info` makes of a line that :data:`_STANDARD_INFO_RE` matched,
     built from the match's groups (the line is not split and walked again). Its PV moves
-    are split on single spaces only; a PV with any other whitespace is left to
-    :func:`parse_info` (whose split would differ)."""
+    are split on spaces; a PV with any other whitespace (which is not printable) is
+    left to :func:`parse_info` (whose split would differ)."""
     (depth, seldepth, multipv, kind, value, bound, nodes, nps, hashfull, tbhits, time, pv) = (
         match.groups()
     )
-    moves = pv.split(" ")
-    if len(moves) != len(pv.split()):
+    if not pv.isprintable():
         return parse_info(match.string, turn)
-    info = InfoDict(depth=int(depth), seldepth=int(seldepth), multipv=int(multipv))
-    info["score"] = PovScore(Mate(int(value)) if kind == "mate" else Cp(int(value)), turn)
+    score = PovScore(Mate(int(value)) if kind == "mate" else Cp(int(value)), turn)
+    if bound is None and hashfull is None:
+        # The usual case in one dict display (cheaper than adding the keys one by one).
+        usual: InfoDict = {
+            "depth": int(depth),
+            "seldepth": int(seldepth),
+            "multipv": int(multipv),
+            "score": score,
+            "nodes": int(nodes),
+            "nps": int(nps),
+            "tbhits": int(tbhits),
+            "time": int(time) / 1000.0,
+            "pv": pv.split(" "),
+        }
+        return usual
+    info = InfoDict(depth=int(depth), seldepth=int(seldepth), multipv=int(multipv), score=score)
     if bound is not None:
         info[bound] = True  # type: ignore[literal-required]
     info["nodes"] = int(nodes)
@@ -236,7 +249,7 @@ def _info_from_match(match: re.Match[str], turn: chess.Color) -> InfoDict:
         info["hashfull"] = int(hashfull)
     info["tbhits"] = int(tbhits)
     info["time"] = int(time) / 1000.0
-    info["pv"] = moves
+    info["pv"] = pv.split(" ")
     return info
 
 
@@ -294,10 +307,14 @@ class InfoMerger:
 
     def result(self) -> dict[int, InfoDict]:
         """The merged info per MultiPV number."""
+        merged, turn = self._merged, self._turn
         for k, match in self._pending.items():
-            merge_info(self._merged[k], _info_from_match(match, self._turn))
+            if merged[k]:
+                merge_info(merged[k], _info_from_match(match, turn))
+            else:  # nothing to merge into: the line's own dict, not a copy of it
+                merged[k] = _info_from_match(match, turn)
         self._pending.clear()
-        return self._merged
+        return merged
 
 
 def parse_bestmove(

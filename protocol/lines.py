@@ -36,6 +36,8 @@ DEFAULT_MAX_LINE = 1 << 20
 _READ_CHUNK = 1 << 18  # bytes asked of the pipe at a time (what asyncio reads at once)
 # Control characters other than tab in a line: not text an engine means.
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+# The same in a run of whole lines, where line ends (\n, but no \r) are fine.
+_CHUNK_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # ANSI escape sequences (colours, cursor moves), removed to see what a line says.
 _ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
 
@@ -104,7 +106,8 @@ class LineReader:
         self.on_line = on_line
         self.matters = matters
         self.on_skip = on_skip
-        self._lines: collections.deque[bytes] = collections.deque()
+        # Lines read: str when their chunk was checked whole, bytes to check when taken.
+        self._lines: collections.deque[bytes | str] = collections.deque()
         self._partial = bytearray()
         self._discarding = False
 
@@ -168,12 +171,33 @@ class LineReader:
             if b"\n" not in chunk:
                 self._partial += chunk
                 continue
-            lines = (bytes(self._partial) + chunk if self._partial else chunk).split(b"\n")
-            self._partial = bytearray(lines.pop())
-            self._lines.extend(lines)
+            data = bytes(self._partial) + chunk if self._partial else chunk
+            end = data.rfind(b"\n")
+            self._partial = bytearray(data[end + 1 :])
+            self._lines.extend(self._split(data[:end]))
 
-    def _checked(self, raw: bytes) -> str | None:
+    def _split(self, whole: bytes) -> list[bytes] | list[str]:
+        """The lines of ``whole`` (whole lines without the last line end): decoded at
+        once when every one of them is fine (the usual case: one decode and one search
+        for all of a search's lines), else as bytes, each checked when it is taken. A
+        line is fine when the whole is: \n never occurs inside a UTF-8 sequence."""
+        if len(whole) <= self.max_line:
+            try:
+                text = whole.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+            else:
+                if _CHUNK_CONTROL_RE.search(text) is None:
+                    return text.split("\n")
+        return whole.split(b"\n")
+
+    def _checked(self, raw: bytes | str) -> str | None:
         """``raw`` decoded and checked; None when it is skipped."""
+        if type(raw) is str:  # checked with its chunk
+            if self.on_line is not None:
+                self.on_line(raw.encode())
+            return raw
+        assert isinstance(raw, bytes)
         if self.on_line is not None:
             self.on_line(raw)
         if len(raw) > self.max_line:

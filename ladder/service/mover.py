@@ -20,6 +20,8 @@ import secrets
 import time
 from dataclasses import dataclass
 
+from prometheus_client import Counter, Gauge, Histogram
+
 from ladder.clock import move_time_limit_ms
 from ladder.expected_time import expected_seconds
 from ladder.level_move import LevelMove
@@ -127,6 +129,11 @@ class MoveService:
         )
         m.engines.set(self.pool.size)
         m.set_build(self.config.engine_path)
+        # The labelled series a move touches, by label values: `labels()` validates and
+        # looks them up under a lock, about nine times a move otherwise.
+        self._lane_series: dict[str, Gauge] = {}
+        self._level_series: dict[str, tuple[Gauge, Histogram, Gauge]] = {}
+        self._answer_series: dict[tuple[str, str], tuple[Histogram, Counter]] = {}
 
     def _pool_changed(self) -> None:
         pool, m = self.pool, self.metrics
@@ -134,8 +141,12 @@ class MoveService:
         m.engines_busy.set(pool.busy_count)
         m.engines_alive.set(pool.alive_count)
         m.engines_live.set(pool.live_count)
+        series = self._lane_series
         for lane in pool.lanes:
-            m.lane_in_flight.labels(lane).set(pool.in_lane(lane))
+            gauge = series.get(lane)
+            if gauge is None:
+                gauge = series[lane] = m.lane_in_flight.labels(lane)
+            gauge.set(pool.in_lane(lane))
 
     def sample_metrics(self) -> None:
         """Refresh the sampled metrics (CPU and memory of the server and its engines)."""
@@ -189,7 +200,14 @@ class MoveService:
         elapsed = 0.0
         label = str(req.level) if req.level is not None else "elo"
         m = self.metrics
-        waiting = m.queued_moves.labels(label)
+        level_series = self._level_series.get(label)
+        if level_series is None:
+            level_series = self._level_series[label] = (
+                m.queued_moves.labels(label),
+                m.queue_wait_seconds.labels(label),
+                m.searches_in_flight.labels(label),
+            )
+        waiting, queue_wait, searching = level_series
         waiting.inc()
         queued_at = time.perf_counter()
         try:
@@ -199,8 +217,7 @@ class MoveService:
         finally:
             waiting.dec()
             trace.queue_wait_s = time.perf_counter() - queued_at
-            m.queue_wait_seconds.labels(label).observe(trace.queue_wait_s)
-        searching = m.searches_in_flight.labels(label)
+            queue_wait.observe(trace.queue_wait_s)
         searching.inc()
         dirty = True  # until an attempt answers: a failure or cancellation leaves it dirty
         try:
@@ -232,8 +249,15 @@ class MoveService:
             raise NoEngineAnswer(
                 "the engine gave no usable answer: " + ("; ".join(failures) or "unknown failure")
             )
-        m.search_seconds.labels(req.variant, label).observe(elapsed)
-        m.moves.labels(req.variant, label).inc()
+        answer_series = self._answer_series.get((req.variant, label))
+        if answer_series is None:
+            answer_series = self._answer_series[req.variant, label] = (
+                m.search_seconds.labels(req.variant, label),
+                m.moves.labels(req.variant, label),
+            )
+        search_seconds, moves = answer_series
+        search_seconds.observe(elapsed)
+        moves.inc()
         after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
         return self._answer(req, seed, after, moved, elapsed, time_limit_ms)
 
