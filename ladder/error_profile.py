@@ -311,18 +311,7 @@ async def measure(
         for p in engines:
             await p.close()
     table = {
-        name: {
-            "spec": given.get(name, "the master's move"),
-            # a level's settings: docs/ladder.md shows a retuned level's row as stale
-            "settings": settings.get(name),
-            "positions": r["n"],
-            "free_taken": share(r["free"], r["free_n"]),
-            "hangs": share(r["hang"], r["n"]),
-            "gross": share(r["gross"], r["n"]),
-            "master_move": share(r["master"], r["n"]) if source == "master" else None,
-            "mean_loss_capped": r["loss"] / r["n"],
-            "mean_loss_ci": mean_interval(r["loss"], r.get("loss_sq", 0), r["n"]),
-        }
+        name: _profile_row(r, given.get(name, "the master's move"), settings.get(name), source)
         for name, r in rows.items()
     }
     return {
@@ -331,6 +320,24 @@ async def measure(
         "reference_nodes": reference_nodes,
         "seed": seed,
         "players": table,
+    }
+
+
+def _profile_row(
+    r: dict[str, int], spec: str, settings: dict[str, Any] | None, source: str
+) -> dict[str, Any]:
+    """One player's row of the table: its counts as shares with their intervals."""
+    return {
+        "spec": spec,
+        # a level's settings: docs/ladder.md shows a retuned level's row as stale
+        "settings": settings,
+        "positions": r["n"],
+        "free_taken": share(r["free"], r["free_n"]),
+        "hangs": share(r["hang"], r["n"]),
+        "gross": share(r["gross"], r["n"]),
+        "master_move": share(r["master"], r["n"]) if source == "master" else None,
+        "mean_loss_capped": r["loss"] / r["n"],
+        "mean_loss_ci": mean_interval(r["loss"], r.get("loss_sq", 0), r["n"]),
     }
 
 
