@@ -13,5 +13,7 @@ The pieces, in the order a run uses them:
 * :mod:`ladder.calibration.record`: the games as a compact file committed with the
   repository, so that a later run resumes instead of replaying;
 * :mod:`ladder.calibration.report`: the levels file, ``docs/ladder.md`` and its plots;
+* :mod:`ladder.calibration.measurements`: the page's sections from the other scripts'
+  records (variety, the weak levels' error profile, the human reference);
 * :mod:`ladder.calibration.run`: the command itself.
 """
