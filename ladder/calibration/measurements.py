@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ladder.levels import Level, human_reference, play_settings
+from ladder.match.players.specs import PlayerSpec, PlayerSpecError
 
 __all__ = ["measurement_sections"]
 
@@ -36,6 +37,15 @@ def _read(path: Path) -> dict[str, Any] | None:
 
 def _current(settings: object, level: Level | None) -> bool:
     return level is not None and settings == play_settings(level)
+
+
+def _level_spec(text: str) -> PlayerSpec | None:
+    """The player spec of a profile row if it names a level (``level:N,...``), else None."""
+    try:
+        spec = PlayerSpec.parse(text)
+    except PlayerSpecError:
+        return None  # the masters' row, or a spec this checkout does not know
+    return spec if spec.kind == "level" else None
 
 
 def _share(cell: Mapping[str, Any] | None) -> str:
@@ -79,9 +89,10 @@ def profile_section(record: Mapping[str, Any], levels: Mapping[int, Level]) -> l
     for name, row in record["players"].items():
         spec = row.get("spec", "-")
         stale = ""
-        if spec.startswith("level:") and "levels=" not in spec:
-            level = levels.get(int(spec.split(":")[1].split(",")[0]))
-            stale = "" if _current(row.get("settings"), level) else f" ({STALE})"
+        player = _level_spec(spec)
+        if player is not None and player.levels_file is None and player.level is not None:
+            # a shipped level: checked against what it plays now
+            stale = "" if _current(row.get("settings"), levels.get(player.level)) else f" ({STALE})"
         lo, hi = row["mean_loss_ci"]
         out.append(
             f"| {name}{stale} | `{spec}` | {_share(row['free_taken'])} | "
