@@ -17,6 +17,7 @@ from protocol import (
     Dialect,
     Engine,
     EngineArgumentError,
+    InfoDict,
     Limit,
     OptionError,
     PlayResult,
@@ -147,12 +148,18 @@ async def test_rank_conversion_matches_across_protocols(
 
 
 async def _infinite_search(engine: Engine) -> asyncio.Task[PlayResult]:
-    """An infinite xiangqi search from the start, once it runs (its first info came)."""
+    """An infinite xiangqi search from the start, once it runs (its first depth came).
+
+    An ``info string`` line can come first; only a line with a depth says a search runs.
+    """
     await engine.set_variant("xiangqi")
     searching = asyncio.Event()
-    task = asyncio.create_task(
-        engine.search(START, [], Limit(), new_game=True, on_info=lambda _: searching.set())
-    )
+
+    def seen(info: InfoDict) -> None:
+        if "depth" in info:
+            searching.set()
+
+    task = asyncio.create_task(engine.search(START, [], Limit(), new_game=True, on_info=seen))
     await searching.wait()
     return task
 
