@@ -24,32 +24,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
-from ladder.rules.board import (
-    ADVISOR,
-    BLACK,
-    CANNON,
-    CHARIOT,
-    COLOUR_NAMES,
-    ELEPHANT,
-    ELEPHANT_MOVES,
-    GENERAL,
-    GENERAL_MOVES,
-    HALF,
-    HORSE,
-    HORSE_MOVES,
-    ORTHO_MASK,
-    RAYS,
-    RED,
-    SOLDIER,
-    SOLDIER_MOVES,
-    SOLDIER_POINTS,
-    SQUARE_INDEX,
-    SQUARE_NAMES,
-    TYPE_NAMES,
-)
+from ladder.rules.board import BLACK, COLOUR_NAMES, RED, SQUARE_INDEX
+from ladder.rules.diagnosis import why_illegal
 from ladder.rules.errors import MAX_MOVES, RulesError
 from ladder.rules.fen import board_fen, parse_fen, position_fen
-from ladder.rules.movegen import DROP_BASE, Position, Undo
+from ladder.rules.movegen import Position, Undo
 from ladder.rules.notation import move_str, parse_move
 from ladder.rules.variants import VariantSpec, get_variant
 
@@ -328,7 +307,11 @@ class Game:
         m = parse_move(move, field, ply)
         if m in self._legal_ints():
             return m
-        raise RulesError(field, f"illegal move {move!r}: {self._why_illegal(m)}", ply)
+        raise self._illegal(move, m, field, ply)
+
+    def _illegal(self, move: object, m: int, field: str, ply: int | None) -> RulesError:
+        why = why_illegal(self._pos, self.variant, m)
+        return RulesError(field, f"illegal move {move!r}: {why}", ply)
 
     def _push(self, move: object, field: str, ply: int | None) -> None:
         m = parse_move(move, field, ply)
@@ -338,7 +321,7 @@ class Game:
                 field, f"the game is already over ({over.reason.value}, {over.result})", ply
             )
         if m not in self._legal_ints():
-            raise RulesError(field, f"illegal move {move!r}: {self._why_illegal(m)}", ply)
+            raise self._illegal(move, m, field, ply)
         pos = self._pos
         capture = pos.is_capture(m)
         self._undo.append(pos.make(m))
@@ -370,79 +353,6 @@ class Game:
         self._legal = None
         self._legal_names = None
         return self._moves.pop()
-
-    # ------------------------------------------------------------ diagnosis
-
-    def _why_illegal(self, m: int) -> str:
-        """A sentence saying why the (well-formed, not legal) move ``m`` is illegal."""
-        pos = self._pos
-        board = pos.board
-        us = pos.turn
-        side = COLOUR_NAMES[us].capitalize()
-        if pos.kings[0] < 0 or pos.kings[1] < 0:
-            return "the game is over: a general has been blown up"
-        frm, to = divmod(m, 90)
-        target = board[to]
-        if frm >= DROP_BASE:
-            pt = frm - DROP_BASE
-            name = TYPE_NAMES[pt]
-            if pos.hands is None:
-                return f"drops are only allowed in crazyhouse-xiangqi, not {self.variant.name}"
-            if not pos.hands[us][pt]:
-                return f"{side} has no {name} in hand"
-            if target:
-                return f"{SQUARE_NAMES[to]} is occupied"
-            if pt in (ADVISOR, ELEPHANT) and to not in HALF[us]:
-                return f"an {name} may only be dropped on its own half"
-            if pt == SOLDIER and to not in SOLDIER_POINTS[us]:
-                return "a soldier may only be dropped on its ten home points or across the river"
-            return f"it would leave {side}'s general in check"
-        p = board[frm]
-        if not p:
-            return f"there is no piece on {SQUARE_NAMES[frm]}"
-        if p >> 3 != us:
-            return f"the piece on {SQUARE_NAMES[frm]} is not {side}'s ({side} is to move)"
-        t = p & 7
-        name = TYPE_NAMES[t]
-        if target and target >> 3 == us:
-            return f"{SQUARE_NAMES[to]} holds {side}'s own piece"
-        if not self._follows_movement(frm, to, t):
-            return (
-                f"a {name} on {SQUARE_NAMES[frm]} cannot move to {SQUARE_NAMES[to]} "
-                "(not its movement, or blocked)"
-            )
-        if self.variant.atomic and target:
-            if t == GENERAL:
-                return "in atomic-xiangqi a general never captures (the blast would take it)"
-            if t != CANNON and ORTHO_MASK[pos.kings[us]][to]:
-                return (
-                    f"a capture on {SQUARE_NAMES[to]}, next to {side}'s own general, "
-                    "would blow it up"
-                )
-        return f"it would leave {side}'s general in check (or the generals facing)"
-
-    def _follows_movement(self, frm: int, to: int, t: int) -> bool:
-        pos = self._pos
-        board = pos.board
-        us = pos.turn
-        if t == GENERAL:
-            return to in GENERAL_MOVES[us][frm]
-        if t == ADVISOR:
-            return to in self.variant.advisor_moves[us][frm]
-        if t == ELEPHANT:
-            return any(d == to and not board[e] for e, d in ELEPHANT_MOVES[us][frm])
-        if t == HORSE:
-            return any(d == to and not board[leg] for leg, d in HORSE_MOVES[frm])
-        if t == SOLDIER:
-            return to in SOLDIER_MOVES[us][frm]
-        for ray in RAYS[frm]:
-            if to not in ray:
-                continue
-            between = sum(1 for s in ray[: ray.index(to)] if board[s])
-            if t == CHARIOT:
-                return between == 0
-            return (between == 0) if not board[to] else (between == 1)
-        return False
 
 
 def _point_index(point: object) -> int:

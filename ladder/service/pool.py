@@ -39,15 +39,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Generic, Protocol, TypeVar
+
+from ladder.service.fair_queue import FairQueue
 
 log = logging.getLogger(__name__)
 
 
-#: Clients whose last turn the pool remembers (beyond that, the least recent is dropped).
-MAX_REMEMBERED = 10_000
 #: The lane of a request that names none (a pool with one lane, no cap).
 DEFAULT_LANE = "default"
 
@@ -108,15 +108,6 @@ class PoolClosed(PoolError):
     """The pool is shutting down."""
 
 
-class _Waiter(Generic[W]):
-    """A request waiting for a worker: whose, in which lane, since when (a serial)."""
-
-    __slots__ = ("client", "future", "lane", "serial")
-
-    def __init__(self, client: str, lane: str, serial: int, future: asyncio.Future[W]) -> None:
-        self.client, self.lane, self.serial, self.future = client, lane, serial, future
-
-
 class EnginePool(Generic[W]):
     """K workers, lanes with caps, fair bounded queues, background recovery and checks.
 
@@ -141,20 +132,11 @@ class EnginePool(Generic[W]):
         for lane, cap in self._lanes.items():
             if cap is not None and cap < 1:
                 raise ValueError(f"lane {lane!r}: a cap must be at least 1 worker (got {cap})")
-        #: Waiting requests per (lane, client), in the order they came.
-        self._queues: OrderedDict[tuple[str, str], deque[_Waiter[W]]] = OrderedDict()
-        self._waiting = 0
-        self._arrivals = 0  #: serial of the last waiting request
-        #: Workers each client holds now (clients holding none are left out).
-        self._holding: dict[str, int] = {}
+        self._waiting: FairQueue[W] = FairQueue()
         #: Workers each lane holds now.
         self._in_lane: dict[str, int] = dict.fromkeys(self._lanes, 0)
         #: Who holds each leased worker: (client, lane), by the worker's id.
         self._held: dict[int, tuple[str, str]] = {}
-        #: When each client was last given a worker (a serial number), least recent
-        #: first; bounded: a client forgotten here counts as never served.
-        self._served: OrderedDict[str, int] = OrderedDict()
-        self._serial = 0
         self._max_queue = max_queue
         self._recovering: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -187,12 +169,9 @@ class EnginePool(Generic[W]):
         if self._watcher is not None:
             self._watcher.cancel()
             await asyncio.gather(self._watcher, return_exceptions=True)
-        for queue in self._queues.values():
-            for waiter in queue:
-                if not waiter.future.done():
-                    waiter.future.set_exception(PoolClosed("the service is stopping"))
-        self._queues.clear()
-        self._waiting = 0
+        for waiter in self._waiting.drain():
+            if not waiter.future.done():
+                waiter.future.set_exception(PoolClosed("the service is stopping"))
         for task in list(self._recovering):
             task.cancel()
         await asyncio.gather(*self._recovering, return_exceptions=True)
@@ -219,15 +198,11 @@ class EnginePool(Generic[W]):
     @property
     def queue_depth(self) -> int:
         """Requests waiting for a worker now."""
-        return self._waiting
+        return len(self._waiting)
 
     def queued(self, client: str, lane: str | None = None) -> int:
         """Requests of `client` waiting now (in `lane`, or in all)."""
-        return sum(
-            len(queue)
-            for (in_lane, owner), queue in self._queues.items()
-            if owner == client and lane in (None, in_lane)
-        )
+        return self._waiting.queued(client, lane)
 
     def in_lane(self, lane: str) -> int:
         """Workers `lane` holds now."""
@@ -275,22 +250,14 @@ class EnginePool(Generic[W]):
             self._take(worker, client, lane)
             self._changed()
             return worker
-        if self._waiting >= self._max_queue and not self._push_out_for(client):
+        if len(self._waiting) >= self._max_queue and not self._push_out_for(client):
             if self._on_busy is not None:
                 self._on_busy()
             raise QueueFull(
-                f"all {self.size} engines are busy and {self._waiting} requests are "
+                f"all {self.size} engines are busy and {len(self._waiting)} requests are "
                 "waiting; try again shortly"
             )
-        self._arrivals += 1
-        waiter: _Waiter[W] = _Waiter(
-            client, lane, self._arrivals, asyncio.get_running_loop().create_future()
-        )
-        queue = self._queues.get((lane, client))
-        if queue is None:
-            queue = self._queues[(lane, client)] = deque()
-        queue.append(waiter)
-        self._waiting += 1
+        waiter = self._waiting.add(client, lane, asyncio.get_running_loop().create_future())
         self._dispatch()  # an idle worker may be there for it already
         self._changed()
         try:
@@ -309,7 +276,8 @@ class EnginePool(Generic[W]):
                 f"no engine became free within {timeout:.1f} s; try again shortly"
             ) from None
         finally:
-            self._forget(waiter)
+            self._waiting.forget(waiter)
+            self._changed()
         return worker
 
     def _has_room(self, lane: str) -> bool:
@@ -320,61 +288,14 @@ class EnginePool(Generic[W]):
         """`client` got `worker` for a job in `lane` (counted until :meth:`release`)."""
         self._held[id(worker)] = (client, lane)
         self._in_lane[lane] += 1
-        self._holding[client] = self._holding.get(client, 0) + 1
-        self._serial += 1
-        self._served[client] = self._serial
-        self._served.move_to_end(client)
-        if len(self._served) > MAX_REMEMBERED:
-            self._served.popitem(last=False)
-
-    def _next_waiter(self) -> _Waiter[W] | None:
-        """The waiting request to serve next, among the lanes under their cap: of the
-        client holding the fewest workers, then served least recently (never before
-        counts as longest ago), then waiting longest."""
-        best: _Waiter[W] | None = None
-        best_key: tuple[int, int, int] | None = None
-        for (lane, client), queue in self._queues.items():
-            if not self._has_room(lane):
-                continue
-            head = queue[0]
-            key = (self._holding.get(client, 0), self._served.get(client, 0), head.serial)
-            if best_key is None or key < best_key:
-                best, best_key = head, key
-        return best
-
-    def _forget(self, waiter: _Waiter[W]) -> None:
-        """Take a waiting request out of its queue (if it is still there)."""
-        key = (waiter.lane, waiter.client)
-        queue = self._queues.get(key)
-        if queue is None:
-            return
-        with contextlib.suppress(ValueError):
-            queue.remove(waiter)
-            self._waiting -= 1
-        if not queue:
-            del self._queues[key]
-        self._changed()
+        self._waiting.took(client)
 
     def _push_out_for(self, client: str) -> bool:
-        """The queue is full: refuse the newest request of the client with the most
-        waiting if that is more than `client`'s would be with one more. True if room
-        was made."""
-        if not self._queues:
+        """The queue is full: refuse the newest request of the client with the largest
+        share of it, if that share is larger than `client`'s. True if room was made."""
+        waiter = self._waiting.pop_to_push_out(client)
+        if waiter is None:
             return False
-        totals: dict[str, int] = {}
-        for (_, owner), queue in self._queues.items():
-            totals[owner] = totals.get(owner, 0) + len(queue)
-        heaviest = max(totals, key=lambda c: totals[c])
-        if heaviest == client or totals[heaviest] <= totals.get(client, 0) + 1:
-            return False
-        key = max(
-            (k for k in self._queues if k[1] == heaviest), key=lambda k: self._queues[k][-1].serial
-        )
-        queue = self._queues[key]
-        waiter = queue.pop()
-        self._waiting -= 1
-        if not queue:
-            del self._queues[key]
         if self._on_busy is not None:
             self._on_busy()
         waiter.future.set_exception(
@@ -390,11 +311,7 @@ class EnginePool(Generic[W]):
         """Give back a leased worker; a dirty one is recovered first, in the background."""
         client, lane = self._held.pop(id(worker))
         self._in_lane[lane] -= 1
-        held = self._holding.get(client, 0) - 1
-        if held > 0:
-            self._holding[client] = held
-        else:
-            self._holding.pop(client, None)
+        self._waiting.gave_back(client)
         if dirty and not self._closed:
             self._in_background(worker, worker.recover, "recovery")
         else:
@@ -409,15 +326,9 @@ class EnginePool(Generic[W]):
         if self._closed:
             return
         while self._idle:
-            waiter = self._next_waiter()
+            waiter = self._waiting.pop_next(self._has_room)
             if waiter is None:
                 return
-            key = (waiter.lane, waiter.client)
-            queue = self._queues[key]
-            queue.popleft()
-            self._waiting -= 1
-            if not queue:
-                del self._queues[key]
             if waiter.future.done():  # timed out or cancelled, not yet forgotten
                 continue
             worker = self._idle.popleft()
