@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import NoReturn
 
 from ladder.engine_binary import (
-    ENGINE_ENV,
     EngineNotBuilt,
     build_hint,
     deprecation_notice,
@@ -56,7 +55,8 @@ COMMAND_MODULES: dict[str, tuple[str, str]] = {
 }
 
 #: Subcommands that run the patched engine through the usual lookup (engine pools, match
-#: workers): they take --engine after their name too, passed on as $LADDER_ENGINE.
+#: workers): they take --engine after their name too, found once and passed on as
+#: ``args.engine_path``.
 #: (`doctor` and `engine path` take it themselves: they report a bad one; `serve` has it
 #: among its settings, ladder.service.settings, and passes the engine on in its config.)
 ENGINE_COMMANDS = (
@@ -162,9 +162,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        if args.engine is not None and args.command in ENGINE_COMMANDS:
-            # Everything below (engine pools, match workers) finds it there.
-            os.environ[ENGINE_ENV] = str(find_engine(args.engine).path)
+        if args.command in ENGINE_COMMANDS:
+            # The command passes it on, in its players' specs or its config, to every
+            # engine it starts (in worker processes too); None: the usual lookup there.
+            args.engine_path = None if args.engine is None else find_engine(args.engine).path
         code = int(args.func(args))
         sys.stdout.flush()  # a closed reader shows here, not at interpreter exit
         return code

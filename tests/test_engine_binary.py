@@ -150,3 +150,79 @@ def test_engine_option_reaches_the_engines_a_command_starts(
     (line,) = done.stderr.splitlines()
     missing = tmp_path / "none"
     assert line == f"ladder: no engine executable at {missing} (from --engine); {CHECKOUT_HINT}"
+
+
+def _wrapped_engine(tmp_path: Path, engine_exe: Path) -> tuple[Path, Path]:
+    """A wrapper that leaves a mark, then runs our engine: (wrapper, mark)."""
+    mark = tmp_path / "used"
+    wrapper = tmp_path / "wrapped-engine"
+    wrapper.write_text(f'#!/bin/sh\ntouch {mark}\nexec {engine_exe} "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper, mark
+
+
+@pytest.mark.parametrize("command", ["match", "tournament", "analyse", "study", "calibrate"])
+def test_engine_option_reaches_every_engine_a_command_starts(
+    user_cache: Path, tmp_path: Path, engine_exe: Path, command: str
+) -> None:
+    """`ladder --engine X <command>` runs X in the engines the command starts, in its
+    worker processes too, while $LADDER_ENGINE names another engine: the path is passed
+    down with the command's players and config, not through the environment."""
+    wrapper, mark = _wrapped_engine(tmp_path, engine_exe)
+    db = tmp_path / "m.sqlite"
+    short = ["--games", "2", "--variant", "xiangqi", "--max-plies", "6", "-j", "1", "--db", str(db)]
+    argv = {
+        "match": ["match", "level:1", "random", *short],
+        "tournament": ["tournament", "level:1", "random", "greedy", *short],
+        "analyse": ["analyse", "--variant", "xiangqi", "--moves", "h3e3 h10g8", "--nodes", "500"],
+        "study": ["study", str(tmp_path / "g.pgn"), "--nodes", "500", "--out", str(tmp_path / "s")],
+        "calibrate": [
+            "calibrate", "--variant", "xiangqi", "--plan", str(tmp_path / "plan.toml"),
+            "--max-level", "1", "--db", str(db), "--out", str(tmp_path / "l.toml"),
+            "--bootstrap", "0", "-j", "1",
+        ],
+    }[command]  # fmt: skip
+    if command == "study":  # games to study, played with the usual engine
+        played = ["match", "level:1", "random", *short, "--pgn", str(tmp_path / "g.pgn")]
+        done = ladder(*played, cache=user_cache, env={ENGINE_ENV: str(engine_exe)})
+        assert done.returncode == 0, done.stderr
+    (tmp_path / "plan.toml").write_text("games = 2\nskip_one_games = 0\nmax_games = 2\n")
+    done = ladder("--engine", str(wrapper), *argv, cache=user_cache, env={ENGINE_ENV: "/nowhere"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert mark.exists()
+
+
+def test_engine_option_reaches_the_bridge(
+    user_cache: Path, tmp_path: Path, engine_exe: Path
+) -> None:
+    """`ladder --engine X uci` searches on X."""
+    from tests.bridge.helpers import LineSession
+
+    wrapper, mark = _wrapped_engine(tmp_path, engine_exe)
+    clean = {k: v for k, v in os.environ.items() if k not in (ENGINE_ENV, DEPRECATED_ENGINE_ENV)}
+    env = {**clean, "XDG_CACHE_HOME": str(user_cache), ENGINE_ENV: "/nowhere"}
+    session = LineSession([str(LADDER), "--engine", str(wrapper), "uci"], env=env)
+    try:
+        session.send("uci")
+        session.expect("uciok")
+        # out of the opening book (a book move needs no search)
+        out_of_book = "position startpos moves h3e3 h10g8 h1g3 i10h10 i1i2 a10a9"
+        session.send("setoption name Level value 1", out_of_book, "go")
+        session.expect("bestmove")
+        session.send("quit")
+        assert session.proc.wait(timeout=30) == 0
+    finally:
+        session.proc.kill()
+    assert mark.exists()
+
+
+def test_engine_option_is_not_passed_through_the_environment(
+    engine_exe: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ladder.cli import main
+
+    monkeypatch.delenv(ENGINE_ENV, raising=False)
+    argv = ["--engine", str(engine_exe), "analyse", "--variant", "xiangqi", "--moves", "h3e3"]
+    assert main([*argv, "--nodes", "300", "-o", "-"]) == 0
+    assert "[Variant " in capsys.readouterr().out
+    assert ENGINE_ENV not in os.environ

@@ -128,7 +128,12 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     try:
         return run_analyse(
-            games, nodes=args.nodes, engines=args.engines, out=args.out, json_path=args.json_path
+            games,
+            nodes=args.nodes,
+            engines=args.engines,
+            out=args.out,
+            json_path=args.json_path,
+            engine=args.engine_path,
         )
     except KeyboardInterrupt:
         print("ladder analyse: interrupted", file=sys.stderr)
@@ -181,11 +186,13 @@ def run_analyse(
     out: str,
     json_path: str | None,
     console: Console | None = None,
+    engine: Path | None = None,
 ) -> int:
-    """Analyse ``games`` and write them; the exit code."""
+    """Analyse ``games`` and write them; the exit code. ``engine``: the patched engine's
+    path (None: the usual lookup)."""
     console = console or Console(stderr=True)
     try:
-        done = asyncio.run(_analyse_all(games, nodes, engines, console))
+        done = asyncio.run(_analyse_all(games, nodes, engines, console, engine))
     except EngineError as exc:
         print(f"ladder analyse: the engine failed: {exc}", file=sys.stderr)
         return ExitCode.ENGINE_FAILURE
@@ -214,9 +221,13 @@ def run_analyse(
 
 
 async def _analyse_all(
-    games: Sequence[SourceGame], nodes: int, engines: int, console: Console
+    games: Sequence[SourceGame],
+    nodes: int,
+    engines: int,
+    console: Console,
+    engine: Path | None,
 ) -> list[GameAnalysis]:
-    pool: list[ManagedEngine] = [level_engine() for _ in range(engines)]
+    pool: list[ManagedEngine] = [level_engine(engine) for _ in range(engines)]
 
     def evaluator(engine: ManagedEngine):  # type: ignore[no-untyped-def]
         async def evaluate(game: Game) -> Evaluation:

@@ -59,7 +59,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         session = LevelSession(
             levels_file=args.levels,
-            engine=engine_path(),  # not built: said here, in one line, before any GUI talk
+            # not built: said here, in one line, before any GUI talk
+            engine=args.engine_path or engine_path(),
             variant=args.variant,
             level=args.level,
             seed=args.seed,

@@ -150,6 +150,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
             record=args.record,
             play=not args.fit_only,
             max_level=args.max_level,
+            engine=args.engine_path,
         )
         with interrupts_raise():
             run_calibration(

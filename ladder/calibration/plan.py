@@ -154,6 +154,14 @@ class Pairing:
     adjudication: Adjudication = field(default_factory=Adjudication)
     extra: bool = False  #: an extra player's pairing: played once the chain is decided
 
+    def with_patched_engine(self, engine: Path | None) -> Pairing:
+        """The same pairing, its players running the patched engine found at ``engine``."""
+        return replace(
+            self,
+            stronger=self.stronger.with_patched_engine(engine),
+            weaker=self.weaker.with_patched_engine(engine),
+        )
+
     def top_level(self) -> int:
         """The highest level in the pairing (0 for two baselines; an ``elo:`` player
         counts as the top level), which ``ladder calibrate --max-level`` compares."""

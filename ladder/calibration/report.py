@@ -15,7 +15,7 @@ from rich.markup import escape
 
 from ladder.calibration.fit import VariantCalibration
 from ladder.expected_time import expected_seconds
-from ladder.levels import RATING_KEYS, Rating, load_levels
+from ladder.levels import LEVEL_NUMBERS, RATING_KEYS, Rating, load_levels
 
 __all__ = ["ladder_markdown", "plot_ladder", "print_calibration", "write_docs", "write_levels_file"]
 
@@ -221,7 +221,8 @@ def plot_ladder(cal: VariantCalibration, path: Path) -> None:
                 color="gray",
                 capsize=4,
             )
-    ax.set_xticks(range(-1, 9), ["random", "greedy", *map(str, range(1, 9))])
+    ticks = ["random", "greedy", *map(str, LEVEL_NUMBERS)]
+    ax.set_xticks(range(-1, len(ticks) - 1), ticks)
     ax.set_xlabel("level")
     ax.set_ylabel("Elo (random = 0)")
     ax.set_title(f"{cal.variant}: Elo by level (95% CI)")

@@ -59,6 +59,7 @@ class CalibrationConfig:
     record: Path | None = None  #: the committed record's folder
     play: bool = True
     max_level: int = LEVEL_NUMBERS[-1]  #: play only the pairings up to this level
+    engine: Path | None = None  #: the patched engine the levels run (None: the usual lookup)
 
 
 def _records(store: ResultStore, states: list[PairingState], variant: str) -> list[GameRecord]:
@@ -92,6 +93,7 @@ def run_calibration(
                     console.print(f"{variant}: {added} games from the record")
             openings = load_openings(variant)
             for pairing in pairings(variant, config.plan, snapshot):
+                pairing = pairing.with_patched_engine(config.engine)
                 state = PairingState(variant, pairing, openings, config.plan)
                 register_match(store, state.match(pairing.games))
                 states.append(state)

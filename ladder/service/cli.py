@@ -109,7 +109,12 @@ def _cmd_move(args: argparse.Namespace) -> int:
                 timeout=args.timeout,
             )
         else:
-            config = ServiceConfig(engines=1, max_queue=1, levels_file=_levels_file(args.levels))
+            config = ServiceConfig(
+                engines=1,
+                max_queue=1,
+                levels_file=_levels_file(args.levels),
+                engine_path=args.engine_path,
+            )
             ladder = LadderSync(config=config)
         with ladder:
             reply = ladder.move(

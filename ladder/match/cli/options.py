@@ -123,7 +123,7 @@ def player_specs(args: argparse.Namespace) -> list[Any]:
     if args.each and not args.engines:
         raise PlayerSpecError("-each applies to -engine players, and there is none")
     specs += [parse_engine_arguments([*args.each, *tokens]) for tokens in args.engines]
-    return specs
+    return [spec.with_patched_engine(args.engine_path) for spec in specs]
 
 
 # --- the options every match and tournament takes ---------------------------------------

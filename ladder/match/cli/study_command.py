@@ -86,6 +86,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
                 json_path=args.json_path,
                 notation=args.pgn_notation,
                 report=report,
+                patched_engine=args.engine_path,
             )
     except StudyError as exc:
         print(f"ladder study: {exc}", file=sys.stderr)

@@ -244,10 +244,12 @@ def run_study(
     json_path: str | None,
     notation: str,
     report: TextIO,
+    patched_engine: Path | None = None,
 ) -> int:
-    """``ladder study``: write the annotated games to ``out``, print the summary."""
+    """``ladder study``: write the annotated games to ``out``, print the summary
+    (``patched_engine``: where the patched engine is, None: the usual lookup)."""
     try:
-        spec = parse_player(reference)
+        spec = parse_player(reference).with_patched_engine(patched_engine)
     except PlayerSpecError as exc:
         raise StudyError(f"--engine: {exc}") from exc
     matches = load_games(sources, db, variant)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from ladder.engine_binary import engine_path
 from ladder.level_move import NoLevelMove, level_engine, play_level_move
 from ladder.levels import Level
 from ladder.match.game.clocks import MoveClocks
@@ -52,7 +51,7 @@ class EnginePlayer:
         self._first_search = True
 
     def _executable(self) -> str:
-        return self.spec.path or str(engine_path())
+        return self.spec.executable()
 
     def _options(self) -> dict[str, OptionValue]:
         opts: dict[str, OptionValue] = {"Threads": 1}
@@ -190,7 +189,7 @@ class LevelPlayer(EnginePlayer):
         self.levels: dict[str, Level] = {}
 
     async def start(self) -> None:
-        self.engine = level_engine(self.spec.path)
+        self.engine = level_engine(self.spec.executable())
 
     def level(self, variant: str) -> Level:
         """This player's settings in ``variant``."""

@@ -36,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ladder.engine_binary import engine_path
 from ladder.levels import LEVEL_NUMBERS, LEVELS_FILE, Level, LevelsError, at_elo, load_levels
 from ladder.match.game.clocks import TimeControl, TimeControlError
 from ladder.match.players.level_identity import level_identity
@@ -83,6 +84,10 @@ class PlayerSpec:
     workdir: str | None = None  #: the engine's working directory
     time_control: TimeControl | None = None  #: a game clock (``tc=``)
     time_margin_ms: int = 0  #: how far a move may overrun the clock (``timemargin=``)
+    #: Where the patched engine is when the command was given one (``--engine``), for a
+    #: spec without ``path``; None: the usual lookup. Not part of the match's identity:
+    #: it is the same engine wherever it is installed.
+    patched_engine: str | None = None
 
     @property
     def name(self) -> str:
@@ -110,6 +115,15 @@ class PlayerSpec:
     def with_name(self, name: str) -> PlayerSpec:
         """The same player under another display name."""
         return replace(self, display=name)
+
+    def with_patched_engine(self, engine: Path | None) -> PlayerSpec:
+        """The same player, running the patched engine found at ``engine`` (None: as it
+        was) where it runs the patched engine at all."""
+        return self if engine is None else replace(self, patched_engine=str(engine))
+
+    def executable(self) -> str:
+        """The engine this player runs: its own ``path``, else the patched engine."""
+        return self.path or self.patched_engine or str(engine_path())
 
     def settings(self, variant: str) -> dict[str, object]:
         """What decides this player's moves in ``variant`` beyond its spec text: for a
