@@ -97,6 +97,16 @@ class VariantCalibration:
     l1_vs_greedy: tuple[float, int] | None = None  #: L1's score, games
     criteria: list[Criterion] = field(default_factory=list)
 
+    def by_name(self) -> dict[str, Rating]:
+        """Every rating measured from games, by the player's name in the pool (``L3``,
+        ``greedy``, an extra's name); extrapolated levels left out."""
+        measured = {
+            level_name(n): r
+            for n, r in self.ratings.items()
+            if r is not None and not r.extrapolated
+        }
+        return {**self.others, **measured}
+
 
 def bt_games(records: Sequence[GameRecord]) -> list[GameResult]:
     return [GameResult(r.red, r.black, r.red_score, (r.match_id, r.pair_no)) for r in records]

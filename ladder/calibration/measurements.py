@@ -8,6 +8,11 @@
   blunders and mean loss against a reference search, beside the rule they replaced.
 - **Human reference** (``ladder/human_reference.json``, xiangqi): each level's share of
   the grandmaster's move and its mean loss on master positions, beside the masters'.
+- **At equal Elo**: each rule the weak levels replaced (a profile row that is not a
+  shipped level, rated in the calibration's pool as an extra player) beside the shipped
+  level nearest to it in Elo, with the goals of the comparison: more free pieces taken,
+  at most half the one-move hangs, more master moves. "Equal" is within ±75 Elo, each
+  rated from at least 200 games; until then the row says what is missing.
 
 Each record keeps the settings of the levels it measured (:func:`ladder.levels.play_settings`);
 a level retuned since is marked, so the page never describes a level by another
@@ -21,13 +26,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ladder.levels import Level, human_reference, play_settings
+from ladder.levels import Level, Rating, human_reference, play_settings
 from ladder.match.players.specs import PlayerSpec, PlayerSpecError
 
 __all__ = ["measurement_sections"]
 
 #: Distinct sequences of a level's first moves that 20 seeds must give in every scenario.
 VARIETY_GOAL = 15
+#: Two players count as of equal strength within this many Elo...
+EQUAL_ELO = 75
+#: ... each rated from at least this many games.
+EQUAL_ELO_GAMES = 200
 STALE = "measured on earlier settings"
 
 
@@ -131,9 +140,108 @@ def human_section(variant: str, levels: Mapping[int, Level]) -> list[str]:
     return out
 
 
-def measurement_sections(folder: Path | None, variant: str, levels: Mapping[int, Level]) -> str:
+def _same_player(a: PlayerSpec, b: PlayerSpec) -> bool:
+    """Two specs of one level of one levels file (wherever the file was named from)."""
+    files = (Path(x.levels_file).name if x.levels_file else None for x in (a, b))
+    return a.level == b.level and a.elo == b.elo and len(set(files)) == 1
+
+
+def equal_elo_section(
+    profile: Mapping[str, Any],
+    master: Mapping[str, Any] | None,
+    ratings: Mapping[str, Rating],
+    extras: Mapping[str, str],
+) -> list[str]:
+    """Each replaced rule of the profile beside the shipped level nearest in Elo.
+
+    ``ratings``: the pool's ratings by name (``L1``.., the extras); ``extras``: the
+    plan's extra players, name to spec; ``master``: the master-position profile (xiangqi).
+    """
+    levels = {name: r for name, r in ratings.items() if name[1:].isdigit() and name[0] == "L"}
+    rows = []
+    for row_name, row in profile["players"].items():
+        spec = _level_spec(row.get("spec", ""))
+        if spec is None or spec.levels_file is None:
+            continue  # a shipped level (or the masters): the comparison's other side
+        pool_name = next(
+            (n for n, text in extras.items() if _same_player(spec, PlayerSpec.parse(text))),
+            None,
+        )
+        theirs = ratings.get(pool_name) if pool_name else None
+        if theirs is None or not levels:
+            rows.append(f"| {row_name} | not rated in the pool yet | | | | |")
+            continue
+        near = min(levels, key=lambda n: abs(levels[n].elo - theirs.elo))
+        ours, ours_row = levels[near], profile["players"].get(near)
+        if ours_row is None:
+            continue
+        gap = ours.elo - theirs.elo
+        fewest = min(ours.games, theirs.games)
+        if abs(gap) <= EQUAL_ELO and fewest >= EQUAL_ELO_GAMES:
+            verdict = "equal"
+        elif abs(gap) > EQUAL_ELO:
+            verdict = f"not equal ({gap:+.0f} Elo)"
+        else:
+            verdict = f"not yet: {fewest} games"
+        free = _versus(ours_row["free_taken"], row["free_taken"], more=True)
+        hangs = _hang_ratio(ours_row["hangs"], row["hangs"])
+        masters = "-"
+        if master is not None and near in master["players"] and row_name in master["players"]:
+            masters = _versus(
+                master["players"][near]["master_move"],
+                master["players"][row_name]["master_move"],
+                more=True,
+            )
+        rows.append(
+            f"| {row_name} ({theirs.elo:.0f}, {theirs.games} games) | {near} ({ours.elo:.0f}, "
+            f"{ours.games} games): {verdict} | {free} | {hangs} | {masters} |"
+        )
+    if not rows:
+        return []
+    return [
+        "**At equal Elo** (the rules the weak levels replaced, rated in the calibration's "
+        f"pool, beside the shipped level nearest in Elo; equal: within ±{EQUAL_ELO} Elo, "
+        f"each from at least {EQUAL_ELO_GAMES} games). Goals: more free pieces taken, at "
+        "most half the one-move hangs, more master moves.",
+        "",
+        "| rule (Elo, games) | nearest level: equal? | free pieces taken | one-move hangs "
+        "(ratio; goal ≤ 0.5) | master's move |",
+        "| --- | --- | --- | --- | --- |",
+        *rows,
+    ]
+
+
+def _pct(cell: Mapping[str, Any] | None) -> str:
+    return "-" if not cell or not cell.get("n") else f"{100 * cell['share']:.0f} %"
+
+
+def _versus(ours: Mapping[str, Any] | None, theirs: Mapping[str, Any] | None, more: bool) -> str:
+    """``ours against theirs``, and whether ours is the larger (``more``) share."""
+    if not ours or not theirs or not ours.get("n") or not theirs.get("n"):
+        return "-"
+    met = (ours["share"] > theirs["share"]) == more
+    return f"{_pct(ours)} against {_pct(theirs)}: {'met' if met else 'not met'}"
+
+
+def _hang_ratio(ours: Mapping[str, Any], theirs: Mapping[str, Any]) -> str:
+    if not theirs.get("share"):
+        return f"{_pct(ours)} against {_pct(theirs)}"
+    ratio = ours["share"] / theirs["share"]
+    met = "met" if ratio <= 0.5 else "not met"
+    return f"{_pct(ours)} against {_pct(theirs)} (ratio {ratio:.1f}): {met}"
+
+
+def measurement_sections(
+    folder: Path | None,
+    variant: str,
+    levels: Mapping[int, Level],
+    ratings: Mapping[str, Rating] | None = None,
+    extras: Mapping[str, str] | None = None,
+) -> str:
     """``variant``'s measurement sections from the records in ``folder`` (the
-    calibration record's folder) and the shipped human reference, as markdown."""
+    calibration record's folder) and the shipped human reference, as markdown; with the
+    pool's ``ratings`` by name and the plan's ``extras`` (name to spec), the comparison
+    at equal Elo too."""
     parts: list[list[str]] = []
     if folder is not None:
         variety = _read(folder / f"variety-{variant}.json")
@@ -142,6 +250,11 @@ def measurement_sections(folder: Path | None, variant: str, levels: Mapping[int,
         profile = _read(folder / f"profile-{variant}.json")
         if profile is not None:
             parts.append(profile_section(profile, levels))
+            if ratings is not None and extras is not None:
+                master = _read(folder / f"profile-{variant}-master.json")
+                equal = equal_elo_section(profile, master, ratings, extras)
+                if equal:
+                    parts.append(equal)
     human = human_section(variant, levels)
     if human:
         parts.append(human)

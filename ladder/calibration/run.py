@@ -119,7 +119,14 @@ def run_calibration(
     console.print(f"wrote {config.out}")
     if config.docs is not None:
         sections = {
-            c.variant: measurement_sections(config.record, c.variant, c.levels) for c in cals
+            c.variant: measurement_sections(
+                config.record,
+                c.variant,
+                c.levels,
+                c.by_name(),
+                {e.name: e.spec for e in config.plan.extras if c.variant in e.variants},
+            )
+            for c in cals
         }
         md = write_docs(cals, config.docs, sections)
         console.print(f"wrote {md}")

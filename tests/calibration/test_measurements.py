@@ -58,3 +58,44 @@ def test_the_human_reference_shows_the_levels_it_judges_as_they_play() -> None:
     assert judged and "the masters" in text
     for n in levels:
         assert (f"| level {n} |" in text) == (n in judged)
+
+
+def test_replaced_rules_are_compared_with_the_level_nearest_in_elo(tmp_path: Path) -> None:
+    from ladder.levels import Rating
+
+    levels = load_levels()["xiangqi"]
+    soft = "level:{},levels=calibration/levels-softmax.toml"
+    record = {
+        "variant": "xiangqi",
+        "source": "record",
+        "reference_nodes": 60000,
+        "players": {
+            "L1": _player("level:1", play_settings(levels[1])),
+            "L2": _player("level:2", play_settings(levels[2])),
+            "soft1": _player(soft.format(1), None),
+            "soft2": _player(soft.format(2), None),
+            "soft3": _player(soft.format(3), None),
+        },
+    }
+    record["players"]["soft1"]["hangs"] = _cell(220, 500)  # L1 hangs 100: under half
+    record["players"]["soft1"]["free_taken"] = _cell(10, 25)  # L1 takes 20
+    (tmp_path / "profile-xiangqi.json").write_text(json.dumps(record))
+    ratings = {
+        "L1": Rating(300, 260, 340, 800),
+        "L2": Rating(750, 700, 800, 800),
+        "soft-L1": Rating(250, 200, 300, 240),  # 50 below L1, 240 games: equal
+        "soft-L2": Rating(1000, 900, 1100, 40),  # 250 above L2: not equal
+    }
+    extras = {f"soft-L{n}": f"level:{n},levels=levels-softmax.toml" for n in (1, 2, 3)}
+    text = measurement_sections(tmp_path, "xiangqi", levels, ratings, extras)
+    rows = {line.split(" (")[0]: line for line in text.splitlines() if line.startswith("| soft")}
+    assert "L1 (300, 800 games): equal" in rows["| soft1"]
+    assert "80 % against 40 %: met" in rows["| soft1"]
+    assert "(ratio 0.5): met" in rows["| soft1"]
+    assert "L2 (750, 800 games): not equal (-250 Elo)" in rows["| soft2"]
+    assert "(ratio 1.0): not met" in rows["| soft2"]
+    assert "| soft3 | not rated in the pool yet |" in text
+    # fewer than 200 games: within 75 Elo is not yet equal
+    ratings["soft-L1"] = Rating(250, 200, 300, 150)
+    text = measurement_sections(tmp_path, "xiangqi", levels, ratings, extras)
+    assert "L1 (300, 800 games): not yet: 150 games" in text
