@@ -77,8 +77,9 @@ def test_replaced_rules_are_compared_with_the_level_nearest_in_elo(tmp_path: Pat
             "soft3": _player(soft.format(3), None),
         },
     }
-    record["players"]["soft1"]["hangs"] = _cell(220, 500)  # L1 hangs 100: under half
-    record["players"]["soft1"]["free_taken"] = _cell(10, 25)  # L1 takes 20
+    soft1 = record["players"]["soft1"]  # type: ignore[index]
+    soft1["hangs"] = _cell(220, 500)  # L1 hangs 100: under half
+    soft1["free_taken"] = _cell(10, 25)  # L1 takes 20
     (tmp_path / "profile-xiangqi.json").write_text(json.dumps(record))
     ratings = {
         "L1": Rating(300, 260, 340, 800),
