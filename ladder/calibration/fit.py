@@ -64,6 +64,8 @@ GAP_HALF_WIDTHS = (60.0, 100.0)
 NARROW_UP_TO = 5
 #: Games a pairing needs before a criterion resting on it can be decided at all.
 MIN_GAMES = 20
+#: The most Elo a level's variety (its book and its window) may cost it.
+VARIETY_COST = 30.0
 #: How many of the strongest measured searching levels the extrapolation line goes through.
 EXTRAPOLATION_POINTS = 3
 
@@ -95,6 +97,9 @@ class VariantCalibration:
     gaps: dict[int, tuple[Difference, int]] = field(default_factory=dict)  #: L(n)-L(n-1)
     seconds: dict[int, float] = field(default_factory=dict)  #: median search s/move
     l1_vs_greedy: tuple[float, int] | None = None  #: L1's score, games
+    #: What its variety costs a level: (level, its plain twin's name, the twin's score
+    #: against it, games, the games planned), from their direct games.
+    variety_costs: list[tuple[int, str, float, int, int]] = field(default_factory=list)
     criteria: list[Criterion] = field(default_factory=list)
 
     def by_name(self) -> dict[str, Rating]:
@@ -227,9 +232,11 @@ def fit_variant(
     bootstrap: int = 0,
     seed: int = 1,
     max_games: int = MAX_GAMES,
+    plain_twins: Sequence[tuple[str, int, int]] = (),
 ) -> VariantCalibration:
     """Ratings of one variant's pool from its stored games, extrapolation where a level
-    has no games, the gaps, times per move, and the criteria."""
+    has no games, the gaps, times per move, and the criteria. ``plain_twins``: the
+    pool's levels without their variety, (name, level, games planned against it)."""
     fit = fit_pool(records, bootstrap, seed)
     cal = VariantCalibration(variant, fit, dict(levels), {n: None for n in levels})
     if fit is not None:
@@ -259,6 +266,11 @@ def fit_variant(
     if direct:
         score = sum(r.red_score if r.red == level_name(1) else 1 - r.red_score for r in direct)
         cal.l1_vs_greedy = (score / len(direct), len(direct))
+    for name, n, planned in plain_twins:
+        direct = [r for r in records if {r.red, r.black} == {name, level_name(n)}]
+        if direct:
+            score = sum(r.red_score if r.red == name else 1 - r.red_score for r in direct)
+            cal.variety_costs.append((n, name, score / len(direct), len(direct), planned))
     cal.criteria = check_ladder(cal, max_games)
     return cal
 
@@ -351,7 +363,26 @@ def check_ladder(cal: VariantCalibration, max_games: int = MAX_GAMES) -> list[Cr
         else:
             l1_verdict = lo_s <= score <= hi_s
         out.append(Criterion(name, l1_verdict, detail))
+    out.extend(_variety_cost(*twin) for twin in cal.variety_costs)
     return out
+
+
+def _variety_cost(n: int, twin: str, score: float, games: int, planned: int) -> Criterion:
+    """Level ``n``'s variety costs at most :data:`VARIETY_COST` Elo: its plain twin's
+    score against it, as Elo with its Wilson interval. Decided when the planned games are
+    played (or earlier, if the whole interval is above the bound)."""
+    s_lo, s_hi = wilson(score, games)
+    cost, lo, hi = (score_to_elo(min(max(x, 1e-6), 1 - 1e-6)) for x in (score, s_lo, s_hi))
+    detail = f"{twin} against L{n}: {cost:+.0f} Elo [{lo:+.0f}, {hi:+.0f}] in {games} games"
+    verdict: bool | None
+    if lo > VARIETY_COST:
+        verdict = False
+    elif games < planned:
+        verdict = None
+        detail += f"; not decided: {planned - games} more planned"
+    else:
+        verdict = cost <= VARIETY_COST
+    return Criterion(f"L{n}'s variety costs at most {VARIETY_COST:.0f} Elo", verdict, detail)
 
 
 def _more(games: int, half: float, target: float, cap: int) -> int:

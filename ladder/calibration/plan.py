@@ -88,6 +88,23 @@ class Plan:
         if not 2 <= self.skip_one_top <= 8:
             raise PlanError("skip_one_top must be a level from 2 to 8")
 
+    def plain_twins(self, variant: str) -> list[tuple[str, int, int]]:
+        """The extras that are a level without its variety (``level:N,variety=off``)
+        against that level, in ``variant``: (name, N, games planned)."""
+        out = []
+        for extra in self.extras:
+            if variant not in extra.variants:
+                continue
+            spec = PlayerSpec.parse(extra.spec)
+            if (
+                spec.kind == "level"
+                and spec.variety_off
+                and spec.level is not None
+                and level_name(spec.level) in extra.opponents
+            ):
+                out.append((extra.name, spec.level, extra.games))
+        return out
+
     @classmethod
     def load(cls, path: Path) -> Plan:
         """Read a plan file; relative ``levels=`` paths in extra specs are taken from the

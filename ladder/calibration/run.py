@@ -108,6 +108,7 @@ def run_calibration(
                 bootstrap=config.bootstrap,
                 seed=config.plan.seed,
                 max_games=config.plan.max_games,
+                plain_twins=config.plan.plain_twins(variant),
             )
             cals.append(cal)
             print_calibration(console, cal)

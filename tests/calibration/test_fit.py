@@ -17,6 +17,7 @@ from ladder.calibration.fit import (
 from ladder.calibration.plan import Plan
 from ladder.calibration.schedule import widest_gaps
 from ladder.levels import Level, Rating, load_levels
+from ladder.match.game.play import GameRecord
 from ladder.match.statistics.bradley_terry import Difference, fit_ladder
 from tests.calibration.synthetic import games, record
 from tests.calibration.test_schedule import _states
@@ -160,3 +161,41 @@ def test_a_clean_sweep_leaves_its_gap_undecided_and_scheduled(tmp_path: Path) ->
         s.scheduled = s.pairing.games
     widest = widest_gaps(states, {"xiangqi": fit}, {"xiangqi": played})
     assert widest[0].state.pairing.stronger.name == "L2"  # open-ended: first in line
+
+
+def _twin_games(plain_wins: int, level_wins: int) -> list[GameRecord]:
+    out = []
+    for g in range(plain_wins + level_wins):
+        red, black = ("L2-plain", "L2") if g % 2 == 0 else ("L2", "L2-plain")
+        plain_won = g < plain_wins
+        out.append(
+            record(
+                red, black, "1-0" if (red == "L2-plain") == plain_won else "0-1", g // 2, g, "twin"
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize(
+    ("plain_wins", "level_wins", "planned", "verdict"),
+    [
+        (100, 100, 200, True),  # costs nothing: met
+        (10, 10, 200, None),  # even so far, fewer games than planned: not decided
+        (150, 50, 400, False),  # +191 Elo, the whole interval above 30: not met at once
+        (118, 82, 200, False),  # +63 Elo on the planned games: not met
+    ],
+)
+def test_what_the_variety_costs_is_a_criterion(
+    tmp_path: Path, plain_wins: int, level_wins: int, planned: int, verdict: bool | None
+) -> None:
+    played = games(TRUTH, 20) + _twin_games(plain_wins, level_wins)
+    cal = fit_variant(played, "xiangqi", _levels(tmp_path), plain_twins=[("L2-plain", 2, planned)])
+    (crit,) = [c for c in cal.criteria if "variety" in c.name]
+    assert crit.name == "L2's variety costs at most 30 Elo"
+    assert crit.ok is verdict, crit.detail
+    assert f"in {plain_wins + level_wins} games" in crit.detail
+
+
+def test_the_plan_names_the_plain_twins() -> None:
+    plan = Plan.load(Path(__file__).parents[2] / "calibration" / "plan.toml")
+    assert plan.plain_twins("xiangqi") == [("L5-plain", 5, 400)]
