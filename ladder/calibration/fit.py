@@ -328,7 +328,10 @@ def check_ladder(cal: VariantCalibration, max_games: int = MAX_GAMES) -> list[Cr
         gap, games = cal.gaps[n]
         verdict, more = decide_gap(gap.elo, gap.lo, gap.hi, gap_target(n), games, max_games)
         text = f"L{n - 1}-L{n} {gap.elo:+.0f} [{gap.lo:+.0f}, {gap.hi:+.0f}] ({games} games"
-        if verdict is None:
+        if verdict is None and more == 0:
+            half = max(gap.elo - gap.lo, gap.hi - gap.elo)
+            text += f"; not decided: the plan's {max_games} games give ±{half:.0f}"
+        elif verdict is None:
             text += f"; not decided: about {more} more to reach ±{gap_target(n):.0f}"
         elif verdict is False and gap.lo <= 0:
             text += "; its interval includes 0"
@@ -404,13 +407,14 @@ def decide_gap(
     or it rests on fewer than :data:`MIN_GAMES` games, unless the whole interval lies
     outside :data:`GAP_RANGE` (False); then met (True) when the point estimate lies in
     the range and the interval excludes 0. With it, about how many more games would
-    decide it (0 once decided; never beyond ``cap`` games in all)."""
+    decide it (0 once decided, or once ``cap`` games are played: the plan plays no
+    more; never beyond ``cap`` games in all)."""
     low, high = GAP_RANGE
     half = max(elo - lo, hi - elo)
     if hi < low or lo > high:
         return False, 0
     if games < MIN_GAMES or half > target:
-        return None, _more(games, half, target, cap)
+        return None, 0 if games >= cap else _more(games, half, target, cap)
     return low <= elo <= high and lo > 0, 0
 
 

@@ -109,6 +109,11 @@ def test_criteria_are_decided_by_a_finite_number_of_games() -> None:
     # "More games" never asks beyond the pairing cap, however wide the interval.
     cap = {c.name.split()[0]: c for c in check_ladder(_with_gap(good, 3, 300, 5000), 400)}
     assert cap["adjacent"].ok is None and "about 200 more" in cap["adjacent"].detail
+    # At the cap the plan plays no more: it says so, and never asks for "2 more".
+    full = {c.name.split()[0]: c for c in check_ladder(_with_gap(good, 3, 300, 90), 200)}
+    detail = full["adjacent"].detail
+    assert full["adjacent"].ok is None and "the plan's 200 games give ±90" in detail
+    assert "more to reach" not in detail.split("L2-L3")[1].split("L3-L4")[0]
     bad = list(good)
     bad[3] = bad[2] + 60  # L3-L4 surely too close (its interval ends at 120)
     crit = {c.name.split()[0]: c for c in check_ladder(_calibration(bad, 200))}
