@@ -68,6 +68,7 @@ def test_an_unknown_engine_option_is_refused_before_any_game(
         (["--max-engine-failures", "2"], "--max-engine-failures needs --recover"),
         (["-each", "tc=10+0.1"], "-each applies to -engine players"),
         (["-engine", "cmd=/x", "nodes=1"], "a match needs two players, got 3"),
+        (["-games", "2", "-rounds", "0"], "-rounds must be at least 1, got 0"),
         (["--pgn", "/nonexistent/m.pgn"], "--pgn /nonexistent/m.pgn: the folder /nonexistent"),
         (["--json", "/nonexistent/m.json"], "--json /nonexistent/m.json: the folder"),
     ],
