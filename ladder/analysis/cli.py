@@ -28,6 +28,7 @@ from ladder.analysis.runner import AnalysisInputError, GameAnalysis, GamePositio
 from ladder.analysis.search import Evaluation, search_position
 from ladder.level_move import level_engine
 from ladder.match.exit_codes import ExitCode
+from ladder.match.output.paths import check_output_path
 from ladder.match.output.pgn import PgnError, read_pgn, replay
 from ladder.rules import Game, RulesError
 from ladder.variants import VARIANT_IDS
@@ -125,6 +126,12 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     if args.out == "-" and args.json_path == "-":
         print("ladder analyse: -o and --json cannot both be standard output", file=sys.stderr)
+        return ExitCode.USAGE
+    try:  # before the searches, not after them
+        check_output_path("--out", args.out)
+        check_output_path("--json", args.json_path)
+    except OSError as exc:
+        print(f"ladder analyse: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     try:
         return run_analyse(

@@ -25,7 +25,7 @@ from ladder.service.models import MoveRequest, MoveResponse
 from ladder.service.mover import MoveService
 from ladder.service.routes import MOVE_PATH, play_move
 from ladder.service.status import FAILURES
-from ladder.service.strict_json import duplicate_key
+from ladder.service.strict_json import unreadable
 
 #: An oversized body up to this size is read and dropped before the 413 is sent.
 DRAIN_LIMIT = 1 << 20
@@ -33,7 +33,8 @@ DRAIN_LIMIT = 1 << 20
 
 class BodyLimit:
     """Pure ASGI middleware: read the request body up to `limit` bytes (413 beyond),
-    refuse JSON with a key given twice (400, :mod:`ladder.service.strict_json`), then
+    refuse JSON with a key given twice, or that Python cannot read (400,
+    :mod:`ladder.service.strict_json`), then
     replay it; later `receive` calls pass through (so disconnects are seen)."""
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
@@ -66,13 +67,10 @@ class BodyLimit:
                 return
             chunks.append(chunk)
         body = b"".join(chunks)
-        twice = duplicate_key(body) if body.lstrip()[:1] in (b"{", b"[") else None
-        if twice is not None:
+        problem = unreadable(body) if body.lstrip()[:1] in (b"{", b"[") else None
+        if problem is not None:
             err = ServiceError(
-                400,
-                ErrorCode.MALFORMED_JSON,
-                f"body is not valid JSON: duplicate key {twice!r} (give each key once)",
-                field="body",
+                400, ErrorCode.MALFORMED_JSON, f"body is not valid JSON: {problem}", field="body"
             )
             await error_response(err)(scope, receive, send)
             return

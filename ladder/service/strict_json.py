@@ -1,4 +1,4 @@
-"""JSON bodies with a key given twice are refused.
+"""JSON bodies with a key given twice are refused (and those Python cannot read).
 
 ``json.loads`` (and so FastAPI) keeps the last of two equal keys: ``{"level": 1,
 "level": 8}`` would be a level-8 request that a proxy, a log or a WAF that reads the
@@ -9,6 +9,7 @@ first one takes for a level-1 one. The service refuses such a body (400
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 
@@ -35,12 +36,21 @@ def loads(body: bytes | str) -> Any:
     return json.loads(body, object_pairs_hook=_no_duplicates)
 
 
-def duplicate_key(body: bytes) -> str | None:
-    """The first key given twice in `body`, if it is JSON and has one."""
+def unreadable(body: bytes) -> str | None:
+    """Why `body`, JSON by its syntax, cannot be read: a key given twice, a number of
+    more digits than Python converts, arrays or objects nested deeper than its stack
+    (FastAPI would answer these "There was an error parsing the body"); None when it
+    reads, or is not JSON at all (the route says what is wrong)."""
     try:
         loads(body)
     except DuplicateKey as exc:
-        return exc.key
-    except (ValueError, RecursionError):  # not JSON: the route says what is wrong
+        return f"duplicate key {exc.key!r} (give each key once)"
+    except RecursionError:
+        return "arrays or objects nested too deeply"
+    except json.JSONDecodeError:
+        return None
+    except ValueError as exc:  # int(): over sys.get_int_max_str_digits() digits
+        if "integer string conversion" in str(exc):
+            return f"a number of over {sys.get_int_max_str_digits()} digits"
         return None
     return None

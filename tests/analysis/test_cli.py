@@ -148,6 +148,18 @@ def test_an_illegal_move_is_refused_with_its_ply(tmp_path: Path) -> None:
     assert done.returncode == ExitCode.USAGE and "ply 3" in done.stderr
 
 
+def test_an_output_file_that_cannot_be_written_is_refused_before_any_search(
+    tmp_path: Path,
+) -> None:
+    for option, path in (("--out", "/nonexistent/a.pgn"), ("--json", "/nonexistent/a.json")):
+        done = ladder("analyse", "--moves", "h3e3 h8e8", "--nodes", NODES, option, path)
+        assert done.returncode == ExitCode.USAGE, done.stderr
+        assert f"{option} {path}: the folder /nonexistent does not exist" in done.stderr
+        assert "Traceback" not in done.stderr
+    done = ladder("analyse", "--moves", "h3e3 h8e8", "--nodes", NODES, "--out", str(tmp_path))
+    assert done.returncode == ExitCode.USAGE and "is a folder, not a file" in done.stderr
+
+
 def wrapped_engine(tmp_path: Path, engine_exe: Path, *fault: str) -> Path:
     script = tmp_path / "engine.sh"
     script.write_text(

@@ -50,6 +50,29 @@ def test_a_key_given_twice_is_refused(server: Server, path: str, body: str, key:
     assert f"duplicate key {key!r}" in error["message"]
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "says"),
+    [
+        ("/v1/move", '{"variant": "xiangqi", "level": 1, "seed": ' + "9" * 5000 + "}",
+         "a number of over 4300 digits"),
+        ("/v1/position", '{"variant": "xiangqi", "moves": ' + "[" * 30000 + "]" * 30000 + "}",
+         "nested too deeply"),
+        ("/v1/analysis", '{"variant": "xiangqi", "moves": ' + "[" * 30000 + "]" * 30000 + "}",
+         "nested too deeply"),
+    ],
+)  # fmt: skip
+def test_json_python_cannot_read_is_refused_naming_why(
+    server: Server, path: str, body: str, says: str
+) -> None:
+    """Not FastAPI's "There was an error parsing the body", which names nothing."""
+    with server.client() as client:
+        reply = client.post(path, content=body, headers=JSON)
+    assert reply.status_code == 400, reply.text
+    error = reply.json()["error"]
+    assert error["code"] == "malformed_json" and error["field"] == "body"
+    assert error["message"].startswith("body is not valid JSON: ") and says in error["message"]
+
+
 def test_request_id_is_echoed_and_logged(server: Server) -> None:
     with server.client() as client:
         given = client.post("/v1/move", json=MOVE, headers={"x-request-id": "game-42:ply-7"})

@@ -122,6 +122,8 @@ def translate(argv: list[str], command: str = "match") -> list[str]:
             raise CutechessError(f"{token} needs a value")
         if token in ("-games", "-rounds", "-repeat"):
             counts[token] = int(_number(args[0], token)) if taken else 2  # (-repeat alone: 2)
+            if counts[token] < 1:  # not read as 1 (nor -games -1 -rounds -1 as one game)
+                raise CutechessError(f"{token} must be at least 1, got {counts[token]}")
         else:
             out += _rewrite(token, args[:taken], command)
         out += args[taken:]  # the rest are positional players

@@ -324,12 +324,15 @@ def _failure_limit(args: argparse.Namespace) -> int | None:
 
 def run_options(args: argparse.Namespace, report: TextIO) -> Any:
     """The run's :class:`~ladder.match.runner.match_run.RunOptions` (the PGN options and
-    the failure limit checked, the database's folder too)."""
+    the failure limit checked, the folders of the files it writes too)."""
+    from ladder.match.output.paths import check_output_path
     from ladder.match.output.store import check_db_path
     from ladder.match.runner.match_run import RunOptions
 
     pgn, limit = _pgn_options(args), _failure_limit(args)
     check_db_path(args.db)  # a typo must not leave a database where nobody looks
+    check_output_path("--pgn", args.pgn)  # nor cost the games played before the write
+    check_output_path("--json", args.json_path)
     return RunOptions(
         db=args.db,
         pgn=pgn,

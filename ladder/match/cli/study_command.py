@@ -64,6 +64,7 @@ def add_study(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
 
 
 def _cmd_study(args: argparse.Namespace) -> int:
+    from ladder.match.output.paths import check_output_path
     from ladder.match.output.store import check_db_path
     from ladder.match.output.study import StudyError, run_study
     from ladder.match.runner.backends import abandon_workers, interrupts_raise
@@ -71,6 +72,8 @@ def _cmd_study(args: argparse.Namespace) -> int:
     report = sys.stderr if args.json_path == "-" else sys.stdout
     try:
         check_db_path(args.db)
+        check_output_path("--out", args.out)  # before the evaluations, not after them
+        check_output_path("--json", args.json_path)
     except OSError as exc:
         print(f"ladder study: {exc}", file=sys.stderr)
         return ExitCode.USAGE

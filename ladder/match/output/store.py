@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ladder.match.game.play import GameRecord
+from ladder.match.output.paths import check_output_path
 
 __all__ = ["ResultStore", "check_db_path"]
 
@@ -58,8 +59,7 @@ CREATE INDEX IF NOT EXISTS games_variant ON games(variant);
 
 def check_db_path(path: Path) -> None:
     """FileNotFoundError, naming it, when the folder of a database ``path`` is missing."""
-    if not path.parent.is_dir():
-        raise FileNotFoundError(f"--db {path}: the folder {path.parent} does not exist")
+    check_output_path("--db", path)
 
 
 class ResultStore:

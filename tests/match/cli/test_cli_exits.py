@@ -68,6 +68,9 @@ def test_an_unknown_engine_option_is_refused_before_any_game(
         (["--max-engine-failures", "2"], "--max-engine-failures needs --recover"),
         (["-each", "tc=10+0.1"], "-each applies to -engine players"),
         (["-engine", "cmd=/x", "nodes=1"], "a match needs two players, got 3"),
+        (["-games", "2", "-rounds", "0"], "-rounds must be at least 1, got 0"),
+        (["--pgn", "/nonexistent/m.pgn"], "--pgn /nonexistent/m.pgn: the folder /nonexistent"),
+        (["--json", "/nonexistent/m.json"], "--json /nonexistent/m.json: the folder"),
     ],
 )
 def test_bad_arguments_are_refused(tmp_path: Path, args: list[str], says: str) -> None:
@@ -77,6 +80,19 @@ def test_bad_arguments_are_refused(tmp_path: Path, args: list[str], says: str) -
     assert says in done.stderr
     assert "Traceback" not in done.stderr
     assert _stored(db) == []
+
+
+def test_an_output_file_that_cannot_be_written_is_refused_before_any_game(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "m.sqlite"
+    for command in (["match"], ["tournament", "level:1"]):
+        done = run_ladder(*command, "random", "greedy", "--variant", "xiangqi", "--games", "2",
+                          "--db", str(db), "--pgn", str(tmp_path))  # fmt: skip
+        assert done.returncode == ExitCode.USAGE, done.stderr
+        assert f"--pgn {tmp_path}: is a folder, not a file" in done.stderr
+        assert "Traceback" not in done.stderr
+        assert _stored(db) == []
 
 
 @pytest.mark.parametrize(

@@ -60,6 +60,8 @@ def test_a_full_line_translates_option_by_option() -> None:
         ("-openings file=b.epd start=3", "start= other than 1"),
         ("-draw moves=3", "'moves=3' is not one of movecount=, movenumber=, score="),
         ("-games many", "'many' is not a number"),
+        ("-games 2 -rounds 0", "-rounds must be at least 1, got 0"),
+        ("-games -1 -rounds -1", "-games must be at least 1, got -1"),
         ("-noswap", "the cutechess option -noswap is not supported"),
         ("-repeat 4", ""),
     ],

@@ -121,3 +121,17 @@ def test_study_of_a_game_xboard_saved(tmp_path: Path, engine_exe: Path) -> None:
     (game,) = read_pgn(out.read_text())
     assert len(game.moves) == 56 and game.result == "0-1"
     assert "C-+1" in game.moves  # ply 43, a tandem: no file number
+
+
+def test_an_output_file_that_cannot_be_written_is_refused_before_any_search(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "known.pgn"
+    source.write_text(KNOWN)
+    for option, path in (("--out", "/nonexistent/s.pgn"), ("--json", "/nonexistent/s.json")):
+        args = ["--out", str(tmp_path / "study.pgn"), option, path]
+        done = run_ladder("study", str(source), *args, "--nodes", "100")
+        assert done.returncode == 2, done.stderr
+        assert f"{option} {path}: the folder /nonexistent does not exist" in done.stderr
+        assert "Traceback" not in done.stderr
+    assert not (tmp_path / "study.pgn").exists()
