@@ -42,7 +42,7 @@ from ladder.rules.board import (
     TYPE_NAMES,
     piece_letter,
 )
-from ladder.rules.errors import MAX_FEN_LENGTH, RulesError, check_text
+from ladder.rules.errors import MAX_FEN_COUNTER, MAX_FEN_LENGTH, RulesError, check_text
 from ladder.rules.movegen import Position, attacked
 from ladder.rules.variants import VariantSpec
 
@@ -126,6 +126,8 @@ def _parse_hands(text: str) -> list[list[int]]:
 def _parse_counter(text: str, what: str, minimum: int) -> int:
     if not text.isdigit():
         raise _err(f"{what} {text!r} is not a non-negative whole number")
+    if len(text) > len(str(MAX_FEN_COUNTER)) or int(text) > MAX_FEN_COUNTER:
+        raise _err(f"{what} must be at most {MAX_FEN_COUNTER:,}, not {text[:20]!r}")
     value = int(text)
     if value < minimum:
         raise _err(f"{what} must be at least {minimum}, not {value}")

@@ -112,6 +112,8 @@ BAD_FENS = [
     ("xiangqi", make_fen(K2).replace(" 0 1", " x 1"), "halfmove clock 'x'"),
     ("xiangqi", make_fen(K2).replace(" 0 1", " 0 0"), "move number must be at least 1"),
     ("xiangqi", make_fen(K2).replace(" 0 1", " 0 1.5"), "move number '1.5'"),
+    ("xiangqi", make_fen(K2).replace(" 0 1", " 0 " + "9" * 20), "move number must be at most"),
+    ("xiangqi", make_fen(K2).replace(" 0 1", " 1000001 1"), "halfmove clock must be at most"),
     ("xiangqi", make_fen(K2) + " 7", "at most 6"),
     ("xiangqi", "9/9/9/9/9/9/9/9/9/9", "at least the board and the side"),
     ("xiangqi", "", "at least the board"),
