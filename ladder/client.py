@@ -58,6 +58,12 @@ def _request(model: type[M], **fields: Any) -> M:
         raise as_service_error(invalid_request(exc.errors()), 0) from None
 
 
+def _as_list(moves: Sequence[str]) -> Any:
+    """The moves as the request's list; a string stays one (the request refuses it by
+    name, as the server does) instead of becoming a list of its letters."""
+    return moves if isinstance(moves, str) else list(moves)
+
+
 class Ladder:
     """Async client. Give `base_url` to talk to a server, or nothing (optionally
     `engines=K` or a started `service`) to run the service in-process."""
@@ -198,7 +204,7 @@ class Ladder:
             MoveRequest,
             variant=variant,
             fen=fen,
-            moves=list(moves),
+            moves=_as_list(moves),
             level=level,
             elo=elo,
             seed=seed,
@@ -212,7 +218,7 @@ class Ladder:
         self, *, variant: str, moves: Sequence[str] = (), fen: str | None = None
     ) -> PositionResponse:
         """The rules checker's view of a position: FEN, legal moves, check, outcome."""
-        req = _request(PositionRequest, variant=variant, fen=fen, moves=list(moves))
+        req = _request(PositionRequest, variant=variant, fen=fen, moves=_as_list(moves))
         if self._service is not None:
             return await self._local(self._service.position(req))
         return await self._call("POST", "/v1/position", PositionResponse, req)

@@ -101,6 +101,11 @@ def _cmd_move(args: argparse.Namespace) -> int:
         where = "--" + "-".join(str(p) for p in first["loc"]).replace("_", "-")
         print(f"ladder move: {where}: {first['msg']}", file=sys.stderr)
         return 2
+    if args.url and (args.levels is not None or args.engine_path is not None):
+        # the server plays its own levels on its own engine: a flag it cannot honour
+        given = "--levels" if args.levels is not None else "--engine"
+        print(f"ladder move: {given} applies in-process, not with --url", file=sys.stderr)
+        return 2
     try:
         if args.url:
             ladder = LadderSync(
@@ -138,9 +143,12 @@ def _cmd_move(args: argparse.Namespace) -> int:
     if args.json:
         print(reply.model_dump_json(indent=2))
     else:
-        score = (
-            f"mate {reply.score.mate}" if reply.score.mate is not None else f"cp {reply.score.cp}"
-        )
+        if reply.book:
+            score = "book"
+        elif reply.score.mate is not None:
+            score = f"mate {reply.score.mate}"
+        else:
+            score = f"cp {reply.score.cp}"
         extra = f" ({reply.outcome.reason}, {reply.outcome.result})" if reply.outcome else ""
         print(f"{reply.move}  {score}  depth {reply.depth}  seed {reply.seed}{extra}")
     return 0

@@ -89,6 +89,8 @@ def test_cli_move_in_process_and_url(server: Server) -> None:
         "move", "--variant", "xiangqi", "--moves", "h3e3 h3e3", "--level", "2", "--url", server.url
     )
     assert bad.returncode == 2 and "ply 2" in bad.stderr
+    book = run_ladder("move", "--variant", "xiangqi", "--level", "3", "--seed", "1")
+    assert book.returncode == 0 and book.stdout.split()[1] == "book", book.stdout  # not "cp None"
 
 
 def test_cli_levels() -> None:
@@ -209,6 +211,11 @@ def test_cli_errors_are_one_line() -> None:
             "bad service URL",
         ),
         (("move", "--variant", "xiangqi", "--level", "9"), 2, "level"),
+        (
+            ("move", "--variant", "xiangqi", "--level", "1", "--levels", "x.toml", "--url", "x"),
+            2,
+            "--levels applies in-process, not with --url",
+        ),
         (("serve", "--engines", "0"), 2, "--engines: must be at least 1"),
         (("serve", "--port", "70000"), 2, "--port"),
         (("serve", "--rate-limit", "0"), 2, "--rate-limit"),

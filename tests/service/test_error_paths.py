@@ -37,6 +37,9 @@ BAD_REQUESTS: list[tuple[str, dict[str, Any]]] = [
     ("position", {"variant": "xiangqi", "moves": ["h3e3", "h3e3"]}),
     ("position", {"variant": "crazyhouse-xiangqi", "fen": "9/9/9 w - - 0 1"}),
     ("position", {"variant": "xiangqi", "moves": [""]}),
+    # a string is not a list of moves (the client once split it into letters)
+    ("move", {"variant": "xiangqi", "level": 1, "moves": "h3e3"}),
+    ("position", {"variant": "xiangqi", "moves": "h3e3 h10g8"}),
 ]
 
 
