@@ -238,18 +238,23 @@ class XBoardServer(GuiServer):
             moves, base, increment = args
             minutes, _, seconds = base.partition(":")
             base_ms = round((int(minutes) * 60 + (int(seconds) if seconds else 0)) * 1000)
-            self.moves_per_control = max(0, int(moves))
-            self.base_ms, self.increment_ms = base_ms, round(float(increment) * 1000)
+            if base_ms < 0 or int(moves) < 0:
+                raise ValueError
+            moves_per_control, increment_ms = int(moves), _milliseconds(increment, 0)
         except ValueError:
             raise SessionError(f"level needs MPS BASE INC, not {' '.join(args)[:40]!r}") from None
+        self.moves_per_control = moves_per_control
+        self.base_ms, self.increment_ms = base_ms, increment_ms
         self.per_move_ms = self.clock_ms = None
 
     async def cmd_st(self, args: list[str]) -> None:
         """``st SECONDS``: a fixed time for every move."""
         try:
-            self.per_move_ms = round(float(args[0]) * 1000)
+            self.per_move_ms = _milliseconds(args[0], 1)
         except (IndexError, ValueError):
-            raise SessionError(f"st needs seconds, not {' '.join(args)[:40]!r}") from None
+            raise SessionError(
+                f"st needs a positive number of seconds, not {' '.join(args)[:40]!r}"
+            ) from None
 
     async def cmd_time(self, args: list[str]) -> None:
         """``time CENTISECONDS``: the engine's clock, sent before each of its moves."""
@@ -412,3 +417,19 @@ class XBoardServer(GuiServer):
 
     async def cmd_quit(self, args: list[str]) -> None:
         self.quitting = True
+
+
+#: The longest time a GUI may give (a day): a larger one is a typo, not a clock.
+MAX_SECONDS = 86_400.0
+
+
+def _milliseconds(seconds: str, least_ms: int) -> int:
+    """``seconds`` (a decimal) as whole milliseconds, at least ``least_ms`` and at most a
+    day; ValueError otherwise (``inf``, ``nan``, a negative time)."""
+    value = float(seconds)
+    if not 0 <= value <= MAX_SECONDS:  # (false for nan too)
+        raise ValueError(seconds)
+    ms = round(value * 1000)
+    if ms < least_ms:
+        raise ValueError(seconds)
+    return ms
