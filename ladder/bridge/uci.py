@@ -24,7 +24,8 @@ node count, and ``depth``/``nodes`` limits a GUI sends are read and ignored. On 
 (UCI ``wtime``/``btime``/``winc``/``binc``/``movestogo``/``movetime``; UCCI's: see
 :mod:`ladder.bridge.ucci`) the search also stops early, by the rule of ``/v1/move``'s clock
 (:mod:`ladder.bridge.clocks`), so the level never oversteps the GUI's clock. ``go
-ponder`` holds the answer until ``stop``/``ponderhit``.
+ponder`` holds the answer until ``stop``/``ponderhit``. ``go searchmoves m1 m2 ...``
+keeps the level (and an analysis) to the listed moves.
 
 An analysis is the engine at full strength, its ``info`` lines passed on as they come:
 ``go infinite`` (until ``stop``), and every ``go`` while ``UCI_AnalyseMode`` is on (then
@@ -225,15 +226,16 @@ class UciServer(GuiServer):
             self.release.set()
         numbers = self.go_numbers(args)
         time_limit = self.clock(numbers).time_limit_ms()
+        banned = self.banned | self.outside_searchmoves(args)
         if "ponder" not in args and ("infinite" in args or self.analyse_mode):
             limit = Limit(
                 depth=numbers.get("depth"),
                 nodes=numbers.get("nodes"),
                 time=None if time_limit is None else time_limit / 1000,
             )
-            self.start_search(lambda: self.analysis(limit))
+            self.start_search(lambda: self.analysis(limit, banned))
         else:
-            self.start_search(lambda: self.search(time_limit))
+            self.start_search(lambda: self.search(time_limit, banned))
 
     #: The numbers a ``go`` may carry (milliseconds for the times).
     go_keys: ClassVar[frozenset[str]] = frozenset(
@@ -254,6 +256,28 @@ class UciServer(GuiServer):
                 self.error(f"go: {key} needs an integer, not {value[:20]!r}: ignored")
         return numbers
 
+    #: Every word of a ``go`` that is not a move (where a ``searchmoves`` list ends).
+    go_words: ClassVar[frozenset[str]] = frozenset({"searchmoves", "ponder", "infinite", "mate"})
+
+    def outside_searchmoves(self, args: list[str]) -> frozenset[str]:
+        """The legal moves a ``go searchmoves m1 m2 ...`` leaves out (none without it).
+        A listed move that is not legal here gets an error line and is left out; a list
+        with no legal move restricts nothing (the level plays as without it)."""
+        if "searchmoves" not in args:
+            return frozenset()
+        listed = []
+        for word in args[args.index("searchmoves") + 1 :]:
+            if word in self.go_keys or word in self.go_words:
+                break
+            listed.append(word)
+        legal = frozenset(self.session.game.legal_moves())
+        moves = {text: self.from_gui(text) for text in listed}
+        unknown = [text for text, move in moves.items() if move not in legal]
+        if unknown:
+            self.error(f"searchmoves: not legal here, ignored: {' '.join(unknown)[:200]}")
+        kept = frozenset(move for move in moves.values() if move in legal)
+        return legal - kept if kept else frozenset()
+
     def clock(self, numbers: dict[str, int]) -> GuiClock:
         """The mover's clock from ``go``'s numbers (UCI: ``wtime`` is Red's)."""
         red = self.session.game.turn == "red"
@@ -264,13 +288,13 @@ class UciServer(GuiServer):
             movetime_ms=numbers.get("movetime"),
         )
 
-    async def search(self, time_limit_ms: int | None) -> None:
-        answer = await self.level_answer(self.banned, time_limit_ms)
+    async def search(self, time_limit_ms: int | None, banned: frozenset[str]) -> None:
+        answer = await self.level_answer(banned, time_limit_ms)
         await self.release.wait()
         self.report(answer)
 
-    async def analysis(self, limit: Limit) -> None:
-        answer = await self.analysis_answer(limit, self.send_info, self.banned)
+    async def analysis(self, limit: Limit, banned: frozenset[str]) -> None:
+        answer = await self.analysis_answer(limit, self.send_info, banned)
         self.report(answer, thinking=False)
 
     async def cmd_stop(self, args: list[str]) -> None:

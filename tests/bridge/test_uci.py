@@ -301,3 +301,26 @@ def test_the_gui_strength_slider_is_the_elo_curve(rated_levels: Path) -> None:
             said = gui.expect("readyok")
             assert said[0].startswith("info string error: Elo 5000: elo must be between 100")
     assert moves[0] == moves[1]
+
+
+def test_go_searchmoves_restricts_the_move() -> None:
+    """`go searchmoves` (UCI): the level plays one of the listed moves; a listed move that
+    is not legal is named in an error line; the analysis is restricted too."""
+    out_of_book = ["h3e3", "h10g8", "h1g3", "i10h10", "i1i2", "a10a9"]
+    legal = Game.from_fen("xiangqi", moves=out_of_book).legal_moves()
+    listed = ["a1a2", "b3b7"]  # a quiet move and a cannon's capture: both legal there
+    assert all(move in legal for move in listed)
+    with ladder("uci") as gui:
+        gui.send("uci")
+        gui.expect("uciok")
+        for seed in range(1, 4):
+            gui.send(f"setoption name Seed value {seed}")
+            gui.send(f"position startpos moves {' '.join(out_of_book)}")
+            gui.send(f"go searchmoves {' '.join(listed)} e1e9 wtime 60000 btime 60000")
+            lines = gui.expect("bestmove")
+            assert bestmove(lines) in listed, lines
+            assert any("searchmoves: not legal here, ignored: e1e9" in line for line in lines)
+        gui.send("go infinite searchmoves a1a2")
+        gui.expect(lambda line: line.startswith("info depth"))
+        gui.send("stop")
+        assert bestmove(gui.expect("bestmove")) == "a1a2"
