@@ -145,6 +145,6 @@ def find_engine(option: Path | None = None) -> FoundEngine:
 
 
 def engine_path() -> Path:
-    """The path of :func:`find_engine`'s engine (``--engine`` reaches it as
-    ``LADDER_ENGINE``: the ``ladder`` command sets that)."""
+    """The path of :func:`find_engine`'s engine by the usual lookup (a command's
+    ``--engine`` is found once and passed down in its players' specs and configs)."""
     return find_engine().path

@@ -140,7 +140,7 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
             engines=args.engines,
             out=args.out,
             json_path=args.json_path,
-            engine=args.engine_path,
+            engine_path=args.engine_path,
         )
     except KeyboardInterrupt:
         print("ladder analyse: interrupted", file=sys.stderr)
@@ -193,13 +193,13 @@ def run_analyse(
     out: str,
     json_path: str | None,
     console: Console | None = None,
-    engine: Path | None = None,
+    engine_path: Path | None = None,
 ) -> int:
-    """Analyse ``games`` and write them; the exit code. ``engine``: the patched engine's
-    path (None: the usual lookup)."""
+    """Analyse ``games`` and write them; the exit code. ``engine_path``: the patched
+    engine's (None: the usual lookup)."""
     console = console or Console(stderr=True)
     try:
-        done = asyncio.run(_analyse_all(games, nodes, engines, console, engine))
+        done = asyncio.run(_analyse_all(games, nodes, engines, console, engine_path))
     except EngineError as exc:
         print(f"ladder analyse: the engine failed: {exc}", file=sys.stderr)
         return ExitCode.ENGINE_FAILURE
@@ -232,9 +232,9 @@ async def _analyse_all(
     nodes: int,
     engines: int,
     console: Console,
-    engine: Path | None,
+    engine_path: Path | None,
 ) -> list[GameAnalysis]:
-    pool: list[ManagedEngine] = [level_engine(engine) for _ in range(engines)]
+    pool: list[ManagedEngine] = [level_engine(engine_path) for _ in range(engines)]
 
     def evaluator(engine: ManagedEngine):  # type: ignore[no-untyped-def]
         async def evaluate(game: Game) -> Evaluation:

@@ -237,9 +237,9 @@ class XBoardServer(GuiServer):
         try:
             moves, base, increment = args
             minutes, _, seconds = base.partition(":")
-            base_ms = round((int(minutes) * 60 + (int(seconds) if seconds else 0)) * 1000)
-            if base_ms < 0 or int(moves) < 0:
+            if int(minutes) < 0 or not 0 <= int(seconds or 0) <= 59 or int(moves) < 0:
                 raise ValueError
+            base_ms = _milliseconds(str(int(minutes) * 60 + int(seconds or 0)), 0)
             moves_per_control, increment_ms = int(moves), _milliseconds(increment, 0)
         except ValueError:
             raise SessionError(f"level needs MPS BASE INC, not {' '.join(args)[:40]!r}") from None

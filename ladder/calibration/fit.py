@@ -329,8 +329,7 @@ def check_ladder(cal: VariantCalibration, max_games: int = MAX_GAMES) -> list[Cr
         verdict, more = decide_gap(gap.elo, gap.lo, gap.hi, gap_target(n), games, max_games)
         text = f"L{n - 1}-L{n} {gap.elo:+.0f} [{gap.lo:+.0f}, {gap.hi:+.0f}] ({games} games"
         if verdict is None and more == 0:
-            half = max(gap.elo - gap.lo, gap.hi - gap.elo)
-            text += f"; not decided: the plan's {max_games} games give ±{half:.0f}"
+            text += _at_cap(games, max(gap.elo - gap.lo, gap.hi - gap.elo))
         elif verdict is None:
             text += f"; not decided: about {more} more to reach ±{gap_target(n):.0f}"
         elif verdict is False and gap.lo <= 0:
@@ -362,7 +361,8 @@ def check_ladder(cal: VariantCalibration, max_games: int = MAX_GAMES) -> list[Cr
                 l1_verdict: bool | None = False
             else:
                 l1_verdict = None
-                detail += f"; not decided: about {_more(games, half, target, max_games)} more"
+                more = _more(games, half, target, max_games)
+                detail += f"; not decided: about {more} more" if more else _at_cap(games, half)
         else:
             l1_verdict = lo_s <= score <= hi_s
         out.append(Criterion(name, l1_verdict, detail))
@@ -390,9 +390,17 @@ def _variety_cost(n: int, twin: str, score: float, games: int, planned: int) -> 
 
 def _more(games: int, half: float, target: float, cap: int) -> int:
     """About how many more games bring an interval of half-width ``half`` over ``games``
-    games down to ``target`` (widths shrink as 1/sqrt(games)); at most up to ``cap``."""
+    games down to ``target`` (widths shrink as 1/sqrt(games)); at most up to ``cap``,
+    and 0 once ``cap`` games are played (the plan plays no more)."""
+    if games >= cap:
+        return 0
     needed = max(MIN_GAMES, math.ceil(games * (min(half, 10 * target) / target) ** 2))
     return max(2, min(needed, cap) - games)
+
+
+def _at_cap(games: int, half: float) -> str:
+    """What an undecided criterion says once its pairing has all the plan's games."""
+    return f"; not decided: its {games} games (the plan's cap) give ±{half:.0f}"
 
 
 def decide_gap(
@@ -414,7 +422,7 @@ def decide_gap(
     if hi < low or lo > high:
         return False, 0
     if games < MIN_GAMES or half > target:
-        return None, 0 if games >= cap else _more(games, half, target, cap)
+        return None, _more(games, half, target, cap)
     return low <= elo <= high and lo > 0, 0
 
 

@@ -151,13 +151,23 @@ def equal_elo_section(
     master: Mapping[str, Any] | None,
     ratings: Mapping[str, Rating],
     extras: Mapping[str, str],
+    shipped: Mapping[int, Level],
 ) -> list[str]:
-    """Each replaced rule of the profile beside the shipped level nearest in Elo.
+    """Each replaced rule of the profile beside the profiled shipped level nearest to it
+    in Elo.
 
     ``ratings``: the pool's ratings by name (``L1``.., the extras); ``extras``: the
-    plan's extra players, name to spec; ``master``: the master-position profile (xiangqi).
+    plan's extra players, name to spec; ``master``: the master-position profile (xiangqi);
+    ``shipped``: the levels as they play now (a level profiled on other settings is
+    marked).
     """
-    levels = {name: r for name, r in ratings.items() if name[1:].isdigit() and name[0] == "L"}
+    # The shipped levels with a profile row (by their spec, ``level:N``) and a rating.
+    profiled: dict[str, tuple[int, str]] = {}
+    for row_name, row in profile["players"].items():
+        spec = _level_spec(row.get("spec", ""))
+        if spec is not None and spec.levels_file is None and spec.level is not None:
+            profiled[f"L{spec.level}"] = (spec.level, row_name)
+    levels = {name: ratings[name] for name in profiled if name in ratings}
     rows = []
     for row_name, row in profile["players"].items():
         spec = _level_spec(row.get("spec", ""))
@@ -169,12 +179,14 @@ def equal_elo_section(
         )
         theirs = ratings.get(pool_name) if pool_name else None
         if theirs is None or not levels:
-            rows.append(f"| {row_name} | not rated in the pool yet | | | | |")
+            missing = "not rated in the pool yet" if theirs is None else "no profiled level rated"
+            rows.append(f"| {row_name} | {missing} | | | | |")
             continue
         near = min(levels, key=lambda n: abs(levels[n].elo - theirs.elo))
-        ours, ours_row = levels[near], profile["players"].get(near)
-        if ours_row is None:
-            continue
+        number, ours_name = profiled[near]
+        ours, ours_row = levels[near], profile["players"][ours_name]
+        current = _current(ours_row.get("settings"), shipped.get(number))
+        stale = "" if current else f", {STALE}"
         gap = ours.elo - theirs.elo
         fewest = min(ours.games, theirs.games)
         if abs(gap) <= EQUAL_ELO and fewest >= EQUAL_ELO_GAMES:
@@ -186,15 +198,15 @@ def equal_elo_section(
         free = _versus(ours_row["free_taken"], row["free_taken"], more=True)
         hangs = _hang_ratio(ours_row["hangs"], row["hangs"])
         masters = "-"
-        if master is not None and near in master["players"] and row_name in master["players"]:
+        if master is not None and ours_name in master["players"] and row_name in master["players"]:
             masters = _versus(
-                master["players"][near]["master_move"],
+                master["players"][ours_name]["master_move"],
                 master["players"][row_name]["master_move"],
                 more=True,
             )
         rows.append(
             f"| {row_name} ({theirs.elo:.0f}, {theirs.games} games) | {near} ({ours.elo:.0f}, "
-            f"{ours.games} games): {verdict} | {free} | {hangs} | {masters} |"
+            f"{ours.games} games{stale}): {verdict} | {free} | {hangs} | {masters} |"
         )
     if not rows:
         return []
@@ -252,7 +264,7 @@ def measurement_sections(
             parts.append(profile_section(profile, levels))
             if ratings is not None and extras is not None:
                 master = _read(folder / f"profile-{variant}-master.json")
-                equal = equal_elo_section(profile, master, ratings, extras)
+                equal = equal_elo_section(profile, master, ratings, extras, levels)
                 if equal:
                     parts.append(equal)
     human = human_section(variant, levels)

@@ -91,19 +91,20 @@ class Plan:
     def plain_twins(self, variant: str) -> list[tuple[str, int, int]]:
         """The extras that are a level without its variety (``level:N,variety=off``)
         against that level, in ``variant``: (name, N, games planned)."""
-        out = []
+        out: dict[str, tuple[str, int, int]] = {}
         for extra in self.extras:
-            if variant not in extra.variants:
+            if variant not in extra.variants or extra.name in out:
                 continue
             spec = PlayerSpec.parse(extra.spec)
             if (
                 spec.kind == "level"
                 and spec.variety_off
+                and spec.levels_file is None  # the shipped level, not another file's
                 and spec.level is not None
                 and level_name(spec.level) in extra.opponents
             ):
-                out.append((extra.name, spec.level, extra.games))
-        return out
+                out[extra.name] = (extra.name, spec.level, extra.games)
+        return list(out.values())
 
     @classmethod
     def load(cls, path: Path) -> Plan:

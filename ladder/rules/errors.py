@@ -17,9 +17,11 @@ MAX_FEN_LENGTH: Final = 256
 MAX_MOVES: Final = 1000
 #: Longest single move string accepted (``b10c10`` is 6).
 MAX_MOVE_LENGTH: Final = 8
-#: Largest halfmove clock and move number a FEN may give: far beyond any game, and well
-#: inside the engine's ``int`` (it doubles the move number; 20 digits would overflow it).
-MAX_FEN_COUNTER: Final = 1_000_000
+#: Largest halfmove clock and move number a FEN may give: far beyond any game (a FEN the
+#: checker wrote, fed back with moves again and again, takes 100,000 requests of 1,000
+#: plies to pass it), and well inside the engine's ``int`` (it doubles the move number;
+#: 20 digits would overflow it).
+MAX_FEN_COUNTER: Final = 100_000_000
 
 
 class RulesError(ValueError):

@@ -126,7 +126,7 @@ def _parse_hands(text: str) -> list[list[int]]:
 def _parse_counter(text: str, what: str, minimum: int) -> int:
     if not text.isdigit():
         raise _err(f"{what} {text!r} is not a non-negative whole number")
-    if len(text) > len(str(MAX_FEN_COUNTER)) or int(text) > MAX_FEN_COUNTER:
+    if len(text.lstrip("0")) > len(str(MAX_FEN_COUNTER)) or int(text) > MAX_FEN_COUNTER:
         raise _err(f"{what} must be at most {MAX_FEN_COUNTER:,}, not {text[:20]!r}")
     value = int(text)
     if value < minimum:

@@ -4,8 +4,8 @@ Waiting requests are kept per (lane, client), in the order they came. The next o
 serve, among the lanes with room, is the head of the queue of the client holding the
 fewest workers now, then of the client served least recently (never counts as longest
 ago), then the one waiting longest. When the queue is full, the client with the most
-requests waiting gives up its newest one, if it holds more than the newcomer's client
-would with one more. :class:`~ladder.service.pool.EnginePool` owns the workers; this
+requests waiting gives up its newest one, if it has more waiting than the newcomer's
+client would with one more. :class:`~ladder.service.pool.EnginePool` owns the workers; this
 owns the order.
 """
 

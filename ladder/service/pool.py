@@ -292,7 +292,8 @@ class EnginePool(Generic[W]):
 
     def _push_out_for(self, client: str) -> bool:
         """The queue is full: refuse the newest request of the client with the largest
-        share of it, if that share is larger than `client`'s. True if room was made."""
+        share of it, if that share is larger than `client`'s would be with one more. True
+        if room was made."""
         waiter = self._waiting.pop_to_push_out(client)
         if waiter is None:
             return False

@@ -308,7 +308,7 @@ def test_go_searchmoves_restricts_the_move() -> None:
     is not legal is named in an error line; the analysis is restricted too."""
     out_of_book = ["h3e3", "h10g8", "h1g3", "i10h10", "i1i2", "a10a9"]
     legal = Game.from_fen("xiangqi", moves=out_of_book).legal_moves()
-    listed = ["a1a2", "b3b7"]  # a quiet move and a cannon's capture: both legal there
+    listed = ["a1a2", "b3b7"]  # two quiet moves, both legal there
     assert all(move in legal for move in listed)
     with ladder("uci") as gui:
         gui.send("uci")

@@ -94,10 +94,12 @@ def test_setboard_playother_and_the_end_of_the_game() -> None:
 
 
 def test_impossible_clocks_are_named_errors() -> None:
-    """`st`/`level` times that are no clock (0, negative, inf, nan) are an error line each,
+    """`st`/`level` times that are no clock (0, negative, inf, nan, over a day, 75 seconds
+    in a minute) are an error line each,
     naming the command, not an internal error or a 1 ms search."""
     with ladder("xboard") as gui:
         bad = ["st 0", "st -1", "st inf", "level 40 5 inf", "level 40 5 nan", "level -1 5 0"]
+        bad += ["level 40 100000 0", "level 40 5:-30 0", "level 40 5:75 0"]
         gui.send("xboard", "protover 2", *bad, "ping 1")
         lines = [line for line in gui.expect("pong 1") if line.startswith("Error")]
         assert len(lines) == len(bad), lines
@@ -105,7 +107,7 @@ def test_impossible_clocks_are_named_errors() -> None:
             name, value = command.split(" ", 1)
             assert line.startswith(f"Error ({name} needs "), line
             assert line.endswith(f"not {value!r})"), line
-        gui.send("st 0.5", "level 40 5 1.5", "ping 2")
+        gui.send("st 0.5", "level 40 5 1.5", "level 40 5:30 0", "ping 2")
         assert gui.expect("pong 2") == ["pong 2"]  # real clocks: no error
         gui.send("quit")
         assert gui.wait() == 0

@@ -112,7 +112,7 @@ def test_criteria_are_decided_by_a_finite_number_of_games() -> None:
     # At the cap the plan plays no more: it says so, and never asks for "2 more".
     full = {c.name.split()[0]: c for c in check_ladder(_with_gap(good, 3, 300, 90), 200)}
     detail = full["adjacent"].detail
-    assert full["adjacent"].ok is None and "the plan's 200 games give ±90" in detail
+    assert full["adjacent"].ok is None and "its 200 games (the plan's cap) give ±90" in detail
     assert "more to reach" not in detail.split("L2-L3")[1].split("L3-L4")[0]
     bad = list(good)
     bad[3] = bad[2] + 60  # L3-L4 surely too close (its interval ends at 120)
@@ -204,3 +204,18 @@ def test_what_the_variety_costs_is_a_criterion(
 def test_the_plan_names_the_plain_twins() -> None:
     plan = Plan.load(Path(__file__).parents[2] / "calibration" / "plan.toml")
     assert plan.plain_twins("xiangqi") == [("L5-plain", 5, 400)]
+
+
+def test_a_plain_twin_is_the_shipped_level_without_variety_once() -> None:
+    from ladder.calibration.plan import Extra
+
+    twin = Extra("L3-plain", "level:3,variety=off", ("L3",), 100)
+    plan = Plan(
+        extras=(
+            twin,
+            Extra("L3-plain", "level:3,variety=off", ("L2", "L3"), 40),  # the same player
+            Extra("x-plain", "level:3,levels=other.toml,variety=off", ("L3",), 100),
+            Extra("L4-plain", "level:4,variety=off", ("L5",), 100),  # not against L4
+        )
+    )
+    assert plan.plain_twins("xiangqi") == [("L3-plain", 3, 100)]

@@ -100,3 +100,11 @@ def test_replaced_rules_are_compared_with_the_level_nearest_in_elo(tmp_path: Pat
     ratings["soft-L1"] = Rating(250, 200, 300, 150)
     text = measurement_sections(tmp_path, "xiangqi", levels, ratings, extras)
     assert "L1 (300, 800 games): not yet: 150 games" in text
+    # the nearest level in Elo without a profile (L4) is passed over for one with one
+    ratings |= {"L4": Rating(1500, 1450, 1550, 800), "soft-L3": Rating(1450, 1400, 1500, 200)}
+    text = measurement_sections(tmp_path, "xiangqi", levels, ratings, extras)
+    assert "| soft3 (1450, 200 games) | L2 (750, 800 games): not equal (-700 Elo)" in text
+    # a level profiled on other settings is marked
+    retuned = {**levels, 1: replace(levels[1], nodes=levels[1].nodes * 2)}
+    text = measurement_sections(tmp_path, "xiangqi", retuned, ratings, extras)
+    assert "L1 (300, 800 games, measured on earlier settings): not yet" in text

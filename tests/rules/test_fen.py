@@ -113,7 +113,7 @@ BAD_FENS = [
     ("xiangqi", make_fen(K2).replace(" 0 1", " 0 0"), "move number must be at least 1"),
     ("xiangqi", make_fen(K2).replace(" 0 1", " 0 1.5"), "move number '1.5'"),
     ("xiangqi", make_fen(K2).replace(" 0 1", " 0 " + "9" * 20), "move number must be at most"),
-    ("xiangqi", make_fen(K2).replace(" 0 1", " 1000001 1"), "halfmove clock must be at most"),
+    ("xiangqi", make_fen(K2).replace(" 0 1", " 100000001 1"), "halfmove clock must be at most"),
     ("xiangqi", make_fen(K2) + " 7", "at most 6"),
     ("xiangqi", "9/9/9/9/9/9/9/9/9/9", "at least the board and the side"),
     ("xiangqi", "", "at least the board"),
@@ -179,3 +179,13 @@ def test_reachable_placements_are_accepted() -> None:
         "crazyhouse-xiangqi",
         make_fen({**K2, "a1": "A", "i5": "B", "c6": "a", "b10": "b"}, hand="AABB"),
     )
+
+
+def test_move_counters_near_the_bound_and_with_leading_zeros() -> None:
+    from ladder.rules import Game
+    from ladder.rules.errors import MAX_FEN_COUNTER
+
+    high = make_fen(K2).replace(" 0 1", f" {MAX_FEN_COUNTER} {MAX_FEN_COUNTER}")
+    assert Game.from_fen("xiangqi", high).fen() == high  # the bound itself is accepted
+    zeros = make_fen(K2).replace(" 0 1", " 000 00000001")
+    assert Game.from_fen("xiangqi", zeros).fen().endswith(" 0 1")

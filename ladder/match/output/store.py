@@ -58,7 +58,8 @@ CREATE INDEX IF NOT EXISTS games_variant ON games(variant);
 
 
 def check_db_path(path: Path) -> None:
-    """FileNotFoundError, naming it, when the folder of a database ``path`` is missing."""
+    """FileNotFoundError, naming it, when the folder of a database ``path`` is missing;
+    IsADirectoryError when ``path`` is a folder (:func:`check_output_path`)."""
     check_output_path("--db", path)
 
 

@@ -117,8 +117,8 @@ class PlayerSpec:
         return replace(self, display=name)
 
     def with_patched_engine(self, engine: Path | None) -> PlayerSpec:
-        """The same player, running the patched engine found at ``engine`` (None: as it
-        was) where it runs the patched engine at all."""
+        """The same player, told where the patched engine is (None: as it was). Only a
+        player without its own ``path`` runs it (:meth:`executable`)."""
         return self if engine is None else replace(self, patched_engine=str(engine))
 
     def executable(self) -> str:

@@ -4,7 +4,8 @@ Each game is one task (``num_cpus=1``) running :func:`ladder.match.runner.game_p
 Ray reuses its worker processes, so engines stay started between games as in the local
 pool. The driver collects the records and writes the database, as with the local pool.
 Every node needs this project installed (same Python environment) and the engine at the
-path the player specs name (``$LADDER_ENGINE``, else ``ladder engine path``'s).
+path the player specs name (``--engine``'s, else the node's own lookup: ``$LADDER_ENGINE``,
+then ``ladder engine path``'s).
 """
 
 from __future__ import annotations
