@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ladder.calibration.measurements import measurement_sections
 from ladder.levels import human_reference, load_levels, play_settings
@@ -29,20 +30,21 @@ def _player(spec: str, settings: object) -> dict[str, object]:
     }
 
 
+def _write_profile(folder: Path, variant: str, players: dict[str, Any]) -> None:
+    """A profile record as scripts/measure_mistakes.py writes it."""
+    record = {"variant": variant, "source": "record", "reference_nodes": 60000}
+    (folder / f"profile-{variant}.json").write_text(json.dumps({**record, "players": players}))
+
+
 def test_profile_rows_of_retuned_levels_are_marked(tmp_path: Path) -> None:
     levels = load_levels()["atomic-xiangqi"]
     old = replace(levels[2], nodes=levels[2].nodes * 2)
-    record = {
-        "variant": "atomic-xiangqi",
-        "source": "record",
-        "reference_nodes": 60000,
-        "players": {
-            "L1": _player("level:1", play_settings(levels[1])),
-            "L2": _player("level:2", play_settings(old)),
-            "soft1": _player("level:1,levels=calibration/levels-softmax.toml", None),
-        },
+    players = {
+        "L1": _player("level:1", play_settings(levels[1])),
+        "L2": _player("level:2", play_settings(old)),
+        "soft1": _player("level:1,levels=calibration/levels-softmax.toml", None),
     }
-    (tmp_path / "profile-atomic-xiangqi.json").write_text(json.dumps(record))
+    _write_profile(tmp_path, "atomic-xiangqi", players)
     text = measurement_sections(tmp_path, "atomic-xiangqi", levels)
     rows = {line.split(" |")[0]: line for line in text.splitlines() if line.startswith("| ")}
     assert "| L1" in rows and "| L2 (measured on earlier settings)" in rows
@@ -65,22 +67,16 @@ def test_replaced_rules_are_compared_with_the_level_nearest_in_elo(tmp_path: Pat
 
     levels = load_levels()["xiangqi"]
     soft = "level:{},levels=calibration/levels-softmax.toml"
-    record = {
-        "variant": "xiangqi",
-        "source": "record",
-        "reference_nodes": 60000,
-        "players": {
-            "L1": _player("level:1", play_settings(levels[1])),
-            "L2": _player("level:2", play_settings(levels[2])),
-            "soft1": _player(soft.format(1), None),
-            "soft2": _player(soft.format(2), None),
-            "soft3": _player(soft.format(3), None),
-        },
+    players = {
+        "L1": _player("level:1", play_settings(levels[1])),
+        "L2": _player("level:2", play_settings(levels[2])),
+        "soft1": _player(soft.format(1), None),
+        "soft2": _player(soft.format(2), None),
+        "soft3": _player(soft.format(3), None),
     }
-    soft1 = record["players"]["soft1"]  # type: ignore[index]
-    soft1["hangs"] = _cell(220, 500)  # L1 hangs 100: under half
-    soft1["free_taken"] = _cell(10, 25)  # L1 takes 20
-    (tmp_path / "profile-xiangqi.json").write_text(json.dumps(record))
+    players["soft1"]["hangs"] = _cell(220, 500)  # L1 hangs 100: under half
+    players["soft1"]["free_taken"] = _cell(10, 25)  # L1 takes 20
+    _write_profile(tmp_path, "xiangqi", players)
     ratings = {
         "L1": Rating(300, 260, 340, 800),
         "L2": Rating(750, 700, 800, 800),
