@@ -262,17 +262,25 @@ def fit_variant(
                 cal.gaps[n] = (gap, pair_games[frozenset((a, b))])
     secs = seconds_per_move(records)
     cal.seconds = {n: secs[level_name(n)] for n in levels if level_name(n) in secs}
-    direct = [r for r in records if {r.red, r.black} == {level_name(1), "greedy"}]
-    if direct:
-        score = sum(r.red_score if r.red == level_name(1) else 1 - r.red_score for r in direct)
-        cal.l1_vs_greedy = (score / len(direct), len(direct))
+    cal.l1_vs_greedy = direct_score(records, level_name(1), "greedy")
     for name, n, planned in plain_twins:
-        direct = [r for r in records if {r.red, r.black} == {name, level_name(n)}]
-        if direct:
-            score = sum(r.red_score if r.red == name else 1 - r.red_score for r in direct)
-            cal.variety_costs.append((n, name, score / len(direct), len(direct), planned))
+        twin = direct_score(records, name, level_name(n))
+        if twin is not None:
+            cal.variety_costs.append((n, name, *twin, planned))
     cal.criteria = check_ladder(cal, max_games)
     return cal
+
+
+def direct_score(
+    records: Sequence[GameRecord], player: str, opponent: str
+) -> tuple[float, int] | None:
+    """``player``'s score in its own games against ``opponent``, and how many; None
+    when they have not met."""
+    direct = [r for r in records if {r.red, r.black} == {player, opponent}]
+    if not direct:
+        return None
+    score = sum(r.red_score if r.red == player else 1 - r.red_score for r in direct)
+    return score / len(direct), len(direct)
 
 
 def with_direct_games(
@@ -283,11 +291,10 @@ def with_direct_games(
     won every time: every resample is a clean sweep too, so it gives a narrow interval
     around whatever the rest of the pool implies, while a sweep only bounds the gap
     from below."""
-    direct = [r for r in records if {r.red, r.black} == {stronger, weaker}]
-    if not direct:
+    direct = direct_score(records, stronger, weaker)
+    if direct is None:
         return gap
-    score = sum(r.red_score if r.red == stronger else 1 - r.red_score for r in direct)
-    s_lo, s_hi = wilson(score / len(direct), len(direct))
+    s_lo, s_hi = wilson(*direct)
     return Difference(
         gap.elo, min(gap.lo, score_to_elo(s_lo)), max(gap.hi, score_to_elo(s_hi)), gap.stderr
     )
