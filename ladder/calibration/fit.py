@@ -85,6 +85,18 @@ class Criterion:
     detail: str
 
 
+@dataclass(frozen=True)
+class EloPoint:
+    """An interpolated Elo (an ``elo:N`` extra) as its matches against the levels around
+    it measure it."""
+
+    name: str
+    elo: float  #: the Elo asked for
+    measured: Rating  #: its rating in the pool, with the interval against its neighbours
+    opponents: tuple[str, ...]
+    planned: int  #: games planned against them in all
+
+
 @dataclass
 class VariantCalibration:
     """The outcome for one variant."""
@@ -100,6 +112,7 @@ class VariantCalibration:
     #: What its variety costs a level: (level, its plain twin's name, the twin's score
     #: against it, games, the games planned), from their direct games.
     variety_costs: list[tuple[int, str, float, int, int]] = field(default_factory=list)
+    elo_points: list[EloPoint] = field(default_factory=list)  #: interpolated Elos measured
     criteria: list[Criterion] = field(default_factory=list)
 
     def by_name(self) -> dict[str, Rating]:
@@ -233,10 +246,13 @@ def fit_variant(
     seed: int = 1,
     max_games: int = MAX_GAMES,
     plain_twins: Sequence[tuple[str, int, int]] = (),
+    elo_points: Sequence[tuple[str, float, tuple[str, ...], int]] = (),
 ) -> VariantCalibration:
     """Ratings of one variant's pool from its stored games, extrapolation where a level
     has no games, the gaps, times per move, and the criteria. ``plain_twins``: the
-    pool's levels without their variety, (name, level, games planned against it)."""
+    pool's levels without their variety, (name, level, games planned against it);
+    ``elo_points``: its interpolated Elos (name, Elo, the levels it meets, games
+    planned)."""
     fit = fit_pool(records, bootstrap, seed)
     cal = VariantCalibration(variant, fit, dict(levels), {n: None for n in levels})
     if fit is not None:
@@ -267,8 +283,39 @@ def fit_variant(
         twin = direct_score(records, name, level_name(n))
         if twin is not None:
             cal.variety_costs.append((n, name, *twin, planned))
+    if fit is not None:
+        for name, elo, opponents, planned in elo_points:
+            if name in fit.ratings:
+                cal.elo_points.append(_elo_point(fit, records, name, elo, opponents, planned))
     cal.criteria = check_ladder(cal, max_games)
     return cal
+
+
+def _elo_point(
+    fit: LadderFit,
+    records: Sequence[GameRecord],
+    name: str,
+    elo: float,
+    opponents: Sequence[str],
+    planned: int,
+) -> EloPoint:
+    """An interpolated Elo as its games measure it: its pool rating, with the interval of
+    its difference from the level it is known best against (its own games against that
+    level included, :func:`with_direct_games`), placed at that level's rating."""
+    best: tuple[float, float] | None = None
+    games = 0
+    for opponent in opponents:
+        direct = direct_score(records, name, opponent)
+        if direct is None or opponent not in fit.ratings:
+            continue
+        games += direct[1]
+        d = with_direct_games(fit.difference(name, opponent), records, name, opponent)
+        at = fit.ratings[opponent].elo
+        if best is None or d.hi - d.lo < best[1] - best[0]:
+            best = (at + d.lo, at + d.hi)
+    r = fit.ratings[name]
+    lo, hi = best if best is not None else (r.lo, r.hi)
+    return EloPoint(name, elo, Rating(r.elo, lo, hi, games), tuple(opponents), planned)
 
 
 def direct_score(
@@ -374,7 +421,25 @@ def check_ladder(cal: VariantCalibration, max_games: int = MAX_GAMES) -> list[Cr
             l1_verdict = lo_s <= score <= hi_s
         out.append(Criterion(name, l1_verdict, detail))
     out.extend(_variety_cost(*twin) for twin in cal.variety_costs)
+    out.extend(_elo_point_criterion(point) for point in cal.elo_points)
     return out
+
+
+def _elo_point_criterion(point: EloPoint) -> Criterion:
+    """An interpolated Elo plays at that Elo: the target inside its measured interval,
+    decided when its planned games are played."""
+    m = point.measured
+    detail = (
+        f"{point.name} against {', '.join(point.opponents)}: {m.elo:.0f} "
+        f"[{m.elo_lo:.0f}, {m.elo_hi:.0f}] in {m.games} games"
+    )
+    verdict: bool | None
+    if m.games < point.planned:
+        verdict = None
+        detail += f"; not decided: {point.planned - m.games} more planned"
+    else:
+        verdict = m.elo_lo <= point.elo <= m.elo_hi
+    return Criterion(f"elo:{point.elo:g} plays inside its measured interval", verdict, detail)
 
 
 def _variety_cost(n: int, twin: str, score: float, games: int, planned: int) -> Criterion:

@@ -106,6 +106,26 @@ class Plan:
                 out[extra.name] = (extra.name, spec.level, extra.games)
         return list(out.values())
 
+    def elo_points(self, variant: str) -> list[tuple[str, float, tuple[str, ...], int]]:
+        """The extras that are an interpolated Elo (``elo:N``), in ``variant``: (name, N,
+        the levels it meets, games planned in all). Their matches against the levels
+        around N verify that the interpolation plays at N (:mod:`ladder.calibration.fit`)."""
+        out: dict[str, tuple[str, float, tuple[str, ...], int]] = {}
+        for extra in self.extras:
+            if variant not in extra.variants:
+                continue
+            spec = PlayerSpec.parse(extra.spec)
+            if spec.kind != "level" or spec.elo is None:
+                continue
+            _, elo, opponents, games = out.get(extra.name, (extra.name, spec.elo, (), 0))
+            out[extra.name] = (
+                extra.name,
+                elo,
+                opponents + extra.opponents,
+                games + extra.games * len(extra.opponents),
+            )
+        return list(out.values())
+
     @classmethod
     def load(cls, path: Path) -> Plan:
         """Read a plan file; relative ``levels=`` paths in extra specs are taken from the
@@ -181,15 +201,22 @@ class Pairing:
         )
 
     def top_level(self) -> int:
-        """The highest level in the pairing (0 for two baselines; an ``elo:`` player
-        counts as the top level), which ``ladder calibrate --max-level`` compares."""
-        return max(_level_of(self.stronger), _level_of(self.weaker))
+        """The highest level in the pairing (0 for two baselines), which ``ladder
+        calibrate --max-level`` compares. An ``elo:`` player counts as the level it meets
+        (the plan pairs an Elo with the levels around it), or as the top level when it
+        meets no level."""
+        levels = [_level_of(self.stronger), _level_of(self.weaker)]
+        if None in levels:
+            known = [n for n in levels if n]
+            return max(known) if known else LEVEL_NUMBERS[-1]
+        return max(n for n in levels if n is not None)
 
 
-def _level_of(spec: PlayerSpec) -> int:
+def _level_of(spec: PlayerSpec) -> int | None:
+    """A player's level number: 0 for a baseline, None for an ``elo:`` player."""
     if spec.kind != "level":
         return 0
-    return spec.level if spec.level is not None else LEVEL_NUMBERS[-1]
+    return spec.level
 
 
 def level_name(level: int) -> str:

@@ -109,6 +109,7 @@ def run_calibration(
                 seed=config.plan.seed,
                 max_games=config.plan.max_games,
                 plain_twins=config.plan.plain_twins(variant),
+                elo_points=config.plan.elo_points(variant),
             )
             cals.append(cal)
             print_calibration(console, cal)

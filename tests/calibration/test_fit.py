@@ -219,3 +219,81 @@ def test_a_plain_twin_is_the_shipped_level_without_variety_once() -> None:
         )
     )
     assert plan.plain_twins("xiangqi") == [("L3-plain", 3, 100)]
+
+
+def _rated_levels(tmp_path: Path) -> Path:
+    """A levels file whose levels carry the TRUTH-like ratings an ``elo:`` player needs."""
+    path = tmp_path / "rated.toml"
+    path.write_text(
+        "".join(f"[[level]]\nlevel = {n}\nnodes = {100 * 2**n}\n\n" for n in range(1, 9))
+        + "".join(
+            f"[variant.xiangqi.{n}]\nelo = {150.0 + 300 * n}\nelo_lo = {100.0 + 300 * n}\n"
+            f"elo_hi = {200.0 + 300 * n}\ngames = 100\n\n"
+            for n in range(1, 9)
+        )
+    )
+    return path
+
+
+def test_the_plan_names_its_elo_points(tmp_path: Path) -> None:
+    from ladder.calibration.plan import Extra
+
+    spec = f"elo:900,levels={_rated_levels(tmp_path)}"
+    plan = Plan(
+        extras=(
+            Extra("elo-900", spec, ("L2",), 50, variants=("xiangqi",)),
+            Extra("elo-900", spec, ("L3",), 40, variants=("xiangqi",)),  # another opponent
+            Extra("L3-plain", "level:3,variety=off", ("L3",), 100),  # not an Elo
+            Extra("elo-900", spec, ("L2",), 50, variants=("atomic-xiangqi",)),
+        )
+    )
+    assert plan.elo_points("xiangqi") == [("elo-900", 900.0, ("L2", "L3"), 90)]
+    assert plan.elo_points("atomic-xiangqi") == [("elo-900", 900.0, ("L2",), 50)]
+
+
+def _point_games(
+    elo: float, truth: dict[str, float], pairs: int, seed: int = 3
+) -> list[GameRecord]:
+    """``elo-point``, truly at ``elo``, against L1 and L2 (``pairs`` game pairs each)."""
+    import random
+
+    from ladder.match.statistics.elo import elo_to_score
+
+    rng = random.Random(seed)
+    out = []
+    for opponent in ("L1", "L2"):
+        for p in range(pairs):
+            for g, (red, black) in enumerate((("elo-point", opponent), (opponent, "elo-point"))):
+                rating = {"elo-point": elo} | truth
+                s = elo_to_score(rating[red] - rating[black])
+                res = "1-0" if rng.random() < s else "0-1"
+                out.append(record(red, black, res, p, 2 * p + g, f"point-{opponent}"))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("true_elo", "pairs", "planned", "verdict"),
+    [
+        (600.0, 100, 400, True),  # plays where it was asked to: met
+        (600.0, 10, 400, None),  # fewer games than planned: not decided
+        (250.0, 100, 400, False),  # plays 350 Elo below what it was asked for: not met
+    ],
+)
+def test_an_elo_point_is_verified_against_the_levels_around_it(
+    tmp_path: Path, true_elo: float, pairs: int, planned: int, verdict: bool | None
+) -> None:
+    played = games(TRUTH, 300) + _point_games(true_elo, TRUTH, pairs)  # a scale known well
+    cal = fit_variant(
+        played,
+        "xiangqi",
+        _levels(tmp_path),
+        bootstrap=30,
+        elo_points=[("elo-point", 600.0, ("L1", "L2"), planned)],
+    )
+    (crit,) = [c for c in cal.criteria if c.name.startswith("elo:")]
+    assert crit.name == "elo:600 plays inside its measured interval"
+    assert crit.ok is verdict, crit.detail
+    (point,) = cal.elo_points
+    assert point.measured.games == 4 * pairs
+    assert point.measured.elo_lo < point.measured.elo < point.measured.elo_hi
+    assert abs(point.measured.elo - true_elo) < 120, crit.detail

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ladder.calibration.fit import bt_games, gap_target
 from ladder.calibration.plan import Extra, Plan, pairings
 from ladder.calibration.schedule import (
@@ -119,3 +121,20 @@ def test_max_level_keeps_a_run_to_the_bottom() -> None:
     assert ("L5", "L4") in kept and ("greedy", "random") in kept and ("plain-L5", "L5") in kept
     assert ("L6", "L5") not in kept and ("L6", "L4") not in kept
     assert all(in_scope(s, 8) for s in states)
+
+
+def test_an_elo_point_is_scoped_by_the_levels_it_meets(tmp_path: Path) -> None:
+    rated = tmp_path / "rated.toml"
+    rated.write_text(
+        "".join(f"[[level]]\nlevel = {n}\nnodes = {100 * 2**n}\n\n" for n in range(1, 9))
+        + "".join(
+            f"[variant.xiangqi.{n}]\nelo = {300.0 * n}\nelo_lo = {300.0 * n - 50}\n"
+            f"elo_hi = {300.0 * n + 50}\ngames = 100\n\n"
+            for n in range(1, 9)
+        )
+    )
+    spec = f"elo:750,levels={rated}"
+    plan = Plan(games=4, extras=(Extra("elo-750", spec, ("L2", "L3"), 4),))
+    points = [s for s in _states(plan) if s.pairing.stronger.name == "elo-750"]
+    assert [s.pairing.top_level() for s in points] == [2, 3]
+    assert all(in_scope(s, 3) for s in points) and not any(in_scope(s, 1) for s in points)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,3 +17,11 @@ def run_ladder(*args: str, cwd: Path | None = None) -> subprocess.CompletedProce
         timeout=600,
         cwd=cwd,
     )
+
+
+def default_sigint() -> None:
+    """In the child before it runs: SIGINT at its default, as a supervisor starts a
+    process. (A shell without job control starts background commands with SIGINT
+    ignored, and a command keeps an ignored SIGINT ignored, as `ladder match` does: a
+    suite started that way must not hand that on to the runs it interrupts.)"""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

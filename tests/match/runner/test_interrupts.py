@@ -26,6 +26,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.match.helpers import default_sigint
+
 FAULTY_ENGINE = Path(__file__).parent.parent / "faulty_engine.py"
 MARK = "LADDER_INTERRUPT_TEST"
 
@@ -64,7 +66,12 @@ def _interrupt(cmd: list[str], ready: Callable[[psutil.Process], bool]) -> tuple
     mark = uuid.uuid4().hex
     env = {**os.environ, MARK: mark}
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=default_sigint,
     )
     try:
         driver = psutil.Process(proc.pid)
