@@ -4,6 +4,7 @@ curve, for the tests of the fit and the criteria."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from ladder.match.game.play import GameRecord
 from ladder.match.statistics.elo import elo_to_score
@@ -59,3 +60,17 @@ def games(truth: dict[str, float], pairs_per_match: int, seed: int = 1) -> list[
                     res = "1-0" if rng.random() < s else "0-1"
                     out.append(record(red, black, res, p, 2 * p + g, mid))
     return out
+
+
+def rated_levels(path: Path) -> Path:
+    """A levels file at ``path`` whose eight levels carry ratings 450, 750, ... 2,550 (as
+    TRUTH's levels: greedy 150 and 300 a level), which an ``elo:`` player needs."""
+    path.write_text(
+        "".join(f"[[level]]\nlevel = {n}\nnodes = {100 * 2**n}\n\n" for n in range(1, 9))
+        + "".join(
+            f"[variant.xiangqi.{n}]\nelo = {150.0 + 300 * n}\nelo_lo = {100.0 + 300 * n}\n"
+            f"elo_hi = {200.0 + 300 * n}\ngames = 100\n\n"
+            for n in range(1, 9)
+        )
+    )
+    return path

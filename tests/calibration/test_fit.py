@@ -19,7 +19,7 @@ from ladder.calibration.schedule import widest_gaps
 from ladder.levels import Level, Rating, load_levels
 from ladder.match.game.play import GameRecord
 from ladder.match.statistics.bradley_terry import Difference, fit_ladder
-from tests.calibration.synthetic import games, record
+from tests.calibration.synthetic import games, rated_levels, record
 from tests.calibration.test_schedule import _states
 
 TRUTH = {"random": 0.0, "greedy": 150.0, "L1": 450.0, "L2": 750.0, "L3": 1050.0, "L4": 1350.0}
@@ -221,24 +221,10 @@ def test_a_plain_twin_is_the_shipped_level_without_variety_once() -> None:
     assert plan.plain_twins("xiangqi") == [("L3-plain", 3, 100)]
 
 
-def _rated_levels(tmp_path: Path) -> Path:
-    """A levels file whose levels carry the TRUTH-like ratings an ``elo:`` player needs."""
-    path = tmp_path / "rated.toml"
-    path.write_text(
-        "".join(f"[[level]]\nlevel = {n}\nnodes = {100 * 2**n}\n\n" for n in range(1, 9))
-        + "".join(
-            f"[variant.xiangqi.{n}]\nelo = {150.0 + 300 * n}\nelo_lo = {100.0 + 300 * n}\n"
-            f"elo_hi = {200.0 + 300 * n}\ngames = 100\n\n"
-            for n in range(1, 9)
-        )
-    )
-    return path
-
-
 def test_the_plan_names_its_elo_points(tmp_path: Path) -> None:
     from ladder.calibration.plan import Extra
 
-    spec = f"elo:900,levels={_rated_levels(tmp_path)}"
+    spec = f"elo:900,levels={rated_levels(tmp_path / 'rated.toml')}"
     plan = Plan(
         extras=(
             Extra("elo-900", spec, ("L2",), 50, variants=("xiangqi",)),

@@ -18,7 +18,7 @@ from ladder.calibration.schedule import (
 from ladder.match.openings import load_openings
 from ladder.match.runner.match_run import match_tasks
 from ladder.match.statistics.bradley_terry import fit_ladder
-from tests.calibration.synthetic import games
+from tests.calibration.synthetic import games, rated_levels
 
 
 def _states(plan: Plan) -> list[PairingState]:
@@ -124,17 +124,9 @@ def test_max_level_keeps_a_run_to_the_bottom() -> None:
 
 
 def test_an_elo_point_is_scoped_by_the_levels_it_meets(tmp_path: Path) -> None:
-    rated = tmp_path / "rated.toml"
-    rated.write_text(
-        "".join(f"[[level]]\nlevel = {n}\nnodes = {100 * 2**n}\n\n" for n in range(1, 9))
-        + "".join(
-            f"[variant.xiangqi.{n}]\nelo = {300.0 * n}\nelo_lo = {300.0 * n - 50}\n"
-            f"elo_hi = {300.0 * n + 50}\ngames = 100\n\n"
-            for n in range(1, 9)
-        )
-    )
-    spec = f"elo:750,levels={rated}"
-    plan = Plan(games=4, extras=(Extra("elo-750", spec, ("L2", "L3"), 4),))
-    points = [s for s in _states(plan) if s.pairing.stronger.name == "elo-750"]
+    rated = rated_levels(tmp_path / "rated.toml")
+    spec = f"elo:900,levels={rated}"
+    plan = Plan(games=4, extras=(Extra("elo-900", spec, ("L2", "L3"), 4),))
+    points = [s for s in _states(plan) if s.pairing.stronger.name == "elo-900"]
     assert [s.pairing.top_level() for s in points] == [2, 3]
     assert all(in_scope(s, 3) for s in points) and not any(in_scope(s, 1) for s in points)

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def run_ladder(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -16,6 +17,19 @@ def run_ladder(*args: str, cwd: Path | None = None) -> subprocess.CompletedProce
         text=True,
         timeout=600,
         cwd=cwd,
+    )
+
+
+def start_interruptible(cmd: list[str], **kwargs: Any) -> subprocess.Popen[str]:
+    """``cmd`` started as a supervisor starts it (SIGINT at its default, see
+    :func:`default_sigint`), its standard error captured as text, its output dropped."""
+    return subprocess.Popen(
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
+        **kwargs,
     )
 
 

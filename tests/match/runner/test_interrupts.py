@@ -16,7 +16,6 @@ import os
 import random
 import signal
 import sqlite3
-import subprocess
 import sys
 import time
 import uuid
@@ -26,7 +25,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.match.helpers import default_sigint
+from tests.match.helpers import start_interruptible
 
 FAULTY_ENGINE = Path(__file__).parent.parent / "faulty_engine.py"
 MARK = "LADDER_INTERRUPT_TEST"
@@ -65,14 +64,7 @@ def _interrupt(cmd: list[str], ready: Callable[[psutil.Process], bool]) -> tuple
     returns (exit code, standard error)."""
     mark = uuid.uuid4().hex
     env = {**os.environ, MARK: mark}
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        preexec_fn=default_sigint,
-    )
+    proc = start_interruptible(cmd, env=env)
     try:
         driver = psutil.Process(proc.pid)
         deadline = time.monotonic() + 120

@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 
 from ladder.match.output.pgn import read_pgn
-from tests.match.helpers import default_sigint
+from tests.match.helpers import start_interruptible
 
 GAMES = 10
 
@@ -100,13 +100,7 @@ def test_ctrl_c_abandons_long_games_at_once(tmp_path: Path, engine_exe: Path) ->
     slow = f"engine:{engine_exe},nodes=500000000"
     cmd = [sys.executable, "-m", "ladder.cli", "match", slow, slow]
     cmd += ["--variant", "xiangqi", "--games", "2", "-j", "2", "--db", str(tmp_path / "i.sqlite")]
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=default_sigint,
-    )
+    proc = start_interruptible(cmd)
     try:
         driver = psutil.Process(proc.pid)
         deadline = time.monotonic() + 120
