@@ -324,7 +324,10 @@ def _checked(lvl: Level, where: str) -> Level:
 
 def load_levels(path: Path = LEVELS_FILE) -> dict[str, dict[int, Level]]:
     """All levels, per variant id: {variant: {1: Level, ..., 8: Level}}."""
-    data = tomllib.loads(path.read_text())
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:  # names the file: the message only says where in it
+        raise LevelsError(f"{path}: {exc}") from None
     defaults = data.get("defaults", {})
     base = {t["level"]: _level_from(t, defaults) for t in data.get("level", [])}
     if sorted(base) != list(LEVEL_NUMBERS):

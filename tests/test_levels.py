@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -80,6 +82,21 @@ def test_bad_level_tables_are_named(tmp_path: Path, extra: str, needle: str) -> 
     text = f"[[level]]\nlevel = 1\nnodes = 50\n{extra}\n\n" + BASE
     with pytest.raises(LevelsError, match=needle):
         _load(tmp_path, text)
+
+
+def test_a_file_that_is_no_toml_is_named_with_where_in_it(tmp_path: Path) -> None:
+    path = tmp_path / "broken.toml"
+    path.write_text("[[level]\n")
+    with pytest.raises(LevelsError, match=r"broken\.toml: .*line 1"):
+        load_levels(path)
+    done = subprocess.run(
+        [sys.executable, "-m", "ladder.cli", "levels", "--levels", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"ladder levels: {path}: ") and "Traceback" not in done.stderr
 
 
 def test_bad_overrides_are_named(tmp_path: Path) -> None:

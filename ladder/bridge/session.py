@@ -175,7 +175,9 @@ class LevelSession:
 
         What is refused falls back to what is legal: a bad FEN to the variant's start
         position (and its moves are not played), a bad or illegal move ends the list
-        there (the position is the one before it), as GUIs expect of an engine.
+        there (the position is the one before it), as GUIs expect of an engine. A legal
+        move after the end our rules see (a repetition, sixty plies) is played: the GUI
+        is the arbiter, and stopping there would leave the other side to move.
         ``notation`` rewrites a move's error in the GUI's notation.
         """
         try:
@@ -191,9 +193,10 @@ class LevelSession:
         return None
 
     def play(self, move: str) -> str | None:
-        """Play ``move`` (canonical); returns why not, or None when it was played."""
+        """Play ``move`` (canonical); returns why not, or None when it was played (a
+        legal move also after the end our rules see: the GUI judges the game)."""
         try:
-            self.game.push(move)
+            self.game.push(move, after_end=True)
         except RulesError as exc:
             return exc.reason
         return None

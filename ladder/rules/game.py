@@ -298,10 +298,12 @@ class Game:
 
     # ------------------------------------------------------------ playing
 
-    def push(self, move: str) -> None:
+    def push(self, move: str, *, after_end: bool = False) -> None:
         """Play ``move`` (canonical notation). RulesError(field="move") if it is
-        malformed or illegal, or if the game is already over; the reason says why."""
-        self._push(move, "move", None)
+        malformed or illegal, or if the game is already over; the reason says why.
+        ``after_end``: a legal move is played even where these rules have ended the game
+        (a GUI that judges by other rules, e.g. of repetition, plays on)."""
+        self._push(move, "move", None, after_end)
 
     def _parse_legal(self, move: object, field: str, ply: int | None) -> int:
         m = parse_move(move, field, ply)
@@ -313,9 +315,9 @@ class Game:
         why = why_illegal(self._pos, self.variant, m)
         return RulesError(field, f"illegal move {move!r}: {why}", ply)
 
-    def _push(self, move: object, field: str, ply: int | None) -> None:
+    def _push(self, move: object, field: str, ply: int | None, after_end: bool = False) -> None:
         m = parse_move(move, field, ply)
-        over = self.outcome()
+        over = None if after_end else self.outcome()
         if over is not None:
             raise RulesError(
                 field, f"the game is already over ({over.reason.value}, {over.result})", ply

@@ -136,6 +136,11 @@ def test_a_pgn_game_analysed_into_pgn_and_json(tmp_path: Path) -> None:
         assert [t for t in text.split() if not t[0].isdigit()] == ply["pv_wxf"]
     words = [c for c in read["comments"] if not c.startswith("[%eval")]
     assert any("Blunder." in w and f"{plies[8]['best_wxf']} was best." in w for w in words)
+    # and it reads its own output (variations, NAGs and comments read and left out)
+    again = tmp_path / "again.json"
+    done = ladder("analyse", str(out), "--json", str(again), "--nodes", NODES)
+    assert done.returncode == ExitCode.DONE, done.stderr
+    assert [p["move"] for p in json.loads(again.read_text())["games"][0]["plies"]] == PLANTED
 
 
 def test_an_illegal_move_is_refused_with_its_ply(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from ladder.level_move import derive_seed
 from ladder.levels import LEVELS_FILE, elo_range, load_levels
 from ladder.rules import Game
 from protocol import Dialect, Engine, Limit, RankNumbering, XBoardEngine
+from protocol.notation import from_ucci, to_ucci
 from tests.bridge.helpers import LADDER, RATED_LEVELS, LineSession, ladder
 
 pytestmark = pytest.mark.timeout(300)
@@ -324,3 +325,26 @@ def test_go_searchmoves_restricts_the_move() -> None:
         gui.expect(lambda line: line.startswith("info depth"))
         gui.send("stop")
         assert bestmove(gui.expect("bestmove")) == "a1a2"
+
+
+@pytest.mark.parametrize("dialect", ["uci", "ucci"])
+def test_a_position_past_the_end_our_rules_see_is_played_on(dialect: str) -> None:
+    """A GUI that judges repetition by other rules sends moves past the repetition our
+    rules end the game at: the bridge answers for the side to move in the GUI's position
+    (not for the side to move where our rules stopped), as it does past sixty plies."""
+    moves = ["b1c3", "b10c8", "c3b1", "c8b10"] * 2 + ["b1c3"]
+    game = Game.from_fen("xiangqi")
+    for move in moves[:-1]:
+        game.push(move)
+    assert game.outcome() is not None  # over by our rules before the last move
+    game.push(moves[-1], after_end=True)
+    assert game.turn == "black"
+    with ladder(dialect) as gui:
+        gui.send(dialect)
+        gui.expect(f"{dialect}ok")
+        shown = moves if dialect == "uci" else [to_ucci(m) for m in moves]
+        gui.send(f"position startpos moves {' '.join(shown)}", "go")
+        lines = gui.expect(lambda line: line.startswith(("bestmove", "nobestmove")))
+        assert not any("error" in line for line in lines), lines
+        answer = bestmove(lines)
+        assert (answer if dialect == "uci" else from_ucci(answer)) in game.legal_moves(), lines

@@ -60,6 +60,10 @@ def test_sixty_plies_draw() -> None:
     assert outcome_of(g) == ("1/2-1/2", None, Reason.SIXTY_PLIES)
     with pytest.raises(RulesError, match="already over"):
         g.push("a2a1")
+    with pytest.raises(RulesError, match="illegal move"):  # past the end: still legal only
+        g.push("a2b4", after_end=True)
+    g.push("a2a1", after_end=True)  # a GUI's game, judged by other rules, plays on
+    assert g.moves[-1] == "a2a1" and g.turn == "black"
 
 
 def test_sixty_plies_counter_from_fen_already_reached() -> None:

@@ -40,11 +40,14 @@ RunT = TypeVar("RunT", bound=Any)
 def play(command: str, run_it: Callable[[], RunT]) -> RunT | int:
     """Run a match or tournament: the run, or the exit code of one that failed (its
     one-line reason said on standard error)."""
+    from ladder.match.output.store import StoreError
     from ladder.match.runner.backends import abandon_workers, interrupts_raise
 
     try:
         with interrupts_raise():
             run = run_it()
+    except StoreError as exc:  # opened first: nothing was played
+        return usage_error(command, exc)
     except KeyboardInterrupt:
         abandon_workers()
         print(f"ladder {command}: interrupted; run the same command to resume", file=sys.stderr)

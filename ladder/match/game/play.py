@@ -28,6 +28,10 @@ from protocol import EngineFailure
 __all__ = ["GameRecord", "GameTask", "play_game"]
 
 
+#: A game's results that score it (a PGN's ``*`` is a game without a result).
+DECIDED_RESULTS = frozenset({"1-0", "0-1", "1/2-1/2"})
+
+
 @dataclass(frozen=True)
 class GameTask:
     """Everything a worker needs to play one game."""
@@ -62,7 +66,7 @@ class GameRecord:
     book_plies: int
     moves: list[str]
     infos: list[dict[str, Any]]  #: per non-book move: cp, mate, depth, nodes, seconds
-    result: str  #: "1-0", "0-1", "1/2-1/2"
+    result: str  #: "1-0", "0-1", "1/2-1/2" (a study's PGN may also hold "*")
     winner: str | None
     reason: str
     search_seconds: dict[str, float]

@@ -234,11 +234,20 @@ class PgnGame:
 
 
 _HEADER_RE = re.compile(r'^\[(\w+)\s+"(.*)"\]\s*$')
-_TOKEN_RE = re.compile(r"\{[^}]*\}|\d+\.(?:\.\.)?|1-0|0-1|1/2-1/2|\*|[^\s{}]+")
+# Movetext tokens (PGN standard, section 8.2): brace comments (over lines), rest-of-line
+# comments, variations' parentheses, NAGs, move numbers, results, and the rest (moves).
+_TOKEN_RE = re.compile(
+    r"\{[^}]*\}|;[^\n]*|[()]|\$\d+|\d+\.(?:\.\.)?|1-0|0-1|1/2-1/2|\*|[^\s{}();]+"
+)
+_MOVE_NUMBER_RE = re.compile(r"\d+\.(\.\.)?")
+#: A move's suffix annotation (`!`, `?!`, ...): not part of the move.
+_SUFFIX_RE = re.compile(r"[!?]+$")
 
 
 def read_pgn(text: str) -> Iterator[PgnGame]:
-    """The games of a PGN text, in order."""
+    """The games of a PGN text, in order: the main line of each, its comments, its
+    result. Variations (``( ... )``, nested), NAGs (``$2``), suffix annotations (``!?``)
+    and rest-of-line comments (``;``) are read and left out, as the standard allows."""
     game: PgnGame | None = None
     in_moves = False
     movetext: list[str] = []
@@ -246,17 +255,24 @@ def read_pgn(text: str) -> Iterator[PgnGame]:
     def finish() -> PgnGame | None:
         if game is None:
             return None
-        for tok in _TOKEN_RE.findall(" ".join(movetext)):
-            if tok.startswith("{"):
+        depth = 0  # inside how many variations
+        for tok in _TOKEN_RE.findall("\n".join(movetext)):
+            if tok == "(":
+                depth += 1
+            elif tok == ")":
+                depth = max(depth - 1, 0)
+            elif depth or tok.startswith(("$", ";")) or _MOVE_NUMBER_RE.fullmatch(tok):
+                continue
+            elif tok.startswith("{"):
                 if game.comments:
                     game.comments[-1] = tok[1:-1].strip()
-            elif re.fullmatch(r"\d+\.(\.\.)?", tok):
-                continue
             elif tok in ("1-0", "0-1", "1/2-1/2", "*"):
                 game.result = tok
             else:
-                game.moves.append(tok)
-                game.comments.append(None)
+                move = _SUFFIX_RE.sub("", tok)
+                if move:
+                    game.moves.append(move)
+                    game.comments.append(None)
         return game
 
     for raw in text.splitlines():
@@ -269,6 +285,8 @@ def read_pgn(text: str) -> Iterator[PgnGame]:
                     yield done
                 game, in_moves, movetext = PgnGame({}), False, []
             game.headers[m[1]] = m[2]
+        elif line.startswith("%"):
+            continue  # an escaped line (PGN standard 6): not for this reader
         elif line:
             if game is None:
                 raise PgnError(f"movetext before any header: {line[:40]!r}")

@@ -21,7 +21,7 @@ from typing import Any
 from ladder.match.game.play import GameRecord
 from ladder.match.output.paths import check_output_path
 
-__all__ = ["ResultStore", "check_db_path"]
+__all__ = ["ResultStore", "StoreError", "check_db_path"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -57,6 +57,10 @@ CREATE INDEX IF NOT EXISTS games_variant ON games(variant);
 """
 
 
+class StoreError(ValueError):
+    """A ``--db`` file that cannot be a results database (not SQLite, not writable)."""
+
+
 def check_db_path(path: Path) -> None:
     """FileNotFoundError, naming it, when the folder of a database ``path`` is missing;
     IsADirectoryError when ``path`` is a folder (:func:`check_output_path`)."""
@@ -71,10 +75,16 @@ class ResultStore:
         self.path = Path(path)
         check_db_path(self.path)
         self._db = sqlite3.connect(self.path, timeout=30.0)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        self._db.commit()
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+            self._db.commit()
+        except sqlite3.DatabaseError as exc:  # another file's bytes, /dev/null, a locked file
+            self._db.close()
+            raise StoreError(
+                f"--db {self.path}: not a results database it can use ({exc})"
+            ) from None
 
     def close(self) -> None:
         self._db.close()

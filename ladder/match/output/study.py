@@ -35,7 +35,7 @@ from ladder.analysis.plies import PlyAnalysis
 from ladder.analysis.runner import GamePositions, analyse
 from ladder.analysis.search import Evaluation, checked_line
 from ladder.match.exit_codes import ExitCode
-from ladder.match.game.play import GameRecord
+from ladder.match.game.play import DECIDED_RESULTS, GameRecord
 from ladder.match.output.json_document import write_json
 from ladder.match.output.pgn import PgnError, format_pgn, iccs_move, read_pgn, replay
 from ladder.match.output.store import ResultStore
@@ -156,8 +156,11 @@ def _record_from_pgn(parsed: Any, index: int, source: str, variant: str | None) 
     while book < len(comments) and comments[book] == "book":
         book += 1
     outcome = game.outcome()
-    reason = h.get("Termination") or (outcome.reason.value if outcome else "unterminated")
     result = h.get("Result", parsed.result or "*")
+    # Without a Termination tag: the rules' ending, else the result's word alone (a
+    # resignation, a clock, an adjudication), else none yet.
+    unruled = "result-tag" if result in DECIDED_RESULTS else "unterminated"
+    reason = h.get("Termination") or (outcome.reason.value if outcome else unruled)
     return GameRecord(
         match_id=h.get("Match") or source,
         game_no=int(h["GameNo"]) if h.get("GameNo", "").isdigit() else index,
@@ -220,14 +223,28 @@ def load_games(
     return list(out.items())
 
 
+def _study_stats(games: Sequence[GameRecord]) -> MatchStats:
+    """A match's figures from its games with a result; an unfinished game (``*``) is no
+    draw: it is counted apart (``unfinished``), and its length still counts."""
+    decided = [r for r in games if r.result in DECIDED_RESULTS]
+    stats = match_stats(decided, "A", "B")
+    stats.unfinished = len(games) - len(decided)
+    if stats.unfinished:
+        stats.reasons["unfinished"] = stats.unfinished
+    if games:
+        stats.mean_plies = sum(len(r.moves) for r in games) / len(games)
+    return stats
+
+
 def summary_table(rows: Sequence[tuple[str, MatchStats]]) -> str:
-    """One line per match: games, draw rate, Red's score, mean plies, endings."""
+    """One line per match: games, draw rate, Red's score, mean plies, endings (the draw
+    rate and Red's score of the games with a result)."""
     width = max([5, *(len(label) for label, _ in rows)])
     lines = [f"{'match':<{width}}  games  drawn  Red's score  mean plies  endings"]
     for label, s in rows:
         endings = ", ".join(f"{k} {v}" for k, v in sorted(s.reasons.items()))
         lines.append(
-            f"{label:<{width}}  {s.games:>5}  {100 * s.draw_rate:>4.0f}%  "
+            f"{label:<{width}}  {s.games + s.unfinished:>5}  {100 * s.draw_rate:>4.0f}%  "
             f"{100 * s.red_score:>10.1f}%  {s.mean_plies:>10.1f}  {endings}"
         )
     return "\n".join(lines)
@@ -271,7 +288,7 @@ def run_study(
                 )
                 + "\n"
             )
-    rows = [(label, match_stats(games, "A", "B")) for label, games in matches]
+    rows = [(label, _study_stats(games)) for label, games in matches]
     print(summary_table(rows), file=report)
     print(f"{len(annotated)} games annotated into {out}", file=report)
     if json_path is not None:
@@ -308,9 +325,10 @@ def _json_document(
         "matches": [
             {
                 "match": label,
-                "games": s.games,
-                "draw_rate": s.draw_rate,
-                "red_score": s.red_score,
+                "games": s.games + s.unfinished,
+                "unfinished": s.unfinished,
+                "draw_rate": s.draw_rate if s.games else None,
+                "red_score": s.red_score if s.games else None,
                 "mean_plies": s.mean_plies,
                 "endings": dict(s.reasons),
             }

@@ -48,6 +48,8 @@ class MatchStats:
     search_seconds: float = 0.0
     wall_seconds: float = 0.0
     engine_restarts: int = 0  #: see :func:`engine_restarts`
+    #: Games without a result (``*``, a study's PGN), left out of every figure above.
+    unfinished: int = 0
 
     @property
     def games(self) -> int:

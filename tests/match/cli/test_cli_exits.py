@@ -95,6 +95,19 @@ def test_an_output_file_that_cannot_be_written_is_refused_before_any_game(
         assert _stored(db) == []
 
 
+def test_a_db_that_is_no_results_database_is_refused_in_one_line(tmp_path: Path) -> None:
+    not_sqlite = tmp_path / "levels.toml"
+    not_sqlite.write_text("x = 1\n")
+    for db in (not_sqlite, Path("/dev/null")):
+        for command in (["match"], ["tournament", "level:1"]):
+            done = run_ladder(*command, "random", "greedy", "--variant", "xiangqi",
+                              "--games", "2", "--db", str(db))  # fmt: skip
+            assert done.returncode == ExitCode.USAGE, done.stderr
+            assert f"--db {db}: not a results database" in done.stderr
+            assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+    assert not_sqlite.read_text() == "x = 1\n"  # untouched
+
+
 @pytest.mark.parametrize(
     ("a", "b", "code", "decision"),
     [("greedy", "random", ExitCode.SPRT_H1, "H1"), ("random", "greedy", ExitCode.SPRT_H0, "H0")],

@@ -130,3 +130,20 @@ def test_match_pgn_read_by_python_chess_and_cchess(tmp_path: Path, engine_exe: P
             assert board.move_iccs(move) is not None
             board.next_turn()
         assert board.to_fen().split()[0] == replayed.board_fen().split("[")[0]
+
+
+def test_variations_nags_and_annotations_are_read_and_left_out() -> None:
+    """The PGN standard's movetext besides the main line: variations (nested, over
+    lines), NAGs, suffix annotations, rest-of-line comments and escaped lines."""
+    text = (
+        '[Event "x"]\n[Variant "xiangqi"]\n[Format "ICCS"]\n\n'
+        "% an escaped line h2e2\n"
+        "1. h2e2! $1 {centre} (1. h0g2 (1. b0c2 ; a rest-of-line comment (\n"
+        "h9g7) h9g7) 1... b7e7?! ; black's ( paren in a comment\n"
+        "2. h0g2 $2 h9g7 {last} 1-0\n"
+    )
+    (game,) = read_pgn(text)
+    assert game.moves == ["h2e2", "b7e7", "h0g2", "h9g7"]  # as written (ICCS)
+    assert game.comments == ["centre", None, None, "last"]
+    assert game.result == "1-0"
+    assert replay(game).moves == ["h3e3", "b8e8", "h1g3", "h10g8"]

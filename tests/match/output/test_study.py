@@ -108,6 +108,22 @@ def test_a_pgn_without_a_variant_tag_is_plain_xiangqi(tmp_path: Path, engine_exe
     assert next(iter(read_pgn(study.read_text()))).headers["Variant"] == "atomic-xiangqi"
 
 
+def test_an_unfinished_game_is_no_draw(tmp_path: Path, engine_exe: Path) -> None:
+    """A ``*`` game is counted apart, out of the draw rate and Red's score; a decided
+    game without a rules ending or a Termination tag ends by its result tag."""
+    source, study, data = tmp_path / "two.pgn", tmp_path / "study.pgn", tmp_path / "s.json"
+    source.write_text(
+        '[Event "x"]\n[Result "*"]\n\n1. C2=5 H8+7 *\n\n'
+        '[Event "x"]\n[Result "1-0"]\n\n1. C2=5 H8+7 2. H2+3 1-0\n'
+    )
+    done = run_ladder("study", str(source), "--out", str(study), "--json", str(data),
+                      "--engine", "level:1,variety=off", "--nodes", "64")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (row,) = json.loads(data.read_text())["matches"]
+    assert (row["games"], row["unfinished"], row["draw_rate"], row["red_score"]) == (2, 1, 0, 1)
+    assert row["endings"] == {"unfinished": 1, "result-tag": 1}
+
+
 def test_study_of_a_game_xboard_saved(tmp_path: Path, engine_exe: Path) -> None:
     """XBoard's own PGN (its SAN-like xiangqi moves, ``Cfxd0``, ``C0g1``): studied, and
     written back in standard WXF (the rear cannon's ``C-+1``)."""
