@@ -31,6 +31,7 @@ from __future__ import annotations
 
 __all__ = [
     "DEFAULT_MOVES_TO_GO",
+    "MAX_LIMIT_MS",
     "MAX_SHARE",
     "MIN_LIMIT_MS",
     "RESERVE_FIXED_MS",
@@ -50,6 +51,9 @@ RESERVE_FIXED_MS = 50
 MAX_SHARE = 0.5
 #: The shortest limit given (ms).
 MIN_LIMIT_MS = 1
+#: The longest limit given (ms): a day. No level searches that long; a GUI's absurd
+#: clock (`go wtime 99999999999999999999`) must not reach the engine as a time.
+MAX_LIMIT_MS = 86_400_000
 #: The share of the increment spent on each move.
 INCREMENT_SHARE = 0.75
 
@@ -75,7 +79,7 @@ def move_time_limit_ms(
         raise ValueError(f"moves_to_go must be a whole number >= 1, not {moves_to_go!r}")
     usable = max(0, remaining_ms - reserve_ms(remaining_ms))
     share = usable / (moves_to_go or DEFAULT_MOVES_TO_GO) + INCREMENT_SHARE * increment_ms
-    return max(MIN_LIMIT_MS, int(min(share, MAX_SHARE * usable)))
+    return max(MIN_LIMIT_MS, min(MAX_LIMIT_MS, int(min(share, MAX_SHARE * usable))))
 
 
 def fixed_move_limit_ms(movetime_ms: int) -> int:
@@ -86,4 +90,4 @@ def fixed_move_limit_ms(movetime_ms: int) -> int:
         raise ValueError(
             f"movetime_ms must be a whole number of milliseconds >= 0, not {movetime_ms!r}"
         )
-    return max(MIN_LIMIT_MS, movetime_ms - reserve_ms(movetime_ms))
+    return max(MIN_LIMIT_MS, min(MAX_LIMIT_MS, movetime_ms - reserve_ms(movetime_ms)))

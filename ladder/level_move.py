@@ -37,6 +37,7 @@ import hashlib
 import math
 import os
 import random
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,6 +95,9 @@ class SearchJob:
     root_moves: tuple[str, ...] | None = None  #: `searchmoves`: only these (legal) moves
     #: `go movetime` too, on a clock (ladder.clock.move_time_limit_ms); None: nodes only
     time_limit_ms: int | None = None
+    #: when that time is up (``time.monotonic()``): the limit counts from when the move
+    #: was asked for, so what comes before the search is taken out of it
+    deadline: float | None = None
 
     @classmethod
     def for_level(
@@ -105,11 +109,13 @@ class SearchJob:
         ply: int,
         seed: int | None = None,
         time_limit_ms: int | None = None,
+        clock_started: float | None = None,
     ) -> SearchJob:
         """The search ``level`` makes for the move at game ply ``ply``: its node limit
         (drawn within the variety rule's jitter with ``seed``, where it applies) and
         Hash, and MultiPV = the variety rule's line count where it applies (else 1); on
-        a clock also `time_limit_ms` (it stops at whichever comes first)."""
+        a clock also `time_limit_ms` (it stops at whichever comes first), counted from
+        ``clock_started`` (``time.monotonic()``; default: now)."""
         variety = level.variety_at(ply)
         nodes = level.nodes
         if variety is not None and variety.node_jitter_pct and seed is not None:
@@ -125,6 +131,10 @@ class SearchJob:
             multipv=variety.multipv if variety else 1,
             hash_mb=level.hash_mb,
             time_limit_ms=time_limit_ms,
+            deadline=None
+            if time_limit_ms is None
+            else (time.monotonic() if clock_started is None else clock_started)
+            + time_limit_ms / 1000,
         )
 
 
@@ -163,11 +173,7 @@ async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[s
         job.section,
         job.fen,
         job.moves,
-        Limit(
-            nodes=job.nodes,
-            time=None if job.time_limit_ms is None else job.time_limit_ms / 1000,
-            root_moves=job.root_moves,
-        ),
+        Limit(nodes=job.nodes, deadline=job.deadline, root_moves=job.root_moves),
         options={"Threads": 1, "MultiPV": job.multipv, "Hash": job.hash_mb},
         new_game=True,
         validate_move=legal.__contains__,
@@ -322,6 +328,7 @@ async def play_level_move(
     legal: frozenset[str] | None = None,
     allowed: frozenset[str] | None = None,
     time_limit_ms: int | None = None,
+    clock_started: float | None = None,
 ) -> LevelMove:
     """``level``'s move in ``game`` (not changed; it must have a legal move) drawn with
     ``seed``, searched on ``engine`` (:func:`level_engine`).
@@ -330,7 +337,10 @@ async def play_level_move(
     (default: every legal move) narrows the choice, as UCCI's ``banmoves`` does: when
     the engine's best move is not allowed, the best allowed line is played, else a
     random allowed move. ``time_limit_ms`` (on a clock, :func:`ladder.clock.
-    move_time_limit_ms`) stops the search early; the node limit stays. Raises
+    move_time_limit_ms`) stops the search early, counted from ``clock_started``
+    (``time.monotonic()`` when the move was asked for; default: now), so what comes
+    before the search (a queue, new engine options) is taken out of it; the node limit
+    stays. Raises
     :class:`NoLevelMove` for a ``(none)`` answer, and
     :class:`protocol.errors.EngineFailure` when the engine keeps failing.
     """
@@ -344,7 +354,14 @@ async def play_level_move(
     ply = game.game_ply
     fen, moves = game.engine_position()
     job = SearchJob.for_level(
-        FSF_VARIANT[game.variant.name], fen, moves, settings, ply, seed, time_limit_ms
+        FSF_VARIANT[game.variant.name],
+        fen,
+        moves,
+        settings,
+        ply,
+        seed,
+        time_limit_ms,
+        clock_started,
     )
     searched = await search_level(engine, job, legal)
     result = searched.result

@@ -23,11 +23,16 @@ has it, default ``true``; otherwise the unit is the second)::
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 
 import chess
 
 from protocol.errors import EngineArgumentError
+
+#: The shortest ``movetime`` a deadline leaves (seconds): an engine asked for 0 ms may
+#: read it as no limit.
+MIN_MOVETIME = 0.001
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +60,12 @@ class Limit:
     root_moves: tuple[str, ...] | None = None
     """Search only these moves at the root: ``searchmoves`` (UCI; last on the line), in
     the engine's notation, each one checked legal by the caller's rules checker."""
+    deadline: float | None = None
+    """The search ends by this moment of ``time.monotonic()`` at the latest: what is
+    left of it when the search is sent becomes its ``movetime`` (at least
+    :data:`MIN_MOVETIME`; :meth:`resolved`), so whatever comes first (new options, a
+    new variant, a restarted engine, a wait for the engine) is taken out of it: a clock
+    runs from when the move was asked for, not from when the engine got to it."""
 
     def __post_init__(self) -> None:
         if self.root_moves is not None and (
@@ -68,6 +79,12 @@ class Limit:
                 isinstance(value, bool) or not isinstance(value, int) or value < 0
             ):
                 raise EngineArgumentError(f"Limit.{name} must be a non-negative int: {value!r}")
+        if self.deadline is not None and (
+            isinstance(self.deadline, bool)
+            or not isinstance(self.deadline, int | float)
+            or not math.isfinite(self.deadline)
+        ):
+            raise EngineArgumentError(f"Limit.deadline must be a monotonic time: {self.deadline!r}")
         for name in ("time", "white_clock", "black_clock", "white_inc", "black_inc"):
             value = getattr(self, name)
             if value is not None and (
@@ -83,7 +100,17 @@ class Limit:
         """No field set: the search only ends on ``stop``."""
         return all(
             getattr(self, f) is None
-            for f in ("time", "depth", "nodes", "mate", "white_clock", "black_clock")
+            for f in ("time", "depth", "nodes", "mate", "white_clock", "black_clock", "deadline")
+        )
+
+    def resolved(self) -> Limit:
+        """This limit as it stands now: a :attr:`deadline` turned into the ``movetime``
+        left of it (the shorter of that and :attr:`time`). The dialects send this."""
+        if self.deadline is None:
+            return self
+        left = max(MIN_MOVETIME, self.deadline - time.monotonic())
+        return replace(
+            self, time=left if self.time is None else min(self.time, left), deadline=None
         )
 
     def go_command(self, turn: chess.Color, *, ucci: bool = False, millis: bool = True) -> str:
@@ -93,6 +120,8 @@ class Limit:
         side's clock). ``millis`` is False only for a UCCI engine without
         ``usemillisec``, whose clock fields are then whole seconds.
         """
+        if self.deadline is not None:
+            return self.resolved().go_command(turn, ucci=ucci, millis=millis)
         parts = ["go"]
         if self.infinite:
             parts.append("infinite")
@@ -149,6 +178,8 @@ class Limit:
         a clock by the mover's remaining time plus increment. ``depth``/``mate``/infinite
         alone give no bound (None): the caller applies its own ceiling.
         """
+        if self.deadline is not None:
+            return self.resolved().budget(turn, worst_case_nps)
         candidates: list[float] = []
         if self.time is not None:
             candidates.append(self.time)

@@ -263,8 +263,20 @@ class ManagedEngine:
         """Make sure a healthy engine runs (starting one if needed) and answers a
         readiness check (``isready``/``ping``); a faulted one is restarted as for a
         search (:class:`EngineFailure` after ``retries``)."""
+        await self.prepare()
+
+    async def prepare(
+        self, variant: str | None = None, options: Mapping[str, OptionValue] | None = None
+    ) -> None:
+        """:meth:`ping`, with ``options`` and ``variant`` set first (as :meth:`search`
+        sets them): the slow part of a setup (a new hash table, a new variant) done now,
+        for a GUI's ``isready``, instead of in the next search's time."""
 
         async def run(engine: Engine) -> None:
+            if options:
+                await engine.configure(options)
+            if variant is not None:
+                await engine.set_variant(self.engine_variant(engine, variant))
             await engine.ping()
 
         await self._supervised(run, self.retries)

@@ -377,7 +377,7 @@ class UciEngine(Engine):
         ``FinalInfoOnly`` option (our FSF) is told to print only its last ``info``; with
         ``on_info`` it is told to print them all.
         """
-        limit = search_limit(limit)
+        limit = search_limit(limit).resolved()  # a deadline: the time left of it now
         files, ranks = self._board(fen)
         position = self._position_command(fen, moves, files, ranks)
         turn = self._turn(fen, len(moves))

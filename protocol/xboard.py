@@ -392,7 +392,7 @@ class XBoardEngine(Engine):
         accepted; a resignation or a claim without a move comes back with ``move``
         None.
         """
-        limit = search_limit(limit)
+        limit = search_limit(limit).resolved()  # a deadline: the time left of it now
         files, ranks = self._board(fen)
         if fen is not None:
             check_safe(fen, "FEN")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ladder.clock import move_time_limit_ms, reserve_ms
+from ladder.clock import MAX_LIMIT_MS, fixed_move_limit_ms, move_time_limit_ms, reserve_ms
 
 
 @pytest.mark.parametrize(
@@ -20,10 +20,16 @@ from ladder.clock import move_time_limit_ms, reserve_ms
         (500, 0, None, 13),  # (500 - 100) / 30
         (0, 0, None, 1),  # nothing left: the shortest search there is
         (40, 0, None, 1),
+        (10**20, 0, 1, 86_400_000),  # an absurd clock: at most a day
     ],
 )
 def test_limits(remaining: int, increment: int, to_go: int | None, limit: int) -> None:
     assert move_time_limit_ms(remaining, increment, to_go) == limit
+
+
+def test_a_fixed_time_is_at_most_a_day_too() -> None:
+    assert fixed_move_limit_ms(10**20) == MAX_LIMIT_MS == 86_400_000
+    assert fixed_move_limit_ms(2_000) == 1_750
 
 
 def test_reserve() -> None:

@@ -90,6 +90,7 @@ class GuiServer:
         self._output = output or sys.stdout
         self.commands: dict[str, Handler] = {}
         self.search_task: asyncio.Task[None] | None = None
+        self.warm_up_task: asyncio.Task[None] | None = None
         self.quitting = False
 
     # ------------------------------------------------------------------ I/O
@@ -158,6 +159,10 @@ class GuiServer:
             pass
         finally:
             await self.cancel_search()
+            if self.warm_up_task is not None and not self.warm_up_task.done():
+                self.warm_up_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self.warm_up_task
             await self.session.close()
         return 0
 
@@ -268,6 +273,13 @@ class GuiServer:
             )
             self.error(f"the analysis failed ({exc}): playing the level's move")
         return await self.level_answer(banned)
+
+    def warm_up(self) -> None:
+        """After the handshake: start the engine in the background (:meth:`ready`), so
+        that a GUI that sends ``go`` without ``isready`` or ``ping`` first does not pay
+        for the engine's start (most of a second) on its clock. Once per session."""
+        if self.warm_up_task is None:
+            self.warm_up_task = asyncio.create_task(self.ready())
 
     async def ready(self) -> None:
         """Start the engine (or check it) unless a search runs; never fails."""

@@ -219,8 +219,15 @@ class LevelSession:
         return self._engine
 
     async def prepare(self) -> None:
-        """Start the engine now, or check that it answers (a GUI's ``isready``)."""
-        await self.engine.ping()
+        """Start the engine now, or check that it answers (a GUI's ``isready``), set up
+        for the level and variant played now (the Hash a level-8 search wants takes a
+        few hundred ms to allocate: that belongs here, not in a move's clock)."""
+        try:
+            level = self.playing_level()
+        except SessionError:  # an Elo no level plays: the next search says so
+            await self.engine.ping()
+            return
+        await self.engine.prepare(FSF_VARIANT[self.variant], {"Threads": 1, "Hash": level.hash_mb})
 
     async def best_move(
         self, banned: frozenset[str] = frozenset(), time_limit_ms: int | None = None

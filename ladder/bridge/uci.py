@@ -40,6 +40,7 @@ notation (UCCI: ranks 0..9).
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import ClassVar, TextIO
 
 from ladder.bridge.clocks import GuiClock
@@ -179,6 +180,7 @@ class UciServer(GuiServer):
         for line in self.option_lines():
             self.send(line)
         self.send(f"{self.hello}ok")
+        self.warm_up()
 
     async def cmd_isready(self, args: list[str]) -> None:
         await self.ready()
@@ -227,11 +229,12 @@ class UciServer(GuiServer):
         numbers = self.go_numbers(args)
         time_limit = self.clock(numbers).time_limit_ms()
         banned = self.banned | self.outside_searchmoves(args)
-        if "ponder" not in args and ("infinite" in args or self.analyse_mode):
+        if ("infinite" in args and "ponder" not in args) or self.analyse_mode:
+            # (in analysis mode every go is one, a ponder too: answered after ponderhit)
             limit = Limit(
                 depth=numbers.get("depth"),
                 nodes=numbers.get("nodes"),
-                time=None if time_limit is None else time_limit / 1000,
+                deadline=None if time_limit is None else time.monotonic() + time_limit / 1000,
             )
             self.start_search(lambda: self.analysis(limit, banned))
         else:
@@ -295,6 +298,7 @@ class UciServer(GuiServer):
 
     async def analysis(self, limit: Limit, banned: frozenset[str]) -> None:
         answer = await self.analysis_answer(limit, self.send_info, banned)
+        await self.release.wait()
         self.report(answer, thinking=False)
 
     async def cmd_stop(self, args: list[str]) -> None:

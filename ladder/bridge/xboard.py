@@ -186,6 +186,9 @@ class XBoardServer(GuiServer):
         if spans:  # Elo needs a calibrated levels file; without one it is not offered
             low, high = round(min(s[0] for s in spans)), round(max(s[1] for s in spans))
             self.send(f'feature option="Elo -spin {low} {low} {high}"')
+        # done=0 holds the GUI until done=1 (the protocol's way for an engine that
+        # starts slowly): the engine is started and set up first, out of any clock.
+        await self.ready()
         self.send("feature done=1")
 
     async def cmd_new(self, args: list[str]) -> None:
@@ -409,6 +412,8 @@ class XBoardServer(GuiServer):
         if self.searching and not self.analysing:
             self.pongs.append(number)  # answered after the move, as the protocol asks
         else:
+            if not self.searching:
+                await self.ready()  # the engine set up now, not in the next move's clock
             self.send(f"pong {number}")
 
     async def cmd_result(self, args: list[str]) -> None:

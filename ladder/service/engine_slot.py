@@ -193,13 +193,20 @@ class EngineSlot:
         seed: int,
         legal: frozenset[str],
         time_limit_ms: int | None = None,
+        clock_started: float | None = None,
     ) -> LevelMove:
-        """``level``'s move in ``game`` with ``seed`` (within `time_limit_ms` on a clock),
-        one attempt; raises :class:`SearchAttemptFailed`."""
+        """``level``'s move in ``game`` with ``seed`` (within `time_limit_ms` from
+        ``clock_started`` on a clock), one attempt; raises :class:`SearchAttemptFailed`."""
         try:
             moved = await self._attempt(
                 play_level_move(
-                    self.managed, game, level, seed, legal=legal, time_limit_ms=time_limit_ms
+                    self.managed,
+                    game,
+                    level,
+                    seed,
+                    legal=legal,
+                    time_limit_ms=time_limit_ms,
+                    clock_started=clock_started,
                 )
             )
         except NoLevelMove as exc:  # `(none)` with legal moves left: replace the process

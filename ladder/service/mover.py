@@ -187,6 +187,7 @@ class MoveService:
                 outcome=o.model_dump(mode="json"),
             )
         clock = req.clock
+        clock_started = time.monotonic()  # the clock runs from here: queue and setup count
         time_limit_ms = (
             None
             if clock is None
@@ -229,7 +230,12 @@ class MoveService:
                         t0 = time.perf_counter()
                         try:
                             moved = await worker.play(
-                                checked.game, level, seed, checked.legal, time_limit_ms
+                                checked.game,
+                                level,
+                                seed,
+                                checked.legal,
+                                time_limit_ms,
+                                clock_started,
                             )
                         except SearchAttemptFailed as exc:  # recovered if it was the last try
                             failures.append(f"engine {worker.index}: {exc}")

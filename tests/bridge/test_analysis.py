@@ -55,6 +55,22 @@ def test_uci_analyse_mode_uses_the_guis_limits() -> None:
         assert level.startswith("go nodes ")  # the level plays again
 
 
+def test_uci_analyse_mode_ponders_an_analysis_too() -> None:
+    """In analysis mode a ``go ponder`` is an analysis as well (not the level's book
+    move): held until ``ponderhit``, then answered from the analysis."""
+    with LineSession([LADDER, "--log-level", "debug", "uci", "--level", "8"]) as gui:
+        gui.send("uci", "setoption name UCI_AnalyseMode value true", "position startpos")
+        gui.send("go ponder depth 6")
+        lines = gui.expect(lambda line: info_depth(line) == 6 or line.startswith("bestmove"))
+        assert not any(line.startswith("bestmove") for line in lines)  # held: pondering
+        gui.send("ponderhit")
+        lines += gui.expect("bestmove")
+        depths = [info_depth(line) for line in lines if line.startswith("info depth")]
+        assert depths and min(depths) >= 1 and max(depths) == 6, lines
+        assert lines[-1].split()[1] in Game.from_fen("xiangqi").legal_moves()
+        assert engine_goes(gui, 1) == ["go depth 6"]  # the analysis, not a level's nodes
+
+
 def test_ucci_go_infinite_in_its_notation() -> None:
     with LineSession([LADDER, "ucci"]) as gui:
         gui.send("ucci", "position startpos moves h2e2", "go depth infinite")

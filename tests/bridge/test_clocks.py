@@ -9,6 +9,7 @@ each clock gave and compares its ``movetime`` with the clock rule of ``/v1/move`
 from __future__ import annotations
 
 from ladder.clock import fixed_move_limit_ms, move_time_limit_ms
+from ladder.variants import FSF_VARIANT
 from tests.bridge.helpers import LADDER, LineSession, engine_goes
 
 #: Out of every opening book, Red to move at move 11 (20 plies played).
@@ -16,9 +17,24 @@ FEN = "3akab2/9/4b4/p3p1p1p/9/2p6/P3P1P1P/4C4/9/2BAKAB2 w - - 0 11"
 BLACK_FEN = FEN.replace(" w ", " b ")
 
 
+#: How much of a limit the bridge may spend before the engine's ``go`` (the limit counts
+#: from the GUI's ``go``; a loaded machine's worst case, with room).
+SLACK_MS = 250
+
+
 def movetime(go: str) -> int | None:
     words = go.split()
     return int(words[words.index("movetime") + 1]) if "movetime" in words else None
+
+
+def assert_limit(go: str, expected: int | None) -> None:
+    """The ``movetime`` the engine got is the clock rule's limit less what the bridge
+    spent since the GUI's ``go`` (never more; at least 1 ms)."""
+    sent = movetime(go)
+    if expected is None:
+        assert sent is None, go
+    else:
+        assert sent is not None and max(1, expected - SLACK_MS) <= sent <= expected, (expected, go)
 
 
 def test_uci_clocks_bound_the_search() -> None:
@@ -38,28 +54,31 @@ def test_uci_clocks_bound_the_search() -> None:
         ("go nodes 50 depth 3", FEN, None),  # the level's nodes, not the GUI's
     ]
     with LineSession([LADDER, "--log-level", "debug", "uci", "--seed", "3"]) as gui:
-        gui.send("uci", "setoption name OwnBook value false")
+        gui.send("uci", "setoption name OwnBook value false", "isready")
+        gui.expect("readyok")
         for go, fen, _ in clocks:
             gui.send(f"position fen {fen}", go)
             assert gui.expect("bestmove")[-1] != "bestmove (none)"
         goes = engine_goes(gui, len(clocks))
-    for (sent, _, expected), go in zip(clocks, goes, strict=True):
-        assert movetime(go) == expected, (sent, go)
+    for (_, _, expected), go in zip(clocks, goes, strict=True):
+        assert_limit(go, expected)
         words = go.split()  # the level's node count, never the GUI's nodes or depth
         assert words[1] == "nodes" and int(words[2]) != 50 and "depth" not in words, go
 
 
 def test_ucci_clocks_in_milliseconds_and_seconds() -> None:
     with LineSession([LADDER, "--log-level", "debug", "ucci", "--seed", "3"]) as gui:
-        gui.send("ucci", "setoption OwnBook false", f"position fen {FEN}")
+        gui.send("ucci", "setoption OwnBook false", "isready")
+        gui.expect("readyok")
+        gui.send(f"position fen {FEN}")
         gui.send("go time 60000 increment 1000 opptime 5000 oppincrement 0")
         gui.expect("bestmove")
         gui.send("setoption usemillisec false", f"position fen {BLACK_FEN}")
         gui.send("go time 45 increment 2 movestogo 20")
         gui.expect("bestmove")
         first, second = engine_goes(gui, 2)
-    assert movetime(first) == move_time_limit_ms(60000, 1000)
-    assert movetime(second) == move_time_limit_ms(45000, 2000, 20)
+    assert_limit(first, move_time_limit_ms(60000, 1000))
+    assert_limit(second, move_time_limit_ms(45000, 2000, 20))
 
 
 def test_xboard_level_st_and_time() -> None:
@@ -79,9 +98,36 @@ def test_xboard_level_st_and_time() -> None:
         engine_moves(gui, "st 3")
         engine_moves(gui, "level 0 2:30 5", "time 12000")  # sudden death + 5 s a move
         goes = engine_goes(gui, 4)
-    assert [movetime(go) for go in goes] == [
+    expected = [
         move_time_limit_ms(240000, 0, 30),
         move_time_limit_ms(300000, 0, 30),
         fixed_move_limit_ms(3000),
         move_time_limit_ms(120000, 5000),
     ]
+    for go, limit in zip(goes, expected, strict=True):
+        assert_limit(go, limit)
+
+
+def test_isready_sets_the_level_up_so_that_go_only_searches() -> None:
+    """The slow part of a setup (level 8's Hash, a new variant) happens at ``isready``,
+    out of the clock: after it the engine gets nothing but the search."""
+    with LineSession([LADDER, "--log-level", "debug", "uci", "--level", "8"]) as gui:
+        gui.send("uci", "setoption name OwnBook value false")
+        for variant in ("xiangqi", "atomic-xiangqi"):
+            gui.send(f"setoption name UCI_Variant value {variant}", "isready")
+            gui.expect("readyok")
+            gui.send(f"position fen {FEN}", "go wtime 5000 btime 5000")
+            gui.expect("bestmove")
+        engine_goes(gui, 2)  # the wire log has come this far
+        sent = [line.partition(") > ")[2].strip() for line in list(gui.stderr) if ") > " in line]
+    # what went to the engine between its last readiness check and each search
+    goes = [i for i, line in enumerate(sent) if line.startswith("go ")]
+    assert len(goes) == 2
+    for i in goes:
+        since = sent[max(j for j in range(i) if sent[j] == "isready") + 1 : i + 1]
+        slow = ("setoption name Hash", "setoption name UCI_Variant")  # (MultiPV is cheap)
+        assert not any(line.startswith(slow) for line in since), since
+    variants = [line for line in sent if "UCI_Variant" in line]
+    wanted = [FSF_VARIANT[v] for v in ("xiangqi", "atomic-xiangqi")]
+    assert [v.split()[-1] for v in variants][-2:] == wanted, variants
+    assert any(line == "setoption name Hash value 64" for line in sent[: goes[0]]), sent

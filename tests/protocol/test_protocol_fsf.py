@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from protocol import (
     EngineArgumentError,
     InfoDict,
     Limit,
+    ManagedEngine,
     OptionError,
     PlayResult,
     UcciEngine,
@@ -292,3 +294,33 @@ async def test_position_command_reuses_the_last_moves_checked(fsf: UciEngine) ->
     small = "4k3/8/8/8/8/8/8/4K3 w - - 0 1"  # an 8x8 board: a10a9 is off it
     with pytest.raises(EngineArgumentError):
         fsf.position_command(small, ["a1a2", "a10a9"])
+
+
+async def test_a_deadline_takes_out_what_comes_before_the_search(
+    fsf_exe: Path, wire: Any, no_leaked_processes: set[int]
+) -> None:
+    """A clock runs from when the move was asked for: the engine's start (and its new
+    options) come out of a ``deadline``, and the ``movetime`` sent is what is left (at
+    least 1 ms), never the whole budget after the setup."""
+    managed = ManagedEngine(fsf_exe, options={"Threads": 1}, variant_path=VARIANTS_INI)
+    try:
+        asked = time.monotonic()
+        limit = Limit(nodes=5_000, deadline=asked + 0.05)  # 50 ms: less than a start
+        first = await managed.search("xiangqi", None, [], limit, {"Hash": 32})
+        started = time.monotonic() - asked
+        assert first.result.move is not None
+        no_leaked_processes.add(first.pid)
+        (go,) = [line for line in wire(">") if line.startswith("go ")]
+        assert started > 0.05 and go == "go nodes 5000 movetime 1", (started, go)
+        asked = time.monotonic()
+        second = await managed.search(
+            "xiangqi", None, ["h3e3"], Limit(nodes=5_000, deadline=asked + 30.0)
+        )
+        assert second.result.move is not None
+        (go,) = [line for line in wire(">") if line.startswith("go ")]
+        movetime = int(go.split()[-1])
+        assert 29_000 < movetime <= 30_000 and go.startswith("go nodes 5000 movetime"), go
+        assert Limit(deadline=asked).go_command(chess.WHITE) == "go movetime 1"  # past it
+        assert not Limit(deadline=asked).infinite
+    finally:
+        await managed.close()

@@ -331,6 +331,9 @@ def run_options(args: argparse.Namespace, report: TextIO) -> Any:
 
     pgn, limit = _pgn_options(args), _failure_limit(args)
     check_db_path(args.db)  # a typo must not leave a database where nobody looks
+    if args.pgn is not None and str(args.pgn) == "-":
+        # (`-` is standard output for --json; the PGN is rewritten in game order at the end)
+        raise ValueError("--pgn -: the PGN must be a file (it is rewritten at the end)")
     check_output_path("--pgn", args.pgn)  # nor cost the games played before the write
     check_output_path("--json", args.json_path)
     return RunOptions(

@@ -93,6 +93,11 @@ def test_an_output_file_that_cannot_be_written_is_refused_before_any_game(
         assert f"--pgn {tmp_path}: is a folder, not a file" in done.stderr
         assert "Traceback" not in done.stderr
         assert _stored(db) == []
+        done = run_ladder(*command, "random", "greedy", "--variant", "xiangqi", "--games", "2",
+                          "--db", str(db), "--pgn", "-", cwd=tmp_path)  # fmt: skip
+        assert done.returncode == ExitCode.USAGE, done.stderr
+        assert "--pgn -: the PGN must be a file" in done.stderr
+        assert not (tmp_path / "-").exists() and _stored(db) == []
 
 
 def test_a_db_that_is_no_results_database_is_refused_in_one_line(tmp_path: Path) -> None:
