@@ -40,9 +40,13 @@ def failure_response(exc: Exception, retry_after: int) -> JSONResponse:
     return error_response(as_service_error(exc, retry_after))
 
 
-def validation_response(exc: RequestValidationError, retry_after: int) -> JSONResponse:
+def validation_response(
+    exc: RequestValidationError, retry_after: int, content_type: str | None = None
+) -> JSONResponse:
     """A body that is not JSON (400), or one that does not fit the request model (422,
-    as :func:`ladder.service.status.invalid_request` says)."""
+    as :func:`ladder.service.status.invalid_request` says). A body sent as something
+    else than JSON (``curl -d`` without ``-H 'Content-Type: application/json'``: a form)
+    is not read as JSON, and the answer says so."""
     errors = exc.errors()
     if errors and errors[0].get("type") == "json_invalid":
         return error_response(
@@ -50,6 +54,17 @@ def validation_response(exc: RequestValidationError, retry_after: int) -> JSONRe
                 400,
                 ErrorCode.MALFORMED_JSON,
                 f"body is not valid JSON: {errors[0].get('msg')}",
+                field="body",
+            )
+        )
+    media = (content_type or "").split(";")[0].strip().lower()
+    if errors and tuple(errors[0].get("loc", ())) == ("body",) and media != "application/json":
+        return error_response(
+            ServiceError(
+                400,
+                ErrorCode.MALFORMED_JSON,
+                "body is not read as JSON: send it with Content-Type: application/json "
+                f"(got {content_type or 'none'!r})",
                 field="body",
             )
         )
@@ -68,7 +83,7 @@ def add_exception_handlers(app: FastAPI, retry_after: int) -> None:
 
     async def validation_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        return validation_response(exc, retry_after)
+        return validation_response(exc, retry_after, request.headers.get("content-type"))
 
     async def http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)

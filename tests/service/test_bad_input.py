@@ -107,6 +107,17 @@ def test_raw_garbage(server: Server) -> None:
         assert r.status_code == 413
         r = client.get("/v1/move")
         assert r.status_code == 405
+        # JSON sent as a form (`curl -d` without a content type) or as text: said so
+        body = json.dumps({"variant": "xiangqi", "level": 1}).encode()
+        for content_type in ("application/x-www-form-urlencoded", "text/plain", None):
+            headers = {"content-type": content_type} if content_type else {}
+            r = client.post("/v1/move", content=body, headers=headers)
+            assert r.status_code == 400, (content_type, r.text)
+            error = r.json()["error"]
+            assert error["code"] == "malformed_json" and error["field"] == "body"
+            assert "Content-Type: application/json" in error["message"], error
+        r = _post(client, "/v1/move", [1, 2])  # JSON, but not an object: the model says so
+        assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_request"
         _valid_move_still_works(client)
 
 
