@@ -173,12 +173,19 @@ async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[s
         job.section,
         job.fen,
         job.moves,
-        Limit(nodes=job.nodes, deadline=job.deadline, root_moves=job.root_moves),
+        Limit(nodes=job.nodes, deadline=_deadline(job), root_moves=job.root_moves),
         options={"Threads": 1, "MultiPV": job.multipv, "Hash": job.hash_mb},
         new_game=True,
         validate_move=legal.__contains__,
     )
     return LevelSearch(search_result(outcome.result), outcome.incidents)
+
+
+def _deadline(job: SearchJob) -> float | None:
+    """The job's deadline; a job built with a time limit and no deadline: from now."""
+    if job.deadline is not None or job.time_limit_ms is None:
+        return job.deadline
+    return time.monotonic() + job.time_limit_ms / 1000
 
 
 def choose(

@@ -326,7 +326,7 @@ def load_levels(path: Path = LEVELS_FILE) -> dict[str, dict[int, Level]]:
     """All levels, per variant id: {variant: {1: Level, ..., 8: Level}}."""
     try:
         data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:  # names the file: the message only says where in it
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:  # named: the file, then where
         raise LevelsError(f"{path}: {exc}") from None
     defaults = data.get("defaults", {})
     base = {t["level"]: _level_from(t, defaults) for t in data.get("level", [])}

@@ -248,10 +248,7 @@ class ManagedEngine:
         allowed = self.retries if retries is None else retries
 
         async def run(engine: Engine) -> PlayResult:
-            if options:
-                await engine.configure(options)
-            if variant is not None:
-                await engine.set_variant(self.engine_variant(engine, variant))
+            await self._set_up(engine, variant, options)
             return await engine.search(
                 fen, moves, limit, new_game=new_game, validate_move=validate_move, on_info=on_info
             )
@@ -273,13 +270,19 @@ class ManagedEngine:
         for a GUI's ``isready``, instead of in the next search's time."""
 
         async def run(engine: Engine) -> None:
-            if options:
-                await engine.configure(options)
-            if variant is not None:
-                await engine.set_variant(self.engine_variant(engine, variant))
+            await self._set_up(engine, variant, options)
             await engine.ping()
 
         await self._supervised(run, self.retries)
+
+    async def _set_up(
+        self, engine: Engine, variant: str | None, options: Mapping[str, OptionValue] | None
+    ) -> None:
+        """``options`` (only those that changed are sent), then ``variant``."""
+        if options:
+            await engine.configure(options)
+        if variant is not None:
+            await engine.set_variant(self.engine_variant(engine, variant))
 
     async def _supervised(
         self, action: Callable[[Engine], Awaitable[T]], allowed: int

@@ -377,18 +377,20 @@ class UciEngine(Engine):
         ``FinalInfoOnly`` option (our FSF) is told to print only its last ``info``; with
         ``on_info`` it is told to print them all.
         """
-        limit = search_limit(limit).resolved()  # a deadline: the time left of it now
+        limit = search_limit(limit)
         files, ranks = self._board(fen)
         position = self._position_command(fen, moves, files, ranks)
         turn = self._turn(fen, len(moves))
-        go = self._go_command(limit, turn)
+        self._go_command(limit.resolved(), turn)  # a limit it cannot send fails here
         numbering = self._numbering(ranks)
         convert = numbering.from_engine if numbering else None
-        timeout = self.timeouts.search(limit.budget(turn, self.timeouts.worst_case_nps))
-        if new_game:
-            timeout += self.timeouts.isready
 
         async with self._operation():
+            limit = limit.resolved()  # a deadline: what is left of it as `go` is written
+            go = self._go_command(limit, turn)
+            timeout = self.timeouts.search(limit.budget(turn, self.timeouts.worst_case_nps))
+            if new_game:
+                timeout += self.timeouts.isready
             self.guard.stopping = False
             head = self._final_info_line(on_info is None)
             if new_game:

@@ -392,7 +392,7 @@ class XBoardEngine(Engine):
         accepted; a resignation or a claim without a move comes back with ``move``
         None.
         """
-        limit = search_limit(limit).resolved()  # a deadline: the time left of it now
+        limit = search_limit(limit)
         files, ranks = self._board(fen)
         if fen is not None:
             check_safe(fen, "FEN")
@@ -404,14 +404,16 @@ class XBoardEngine(Engine):
         for move in moves:
             check_move(move, files=files, ranks=ranks)
         turn = self._turn(fen, len(moves))
-        wanted = self._limit_commands(limit, turn)
+        self._limit_commands(limit.resolved(), turn)  # a limit it cannot send fails here
         numbering = self._numbering(ranks)
         convert = numbering.from_engine if numbering else None
-        timeout = self.timeouts.search(limit.budget(turn, self.timeouts.worst_case_nps))
         clock = limit.white_clock if turn == chess.WHITE else limit.black_clock
         other = limit.black_clock if turn == chess.WHITE else limit.white_clock
 
         async with self._operation():
+            limit = limit.resolved()  # a deadline: what is left of it as `go` is written
+            wanted = self._limit_commands(limit, turn)
+            timeout = self.timeouts.search(limit.budget(turn, self.timeouts.worst_case_nps))
             self.guard.stopping = False
             dropped = any(key not in wanted for key in self._limits)
             lines = self._setup(fen, moves, new_game or dropped)

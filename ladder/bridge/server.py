@@ -278,15 +278,30 @@ class GuiServer:
         """After the handshake: start the engine in the background (:meth:`ready`), so
         that a GUI that sends ``go`` without ``isready`` or ``ping`` first does not pay
         for the engine's start (most of a second) on its clock. Once per session."""
+
+        async def run() -> None:
+            try:
+                await self.ready()
+            except GuiGone:
+                pass
+            except Exception:  # a bug of ours: logged; the next search starts the engine
+                log.exception("%s: starting the engine in the background failed", self.name)
+
         if self.warm_up_task is None:
-            self.warm_up_task = asyncio.create_task(self.ready())
+            self.warm_up_task = asyncio.create_task(run())
+
+    @property
+    def analysis_next(self) -> bool:
+        """Whether the next search is an analysis (its Hash, not the level's)."""
+        return False
 
     async def ready(self) -> None:
-        """Start the engine (or check it) unless a search runs; never fails."""
+        """Start the engine (or check it) unless a search runs, set up for the next
+        search; never fails."""
         if self.searching:
             return
         try:
-            await self.session.prepare()
+            await self.session.prepare(analysis=self.analysis_next)
         except EngineError as exc:
             log.warning("%s: the engine does not start: %s", self.name, exc)
             self.error(f"the engine does not start ({exc}); moves will be random")

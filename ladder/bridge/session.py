@@ -218,16 +218,21 @@ class LevelSession:
             self._engine = level_engine(self._engine_command, timeouts=timeouts)
         return self._engine
 
-    async def prepare(self) -> None:
+    async def prepare(self, analysis: bool = False) -> None:
         """Start the engine now, or check that it answers (a GUI's ``isready``), set up
-        for the level and variant played now (the Hash a level-8 search wants takes a
-        few hundred ms to allocate: that belongs here, not in a move's clock)."""
-        try:
-            level = self.playing_level()
-        except SessionError:  # an Elo no level plays: the next search says so
-            await self.engine.ping()
-            return
-        await self.engine.prepare(FSF_VARIANT[self.variant], {"Threads": 1, "Hash": level.hash_mb})
+        for what comes next in the variant played now: the level's Hash, or with
+        ``analysis`` the analysis's (the Hash a level-8 search or an analysis wants
+        takes up to a few hundred ms to allocate: that belongs here, not in a move's
+        clock; and an analysis keeps its table from one position to the next)."""
+        if analysis:
+            hash_mb = ANALYSIS_HASH_MB
+        else:
+            try:
+                hash_mb = self.playing_level().hash_mb
+            except SessionError:  # an Elo no level plays: the next search says so
+                await self.engine.ping()
+                return
+        await self.engine.prepare(FSF_VARIANT[self.variant], {"Threads": 1, "Hash": hash_mb})
 
     async def best_move(
         self, banned: frozenset[str] = frozenset(), time_limit_ms: int | None = None

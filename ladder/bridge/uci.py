@@ -182,6 +182,10 @@ class UciServer(GuiServer):
         self.send(f"{self.hello}ok")
         self.warm_up()
 
+    @property
+    def analysis_next(self) -> bool:
+        return self.analyse_mode
+
     async def cmd_isready(self, args: list[str]) -> None:
         await self.ready()
         self.send("readyok")

@@ -103,6 +103,8 @@ class XBoardServer(GuiServer):
         self.post = True
         self.pongs: list[str] = []  # pings that came while the engine was thinking
         self.claimed = -1  # the ply whose ending was announced
+        # The GUI played on after the end our rules see (its rules differ): so do we.
+        self.playing_on = False
         self.analysing = False  # `analyze` until `exit`
         # The time control (`level MPS BASE INC`, `st`) and the engine's clock (`time`).
         self.moves_per_control = 0
@@ -188,13 +190,16 @@ class XBoardServer(GuiServer):
             self.send(f'feature option="Elo -spin {low} {low} {high}"')
         # done=0 holds the GUI until done=1 (the protocol's way for an engine that
         # starts slowly): the engine is started and set up first, out of any clock.
-        await self.ready()
-        self.send("feature done=1")
+        try:
+            await self.ready()
+        finally:
+            self.send("feature done=1")
 
     async def cmd_new(self, args: list[str]) -> None:
         await self.cancel_search()
         self.session.set_variant(self.start_variant)
         self.force, self.side, self.claimed = False, "black", -1
+        self.playing_on = False
         self.clock_ms = None  # the time control stays; the clock starts from it again
 
     async def cmd_variant(self, args: list[str]) -> None:
@@ -205,6 +210,7 @@ class XBoardServer(GuiServer):
             return
         self.session.set_variant(name)
         self.claimed = -1
+        self.playing_on = False
 
     async def cmd_setboard(self, args: list[str]) -> None:
         await self.cancel_search()
@@ -213,6 +219,7 @@ class XBoardServer(GuiServer):
             fields[2:2] = ["-", "-"]  # XBoard's xiangqi FEN has no castling or e.p. field
         problem = self.session.set_position(" ".join(fields), [])
         self.claimed = -1
+        self.playing_on = False
         if problem is not None:
             self.send(f"tellusererror Illegal position: {problem}")
 
@@ -322,6 +329,8 @@ class XBoardServer(GuiServer):
     async def cmd_go(self, args: list[str]) -> None:
         await self.cancel_search()
         self.force, self.side, self.analysing = False, self.session.game.turn, False
+        if self.claimed == self.session.game.ply:
+            self.playing_on = True  # `go` after our claim: the GUI plays on
         self.think()
 
     async def cmd_playother(self, args: list[str]) -> None:
@@ -340,7 +349,9 @@ class XBoardServer(GuiServer):
         if move is None:
             problem: str | None = self.malformed(text)
         else:
+            over = self.session.game.outcome() is not None
             problem = self.session.play(move)
+            self.playing_on = self.playing_on or (over and problem is None)
             problem = None if problem is None else self.gui_text(problem)
         if problem is not None:
             self.send(f"Illegal move ({problem[:160]}): {text[:40]}")
@@ -364,12 +375,13 @@ class XBoardServer(GuiServer):
         for _ in range(plies):
             game.pop()
         self.claimed = -1
+        self.playing_on = False
 
     # ------------------------------------------------------------------ thinking
 
     def think(self) -> None:
-        if self.session.game.outcome() is not None:
-            self.announce_end()
+        if self.session.game.outcome() is not None and not self.playing_on:
+            self.announce_end()  # a claim; a GUI that plays on gets a move next time
             return
         self.start_search(self.search)
 
@@ -395,10 +407,11 @@ class XBoardServer(GuiServer):
         self.announce_end()
 
     def announce_end(self) -> None:
-        """Say how the game ended (once), if it has by our rules."""
+        """Say how the game ended (once), if it has by our rules (and the GUI has not
+        played on past it)."""
         game = self.session.game
         outcome = game.outcome()
-        if outcome is None or self.claimed == game.ply:
+        if outcome is None or self.claimed == game.ply or self.playing_on:
             return
         self.claimed = game.ply
         self.send(f"{outcome.result} {{{outcome.reason.value}}}")
@@ -406,6 +419,10 @@ class XBoardServer(GuiServer):
     async def cmd_move_now(self, args: list[str]) -> None:
         if self.searching:
             await self.session.stop()
+
+    @property
+    def analysis_next(self) -> bool:
+        return self.analysing
 
     async def cmd_ping(self, args: list[str]) -> None:
         number = args[0] if args else ""

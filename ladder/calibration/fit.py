@@ -33,7 +33,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ladder.calibration.plan import MAX_GAMES, level_name
+from ladder.calibration.plan import MAX_GAMES, EloPointPlan, level_name
 from ladder.levels import Level, Rating
 from ladder.match.game.play import GameRecord
 from ladder.match.statistics.bradley_terry import Difference, GameResult, LadderFit, fit_ladder
@@ -246,13 +246,12 @@ def fit_variant(
     seed: int = 1,
     max_games: int = MAX_GAMES,
     plain_twins: Sequence[tuple[str, int, int]] = (),
-    elo_points: Sequence[tuple[str, float, tuple[str, ...], int]] = (),
+    elo_points: Sequence[EloPointPlan] = (),
 ) -> VariantCalibration:
     """Ratings of one variant's pool from its stored games, extrapolation where a level
     has no games, the gaps, times per move, and the criteria. ``plain_twins``: the
     pool's levels without their variety, (name, level, games planned against it);
-    ``elo_points``: its interpolated Elos (name, Elo, the levels it meets, games
-    planned)."""
+    ``elo_points``: its interpolated Elos (:meth:`Plan.elo_points`)."""
     fit = fit_pool(records, bootstrap, seed)
     cal = VariantCalibration(variant, fit, dict(levels), {n: None for n in levels})
     if fit is not None:
@@ -284,38 +283,34 @@ def fit_variant(
         if twin is not None:
             cal.variety_costs.append((n, name, *twin, planned))
     if fit is not None:
-        for name, elo, opponents, planned in elo_points:
-            if name in fit.ratings:
-                cal.elo_points.append(_elo_point(fit, records, name, elo, opponents, planned))
+        for point in elo_points:
+            if point.name in fit.ratings:
+                cal.elo_points.append(_elo_point(fit, records, point))
     cal.criteria = check_ladder(cal, max_games)
     return cal
 
 
-def _elo_point(
-    fit: LadderFit,
-    records: Sequence[GameRecord],
-    name: str,
-    elo: float,
-    opponents: Sequence[str],
-    planned: int,
-) -> EloPoint:
-    """An interpolated Elo as its games measure it: its pool rating, with the interval of
-    its difference from the level it is known best against (its own games against that
-    level included, :func:`with_direct_games`), placed at that level's rating."""
-    best: tuple[float, float] | None = None
+def _elo_point(fit: LadderFit, records: Sequence[GameRecord], point: EloPointPlan) -> EloPoint:
+    """An interpolated Elo as its games measure it, on the scale it was interpolated on:
+    its difference from the neighbour it is known best against (their own games
+    included, :func:`with_direct_games`), placed at that neighbour's Elo in the levels
+    file the point was interpolated in."""
+    best: tuple[float, float, float] | None = None
     games = 0
-    for opponent in opponents:
-        direct = direct_score(records, name, opponent)
+    for opponent, anchor in point.neighbours.items():
+        direct = direct_score(records, point.name, opponent)
         if direct is None or opponent not in fit.ratings:
             continue
         games += direct[1]
-        d = with_direct_games(fit.difference(name, opponent), records, name, opponent)
-        at = fit.ratings[opponent].elo
-        if best is None or d.hi - d.lo < best[1] - best[0]:
-            best = (at + d.lo, at + d.hi)
-    r = fit.ratings[name]
-    lo, hi = best if best is not None else (r.lo, r.hi)
-    return EloPoint(name, elo, Rating(r.elo, lo, hi, games), tuple(opponents), planned)
+        d = with_direct_games(fit.difference(point.name, opponent), records, point.name, opponent)
+        if best is None or d.hi - d.lo < best[2] - best[1]:
+            best = (anchor + d.elo, anchor + d.lo, anchor + d.hi)
+    if best is None:
+        r = fit.ratings[point.name]
+        best = (r.elo, r.lo, r.hi)
+    return EloPoint(
+        point.name, point.elo, Rating(*best, games), tuple(point.neighbours), point.planned
+    )
 
 
 def direct_score(

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ladder.levels import LEVEL_NUMBERS, load_levels
+from ladder.levels import LEVEL_NUMBERS, LEVELS_FILE, load_levels
 from ladder.match.config import MatchConfig
 from ladder.match.game.adjudication import Adjudication
 from ladder.match.openings import Opening
@@ -32,6 +32,7 @@ from ladder.variants import VARIANT_IDS
 
 __all__ = [
     "MAX_GAMES",
+    "EloPointPlan",
     "Extra",
     "Pairing",
     "Plan",
@@ -66,6 +67,17 @@ class Extra:
     opponents: tuple[str, ...]
     games: int
     variants: tuple[str, ...] = VARIANT_IDS
+
+
+@dataclass(frozen=True)
+class EloPointPlan:
+    """An interpolated Elo the plan checks (an ``elo:N`` extra), in one variant."""
+
+    name: str
+    elo: float  #: N
+    #: the levels it meets, by name, with their Elo in the file N is interpolated in
+    neighbours: dict[str, float]
+    planned: int  #: games planned against them in all
 
 
 @dataclass(frozen=True)
@@ -106,23 +118,31 @@ class Plan:
                 out[extra.name] = (extra.name, spec.level, extra.games)
         return list(out.values())
 
-    def elo_points(self, variant: str) -> list[tuple[str, float, tuple[str, ...], int]]:
-        """The extras that are an interpolated Elo (``elo:N``), in ``variant``: (name, N,
-        the levels it meets, games planned in all). Their matches against the levels
-        around N verify that the interpolation plays at N (:mod:`ladder.calibration.fit`)."""
-        out: dict[str, tuple[str, float, tuple[str, ...], int]] = {}
+    def elo_points(self, variant: str) -> list[EloPointPlan]:
+        """The extras that are an interpolated Elo (``elo:N``) in ``variant``, each with
+        the levels it meets and their ratings in the levels file it is interpolated in
+        (the scale N is on). Their matches verify that the interpolation plays at N
+        (:mod:`ladder.calibration.fit`)."""
+        out: dict[str, EloPointPlan] = {}
         for extra in self.extras:
             if variant not in extra.variants:
                 continue
             spec = PlayerSpec.parse(extra.spec)
             if spec.kind != "level" or spec.elo is None:
                 continue
-            _, elo, opponents, games = out.get(extra.name, (extra.name, spec.elo, (), 0))
-            out[extra.name] = (
+            levels = load_levels(Path(spec.levels_file) if spec.levels_file else LEVELS_FILE)
+            anchors = {}
+            for opponent in extra.opponents:
+                number = _level_number(opponent)
+                rating = levels[variant][number].rating if number in LEVEL_NUMBERS else None
+                if rating is not None:
+                    anchors[opponent] = rating.elo
+            known = out.get(extra.name)
+            out[extra.name] = EloPointPlan(
                 extra.name,
-                elo,
-                opponents + extra.opponents,
-                games + extra.games * len(extra.opponents),
+                spec.elo,
+                {**(known.neighbours if known else {}), **anchors},
+                (known.planned if known else 0) + extra.games * len(extra.opponents),
             )
         return list(out.values())
 
@@ -217,6 +237,11 @@ def _level_of(spec: PlayerSpec) -> int | None:
     if spec.kind != "level":
         return 0
     return spec.level
+
+
+def _level_number(name: str) -> int:
+    """``L3`` -> 3; 0 for a name that is no level's."""
+    return int(name[1:]) if name[:1] == "L" and name[1:].isdigit() else 0
 
 
 def level_name(level: int) -> str:

@@ -174,6 +174,7 @@ class MoveService:
 
     async def move(self, req: MoveRequest, trace: MoveTrace | None = None) -> MoveResponse:
         """The engine's move at ``req.level`` (or ``req.elo``) in the given game."""
+        clock_started = time.monotonic()  # a clock runs from here: checks, queue and setup count
         trace = trace if trace is not None else MoveTrace()
         trace.variant, trace.level, trace.elo = req.variant, req.level, req.elo
         seed = req.seed if req.seed is not None else secrets.randbits(53)
@@ -187,7 +188,6 @@ class MoveService:
                 outcome=o.model_dump(mode="json"),
             )
         clock = req.clock
-        clock_started = time.monotonic()  # the clock runs from here: queue and setup count
         time_limit_ms = (
             None
             if clock is None

@@ -19,6 +19,10 @@ from types import TracebackType
 LADDER = str(Path(sys.executable).with_name("ladder"))
 #: Long enough for a level-8 search on a loaded 2-core machine.
 DEADLINE = 120.0
+#: What a clocked move may spend before the engine's `go` (read, checked, queued, the
+#: engine set up), on a loaded machine, with room: the limit the engine gets is the
+#: clock rule's less at most this.
+CLOCK_SLACK_MS = 250
 
 
 class LineSession:

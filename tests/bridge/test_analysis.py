@@ -7,11 +7,13 @@ check that an analysis is not the level's node-limited search.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from ladder.rules import Game
 from protocol import RankNumbering
-from tests.bridge.helpers import LADDER, LineSession, engine_goes
+from tests.bridge.helpers import DEADLINE, LADDER, LineSession, engine_goes
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -61,7 +63,12 @@ def test_uci_analyse_mode_ponders_an_analysis_too() -> None:
     with LineSession([LADDER, "--log-level", "debug", "uci", "--level", "8"]) as gui:
         gui.send("uci", "setoption name UCI_AnalyseMode value true", "position startpos")
         gui.send("go ponder depth 6")
-        lines = gui.expect(lambda line: info_depth(line) == 6 or line.startswith("bestmove"))
+        engine_done = time.monotonic() + DEADLINE  # the engine's own bestmove, on the wire log
+        while not any(") < bestmove" in line for line in list(gui.stderr)):
+            assert time.monotonic() < engine_done, "the engine never answered"
+            time.sleep(0.05)
+        gui.send("isready")
+        lines = gui.expect("readyok")
         assert not any(line.startswith("bestmove") for line in lines)  # held: pondering
         gui.send("ponderhit")
         lines += gui.expect("bestmove")

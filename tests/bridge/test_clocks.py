@@ -10,16 +10,11 @@ from __future__ import annotations
 
 from ladder.clock import fixed_move_limit_ms, move_time_limit_ms
 from ladder.variants import FSF_VARIANT
-from tests.bridge.helpers import LADDER, LineSession, engine_goes
+from tests.bridge.helpers import CLOCK_SLACK_MS, LADDER, LineSession, engine_goes
 
 #: Out of every opening book, Red to move at move 11 (20 plies played).
 FEN = "3akab2/9/4b4/p3p1p1p/9/2p6/P3P1P1P/4C4/9/2BAKAB2 w - - 0 11"
 BLACK_FEN = FEN.replace(" w ", " b ")
-
-
-#: How much of a limit the bridge may spend before the engine's ``go`` (the limit counts
-#: from the GUI's ``go``; a loaded machine's worst case, with room).
-SLACK_MS = 250
 
 
 def movetime(go: str) -> int | None:
@@ -34,7 +29,10 @@ def assert_limit(go: str, expected: int | None) -> None:
     if expected is None:
         assert sent is None, go
     else:
-        assert sent is not None and max(1, expected - SLACK_MS) <= sent <= expected, (expected, go)
+        assert sent is not None and max(1, expected - CLOCK_SLACK_MS) <= sent <= expected, (
+            expected,
+            go,
+        )
 
 
 def test_uci_clocks_bound_the_search() -> None:
@@ -131,3 +129,19 @@ def test_isready_sets_the_level_up_so_that_go_only_searches() -> None:
     wanted = [FSF_VARIANT[v] for v in ("xiangqi", "atomic-xiangqi")]
     assert [v.split()[-1] for v in variants][-2:] == wanted, variants
     assert any(line == "setoption name Hash value 64" for line in sent[: goes[0]]), sent
+
+
+def test_isready_in_analysis_mode_sets_the_analysis_up() -> None:
+    """In analysis mode ``isready`` sets the analysis's Hash (not level 1's): the table
+    is neither cleared nor reallocated between the GUI's analyses."""
+    with LineSession([LADDER, "--log-level", "debug", "uci", "--level", "1"]) as gui:
+        gui.send("uci", "setoption name UCI_AnalyseMode value true")
+        for _ in range(2):
+            gui.send("isready")
+            gui.expect("readyok")
+            gui.send(f"position fen {FEN}", "go depth 4")
+            gui.expect("bestmove")
+        engine_goes(gui, 2)
+        sent = [line.partition(") > ")[2].strip() for line in list(gui.stderr) if ") > " in line]
+    hashes = [line for line in sent if line.startswith("setoption name Hash")]
+    assert hashes == ["setoption name Hash value 64"], hashes  # set once, at the first isready

@@ -93,6 +93,28 @@ def test_setboard_playother_and_the_end_of_the_game() -> None:
         assert gui.wait() == 0
 
 
+def test_a_claim_then_play_on_when_the_gui_does() -> None:
+    """Our rules end the game (sixty plies without a capture): the engine claims it once.
+    A GUI that judges by other rules plays on (`go` again, or a move): so does the
+    engine, without claiming again."""
+    fen = "3k5/9/9/9/9/9/9/9/4A4/4K4 w - - 60 1"
+    with ladder("xboard") as gui:
+        gui.send("xboard", "protover 2", "new", "force", f"setboard {fen}", "go")
+        lines = gui.expect(lambda line: line.startswith(("1/2-1/2", "move ")))
+        assert lines[-1] == "1/2-1/2 {sixty-plies}"
+        gui.send("go")  # the GUI plays on
+        lines = gui.expect(lambda line: line.startswith(("move ", "1/2-1/2")))
+        red = engine_move(lines)
+        game = Game.from_fen("xiangqi", fen)
+        assert red in game.legal_moves()
+        game.push(red, after_end=True)
+        black = sorted(game.legal_moves())[0]
+        game.push(black, after_end=True)
+        gui.send(f"usermove {to_ucci(black)}")
+        lines = gui.expect(lambda line: line.startswith(("move ", "1/2-1/2", "Illegal")))
+        assert engine_move(lines) in game.legal_moves()
+
+
 def test_impossible_clocks_are_named_errors() -> None:
     """`st`/`level` times that are no clock (0, negative, inf, nan, over a day, 75 seconds
     in a minute) are an error line each,

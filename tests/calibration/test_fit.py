@@ -14,7 +14,7 @@ from ladder.calibration.fit import (
     check_ladder,
     fit_variant,
 )
-from ladder.calibration.plan import Plan
+from ladder.calibration.plan import EloPointPlan, Plan
 from ladder.calibration.schedule import widest_gaps
 from ladder.levels import Level, Rating, load_levels
 from ladder.match.game.play import GameRecord
@@ -233,8 +233,12 @@ def test_the_plan_names_its_elo_points(tmp_path: Path) -> None:
             Extra("elo-900", spec, ("L2",), 50, variants=("atomic-xiangqi",)),
         )
     )
-    assert plan.elo_points("xiangqi") == [("elo-900", 900.0, ("L2", "L3"), 90)]
-    assert plan.elo_points("atomic-xiangqi") == [("elo-900", 900.0, ("L2",), 50)]
+    # with the levels' Elo in the file the point is interpolated in: its scale
+    assert plan.elo_points("xiangqi") == [
+        EloPointPlan("elo-900", 900.0, {"L2": 750.0, "L3": 1050.0}, 90)
+    ]
+    # the file rates no atomic level: no neighbour to place it by (the pool's rating)
+    assert plan.elo_points("atomic-xiangqi") == [EloPointPlan("elo-900", 900.0, {}, 50)]
 
 
 def _point_games(
@@ -274,7 +278,7 @@ def test_an_elo_point_is_verified_against_the_levels_around_it(
         "xiangqi",
         _levels(tmp_path),
         bootstrap=30,
-        elo_points=[("elo-point", 600.0, ("L1", "L2"), planned)],
+        elo_points=[EloPointPlan("elo-point", 600.0, {"L1": 450.0, "L2": 750.0}, planned)],
     )
     (crit,) = [c for c in cal.criteria if c.name.startswith("elo:")]
     assert crit.name == "elo:600 plays inside its measured interval"

@@ -311,7 +311,8 @@ async def test_a_deadline_takes_out_what_comes_before_the_search(
         assert first.result.move is not None
         no_leaked_processes.add(first.pid)
         (go,) = [line for line in wire(">") if line.startswith("go ")]
-        assert started > 0.05 and go == "go nodes 5000 movetime 1", (started, go)
+        movetime = int(go.split()[-1])  # the engine's start (its handshake) came out of it
+        assert go.startswith("go nodes 5000 movetime ") and 1 <= movetime < 50, (started, go)
         asked = time.monotonic()
         second = await managed.search(
             "xiangqi", None, ["h3e3"], Limit(nodes=5_000, deadline=asked + 30.0)

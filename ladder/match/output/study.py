@@ -243,9 +243,14 @@ def summary_table(rows: Sequence[tuple[str, MatchStats]]) -> str:
     lines = [f"{'match':<{width}}  games  drawn  Red's score  mean plies  endings"]
     for label, s in rows:
         endings = ", ".join(f"{k} {v}" for k, v in sorted(s.reasons.items()))
+        drawn, red = (
+            (f"{100 * s.draw_rate:>4.0f}%", f"{100 * s.red_score:>10.1f}%")
+            if s.games
+            else (f"{'-':>5}", f"{'-':>11}")  # every game unfinished: no figure
+        )
         lines.append(
-            f"{label:<{width}}  {s.games + s.unfinished:>5}  {100 * s.draw_rate:>4.0f}%  "
-            f"{100 * s.red_score:>10.1f}%  {s.mean_plies:>10.1f}  {endings}"
+            f"{label:<{width}}  {s.games + s.unfinished:>5}  {drawn}  {red}  "
+            f"{s.mean_plies:>10.1f}  {endings}"
         )
     return "\n".join(lines)
 
