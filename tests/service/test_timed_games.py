@@ -79,6 +79,17 @@ def test_the_clock_rule_reaches_the_engine(
     assert max(1, limit - CLOCK_SLACK_MS) <= int(words[4]) <= limit, (limit, words)
 
 
+def test_the_engine_starts_with_the_largest_hash_a_level_uses(teed: tuple[Server, Path]) -> None:
+    """Its first table of that size (page faults: ~200 ms for 64 MB) is paid at start, not
+    in the first clocked request of a level that needs it."""
+    _, wire = teed
+    wait_until(lambda: bool(go_lines(wire)))  # the start's one-node search
+    lines = wire.read_text().splitlines()
+    before_first_go = lines[: lines.index(go_lines(wire)[0])]
+    largest = max(lv.hash_mb for levels in load_levels().values() for lv in levels.values())
+    assert f"setoption name Hash value {largest}" in before_first_go, before_first_go
+
+
 def test_no_clock_no_time_limit(teed: tuple[Server, Path]) -> None:
     server, wire = teed
     before = len(go_lines(wire))
