@@ -29,6 +29,8 @@ to the next move, so all of it may be spent but the same reserve
 
 from __future__ import annotations
 
+import time
+
 __all__ = [
     "DEFAULT_MOVES_TO_GO",
     "MAX_LIMIT_MS",
@@ -36,6 +38,7 @@ __all__ = [
     "MIN_LIMIT_MS",
     "RESERVE_FIXED_MS",
     "RESERVE_MAX_MS",
+    "deadline_after",
     "fixed_move_limit_ms",
     "move_time_limit_ms",
     "reserve_ms",
@@ -91,3 +94,12 @@ def fixed_move_limit_ms(movetime_ms: int) -> int:
             f"movetime_ms must be a whole number of milliseconds >= 0, not {movetime_ms!r}"
         )
     return max(MIN_LIMIT_MS, min(MAX_LIMIT_MS, movetime_ms - reserve_ms(movetime_ms)))
+
+
+def deadline_after(limit_ms: int | None, started: float | None = None) -> float | None:
+    """When a search limited to ``limit_ms`` must end, on ``time.monotonic()``'s clock:
+    ``limit_ms`` after ``started`` (when the move was asked for; default: now). None
+    without a limit."""
+    if limit_ms is None:
+        return None
+    return (time.monotonic() if started is None else started) + limit_ms / 1000

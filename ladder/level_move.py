@@ -37,12 +37,12 @@ import hashlib
 import math
 import os
 import random
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ladder.book import load_book
+from ladder.clock import deadline_after
 from ladder.engine_binary import engine_path
 from ladder.engine_lines import Line, SearchResult, search_result
 from ladder.levels import Level, Variety
@@ -93,10 +93,9 @@ class SearchJob:
     multipv: int = 1
     hash_mb: int = 16
     root_moves: tuple[str, ...] | None = None  #: `searchmoves`: only these (legal) moves
-    #: `go movetime` too, on a clock (ladder.clock.move_time_limit_ms); None: nodes only
-    time_limit_ms: int | None = None
-    #: when that time is up (``time.monotonic()``): the limit counts from when the move
-    #: was asked for, so what comes before the search is taken out of it
+    #: on a clock, when the search must end (``time.monotonic()``; the `go movetime` is
+    #: what is left of it): counted from when the move was asked for, so what comes
+    #: before the search is taken out of it; None: nodes only
     deadline: float | None = None
 
     @classmethod
@@ -130,11 +129,7 @@ class SearchJob:
             nodes=max(1, nodes),
             multipv=variety.multipv if variety else 1,
             hash_mb=level.hash_mb,
-            time_limit_ms=time_limit_ms,
-            deadline=None
-            if time_limit_ms is None
-            else (time.monotonic() if clock_started is None else clock_started)
-            + time_limit_ms / 1000,
+            deadline=deadline_after(time_limit_ms, clock_started),
         )
 
 
@@ -173,19 +168,12 @@ async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[s
         job.section,
         job.fen,
         job.moves,
-        Limit(nodes=job.nodes, deadline=_deadline(job), root_moves=job.root_moves),
+        Limit(nodes=job.nodes, deadline=job.deadline, root_moves=job.root_moves),
         options={"Threads": 1, "MultiPV": job.multipv, "Hash": job.hash_mb},
         new_game=True,
         validate_move=legal.__contains__,
     )
     return LevelSearch(search_result(outcome.result), outcome.incidents)
-
-
-def _deadline(job: SearchJob) -> float | None:
-    """The job's deadline; a job built with a time limit and no deadline: from now."""
-    if job.deadline is not None or job.time_limit_ms is None:
-        return job.deadline
-    return time.monotonic() + job.time_limit_ms / 1000
 
 
 def choose(

@@ -40,12 +40,12 @@ notation (UCCI: ranks 0..9).
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import ClassVar, TextIO
 
 from ladder.bridge.clocks import GuiClock
 from ladder.bridge.server import GuiServer
 from ladder.bridge.session import SEED_OPTION_MAX, Answer, LevelSession, SessionError
+from ladder.clock import deadline_after
 from ladder.levels import LEVEL_NUMBERS
 from ladder.variants import VARIANT_IDS
 from protocol import InfoDict, Limit, RankNumbering
@@ -238,7 +238,7 @@ class UciServer(GuiServer):
             limit = Limit(
                 depth=numbers.get("depth"),
                 nodes=numbers.get("nodes"),
-                deadline=None if time_limit is None else time.monotonic() + time_limit / 1000,
+                deadline=deadline_after(time_limit),
             )
             self.start_search(lambda: self.analysis(limit, banned))
         else:

@@ -198,8 +198,8 @@ class XBoardServer(GuiServer):
     async def cmd_new(self, args: list[str]) -> None:
         await self.cancel_search()
         self.session.set_variant(self.start_variant)
-        self.force, self.side, self.claimed = False, "black", -1
-        self.playing_on = False
+        self.force, self.side = False, "black"
+        self.forget_the_end()
         self.clock_ms = None  # the time control stays; the clock starts from it again
 
     async def cmd_variant(self, args: list[str]) -> None:
@@ -209,8 +209,7 @@ class XBoardServer(GuiServer):
             self.send(f"Error (unsupported variant): {name[:40]}")
             return
         self.session.set_variant(name)
-        self.claimed = -1
-        self.playing_on = False
+        self.forget_the_end()
 
     async def cmd_setboard(self, args: list[str]) -> None:
         await self.cancel_search()
@@ -218,8 +217,7 @@ class XBoardServer(GuiServer):
         if len(fields) == 4 and fields[2].isdigit() and fields[3].isdigit():
             fields[2:2] = ["-", "-"]  # XBoard's xiangqi FEN has no castling or e.p. field
         problem = self.session.set_position(" ".join(fields), [])
-        self.claimed = -1
-        self.playing_on = False
+        self.forget_the_end()
         if problem is not None:
             self.send(f"tellusererror Illegal position: {problem}")
 
@@ -374,8 +372,7 @@ class XBoardServer(GuiServer):
             return
         for _ in range(plies):
             game.pop()
-        self.claimed = -1
-        self.playing_on = False
+        self.forget_the_end()
 
     # ------------------------------------------------------------------ thinking
 
@@ -405,6 +402,10 @@ class XBoardServer(GuiServer):
         self.session.play(answer.move)  # legal: the level chose it among the legal moves
         self.send(f"move {self.to_gui(answer.move)}")
         self.announce_end()
+
+    def forget_the_end(self) -> None:
+        """A new position: no end claimed yet, and no playing on past one."""
+        self.claimed, self.playing_on = -1, False
 
     def announce_end(self) -> None:
         """Say how the game ended (once), if it has by our rules (and the GUI has not

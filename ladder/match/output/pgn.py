@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ladder.match.game.clocks import format_clock
+from ladder.match.game.play import DECIDED_RESULTS
 from ladder.pgn_text import pgn_text
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT
@@ -266,7 +267,7 @@ def read_pgn(text: str) -> Iterator[PgnGame]:
             elif tok.startswith("{"):
                 if game.comments:
                     game.comments[-1] = tok[1:-1].strip()
-            elif tok in ("1-0", "0-1", "1/2-1/2", "*"):
+            elif tok in DECIDED_RESULTS or tok == "*":
                 game.result = tok
             else:
                 move = _SUFFIX_RE.sub("", tok)
