@@ -112,7 +112,7 @@ class EngineSlot:
     async def start(self) -> None:
         """Start the engine and load the variants (a one-node search does both), and
         touch the largest hash table a level uses: a process's first table of that size
-        costs its page faults (about 200 ms for 64 MB, against 3-5 ms for the next ones),
+        costs its page faults (the next ones of that size are much cheaper),
         which belong here, not in the first clocked request of a top level."""
         self._answered = False
         try:

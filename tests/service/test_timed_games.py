@@ -80,7 +80,7 @@ def test_the_clock_rule_reaches_the_engine(
 
 
 def test_the_engine_starts_with_the_largest_hash_a_level_uses(teed: tuple[Server, Path]) -> None:
-    """Its first table of that size (page faults: ~200 ms for 64 MB) is paid at start, not
+    """Its first table of that size (its page faults) is paid at start, not
     in the first clocked request of a level that needs it."""
     _, wire = teed
     wait_until(lambda: bool(go_lines(wire)))  # the start's one-node search
