@@ -83,7 +83,7 @@ class ResultStore:
         except sqlite3.DatabaseError as exc:  # another file's bytes, /dev/null, a locked file
             self._db.close()
             raise StoreError(
-                f"--db {self.path}: not a results database it can use ({exc})"
+                f"--db {self.path}: cannot be used as a results database ({exc})"
             ) from None
 
     def close(self) -> None:

@@ -108,7 +108,7 @@ def test_a_db_that_is_no_results_database_is_refused_in_one_line(tmp_path: Path)
             done = run_ladder(*command, "random", "greedy", "--variant", "xiangqi",
                               "--games", "2", "--db", str(db))  # fmt: skip
             assert done.returncode == ExitCode.USAGE, done.stderr
-            assert f"--db {db}: not a results database" in done.stderr
+            assert f"--db {db}: cannot be used as a results database" in done.stderr
             assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
     assert not_sqlite.read_text() == "x = 1\n"  # untouched
 
