@@ -41,7 +41,7 @@ def play(command: str, run_it: Callable[[], RunT]) -> RunT | int:
     """Run a match or tournament: the run, or the exit code of one that failed (its
     one-line reason said on standard error)."""
     from ladder.match.output.store import StoreError
-    from ladder.match.runner.backends import abandon_workers, interrupts_raise
+    from ladder.match.runner.interrupts import abandon_workers, interrupts_raise
 
     try:
         with interrupts_raise():

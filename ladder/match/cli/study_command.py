@@ -67,7 +67,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
     from ladder.match.output.paths import check_output_path
     from ladder.match.output.store import check_db_path
     from ladder.match.output.study import StudyError, run_study
-    from ladder.match.runner.backends import abandon_workers, interrupts_raise
+    from ladder.match.runner.interrupts import abandon_workers, interrupts_raise
 
     report = sys.stderr if args.json_path == "-" else sys.stdout
     try:

@@ -10,23 +10,18 @@ and the driver keeps at most that many in flight.
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import multiprocessing
-import multiprocessing.resource_tracker
 import os
-import signal
 import threading
-from collections.abc import Iterator, Sequence
-from types import FrameType
+from collections.abc import Sequence
 from typing import Any, Protocol
-
-import psutil
 
 from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.runner.game_process import run_task
+from ladder.match.runner.interrupts import abandon_workers
 from protocol.process import die_with_parent
 
-__all__ = ["Backend", "LocalBackend", "abandon_workers", "interrupts_raise", "make_backend"]
+__all__ = ["Backend", "LocalBackend", "make_backend"]
 
 
 class Backend(Protocol):
@@ -90,49 +85,6 @@ class LocalBackend:
                 manager.join(timeout=10)
             return
         self._pool.shutdown(wait=True)
-
-
-def abandon_workers() -> None:
-    """After an interrupt: kill this process's worker processes and whatever they started,
-    wherever the interrupt came (it may come before or after a backend's own clean-up), so
-    that exiting does not wait minutes for the games in flight.
-
-    Every descendant, listed before anything dies (a dead worker's engines are no longer
-    its children), not only multiprocessing's list: a worker whose start the interrupt cut
-    short is in no list, yet it runs (and would print a traceback when its parent goes).
-    Multiprocessing's resource tracker is spared: it quits by itself once this process
-    exits, and without it the exit would complain about semaphores."""
-    tracker = getattr(multiprocessing.resource_tracker._resource_tracker, "_pid", None)
-    with contextlib.suppress(psutil.Error):
-        family = psutil.Process().children(recursive=True)
-        for process in family:
-            if process.pid != tracker:
-                with contextlib.suppress(psutil.Error):
-                    process.kill()
-    for child in multiprocessing.active_children():  # also reaps them
-        child.kill()
-
-
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
-@contextlib.contextmanager
-def interrupts_raise() -> Iterator[None]:
-    """Within: SIGINT raises KeyboardInterrupt wherever it lands, also inside an event
-    loop. (``asyncio.run`` turns Python's own handler into a cancellation of its task,
-    which code that cleans up can absorb: the interrupt was lost and the match played on
-    for minutes.) A SIGINT this process ignores (started in the background) stays
-    ignored."""
-    main = threading.current_thread() is threading.main_thread()
-    if not main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        yield
-        return
-    signal.signal(signal.SIGINT, _raise_interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def make_backend(concurrency: int | None = None, ray_address: str | None = None) -> Backend:

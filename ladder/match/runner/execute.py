@@ -13,8 +13,13 @@ from typing import Any
 from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.output.store import ResultStore
 from ladder.match.runner.backends import Backend
+from ladder.match.runner.interrupts import interrupts_deferred
 
 __all__ = ["EngineFailureLimit", "ExecuteResult", "MatchError", "execute"]
+
+#: How long the driver waits for a game before it looks for a SIGINT again: an
+#: interrupt is acted on within this (:func:`~ladder.match.runner.interrupts.interrupts_deferred`).
+WAIT_SLICE_S = 0.1
 
 
 class MatchError(RuntimeError):
@@ -70,39 +75,42 @@ def execute(
     in_flight: dict[Any, GameTask] = {}
     stop = False
     failure: BaseException | None = None
-    try:
-        while pending or in_flight:
-            if budget_seconds is not None and time.perf_counter() - start > budget_seconds:
-                stop = True
-            while pending and not stop and len(in_flight) < backend.slots:
-                task = pending.pop()
-                in_flight[backend.submit(task)] = task
-            if not in_flight:
-                break
-            for handle, outcome in backend.wait(list(in_flight), timeout=1.0):
-                task = in_flight.pop(handle)
-                if isinstance(outcome, BaseException):
-                    failure = failure or outcome
+    with interrupts_deferred() as interrupt:
+        try:
+            while pending or in_flight:
+                interrupt.check()
+                if budget_seconds is not None and time.perf_counter() - start > budget_seconds:
                     stop = True
-                    continue
-                if outcome.reason == "engine-failure" and max_engine_failures is not None:
-                    if failures >= max_engine_failures:
-                        over_limit = over_limit or outcome
+                while pending and not stop and len(in_flight) < backend.slots:
+                    task = pending.pop()
+                    in_flight[backend.submit(task)] = task
+                if not in_flight:
+                    break
+                for handle, outcome in backend.wait(list(in_flight), timeout=WAIT_SLICE_S):
+                    task = in_flight.pop(handle)
+                    if isinstance(outcome, BaseException):
+                        failure = failure or outcome
                         stop = True
                         continue
-                    failures += 1
-                if store.add_game(outcome):
-                    res.played += 1
-                    res.search_seconds += sum(outcome.search_seconds.values())
-                    if progress is not None:
-                        progress(outcome)
-                    if on_record is not None and on_record(outcome):
-                        stop = True
-            if progress is not None:
-                progress(None)
-    except BaseException:
-        backend.close(cancel=True)
-        raise
+                    if outcome.reason == "engine-failure" and max_engine_failures is not None:
+                        if failures >= max_engine_failures:
+                            over_limit = over_limit or outcome
+                            stop = True
+                            continue
+                        failures += 1
+                    if store.add_game(outcome):
+                        res.played += 1
+                        res.search_seconds += sum(outcome.search_seconds.values())
+                        if progress is not None:
+                            progress(outcome)
+                        if on_record is not None and on_record(outcome):
+                            stop = True
+                if progress is not None:
+                    progress(None)
+            interrupt.check()
+        except BaseException:
+            backend.close(cancel=True)
+            raise
     res.stopped_early = stop and bool(pending)
     res.wall_seconds = time.perf_counter() - start
     if failure is not None:

@@ -5,6 +5,10 @@ searches that would take minutes, or between two games. Exit 130, one line sayin
 traceback, and nothing left running: every process that carried the run's environment
 marker (workers, engines, helpers) is gone, orphans included.
 
+Inside the driver's loop a SIGINT is noted and raised between two steps
+(``interrupts_deferred``): raised inside ``concurrent.futures``, it could leave a
+future's lock held, and the exit then waited forever for the pool's manager thread.
+
 Each stage is landed by watching the run from outside (its processes and its database),
 so the signal meets the stage it names; ``test_sigint_at_random_moments`` adds signals at
 random moments of the first seconds (argument parsing, imports, the probe, spawning).
@@ -17,14 +21,23 @@ import random
 import signal
 import sqlite3
 import sys
+import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
 
+from ladder.match.config import MatchConfig
+from ladder.match.openings import load_openings
+from ladder.match.output.store import ResultStore
+from ladder.match.players.specs import PlayerSpec
+from ladder.match.runner.execute import execute
+from ladder.match.runner.interrupts import interrupts_deferred
+from ladder.match.runner.match_run import match_tasks
 from tests.match.helpers import start_interruptible
 
 FAULTY_ENGINE = Path(__file__).parent.parent / "faulty_engine.py"
@@ -182,3 +195,77 @@ def test_sigint_at_random_moments(tmp_path: Path, engine_exe: Path, repeat: int)
     if code != -signal.SIGINT:
         assert code == 130, err
         assert "interrupted" in err and "Error" not in err, err
+
+
+@pytest.fixture
+def python_sigint() -> Iterator[None]:
+    """SIGINT handled by Python, as in a command started in the foreground."""
+    assert threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_a_deferred_sigint_is_raised_by_check_and_not_before(python_sigint: None) -> None:
+    with pytest.raises(KeyboardInterrupt), interrupts_deferred() as interrupt:
+        interrupt.check()  # nothing yet
+        signal.raise_signal(signal.SIGINT)  # noted, not raised here
+        noted = interrupt.requested
+        with pytest.raises(KeyboardInterrupt):
+            interrupt.check()
+    assert noted
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_deferred_sigint_never_checked_is_raised_on_leaving(python_sigint: None) -> None:
+    with pytest.raises(KeyboardInterrupt), interrupts_deferred():
+        signal.raise_signal(signal.SIGINT)
+        done = True
+    assert done
+
+
+def test_an_ignored_sigint_stays_ignored(python_sigint: None) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with interrupts_deferred() as interrupt:
+        signal.raise_signal(signal.SIGINT)
+    assert not interrupt.requested
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+class _InterruptedInWait:
+    """A backend whose first wait gets a SIGINT in its middle: it must finish that wait
+    (its bookkeeping is not cut short), and the driver then stops and cancels."""
+
+    slots = 1
+
+    def __init__(self) -> None:
+        self.waits_finished = 0
+        self.cancelled = False
+
+    def submit(self, task: object) -> object:
+        return task
+
+    def wait(self, handles: Sequence[object], timeout: float | None) -> list[Any]:
+        signal.raise_signal(signal.SIGINT)
+        self.waits_finished += 1
+        return []
+
+    def close(self, cancel: bool = False) -> None:
+        self.cancelled = cancel
+
+
+def test_a_sigint_inside_the_backend_stops_the_run_between_steps(
+    tmp_path: Path, python_sigint: None
+) -> None:
+    config = MatchConfig(
+        variant="xiangqi",
+        player_a=PlayerSpec.parse("random"),
+        player_b=PlayerSpec.parse("random"),
+        openings=load_openings("xiangqi"),
+        games=4,
+    )
+    backend = _InterruptedInWait()
+    with pytest.raises(KeyboardInterrupt):
+        execute(match_tasks(config), ResultStore(tmp_path / "r.sqlite"), backend)
+    assert backend.waits_finished == 1
+    assert backend.cancelled
