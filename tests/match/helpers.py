@@ -8,6 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ladder.match.config import MatchConfig
+from ladder.match.game.adjudication import Adjudication
+from ladder.match.openings import load_openings
+from ladder.match.players.specs import PlayerSpec
+
 
 def run_ladder(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``python -m ladder.cli ARGS``, its output captured as text."""
@@ -39,3 +44,20 @@ def default_sigint() -> None:
     ignored, and a command keeps an ignored SIGINT ignored, as `ladder match` does: a
     suite started that way must not hand that on to the runs it interrupts.)"""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def match_config(
+    a: str, b: str, games: int, variant: str = "xiangqi", seed: int = 5, **kw: Any
+) -> MatchConfig:
+    """A match of players ``a`` and ``b`` (specs as on the command line) on the
+    variant's own openings, games capped at 150 plies."""
+    return MatchConfig(
+        variant=variant,
+        player_a=PlayerSpec.parse(a),
+        player_b=PlayerSpec.parse(b),
+        openings=load_openings(variant),
+        games=games,
+        seed=seed,
+        adjudication=Adjudication(max_plies=150),
+        **kw,
+    )

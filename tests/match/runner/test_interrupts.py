@@ -31,14 +31,11 @@ from typing import Any
 import psutil
 import pytest
 
-from ladder.match.config import MatchConfig
-from ladder.match.openings import load_openings
 from ladder.match.output.store import ResultStore
-from ladder.match.players.specs import PlayerSpec
 from ladder.match.runner.execute import execute
 from ladder.match.runner.interrupts import interrupts_deferred
 from ladder.match.runner.match_run import match_tasks
-from tests.match.helpers import start_interruptible
+from tests.match.helpers import match_config, start_interruptible
 
 FAULTY_ENGINE = Path(__file__).parent.parent / "faulty_engine.py"
 MARK = "LADDER_INTERRUPT_TEST"
@@ -257,13 +254,7 @@ class _InterruptedInWait:
 def test_a_sigint_inside_the_backend_stops_the_run_between_steps(
     tmp_path: Path, python_sigint: None
 ) -> None:
-    config = MatchConfig(
-        variant="xiangqi",
-        player_a=PlayerSpec.parse("random"),
-        player_b=PlayerSpec.parse("random"),
-        openings=load_openings("xiangqi"),
-        games=4,
-    )
+    config = match_config("random", "random", 4)
     backend = _InterruptedInWait()
     with pytest.raises(KeyboardInterrupt):
         execute(match_tasks(config), ResultStore(tmp_path / "r.sqlite"), backend)

@@ -6,26 +6,15 @@ from pathlib import Path
 
 import ray
 
-from ladder.match.config import MatchConfig
-from ladder.match.game.adjudication import Adjudication
-from ladder.match.openings import load_openings
 from ladder.match.output.store import ResultStore
-from ladder.match.players.specs import PlayerSpec
 from ladder.match.runner.match_run import run_match
+from tests.match.helpers import match_config
 
 
 def test_match_on_local_ray(tmp_path: Path, engine_exe: Path) -> None:
     from ladder.match.runner.ray_backend import RayBackend
 
-    config = MatchConfig(
-        variant="atomic-xiangqi",
-        player_a=PlayerSpec.parse("level:1"),
-        player_b=PlayerSpec.parse("greedy"),
-        openings=load_openings("atomic-xiangqi"),
-        games=4,
-        seed=2,
-        adjudication=Adjudication(max_plies=150),
-    )
+    config = match_config("level:1", "greedy", 4, "atomic-xiangqi", seed=2)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         backend = RayBackend("local", 2)

@@ -3,34 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from ladder.match.config import MatchConfig
-from ladder.match.game.adjudication import Adjudication
-from ladder.match.openings import load_openings
 from ladder.match.output.pgn import read_pgn, replay
 from ladder.match.output.store import ResultStore
-from ladder.match.players.specs import PlayerSpec
 from ladder.match.runner.match_run import run_match
 from ladder.match.statistics.sprt import Sprt, SprtDecision
-
-
-def _config(a: str, b: str, games: int, variant: str = "xiangqi", **kw: Any) -> MatchConfig:
-    return MatchConfig(
-        variant=variant,
-        player_a=PlayerSpec.parse(a),
-        player_b=PlayerSpec.parse(b),
-        openings=load_openings(variant),
-        games=games,
-        seed=5,
-        adjudication=Adjudication(max_plies=150),
-        **kw,
-    )
+from tests.match.helpers import match_config
 
 
 def test_match_pairs_pgn_and_resume(tmp_path: Path, engine_exe: Path) -> None:
     db, pgn = tmp_path / "m.sqlite", tmp_path / "m.pgn"
-    config = _config("level:1", "greedy", games=4)
+    config = match_config("level:1", "greedy", games=4)
     stats, result = run_match(config, db=db, pgn=pgn, concurrency=2)
     assert (result.played, result.skipped) == (4, 0)
     assert stats.trinomial.games == 4 and stats.pentanomial.pairs == 2
@@ -69,15 +52,15 @@ def test_match_pairs_pgn_and_resume(tmp_path: Path, engine_exe: Path) -> None:
     assert random_moves > 0
 
     # the same command again resumes: nothing left to play; a larger --games extends it
-    _, again = run_match(_config("level:1", "greedy", games=4), db=db, pgn=pgn, concurrency=2)
+    _, again = run_match(match_config("level:1", "greedy", games=4), db=db, pgn=pgn, concurrency=2)
     assert (again.played, again.skipped) == (0, 4)
-    _, more = run_match(_config("level:1", "greedy", games=6), db=db, pgn=pgn, concurrency=2)
+    _, more = run_match(match_config("level:1", "greedy", games=6), db=db, pgn=pgn, concurrency=2)
     assert (more.played, more.skipped) == (2, 4)
     assert len(list(read_pgn(pgn.read_text()))) == 6
 
 
 def test_sprt_stops_a_decided_match(tmp_path: Path) -> None:
-    config = _config("greedy", "random", games=400, sprt=Sprt(0, 200, 0.05, 0.05))
+    config = match_config("greedy", "random", games=400, sprt=Sprt(0, 200, 0.05, 0.05))
     stats, result = run_match(config, db=tmp_path / "s.sqlite", concurrency=2)
     assert stats.sprt is not None and stats.sprt.decision is SprtDecision.H1
     assert result.stopped_early and result.played < 200
