@@ -47,7 +47,7 @@ from __future__ import annotations
 import re
 from typing import TextIO
 
-from ladder.bridge.clocks import GuiClock
+from ladder.bridge.clocks import GuiClock, XBoardTimeControl
 from ladder.bridge.server import GuiServer
 from ladder.bridge.session import SEED_OPTION_MAX, Answer, LevelSession, SessionError
 from ladder.engine_lines import comparable_cp
@@ -106,12 +106,7 @@ class XBoardServer(GuiServer):
         # The GUI played on after the end our rules see (its rules differ): so do we.
         self.playing_on = False
         self.analysing = False  # `analyze` until `exit`
-        # The time control (`level MPS BASE INC`, `st`) and the engine's clock (`time`).
-        self.moves_per_control = 0
-        self.base_ms: int | None = None
-        self.increment_ms = 0
-        self.per_move_ms: int | None = None
-        self.clock_ms: int | None = None
+        self.time_control = XBoardTimeControl()
         self.commands.update(
             {
                 "xboard": self.cmd_ignore,
@@ -200,7 +195,7 @@ class XBoardServer(GuiServer):
         self.session.set_variant(self.start_variant)
         self.force, self.side = False, "black"
         self.forget_the_end()
-        self.clock_ms = None  # the time control stays; the clock starts from it again
+        self.time_control.clock_ms = None  # the time control stays; its clock starts again
 
     async def cmd_variant(self, args: list[str]) -> None:
         await self.cancel_search()
@@ -240,50 +235,17 @@ class XBoardServer(GuiServer):
     # ------------------------------------------------------------------ clocks
 
     async def cmd_level(self, args: list[str]) -> None:
-        """``level MPS BASE INC``: MPS moves in BASE minutes (``M`` or ``M:SS``), or the
-        whole game when MPS is 0, INC seconds added after each move."""
-        try:
-            moves, base, increment = args
-            minutes, _, seconds = base.partition(":")
-            if int(minutes) < 0 or not 0 <= int(seconds or 0) <= 59 or int(moves) < 0:
-                raise ValueError
-            base_ms = _milliseconds(str(int(minutes) * 60 + int(seconds or 0)), 0)
-            moves_per_control, increment_ms = int(moves), _milliseconds(increment, 0)
-        except ValueError:
-            raise SessionError(f"level needs MPS BASE INC, not {' '.join(args)[:40]!r}") from None
-        self.moves_per_control = moves_per_control
-        self.base_ms, self.increment_ms = base_ms, increment_ms
-        self.per_move_ms = self.clock_ms = None
+        self.time_control.level(args)
 
     async def cmd_st(self, args: list[str]) -> None:
-        """``st SECONDS``: a fixed time for every move."""
-        try:
-            self.per_move_ms = _milliseconds(args[0], 1)
-        except (IndexError, ValueError):
-            raise SessionError(
-                f"st needs a positive number of seconds, not {' '.join(args)[:40]!r}"
-            ) from None
+        self.time_control.st(args)
 
     async def cmd_time(self, args: list[str]) -> None:
-        """``time CENTISECONDS``: the engine's clock, sent before each of its moves."""
-        try:
-            self.clock_ms = int(args[0]) * 10
-        except (IndexError, ValueError):
-            raise SessionError(f"time needs centiseconds, not {' '.join(args)[:40]!r}") from None
+        self.time_control.time(args)
 
     def clock(self) -> GuiClock:
         """The engine's clock for the move it is about to make."""
-        if self.per_move_ms is not None:
-            return GuiClock(movetime_ms=self.per_move_ms)
-        remaining = self.clock_ms if self.clock_ms is not None else self.base_ms
-        if remaining is None:
-            return GuiClock()
-        moves_to_go = None
-        if self.moves_per_control:  # the moves this side has made since the start
-            moves_to_go = self.moves_per_control - (
-                self.session.game.game_ply // 2 % self.moves_per_control
-            )
-        return GuiClock(remaining, self.increment_ms, moves_to_go)
+        return self.time_control.clock(self.session.game.game_ply)
 
     # ------------------------------------------------------------------ analysis
 
@@ -440,19 +402,3 @@ class XBoardServer(GuiServer):
 
     async def cmd_quit(self, args: list[str]) -> None:
         self.quitting = True
-
-
-#: The longest time a GUI may give (a day): a larger one is a typo, not a clock.
-MAX_SECONDS = 86_400.0
-
-
-def _milliseconds(seconds: str, least_ms: int) -> int:
-    """``seconds`` (a decimal) as whole milliseconds, at least ``least_ms`` and at most a
-    day; ValueError otherwise (``inf``, ``nan``, a negative time)."""
-    value = float(seconds)
-    if not 0 <= value <= MAX_SECONDS:  # (false for nan too)
-        raise ValueError(seconds)
-    ms = round(value * 1000)
-    if ms < least_ms:
-        raise ValueError(seconds)
-    return ms

@@ -10,6 +10,8 @@ The pieces, in the order a run uses them:
   games, then more games where the gaps' intervals are widest;
 * :mod:`ladder.calibration.fit`: the whole-pool Bradley-Terry fit, each level's
   :class:`ladder.levels.Rating`, and the tuning criteria;
+* :mod:`ladder.calibration.fit_line`: the Elo-against-log-nodes line that rates a level
+  without games yet;
 * :mod:`ladder.calibration.record`: the games as a compact file committed with the
   repository, so that a later run resumes instead of replaying;
 * :mod:`ladder.calibration.report`: the levels file, ``docs/ladder.md`` and its plots;

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ladder.calibration.fit import LogNodesLine
+from ladder.calibration.fit_line import LogNodesLine
 
 
 def test_least_squares_by_hand() -> None:

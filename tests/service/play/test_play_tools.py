@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import cchess  # type: ignore[import-untyped]
 import httpx
@@ -36,10 +36,11 @@ def ring_and_core(before: bytes, after: bytes) -> tuple[float, float]:
     assert a.size == b.size
     w, h = a.size
     cx, cy, half = w / 2, h / 2, min(w, h) / 2
-    pixels_a: list[tuple[int, int, int]] = list(a.getdata())
-    pixels_b: list[tuple[int, int, int]] = list(b.getdata())
+    # RGB images: a (r, g, b) tuple per pixel, row by row
+    pixels_a = cast(tuple[tuple[int, ...], ...], a.get_flattened_data())
+    pixels_b = cast(tuple[tuple[int, ...], ...], b.get_flattened_data())
 
-    def distance(p: tuple[int, int, int], q: tuple[int, int, int]) -> int:
+    def distance(p: tuple[int, ...], q: tuple[int, ...]) -> int:
         return sum(abs(i - j) for i, j in zip(p, q, strict=True))
 
     ring = turned = core = changed = 0
