@@ -3,6 +3,8 @@ sequences of the level's first moves that N seeds produce.
 
     python scripts/measure_variety.py --variant xiangqi --seeds 20 --moves 5 --json out.json
 
+With ``--json`` a record already there keeps the rows of the levels not measured now.
+
 The opponent is fixed (it does not depend on the seed): it plays a scenario's moves while
 they are legal, then the engine's best move at ``--opponent-nodes`` (a deterministic
 search). Scenarios: in xiangqi, 10 grandmaster openings (the level plays Black against
@@ -171,8 +173,28 @@ def main(argv: list[str] | None = None) -> int:
             + " ".join(f"{v}" for v in row.values())
         )
     if args.json is not None:
-        args.json.write_text(json.dumps(out, indent=2))
+        args.json.write_text(json.dumps(merged(args.json, out), indent=2))
     return 0
+
+
+def merged(path: Path, out: dict[str, Any]) -> dict[str, Any]:
+    """``out`` over the record already at ``path`` (same variant, seeds, moves and
+    opponent): the levels measured now replace their rows, the others keep theirs, each
+    row beside the settings it was measured with."""
+    if not path.exists():
+        return out
+    old = json.loads(path.read_text())
+    same = ("variant", "seeds", "moves", "opponent_nodes")
+    if any(old.get(k) != out[k] for k in same):
+        return out
+    levels = {**old.get("levels", {}), **out["levels"]}
+    settings = {**old.get("settings", {}), **out["settings"]}
+    order = sorted(levels, key=int)
+    return {
+        **out,
+        "levels": {k: levels[k] for k in order},
+        "settings": {k: settings[k] for k in order if k in settings},
+    }
 
 
 if __name__ == "__main__":

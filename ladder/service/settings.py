@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +91,26 @@ def positive_float(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be positive, got {text}")
     return value
+
+
+def host_pattern(text: str) -> str:
+    """A Host header the service accepts: a name or address without a port (the check
+    ignores the port), ``*.`` before a domain for its subdomains."""
+    host = text.strip()
+    if not host:
+        raise argparse.ArgumentTypeError("must be a host name, got an empty one")
+    if any(c.isspace() for c in host) or "/" in host:
+        raise argparse.ArgumentTypeError(
+            f"must be a bare host name (no scheme, path or space), got {text!r}"
+        )
+    if ":" in host:
+        try:
+            return str(ipaddress.IPv6Address(host.strip("[]")))  # as the check compares it
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be a host without a port (the port is not checked), got {text!r}"
+            ) from None
+    return host
 
 
 # ---------------------------------------------------------------------------------------
@@ -226,6 +247,7 @@ class ServeSettings:
         "accept only these Host headers (repeatable; *.example.com for subdomains)",
         default=(),
         group="access",
+        parse=host_pattern,
         metavar="HOST",
     )
     forwarded_allow_ips: str = option(

@@ -197,6 +197,8 @@ def test_the_file_names_the_engine_only_when_nothing_else_does(
         ("queue-timeout = 'soon'\n", "'queue-timeout' must be a number, not a string"),
         ('log-level = "loud"\n', "'log-level': 'loud' is not one of debug, info"),
         ("allowed-host = [1]\n", "'allowed-host' must be a list of strings, not an integer"),
+        ('allowed-host = [""]\n', "'allowed-host': must be a host name, got an empty one"),
+        ('allowed-host = ["a.example:8000"]\n', "must be a host without a port"),
         ("[serve]\nport = 1\n", "unknown key 'serve'"),
         ("port = \n", "invalid TOML"),
     ],
@@ -227,6 +229,21 @@ def test_a_missing_config_file_is_a_one_line_error(tmp_path: Path) -> None:
 def test_a_bad_variable_is_a_one_line_error(variable: str, value: str, problem: str) -> None:
     port = [] if variable == "LADDER_PORT" else ["--port", "0"]  # (each exits before binding)
     line = one_line_error(ladder_serve(*port, env={variable: value}))
+    assert problem in line
+
+
+@pytest.mark.parametrize(
+    ("host", "problem"),
+    [
+        ("", "must be a host name, got an empty one"),
+        ("https://play.example.com", "no scheme, path or space"),
+        ("play.example.com:443", "must be a host without a port"),
+    ],
+)
+def test_a_host_no_request_could_match_is_refused(host: str, problem: str) -> None:
+    """An allowed host that no Host header could match would refuse every request."""
+    line = one_line_error(ladder_serve("--port", "0", "--allowed-host", host))
+    assert line.startswith("ladder serve: error: argument --allowed-host: ")
     assert problem in line
 
 
