@@ -150,7 +150,11 @@ def _cmd_move(args: argparse.Namespace) -> int:
         else:
             score = f"cp {reply.score.cp}"
         extra = f" ({reply.outcome.reason}, {reply.outcome.result})" if reply.outcome else ""
-        print(f"{reply.move}  {score}  depth {reply.depth}  seed {reply.seed}{extra}")
+        # The ladder's version: a recalibrated ladder plays another move for the seed.
+        print(
+            f"{reply.move}  {score}  depth {reply.depth}  seed {reply.seed}  "
+            f"ladder {reply.levels_version}{extra}"
+        )
     return 0
 
 

@@ -85,6 +85,8 @@ def test_cli_move_in_process_and_url(server: Server) -> None:
     remote = run_ladder(*move, "--url", server.url)
     assert remote.returncode == 0, remote.stderr
     assert remote.stdout.split()[0] == reply["move"]
+    # which ladder played it, as the JSON answer says
+    assert f"ladder {reply['levels_version']}" in remote.stdout
     bad = run_ladder(
         "move", "--variant", "xiangqi", "--moves", "h3e3 h3e3", "--level", "2", "--url", server.url
     )
