@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from dataclasses import replace
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import ladder
 from ladder.levels import (
     LEVELS_FILE,
     Level,
@@ -206,3 +208,14 @@ def test_the_human_reference_describes_only_the_settings_it_measured() -> None:
     # the same level retuned (another node count, or another mistake rule) has no reference
     assert human_reference("xiangqi", replace(one, nodes=one.nodes + 1)) is None
     assert human_reference("xiangqi", replace(one, variety=None)) is None
+
+
+def test_every_level_the_reference_measured_is_described_as_it_plays_now() -> None:
+    """A retuned level loses its reference (above): the shipped file is measured again
+    with it (`scripts/measure_mistakes.py --source master ... --human-reference`, the
+    command in its `method`), not left to describe fewer levels than it judged."""
+    data = json.loads((Path(ladder.__file__).parent / "human_reference.json").read_text())
+    shipped = load_levels(LEVELS_FILE)
+    for variant, rows in data["variants"].items():
+        stale = [n for n in rows if human_reference(variant, shipped[variant][int(n)]) is None]
+        assert not stale, f"{variant}: the human reference of levels {stale} is stale"
