@@ -364,6 +364,12 @@ def load_levels(path: Path = LEVELS_FILE) -> dict[str, dict[int, Level]]:
 # Any strength in between
 
 
+def largest_hash_mb(levels: dict[str, dict[int, Level]]) -> int:
+    """The largest hash table (MB) any level of any variant uses: what an engine that
+    plays them all is started with."""
+    return max(level.hash_mb for per_variant in levels.values() for level in per_variant.values())
+
+
 def elo_range(levels: dict[int, Level]) -> tuple[float, float] | None:
     """The Elo span an ``elo`` request may ask for: level 1's measured Elo to level 8's;
     None unless every level has a measured rating and they increase strictly."""

@@ -26,7 +26,7 @@ from typing import TypeVar
 
 from ladder.analysis.search import Evaluation, search_position
 from ladder.level_move import LevelMove, NoLevelMove, level_engine, play_level_move
-from ladder.levels import Level, load_levels
+from ladder.levels import Level
 from ladder.rules import Game
 from ladder.service.config import ServiceConfig
 from ladder.variants import FSF_VARIANT
@@ -56,6 +56,7 @@ class EngineSlot:
         self,
         index: int,
         config: ServiceConfig,
+        start_hash_mb: int,
         on_incident: Callable[[str], None] | None = None,
         on_restart: Callable[[], None] | None = None,
     ) -> None:
@@ -65,11 +66,8 @@ class EngineSlot:
         self._on_restart = on_restart
         self._last_pid: int | None = None
         self._answered = False  #: the engine answered its last search or check
-        self._largest_hash_mb = max(
-            level.hash_mb
-            for levels in load_levels(config.levels_file).values()
-            for level in levels.values()
-        )
+        #: the Hash the engine starts with: the largest a level it plays uses
+        self._start_hash_mb = start_hash_mb
         max_rss = config.engine_max_rss_mb * 2**20 if config.engine_max_rss_mb else None
         self.managed = level_engine(
             config.engine_path,
@@ -117,7 +115,7 @@ class EngineSlot:
         self._answered = False
         try:
             outcome = await self.managed.search(
-                FSF_VARIANT["xiangqi"], None, [], Limit(nodes=1), {"Hash": self._largest_hash_mb}
+                FSF_VARIANT["xiangqi"], None, [], Limit(nodes=1), {"Hash": self._start_hash_mb}
             )
         except EngineFailure as exc:
             self._report(exc.incidents)
@@ -329,8 +327,9 @@ SlotFactory = Callable[[int], EngineSlot]
 
 def default_slots(
     config: ServiceConfig,
+    start_hash_mb: int,
     on_incident: Callable[[str], None] | None = None,
     on_restart: Callable[[], None] | None = None,
 ) -> SlotFactory:
-    """Slots on the configured (or built) engine."""
-    return lambda i: EngineSlot(i, config, on_incident, on_restart)
+    """Slots on the configured (or built) engine, each started with ``start_hash_mb``."""
+    return lambda i: EngineSlot(i, config, start_hash_mb, on_incident, on_restart)

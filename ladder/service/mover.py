@@ -31,6 +31,7 @@ from ladder.levels import (
     at_elo,
     elo_range,
     human_reference,
+    largest_hash_mb,
     levels_version,
     load_levels,
 )
@@ -114,6 +115,7 @@ class MoveService:
         m = self.metrics
         factory = slot_factory or default_slots(
             self.config,
+            largest_hash_mb(self.levels),
             on_incident=lambda kind: m.engine_incidents.labels(kind).inc(),
             on_restart=m.engine_restarts.inc,
         )

@@ -25,6 +25,7 @@ from typing import Any
 
 import uvicorn
 
+from ladder.levels import largest_hash_mb, load_levels
 from ladder.service.app import create_app
 from ladder.service.config import ServiceConfig
 from ladder.service.engine_slot import EngineSlot
@@ -207,7 +208,7 @@ def run_server(
 async def check_engine(config: ServiceConfig) -> None:
     """Start one engine as a pool slot does, and stop it: an engine that cannot start is
     a one-line :class:`ServeError` here, not a traceback from the server's startup."""
-    slot = EngineSlot(0, config)
+    slot = EngineSlot(0, config, largest_hash_mb(load_levels(config.levels_file)))
     try:
         await slot.start()
     except EngineFailure as exc:
