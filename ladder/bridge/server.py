@@ -24,6 +24,8 @@ from collections.abc import Awaitable, Callable
 from typing import ClassVar, TextIO
 
 from ladder.bridge.session import Answer, LevelSession, SessionError
+from ladder.rules.errors import RulesError
+from ladder.rules.notation import normalize_move
 from protocol import EngineError, InfoDict, Limit, LineReader, RankNumbering
 from protocol.errors import EngineProtocolError
 from protocol.lines import EndOfOutput, UnreadableLine
@@ -39,8 +41,9 @@ STOP_AGAIN_S = 0.25
 
 #: A point in a rules-checker message (canonical: ranks 1..10), alone or in a move.
 _POINT = re.compile(r"(?:(?<![A-Za-z0-9])|(?<=[a-i][0-9])|(?<=[a-i]10))([a-i])(10|[1-9])(?![0-9])")
-#: A canonical move or drop, the whole text.
-_CANONICAL_MOVE = re.compile(r"(?:[A-Z]@|[a-i](?:10|[1-9]))[a-i](?:10|[1-9])[a-z]?")
+#: A move or drop with ranks 1..10, the whole text (a drop's piece letter in either
+#: case, as the HTTP API and the rules checker take it: ``N@e6``, ``n@e6``, ``h@e6``).
+_MOVE_TEXT = re.compile(r"(?:[A-Za-z]@|[a-i](?:10|[1-9]))[a-i](?:10|[1-9])[a-z]?")
 
 
 class GuiGone(Exception):
@@ -118,10 +121,15 @@ class GuiServer:
     def from_gui(self, move: str) -> str | None:
         """A GUI's move, canonical; None when it is not a move at all."""
         try:
-            canonical = self.ranks.from_engine(move)
+            text = self.ranks.from_engine(move)
         except ValueError:
             return None
-        return canonical if _CANONICAL_MOVE.fullmatch(canonical) else None
+        if not _MOVE_TEXT.fullmatch(text):
+            return None
+        try:
+            return normalize_move(text)
+        except RulesError:
+            return text  # played as it is, so that the rules checker says what is wrong
 
     def gui_text(self, message: str) -> str:
         """A rules-checker message about moves (``illegal move 'a1a6': a chariot on a1

@@ -379,6 +379,13 @@ class XBoardServer(GuiServer):
         self.claimed = game.ply
         self.send(f"{outcome.result} {{{outcome.reason.value}}}")
 
+    async def end_of_input(self) -> None:
+        # As `ladder uci` does: a move asked for before the input ended is still played
+        # (`printf 'xboard\nnew\ngo\n' | ladder xboard`), at its level's node count; an
+        # analysis never ends by itself, so it is left.
+        if self.searching and not self.analysing:
+            await self.wait_search()
+
     async def cmd_move_now(self, args: list[str]) -> None:
         if self.searching:
             await self.session.stop()

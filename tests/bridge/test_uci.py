@@ -222,6 +222,28 @@ def test_quit_right_after_go_ends_cleanly(command: str, script: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("command", "script", "answer"),
+    [
+        ("uci", "uci\nposition startpos moves a4a5\ngo\n", "bestmove "),
+        ("ucci", "ucci\nposition startpos moves a3a4\ngo depth 1\n", "bestmove "),
+        ("xboard", "xboard\nprotover 2\nnew\nforce\nusermove a3a4\ngo\n", "move "),
+    ],
+)
+def test_input_that_ends_during_a_search_still_gets_the_move(
+    command: str, script: str, answer: str
+) -> None:
+    """`printf '…go\n' | ladder uci|ucci|xboard`: the move asked for is played before the
+    bridge exits (as Stockfish answers a piped `go`), out of the book."""
+    done = subprocess.run(
+        [LADDER, command], input=script, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    moves = [line.split()[1] for line in done.stdout.splitlines() if line.startswith(answer)]
+    assert len(moves) == 1, done.stdout
+    assert canonical(command, moves[0]) in Game.from_fen("xiangqi", moves=["a4a5"]).legal_moves()
+
+
+@pytest.mark.parametrize(
     ("command", "first", "reply"), [("uci", "h3e3", "h10g8"), ("ucci", "h2e2", "h9g7")]
 )
 def test_a_command_during_go_infinite_ends_it_with_an_answer(
@@ -265,7 +287,7 @@ def test_input_that_ends_during_a_search_still_gets_the_answer(command: str) -> 
 
 
 def canonical(command: str, move: str) -> str:
-    ranks = RankNumbering.ZERO_BASED if command == "ucci" else RankNumbering.ONE_BASED
+    ranks = RankNumbering.ZERO_BASED if command in ("ucci", "xboard") else RankNumbering.ONE_BASED
     return ranks.from_engine(move)
 
 
