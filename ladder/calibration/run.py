@@ -190,14 +190,18 @@ def _play(
                 bar.update(progress_id, status=f"round {rounds}: widest {status or 'none'}")
                 if not console.is_terminal:
                     console.print(f"round {rounds}: widest gaps {status or 'none: done'}")
-                tasks, started_extras = next_games(chain, extras, fits, backend.slots, played)
-                if started_extras:
-                    _resume(store, extras)
-                    extras = []
-                    if not console.is_terminal:
-                        console.print("the chain is decided: the extra players' games")
+                tasks, started = next_games(chain, extras, fits, backend.slots, played)
+                if started:
+                    _resume(store, started)
+                    extras = [e for e in extras if all(e is not s for s in started)]
+                    names = ", ".join(sorted({_pairing_name(e) for e in started}))
+                    console.print(f"the chain is decided below them: {names}")
     finally:
         backend.close()
+
+
+def _pairing_name(state: PairingState) -> str:
+    return f"{state.variant} {state.pairing.stronger.name}-{state.pairing.weaker.name}"
 
 
 def _first_games(store: ResultStore, states: list[PairingState]) -> list[GameTask]:

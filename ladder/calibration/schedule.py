@@ -1,8 +1,10 @@
 """Which calibration games to play next.
 
-The chain (the adjacent and skip-one pairings) comes first; the plan's extra players
-are played once every gap of the chain is decided (:func:`next_games`), so that a run
-cut short has spent its games on the ratings a site prints. ``--max-level`` keeps a
+The chain (the adjacent and skip-one pairings) comes first; an extra player's pairing
+is played once every gap of the chain up to the level it meets is decided, in its
+variant (:func:`next_games`): a run cut short has spent its games on the ratings a site
+prints, and the extras at the cheap bottom (the rules the weak levels replaced, the Elo
+points, level 5 without its variety) need not wait for the costly top. ``--max-level`` keeps a
 run to the pairings up to a level (:func:`in_scope`): the cheap bottom first.
 
 First every pairing of the chain plays its first games (:attr:`Plan.games` for the ladder's gaps,
@@ -33,6 +35,7 @@ from ladder.match.statistics.bradley_terry import LadderFit
 __all__ = [
     "PairingState",
     "Widest",
+    "chain_decided_below",
     "cost",
     "first_round",
     "in_scope",
@@ -162,11 +165,22 @@ def next_games(
     fits: dict[str, LadderFit],
     slots: int,
     records: Mapping[str, Sequence[GameRecord]] | None = None,
-) -> tuple[list[GameTask], bool]:
-    """After a round: the chain's next round while a gap is unsure, else the extras'
-    first games (once: ``extras`` are those not started yet). Returns the tasks and
-    whether they are the extras' (empty: the run is done)."""
-    tasks = next_round(chain, fits, slots, records)
-    if tasks or not extras:
-        return tasks, False
-    return first_round(extras), True
+) -> tuple[list[GameTask], list[PairingState]]:
+    """After a round: the chain's next round while a gap is unsure, and the first games
+    of each extra pairing (``extras``: those not started yet) whose levels the chain has
+    decided (:func:`chain_decided_below`). Returns the tasks (empty: the run is done)
+    and the extras they start."""
+    unsure = widest_gaps(chain, fits, records)
+    tasks = [task for w in unsure[: max(1, slots)] for task in w.state.extend(2)]
+    ready = [e for e in extras if chain_decided_below(e, unsure)]
+    return tasks + first_round(ready), ready
+
+
+def chain_decided_below(extra: PairingState, unsure: Sequence[Widest]) -> bool:
+    """Whether no gap of ``extra``'s variant up to the level it meets (its
+    :meth:`~ladder.calibration.plan.Pairing.top_level`) is still unsure: the ratings its
+    own are measured against are settled."""
+    top = extra.pairing.top_level()
+    return not any(
+        w.state.variant == extra.variant and w.state.pairing.top_level() <= top for w in unsure
+    )

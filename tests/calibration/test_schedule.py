@@ -85,19 +85,25 @@ def test_the_widest_unsure_gaps_get_the_next_games() -> None:
     assert next_round(states, {"xiangqi": fit}, slots=2) == []
 
 
-def test_the_extras_wait_until_the_chain_is_decided() -> None:
-    """The plan's extra players cost many games: they are played once no gap of the
-    chain is unsure, so a run cut short has spent its games on the printed ratings."""
+def test_an_extra_waits_until_the_chain_below_it_is_decided() -> None:
+    """The plan's extra players cost many games: an extra pairing is played once no gap
+    of its variant's chain up to the level it meets is unsure, so a run cut short has
+    spent its games on the printed ratings, and an extra at the bottom does not wait
+    for the top."""
     plan = Plan(
         games=4,
         skip_one_games=0,
         max_games=8,
-        extras=(Extra("soft-L1", "level:1,variety=off", ("L1",), 6),),
+        extras=(
+            Extra("soft-L1", "level:1,variety=off", ("L1",), 6),
+            Extra("plain-L5", "level:5,variety=off", ("L5",), 4),
+        ),
     )
     states = _states(plan)
     chain = [s for s in states if not s.pairing.extra]
     extras = [s for s in states if s.pairing.extra]
-    assert len(extras) == 1 and extras[0].pairing.stronger.name == "soft-L1"
+    soft, plain = extras
+    assert soft.pairing.stronger.name == "soft-L1" and plain.pairing.stronger.name == "plain-L5"
     assert all(s.match().match_id not in {t.match_id for t in first_round(chain)} for s in extras)
     for s in chain:
         s.scheduled = s.pairing.games
@@ -106,12 +112,20 @@ def test_the_extras_wait_until_the_chain_is_decided() -> None:
     tasks, started = next_games(chain, extras, {"xiangqi": fit}, slots=2)
     assert tasks and not started  # gaps still unsure: the chain's next round
     assert {t.match_id for t in tasks} <= {s.match().match_id for s in chain}
+    for s in chain:  # the bottom decided (every gap up to L3 at its maximum), not the top
+        if s.pairing.top_level() <= 3:
+            s.scheduled = plan.max_games
+    tasks, started = next_games(chain, extras, {"xiangqi": fit}, slots=2)
+    assert started == [soft]
+    assert len([t for t in tasks if t.match_id == soft.match().match_id]) == 6
+    assert {t.match_id for t in tasks} - {soft.match().match_id} <= {
+        s.match().match_id for s in chain if s.pairing.top_level() > 3
+    }
     for s in chain:  # every gap at its maximum: the chain is done
         s.scheduled = plan.max_games
-    tasks, started = next_games(chain, extras, {"xiangqi": fit}, slots=2)
-    assert started and len(tasks) == 6
-    assert {t.match_id for t in tasks} == {extras[0].match().match_id}
-    assert next_games(chain, [], {"xiangqi": fit}, slots=2) == ([], False)
+    tasks, started = next_games(chain, [plain], {"xiangqi": fit}, slots=2)
+    assert started == [plain] and {t.match_id for t in tasks} == {plain.match().match_id}
+    assert next_games(chain, [], {"xiangqi": fit}, slots=2) == ([], [])
 
 
 def test_max_level_keeps_a_run_to_the_bottom() -> None:
