@@ -58,7 +58,7 @@ from protocol.info import XBOARD_MATE
 __all__ = ["XBoardServer"]
 
 # A move in XBoard's coordinate notation (ranks 0..9 on a 10-rank board) or a drop.
-_MOVE_RE = re.compile(r"^(?:[A-Z]@|[a-i][0-9])[a-i][0-9][a-z]?$")
+_MOVE_RE = re.compile(r"^(?:[A-Za-z]@|[a-i][0-9])[a-i][0-9][a-z]?$")
 #: Commands a GUI may send that this engine reads and ignores (pondering, ``otim``, …).
 IGNORED = frozenset(
     {

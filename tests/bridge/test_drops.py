@@ -49,7 +49,7 @@ PLAYED = ["h3h10", "i10h10"]
                 "force",
                 "usermove h2h9",
                 "usermove i9h9",
-                "usermove {drop}",
+                "{drop}",  # a move without `usermove`, as older GUIs send it
                 "go",
             ],
             "move ",
