@@ -10,12 +10,15 @@ run to the pairings up to a level (:func:`in_scope`): the cheap bottom first.
 First every pairing of the chain plays its first games (:attr:`Plan.games` for the ladder's gaps,
 fewer for the others), game pair ``k`` of every pairing before pair ``k + 1`` of any, so
 that a run cut short has measured every pairing a little. Then the games go where the
-intervals are widest: after each round the pool is refitted, and each adjacent pairing
-whose gap is not yet known to its criterion's precision
+intervals are still too wide: after each round the pool is refitted, and each adjacent
+pairing whose gap is not yet known to its criterion's precision
 (:func:`ladder.calibration.fit.gap_target`: ±60 Elo up to level 5, ±100 above) gets one
-more game pair, widest (against its target) first, up to :attr:`Plan.max_games`; a
-round has as many pairs as there are game slots. The run ends when every gap is known
-well enough, every unsure pairing has its maximum, or the time budget is spent.
+more game pair, widest (against its target) first, up to :attr:`Plan.max_games`; the
+widest get more than one when the slots outnumber them. (Until 4 December a round had
+one pair for each slot, the widest gaps only: at the cheap bottom the refit and the
+record written after every round took as long as the round's four games.) The run
+ends when every gap is known well enough, every unsure pairing has its maximum, or the
+time budget is spent.
 """
 
 from __future__ import annotations
@@ -152,11 +155,19 @@ def next_round(
     slots: int,
     records: Mapping[str, Sequence[GameRecord]] | None = None,
 ) -> list[GameTask]:
-    """One more game pair for each of the ``slots`` widest unsure gaps (none: done)."""
-    tasks: list[GameTask] = []
-    for w in widest_gaps(states, fits, records)[: max(1, slots)]:
-        tasks.extend(w.state.extend(2))
-    return tasks
+    """One more game pair for every unsure gap, the widest first (none: done); with
+    more slots than that, the widest get a second pair, and so on, so that a round
+    fills the slots."""
+    return _pairs_for(widest_gaps(states, fits, records), slots)
+
+
+def _pairs_for(unsure: Sequence[Widest], slots: int) -> list[GameTask]:
+    """A game pair for each of ``unsure``, round after round over them, until the
+    ``slots`` have a game each."""
+    if not unsure:
+        return []
+    pairs = max(len(unsure), -(-slots // 2))
+    return [task for i in range(pairs) for task in unsure[i % len(unsure)].state.extend(2)]
 
 
 def next_games(
@@ -171,7 +182,7 @@ def next_games(
     decided (:func:`chain_decided_below`). Returns the tasks (empty: the run is done)
     and the extras they start."""
     unsure = widest_gaps(chain, fits, records)
-    tasks = [task for w in unsure[: max(1, slots)] for task in w.state.extend(2)]
+    tasks = _pairs_for(unsure, slots)
     ready = [e for e in extras if chain_decided_below(e, unsure)]
     return tasks + first_round(ready), ready
 

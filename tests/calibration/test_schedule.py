@@ -74,11 +74,21 @@ def test_the_widest_unsure_gaps_get_the_next_games() -> None:
     ]
     assert relative == sorted(relative, reverse=True)
     assert "L8" in [w.state.pairing.stronger.name for w in widest]
+    # a pair for every unsure gap, the widest first
+    before = {id(w.state): w.state.scheduled for w in widest}
     tasks = next_round(states, {"xiangqi": fit}, slots=1)
-    assert len(tasks) == 2 and {t.match_id for t in tasks} == {widest[0].state.match().match_id}
+    assert len(tasks) == 2 * len(widest) and len(widest) > 1
+    assert [t.match_id for t in tasks[::2]] == [w.state.match().match_id for w in widest]
+    assert all(w.state.scheduled == before[id(w.state)] + 2 for w in widest)
+    # more slots than unsure gaps: the widest get a second pair, so every slot plays
+    for w in widest[1:]:
+        w.state.scheduled = plan.max_games
+    (last,) = widest_gaps(states, {"xiangqi": fit})
+    tasks = next_round(states, {"xiangqi": fit}, slots=6)
+    assert len(tasks) == 6 and {t.match_id for t in tasks} == {last.state.match().match_id}
     # at its maximum a pairing gets no more games
-    widest[0].state.scheduled = plan.max_games
-    assert widest[0].state not in [w.state for w in widest_gaps(states, {"xiangqi": fit})]
+    last.state.scheduled = plan.max_games
+    assert widest_gaps(states, {"xiangqi": fit}) == []
     # every pairing at its maximum: nothing more to play
     for s in states:
         s.scheduled = plan.max_games
