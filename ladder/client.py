@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -45,6 +46,7 @@ from ladder.service.status import FAILURES, as_service_error, invalid_request
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
+P = ParamSpec("P")
 
 __all__ = ["Clock", "Ladder", "LadderSync", "ServiceError", "wait_until_healthy"]
 
@@ -250,6 +252,20 @@ def _bad_url(url: str | None, exc: Exception) -> ServiceError:
     )
 
 
+def _blocking(
+    method: Callable[Concatenate[Ladder, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[LadderSync, P], T]:
+    """:class:`Ladder`'s ``method`` as a :class:`LadderSync` method: the same arguments,
+    its answer waited for."""
+
+    @functools.wraps(method)
+    def blocking(self: LadderSync, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self._run(method(self._ladder, *args, **kwargs))
+
+    blocking.__qualname__ = f"LadderSync.{method.__name__}"
+    return blocking
+
+
 class LadderSync:
     """Blocking wrapper of :class:`Ladder` (same arguments, same methods, no `await`).
 
@@ -276,41 +292,12 @@ class LadderSync:
         finally:
             self._runner.close()
 
-    def move(
-        self,
-        *,
-        variant: str,
-        level: int | None = None,
-        moves: Sequence[str] = (),
-        fen: str | None = None,
-        seed: int | None = None,
-        elo: float | None = None,
-        clock: Clock | None = None,
-    ) -> MoveResponse:
-        """See :meth:`Ladder.move`."""
-        return self._run(
-            self._ladder.move(
-                variant=variant, level=level, moves=moves, fen=fen, seed=seed, elo=elo, clock=clock
-            )
-        )
-
-    def position(
-        self, *, variant: str, moves: Sequence[str] = (), fen: str | None = None
-    ) -> PositionResponse:
-        """See :meth:`Ladder.position`."""
-        return self._run(self._ladder.position(variant=variant, moves=moves, fen=fen))
-
-    def levels(self) -> LevelsResponse:
-        """See :meth:`Ladder.levels`."""
-        return self._run(self._ladder.levels())
-
-    def variants(self) -> VariantsResponse:
-        """See :meth:`Ladder.variants`."""
-        return self._run(self._ladder.variants())
-
-    def health(self) -> Health:
-        """See :meth:`Ladder.health`."""
-        return self._run(self._ladder.health())
+    # The methods are Ladder's, run to their end: the same arguments by construction.
+    move = _blocking(Ladder.move)
+    position = _blocking(Ladder.position)
+    levels = _blocking(Ladder.levels)
+    variants = _blocking(Ladder.variants)
+    health = _blocking(Ladder.health)
 
 
 def wait_until_healthy(

@@ -26,18 +26,17 @@ lone game's idle core to about 1 % of the wall time; at 20 games they were sever
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import resource
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 
+from ladder.calibration.pause import calibration_paused
 from ladder.engine_binary import engine_path
 from ladder.match.config import MatchConfig
 from ladder.match.game.adjudication import Adjudication
@@ -175,29 +174,6 @@ def side_by_side(specs: list[str], variant: str, games: int, max_plies: int) -> 
         " protocol, notation, storing), engines excluded; search ms: the engines' search"
         " time per move (go .. bestmove), engine CPU their CPU time; goal: loop <= 0.3 ms."
     )
-
-
-@contextlib.contextmanager
-def calibration_paused() -> Iterator[None]:
-    """Stop a background ``ladder calibrate`` (SIGSTOP) while measuring, and let it go
-    on (SIGCONT) whatever happens: its load would be in every figure."""
-    paused = []
-    for proc in psutil.process_iter(["cmdline"]):
-        if proc.pid != os.getpid() and "ladder calibrate" in " ".join(proc.info["cmdline"] or []):
-            for member in [proc, *proc.children(recursive=True)]:
-                with contextlib.suppress(psutil.Error):
-                    member.suspend()
-                    paused.append(member)
-    if paused:
-        print(f"paused a background calibration: {len(paused)} processes (SIGSTOP)")
-    try:
-        yield
-    finally:
-        for member in paused:
-            with contextlib.suppress(psutil.Error):
-                member.resume()
-        if paused:
-            print("calibration resumed (SIGCONT)")
 
 
 def main(argv: list[str] | None = None) -> int:

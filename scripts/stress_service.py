@@ -52,6 +52,7 @@ from typing import Any
 import httpx
 import psutil
 
+from ladder.calibration.pause import calibration_paused
 from ladder.service.launch import ServeProcess
 
 MOVES = ["h3e3", "h10g8", "h1g3", "i10h10"]
@@ -632,34 +633,6 @@ def cmd_headers(args: argparse.Namespace) -> int:
     )
     say(f"  server RSS: before {mib(rss_before)} MiB, peak {mib(rss_peak)}, after {mib(rss_after)}")
     return 0 if max(taken) < args.size else 1
-
-
-# ---------------------------------------------------------------------------------------
-# calibration pause
-
-
-@contextlib.contextmanager
-def calibration_paused() -> Iterator[None]:
-    """SIGSTOP any `ladder calibrate` process tree while measuring; SIGCONT after,
-    whatever happens."""
-    stopped: list[psutil.Process] = []
-    me = os.getpid()
-    for proc in psutil.process_iter(["cmdline"]):
-        cmd = " ".join(proc.info.get("cmdline") or [])
-        if "ladder calibrate" in cmd and proc.pid != me:
-            with contextlib.suppress(psutil.Error):
-                tree = [proc, *proc.children(recursive=True)]
-                for p in tree:
-                    p.send_signal(signal.SIGSTOP)
-                    stopped.append(p)
-    say(f"calibration processes paused: {len(stopped)}; load average {os.getloadavg()}")
-    try:
-        yield
-    finally:
-        for p in stopped:
-            with contextlib.suppress(psutil.Error):
-                p.send_signal(signal.SIGCONT)
-        say(f"calibration processes resumed: {len(stopped)}")
 
 
 # ---------------------------------------------------------------------------------------

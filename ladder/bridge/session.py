@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ladder.engine_lines import search_result
+from ladder.engine_lines import Line, SearchResult, search_result
 from ladder.level_move import derive_seed, level_engine, play_level_move
 from ladder.levels import (
     LEVEL_NUMBERS,
@@ -67,6 +67,23 @@ class Answer:
     nodes: int
     pv: tuple[str, ...]
     seconds: float
+
+    @classmethod
+    def from_search(
+        cls, move: str, ponder: str | None, line: Line | None, result: SearchResult
+    ) -> Answer:
+        """``move`` and the search behind it: the score and PV of its ``line``, or without
+        one the search's depth and the move alone."""
+        return cls(
+            move=move,
+            ponder=ponder,
+            cp=line.cp if line else None,
+            mate=line.mate if line else None,
+            depth=line.depth if line else result.depth,
+            nodes=result.nodes,
+            pv=line.pv if line else (move,),
+            seconds=result.time_s,
+        )
 
 
 class LevelSession:
@@ -256,17 +273,8 @@ class LevelSession:
             allowed=None if allowed == legal else allowed,
             time_limit_ms=time_limit_ms,
         )
-        move, ponder, line = moved.choice.move, moved.choice.ponder, moved.choice.line
-        return Answer(
-            move=move,
-            ponder=ponder,
-            cp=line.cp if line else None,
-            mate=line.mate if line else None,
-            depth=line.depth if line else moved.result.depth,
-            nodes=moved.result.nodes,
-            pv=line.pv if line else (move,),
-            seconds=moved.result.time_s,
-        )
+        choice = moved.choice
+        return Answer.from_search(choice.move, choice.ponder, choice.line, moved.result)
 
     async def analyse(
         self,
@@ -297,17 +305,7 @@ class LevelSession:
         result = search_result(outcome.result)
         if result.bestmove is None:
             return None
-        line = result.lines.get(1)
-        return Answer(
-            move=result.bestmove,
-            ponder=result.ponder,
-            cp=line.cp if line else None,
-            mate=line.mate if line else None,
-            depth=line.depth if line else result.depth,
-            nodes=result.nodes,
-            pv=line.pv if line else (result.bestmove,),
-            seconds=result.time_s,
-        )
+        return Answer.from_search(result.bestmove, result.ponder, result.lines.get(1), result)
 
     async def stop(self) -> None:
         """Ask a running search to finish now (its answer is then the level's pick among

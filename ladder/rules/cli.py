@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-__all__ = ["add_perft"]
+__all__ = ["add_perft", "add_position_options"]
 
 
 def add_perft(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -15,8 +15,7 @@ def add_perft(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         help="count legal move sequences (rules checker self-test)",
         description="Perft with the local rules checker (ladder/rules).",
     )
-    p.add_argument("--variant", required=True, help="xiangqi, atomic-xiangqi or crazyhouse-xiangqi")
-    p.add_argument("--fen", default=None, help="start position (default: the variant's)")
+    add_position_options(p)
     p.add_argument("--depth", required=True, type=int, help="plies, 0..10")
     p.add_argument(
         "--divide",
@@ -29,6 +28,13 @@ def add_perft(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         help="print {variant, fen, depth, nodes, seconds[, divide]} as JSON",
     )
     p.set_defaults(func=_cmd_perft)
+
+
+def add_position_options(p: argparse.ArgumentParser) -> None:
+    """``--variant`` and ``--fen``: the position a command starts from (``ladder perft``,
+    ``ladder move``)."""
+    p.add_argument("--variant", required=True, help="xiangqi, atomic-xiangqi or crazyhouse-xiangqi")
+    p.add_argument("--fen", default=None, help="start position (default: the variant's)")
 
 
 def _cmd_perft(args: argparse.Namespace) -> int:

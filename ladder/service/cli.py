@@ -18,6 +18,7 @@ __all__ = ["add_levels", "add_move", "add_serve"]
 
 
 def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from ladder.rules.cli import add_position_options
     from ladder.service.settings import positive_float
 
     p = sub.add_parser(
@@ -25,8 +26,7 @@ def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="the engine's move at a level (in-process or --url)",
         description="Ask the ladder for its move at a level.",
     )
-    p.add_argument("--variant", required=True, help="xiangqi, atomic-xiangqi or crazyhouse-xiangqi")
-    p.add_argument("--fen", default=None, help="start position (default: the variant's)")
+    add_position_options(p)
     p.add_argument("--moves", default="", help='moves played, space-separated: "h3e3 h10g8"')
     strength = p.add_mutually_exclusive_group(required=True)
     strength.add_argument("--level", type=int, help="strength, 1..8")

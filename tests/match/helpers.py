@@ -1,4 +1,5 @@
-"""Helpers of the match tests: the `ladder` command run as a user runs it."""
+"""Helpers of the match tests: the `ladder` command run as a user runs it, a match's
+configuration and one game's task."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Any
 
 from ladder.match.config import MatchConfig
 from ladder.match.game.adjudication import Adjudication
-from ladder.match.openings import load_openings
+from ladder.match.game.play import GameTask
+from ladder.match.openings import Opening, load_openings
 from ladder.match.players.specs import PlayerSpec
 
 
@@ -60,4 +62,30 @@ def match_config(
         seed=seed,
         adjudication=Adjudication(max_plies=150),
         **kw,
+    )
+
+
+def first_game(
+    variant: str,
+    opening: Opening,
+    red: PlayerSpec,
+    black: PlayerSpec,
+    *,
+    match_id: str,
+    seed: int = 1,
+    adjudication: Adjudication | None = None,
+) -> GameTask:
+    """The task of a match's first game: ``red`` (player A) against ``black``."""
+    return GameTask(
+        match_id=match_id,
+        game_no=0,
+        pair_no=0,
+        opening_no=0,
+        variant=variant,
+        opening=opening,
+        red=red,
+        black=black,
+        red_slot="A",
+        seed=seed,
+        adjudication=adjudication or Adjudication(),
     )

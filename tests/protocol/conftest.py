@@ -13,6 +13,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.protocol.helpers import FakeCommand, WireLog
+
 FAKE_ENGINE = Path(__file__).with_name("fake_engine.py")
 DEBIAN_STOCKFISH = Path("/usr/games/stockfish")
 DEBIAN_FAIRY_STOCKFISH = Path("/usr/games/fairy-stockfish")
@@ -88,7 +90,7 @@ def sent_to_engine() -> Iterator[Callable[[str], asyncio.Event]]:
 
 
 @pytest.fixture
-def fake() -> Callable[..., list[str]]:
+def fake() -> FakeCommand:
     """argv of the fault-injection engine (every dialect): fake("hang-search", "--child")."""
 
     def command(mode: str, *args: str) -> list[str]:
@@ -98,7 +100,7 @@ def fake() -> Callable[..., list[str]]:
 
 
 @pytest.fixture
-def wire(caplog: pytest.LogCaptureFixture) -> Callable[[str], list[str]]:
+def wire(caplog: pytest.LogCaptureFixture) -> WireLog:
     """The wire log on: ``wire(">")`` are the lines sent to engines since the last call,
     ``wire("<")`` the lines received."""
     caplog.set_level(logging.DEBUG, logger="protocol.engine")

@@ -6,7 +6,6 @@ Fairy-Stockfish 0..9."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from protocol import (
     RankNumbering,
     UciEngine,
 )
+from tests.protocol.helpers import FakeCommand, WireLog
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -37,8 +37,8 @@ async def test_ucci_rank_numbering_is_found_out(
     ranks: str,
     numbering: RankNumbering,
     sent: str,
-    fake: Callable[..., list[str]],
-    wire: Callable[[str], list[str]],
+    fake: FakeCommand,
+    wire: WireLog,
     no_leaked_processes: set[int],
 ) -> None:
     engine = await Engine.start(fake("normal", "--ranks", ranks), protocol=Dialect.UCCI)
@@ -58,8 +58,8 @@ async def test_ucci_rank_numbering_is_found_out(
 
 
 async def test_given_ranks_skip_the_probe_and_a_wrong_one_is_caught(
-    fake: Callable[..., list[str]],
-    wire: Callable[[str], list[str]],
+    fake: FakeCommand,
+    wire: WireLog,
     no_leaked_processes: set[int],
 ) -> None:
     engine = await Engine.start(fake("normal"), protocol=Dialect.UCCI, ranks="0-9")
@@ -79,7 +79,7 @@ async def test_given_ranks_skip_the_probe_and_a_wrong_one_is_caught(
 
 
 async def test_an_unusable_probe_answer_is_a_fault(
-    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    fake: FakeCommand, no_leaked_processes: set[int]
 ) -> None:
     with pytest.raises(EngineProtocolError, match="cannot tell how the engine numbers ranks"):
         await Engine.start(fake("bad-bestmove"), protocol=Dialect.UCCI)
@@ -88,7 +88,7 @@ async def test_an_unusable_probe_answer_is_a_fault(
 @pytest.mark.parametrize("protocol", [Dialect.UCI, Dialect.UCCI], ids=["uci", "ucci"])
 async def test_a_banner_is_skipped_and_logged(
     protocol: Dialect,
-    fake: Callable[..., list[str]],
+    fake: FakeCommand,
     caplog: pytest.LogCaptureFixture,
     no_leaked_processes: set[int],
 ) -> None:

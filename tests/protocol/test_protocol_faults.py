@@ -28,6 +28,7 @@ from protocol import (
     UciEngine,
 )
 from protocol.errors import EngineFault
+from tests.protocol.helpers import FakeCommand
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -85,7 +86,7 @@ async def _meet(engine: Engine, action: str) -> None:
 @pytest.mark.parametrize("protocol", [Dialect.UCI, Dialect.UCCI], ids=["uci", "ucci"])
 @pytest.mark.parametrize("mode", sorted(MATRIX))
 async def test_fault_matrix(
-    mode: str, protocol: Dialect, fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    mode: str, protocol: Dialect, fake: FakeCommand, no_leaked_processes: set[int]
 ) -> None:
     error, phase, action = MATRIX[mode]
     pids: list[int] = []
@@ -118,7 +119,7 @@ async def test_fault_matrix(
 
 
 async def test_illegal_bestmove_rejected_by_validator(
-    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    fake: FakeCommand, no_leaked_processes: set[int]
 ) -> None:
     engine = await Engine.start(fake("normal"), timeouts=FAST)
     no_leaked_processes.add(engine.pid)
@@ -145,7 +146,7 @@ async def test_missing_executable(tmp_path: Path) -> None:
     ],
 )
 async def test_managed_engine_restarts_after_fault(
-    mode: str, fake: Callable[..., list[str]], tmp_path: Path, no_leaked_processes: set[int]
+    mode: str, fake: FakeCommand, tmp_path: Path, no_leaked_processes: set[int]
 ) -> None:
     """The first process faults (--once), the managed engine records it, restarts with
     its options re-applied, and the retried search succeeds."""
@@ -174,7 +175,7 @@ async def test_managed_engine_restarts_after_fault(
 
 
 async def test_managed_engine_gives_up_after_retries(
-    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    fake: FakeCommand, no_leaked_processes: set[int]
 ) -> None:
     managed = ManagedEngine(fake("crash-mid-search"), timeouts=FAST, backoff=NO_WAIT, retries=1)
     try:
@@ -187,7 +188,7 @@ async def test_managed_engine_gives_up_after_retries(
 
 
 async def test_managed_engine_detects_death_between_searches(
-    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    fake: FakeCommand, no_leaked_processes: set[int]
 ) -> None:
     async with ManagedEngine(fake("normal"), timeouts=FAST, backoff=NO_WAIT) as managed:
         first = await managed.search(None, None, [], Limit(nodes=10))
@@ -201,7 +202,7 @@ async def test_managed_engine_detects_death_between_searches(
 
 
 async def test_memory_guard_recycles_between_searches(
-    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    fake: FakeCommand, no_leaked_processes: set[int]
 ) -> None:
     async with ManagedEngine(
         fake("normal", "--leak-mb", "64"), timeouts=FAST, max_rss=48 * 2**20
@@ -259,7 +260,7 @@ WRITE_FLAVOURS = ["asyncio", "pipe", "closed-handle"]
 
 @pytest.mark.parametrize("flavour", WRITE_FLAVOURS)
 async def test_write_to_killed_engine_is_terminated(
-    flavour: str, fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    flavour: str, fake: FakeCommand, no_leaked_processes: set[int]
 ) -> None:
     """An engine SIGKILLed just before the client writes `position`/`go`: whatever the
     transport does with that write, the search ends in EngineTerminatedError (phase
@@ -282,7 +283,7 @@ async def test_write_to_killed_engine_is_terminated(
 
 @pytest.mark.parametrize("flavour", WRITE_FLAVOURS)
 async def test_write_to_killed_engine_restarts_under_manager(
-    flavour: str, fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    flavour: str, fake: FakeCommand, no_leaked_processes: set[int]
 ) -> None:
     """The same under ManagedEngine: a crash incident, a fresh process, the search
     answered."""
@@ -315,7 +316,7 @@ def test_backoff_is_capped_and_jittered() -> None:
 
 
 async def test_cancel_while_new_game_syncs_drains_the_sent_search(
-    fake: Callable[..., list[str]], sent_to_engine: Callable[[str], asyncio.Event]
+    fake: FakeCommand, sent_to_engine: Callable[[str], asyncio.Event]
 ) -> None:
     """`ucinewgame`, `position` and `go` go out together: a search cancelled while the
     engine is still busy with the new game must still stop and drain the search it
@@ -336,7 +337,7 @@ async def test_cancel_while_new_game_syncs_drains_the_sent_search(
 
 
 async def test_a_perft_total_that_is_not_the_sum_is_a_fault(
-    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    fake: FakeCommand, no_leaked_processes: set[int]
 ) -> None:
     engine = await UciEngine.start(fake("bad-perft"))
     no_leaked_processes.add(engine.pid)
@@ -346,7 +347,7 @@ async def test_a_perft_total_that_is_not_the_sum_is_a_fault(
 
 
 async def test_an_engine_without_perft_times_out_and_is_killed(
-    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    fake: FakeCommand, no_leaked_processes: set[int]
 ) -> None:
     engine = await UciEngine.start(fake("normal"))  # answers `go perft` with a bestmove
     no_leaked_processes.add(engine.pid)

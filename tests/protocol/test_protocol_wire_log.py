@@ -7,11 +7,11 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Callable
 
 import pytest
 
 from protocol import Engine, EngineProtocolError, Limit
+from tests.protocol.helpers import FakeCommand
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -30,7 +30,7 @@ def _wire(caplog: pytest.LogCaptureFixture) -> list[tuple[str, int, str, str]]:
 
 
 async def test_every_line_both_ways_with_name_and_pid(
-    fake: Callable[..., list[str]],
+    fake: FakeCommand,
     caplog: pytest.LogCaptureFixture,
     no_leaked_processes: set[int],
 ) -> None:
@@ -61,7 +61,7 @@ async def test_every_line_both_ways_with_name_and_pid(
 
 
 async def test_a_garbage_line_is_logged_before_the_fault(
-    fake: Callable[..., list[str]],
+    fake: FakeCommand,
     caplog: pytest.LogCaptureFixture,
     no_leaked_processes: set[int],
 ) -> None:
@@ -74,7 +74,7 @@ async def test_a_garbage_line_is_logged_before_the_fault(
 
 
 async def test_off_by_default(
-    fake: Callable[..., list[str]],
+    fake: FakeCommand,
     caplog: pytest.LogCaptureFixture,
     no_leaked_processes: set[int],
 ) -> None:

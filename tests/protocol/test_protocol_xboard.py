@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import psutil
@@ -32,6 +32,7 @@ from protocol import (
     XBoardEngine,
 )
 from protocol.errors import EngineFault
+from tests.protocol.helpers import FakeCommand, WireLog
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -65,8 +66,8 @@ async def running(command: list[str], pids: set[int]) -> AsyncIterator[XBoardEng
 
 
 async def test_features_options_and_variants(
-    fake: Callable[..., list[str]],
-    wire: Callable[[str], list[str]],
+    fake: FakeCommand,
+    wire: WireLog,
     no_leaked_processes: set[int],
 ) -> None:
     async with running(fake("normal"), no_leaked_processes) as engine:
@@ -103,8 +104,8 @@ async def test_features_options_and_variants(
 
 
 async def test_the_board_is_kept_in_step_with_few_commands(
-    fake: Callable[..., list[str]],
-    wire: Callable[[str], list[str]],
+    fake: FakeCommand,
+    wire: WireLog,
     no_leaked_processes: set[int],
 ) -> None:
     async with running(fake("normal"), no_leaked_processes) as engine:
@@ -151,8 +152,8 @@ async def test_the_board_is_kept_in_step_with_few_commands(
 
 
 async def test_limits_and_clocks(
-    fake: Callable[..., list[str]],
-    wire: Callable[[str], list[str]],
+    fake: FakeCommand,
+    wire: WireLog,
     no_leaked_processes: set[int],
 ) -> None:
     async with running(fake("normal"), no_leaked_processes) as engine:
@@ -180,7 +181,7 @@ async def test_limits_and_clocks(
 
 
 async def test_thinking_output_becomes_info(
-    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    fake: FakeCommand, no_leaked_processes: set[int]
 ) -> None:
     seen: list[InfoDict] = []
     async with running(fake("normal"), no_leaked_processes) as engine:
@@ -209,7 +210,7 @@ async def test_resignations_claims_and_draw_offers(
     resigned: bool,
     claim: str | None,
     draw: bool,
-    fake: Callable[..., list[str]],
+    fake: FakeCommand,
     no_leaked_processes: set[int],
 ) -> None:
     async with running(fake(mode), no_leaked_processes) as engine:
@@ -231,9 +232,7 @@ MATRIX: dict[str, tuple[type[EngineFault], str]] = {
 
 
 @pytest.mark.parametrize("mode", sorted(MATRIX))
-async def test_fault_matrix(
-    mode: str, fake: Callable[..., list[str]], no_leaked_processes: set[int]
-) -> None:
+async def test_fault_matrix(mode: str, fake: FakeCommand, no_leaked_processes: set[int]) -> None:
     error, phase = MATRIX[mode]
     engine = None
     with pytest.raises(error) as caught:
@@ -249,7 +248,7 @@ async def test_fault_matrix(
 
 
 async def test_an_illegal_move_of_the_engine_is_a_fault(
-    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    fake: FakeCommand, no_leaked_processes: set[int]
 ) -> None:
     engine = await start(fake("normal"))
     no_leaked_processes.add(engine.pid)
@@ -259,7 +258,7 @@ async def test_an_illegal_move_of_the_engine_is_a_fault(
 
 
 async def test_a_banner_and_a_late_done_are_fine_and_protocol_1_is_waited_for(
-    fake: Callable[..., list[str]], no_leaked_processes: set[int]
+    fake: FakeCommand, no_leaked_processes: set[int]
 ) -> None:
     async with running(fake("banner"), no_leaked_processes) as engine:
         assert engine.features["done"] == 1
@@ -272,7 +271,7 @@ async def test_a_banner_and_a_late_done_are_fine_and_protocol_1_is_waited_for(
 
 
 async def test_managed_xboard_engine_restarts_after_a_crash(
-    fake: Callable[..., list[str]], tmp_path: Path, no_leaked_processes: set[int]
+    fake: FakeCommand, tmp_path: Path, no_leaked_processes: set[int]
 ) -> None:
     async with ManagedEngine(
         fake("crash-mid-search", "--child", "--once", str(tmp_path / "crashed")),

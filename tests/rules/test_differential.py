@@ -112,21 +112,20 @@ def test_random_games_agree_with_pyffish_every_ply(
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("variant", VARIANT_IDS)
+@pytest.mark.parametrize(
+    ("games", "seed", "mode"),
+    [
+        (600, "pytest-slow", "fen"),
+        # Every question asked with the whole game, every outcome call at every ply: checks
+        # what the fen mode takes from FSF's source (FEN round trips, when an end can occur).
+        (150, "pytest-replay", "replay"),
+    ],
+    ids=["fen", "replay"],
+)
 def test_long_random_games_agree_with_pyffish(
-    sf: ModuleType, pool: Pool | None, variant: str
+    sf: ModuleType, pool: Pool | None, variant: str, games: int, seed: str, mode: str
 ) -> None:
-    _run(sf, pool, variant, 600, "pytest-slow", 200, "fen")
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(1800)
-@pytest.mark.parametrize("variant", VARIANT_IDS)
-def test_random_games_agree_with_pyffish_replaying(
-    sf: ModuleType, pool: Pool | None, variant: str
-) -> None:
-    # Every question asked with the whole game, every outcome call at every ply: checks
-    # what the fen mode takes from FSF's source (FEN round trips, when an end can occur).
-    _run(sf, pool, variant, 150, "pytest-replay", 200, "replay")
+    _run(sf, pool, variant, games, seed, 200, mode)
 
 
 # ------------------------------------------------------------------ scripted games

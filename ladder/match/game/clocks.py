@@ -14,7 +14,7 @@ The time a move took is the engine's search time: from writing ``go`` to reading
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from protocol import Limit
 
@@ -102,10 +102,8 @@ class MoveClocks:
         clock is shown the mover's own clock: engines expect both)."""
         other = self.opponent or self.own
         red, black = (self.own, other) if red_to_move else (other, self.own)
-        return Limit(
-            time=base.time,
-            depth=base.depth,
-            nodes=base.nodes,
+        return replace(
+            base,
             white_clock=red.remaining,
             black_clock=black.remaining,
             white_inc=red.control.increment,

@@ -22,6 +22,7 @@ from ladder.match.players.specs import PlayerSpec
 from ladder.match.players.start import make_player
 from ladder.rules import Game
 from protocol import EngineFailure, Limit
+from tests.match.helpers import first_game
 
 
 @dataclass
@@ -58,18 +59,13 @@ def _task(
     moves: tuple[str, ...] = (),
     adjudication: Adjudication | None = None,
 ) -> GameTask:
-    return GameTask(
+    return first_game(
+        variant,
+        Opening(fen, moves),
+        PlayerSpec.parse("random"),
+        PlayerSpec.parse("greedy"),
         match_id="t",
-        game_no=0,
-        pair_no=0,
-        opening_no=0,
-        variant=variant,
-        opening=Opening(fen, moves),
-        red=PlayerSpec.parse("random"),
-        black=PlayerSpec.parse("greedy"),
-        red_slot="A",
-        seed=1,
-        adjudication=adjudication or Adjudication(),
+        adjudication=adjudication,
     )
 
 
@@ -256,16 +252,12 @@ async def test_real_engines_play_to_a_rules_ending(engine_exe: Path) -> None:
 
 @pytest.mark.parametrize("variant", ["crazyhouse-xiangqi"])
 async def test_real_engine_game_in_crazyhouse_pgn_roundtrip(engine_exe: Path, variant: str) -> None:
-    task = GameTask(
+    task = first_game(
+        variant,
+        Opening(None, ()),
+        PlayerSpec.parse("level:1"),
+        PlayerSpec.parse("level:1"),
         match_id="c",
-        game_no=0,
-        pair_no=0,
-        opening_no=0,
-        variant=variant,
-        opening=Opening(None, ()),
-        red=PlayerSpec.parse("level:1"),
-        black=PlayerSpec.parse("level:1"),
-        red_slot="A",
         seed=7,
         adjudication=Adjudication(max_plies=30),
     )

@@ -22,13 +22,14 @@ from ladder.client import Ladder
 from ladder.level_move import derive_seed
 from ladder.match.game.adjudication import Adjudication
 from ladder.match.game.clocks import MoveClocks
-from ladder.match.game.play import GameRecord, GameTask, play_game
+from ladder.match.game.play import GameRecord, play_game
 from ladder.match.openings import Opening, load_openings
 from ladder.match.players.player import MoveInfo, Player
 from ladder.match.players.specs import PlayerSpec
 from ladder.match.players.start import make_player
 from ladder.rules import Game
 from ladder.variants import VARIANT_IDS
+from tests.match.helpers import first_game
 from tests.rules.helpers import replay_engine_position
 
 #: (red, black, plies to play after the book, game seed): a variety level against a
@@ -85,16 +86,12 @@ async def _play(
     for p in players:
         await p.start()
     try:
-        task = GameTask(
+        task = first_game(
+            variant,
+            opening,
+            players[0].spec,
+            players[1].spec,
             match_id="equivalence",
-            game_no=0,
-            pair_no=0,
-            opening_no=0,
-            variant=variant,
-            opening=opening,
-            red=players[0].spec,
-            black=players[1].spec,
-            red_slot="A",
             seed=seed,
             adjudication=Adjudication(max_plies=len(opening.moves) + plies),
         )
