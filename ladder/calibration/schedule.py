@@ -164,10 +164,12 @@ def next_round(
 def _pairs_for(unsure: Sequence[Widest], slots: int) -> list[GameTask]:
     """A game pair for each of ``unsure``, round after round over them, until the
     ``slots`` have a game each."""
-    if not unsure:
-        return []
-    pairs = max(len(unsure), -(-slots // 2))
-    return [task for i in range(pairs) for task in unsure[i % len(unsure)].state.extend(2)]
+    tasks: list[GameTask] = []
+    for i in range(max(len(unsure), -(-slots // 2)) if unsure else 0):
+        state = unsure[i % len(unsure)].state
+        if i < len(unsure) or state.scheduled < state.plan.max_games:
+            tasks.extend(state.extend(2))
+    return tasks
 
 
 def next_games(

@@ -84,8 +84,12 @@ def test_the_widest_unsure_gaps_get_the_next_games() -> None:
     for w in widest[1:]:
         w.state.scheduled = plan.max_games
     (last,) = widest_gaps(states, {"xiangqi": fit})
+    last.state.scheduled = plan.max_games - 6
     tasks = next_round(states, {"xiangqi": fit}, slots=6)
     assert len(tasks) == 6 and {t.match_id for t in tasks} == {last.state.match().match_id}
+    # ... but never past its maximum
+    last.state.scheduled = plan.max_games - 2
+    assert len(next_round(states, {"xiangqi": fit}, slots=6)) == 2
     # at its maximum a pairing gets no more games
     last.state.scheduled = plan.max_games
     assert widest_gaps(states, {"xiangqi": fit}) == []
