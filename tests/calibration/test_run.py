@@ -41,6 +41,11 @@ skip_one_games = 0
 max_games = 4
 [adjudication]
 max_plies = 40
+[[extra]]
+name = "plain-L2"
+spec = "level:2,variety=off"
+opponents = ["L2"]
+games = 2
 """
 
 
@@ -90,8 +95,13 @@ def test_a_tiny_calibration_plays_resumes_and_writes_only_its_output(tmp_path: P
     assert run.returncode == 0, run.stderr
     assert "round 1: widest gaps" in run.stderr  # the adaptive rounds ran, with progress
     with ResultStore(tmp_path / "a.sqlite") as store:
-        counts = [len(store.done_games(m["match_id"])) for m in store.matches()]
-    assert counts and all(n == 4 for n in counts)  # first 2 games, then up to the maximum
+        played = {m["match_id"]: len(store.done_games(m["match_id"])) for m in store.matches()}
+    counts = list(played.values())
+    chain = [n for match_id, n in played.items() if "plain-L2" not in match_id]
+    assert chain and all(n == 4 for n in chain)  # first 2 games, then up to the maximum
+    # the extra starts once the chain below it is decided, and plays its 2 games
+    assert "the chain is decided below them: xiangqi plain-L2-L2" in run.stderr
+    assert [n for match_id, n in played.items() if "plain-L2" in match_id] == [2]
     out = load_levels(tmp_path / "levels-calibrated.toml")["xiangqi"]
     assert all(lv.rating is not None and lv.rating.games > 0 for lv in out.values())
     assert all(lv.seconds_per_move is not None for lv in out.values())
