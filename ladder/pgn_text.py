@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["pgn_text"]
+__all__ = ["DECIDED_RESULTS", "pgn_text"]
+
+#: A game's results that score it (a PGN's ``*`` is a game without a result).
+DECIDED_RESULTS = frozenset({"1-0", "0-1", "1/2-1/2"})
 
 #: The longest movetext line (PGN's export format asks for under 80 characters).
 LINE_WIDTH = 79

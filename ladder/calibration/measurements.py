@@ -26,7 +26,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ladder.levels import Level, Rating, human_reference, play_settings
+from ladder.human_reference import human_reference
+from ladder.levels import Level, Rating, play_settings
 from ladder.match.players.specs import PlayerSpec, PlayerSpecError
 
 __all__ = ["measurement_sections"]

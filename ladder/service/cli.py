@@ -7,6 +7,10 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the service's modules load when a command runs, not at start
+    from ladder.service.models import MoveResponse
 
 #: Environment variable the CLI reads an API key from (``ladder move --url``).
 API_KEY_ENV = "LADDER_API_KEY"
@@ -140,22 +144,24 @@ def _cmd_move(args: argparse.Namespace) -> int:
     except ValueError as exc:  # a levels file that cannot be used
         print(f"ladder move: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        print(reply.model_dump_json(indent=2))
-    else:
-        if reply.book:
-            score = "book"
-        elif reply.score.mate is not None:
-            score = f"mate {reply.score.mate}"
-        else:
-            score = f"cp {reply.score.cp}"
-        extra = f" ({reply.outcome.reason}, {reply.outcome.result})" if reply.outcome else ""
-        # The ladder's version: a recalibrated ladder plays another move for the seed.
-        print(
-            f"{reply.move}  {score}  depth {reply.depth}  seed {reply.seed}  "
-            f"ladder {reply.levels_version}{extra}"
-        )
+    print(reply.model_dump_json(indent=2) if args.json else _move_line(reply))
     return 0
+
+
+def _move_line(reply: MoveResponse) -> str:
+    """`ladder move`'s answer as one line of text."""
+    if reply.book:
+        score = "book"
+    elif reply.score.mate is not None:
+        score = f"mate {reply.score.mate}"
+    else:
+        score = f"cp {reply.score.cp}"
+    extra = f" ({reply.outcome.reason}, {reply.outcome.result})" if reply.outcome else ""
+    # The ladder's version: a recalibrated ladder plays another move for the seed.
+    return (
+        f"{reply.move}  {score}  depth {reply.depth}  seed {reply.seed}  "
+        f"ladder {reply.levels_version}{extra}"
+    )
 
 
 def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -244,7 +250,8 @@ def _levels_file(given: Path | None) -> Path:
 
 def _cmd_levels(args: argparse.Namespace) -> int:
     from ladder.expected_time import expected_seconds
-    from ladder.levels import elo_range, human_reference, level_row, levels_version, load_levels
+    from ladder.human_reference import human_reference
+    from ladder.levels import elo_range, level_row, levels_version, load_levels
 
     try:
         table = load_levels(_levels_file(args.levels))

@@ -24,13 +24,13 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from ladder.clock import move_time_limit_ms
 from ladder.expected_time import expected_seconds
+from ladder.human_reference import human_reference
 from ladder.level_move import LevelMove
 from ladder.levels import (
     Level,
     LevelsError,
     at_elo,
     elo_range,
-    human_reference,
     largest_hash_mb,
     levels_version,
     load_levels,

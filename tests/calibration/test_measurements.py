@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ladder.calibration.measurements import measurement_sections
-from ladder.levels import human_reference, load_levels, play_settings
+from ladder.human_reference import human_reference
+from ladder.levels import load_levels, play_settings
 
 
 def _cell(hits: int, n: int) -> dict[str, float]:

@@ -28,10 +28,6 @@ from protocol import EngineFailure
 __all__ = ["GameRecord", "GameTask", "play_game"]
 
 
-#: A game's results that score it (a PGN's ``*`` is a game without a result).
-DECIDED_RESULTS = frozenset({"1-0", "0-1", "1/2-1/2"})
-
-
 @dataclass(frozen=True)
 class GameTask:
     """Everything a worker needs to play one game."""

@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ladder.match.game.clocks import format_clock
-from ladder.match.game.play import DECIDED_RESULTS
-from ladder.pgn_text import pgn_text
+from ladder.pgn_text import DECIDED_RESULTS, pgn_text
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT
 from ladder.wxf import WxfError, canonical_from_iccs, iccs_move, read_move, wxf_move, wxf_moves

@@ -35,7 +35,7 @@ from ladder.analysis.plies import PlyAnalysis
 from ladder.analysis.runner import GamePositions, analyse
 from ladder.analysis.search import Evaluation, checked_line
 from ladder.match.exit_codes import ExitCode
-from ladder.match.game.play import DECIDED_RESULTS, GameRecord
+from ladder.match.game.play import GameRecord
 from ladder.match.output.json_document import write_json
 from ladder.match.output.pgn import PgnError, format_pgn, iccs_move, read_pgn, replay
 from ladder.match.output.store import ResultStore
@@ -43,6 +43,7 @@ from ladder.match.output.summary import MatchStats, match_stats
 from ladder.match.players.engines import EnginePlayer, LevelPlayer
 from ladder.match.players.specs import PlayerSpec, PlayerSpecError, parse_player
 from ladder.match.players.start import make_player
+from ladder.pgn_text import DECIDED_RESULTS
 from ladder.rules import Game, RulesError
 from protocol import EngineError, Limit
 
