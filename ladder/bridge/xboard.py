@@ -44,7 +44,6 @@ the engine.
 
 from __future__ import annotations
 
-import re
 from typing import TextIO
 
 from ladder.bridge.clocks import GuiClock, XBoardTimeControl
@@ -57,8 +56,6 @@ from protocol.info import XBOARD_MATE
 
 __all__ = ["XBoardServer"]
 
-# A move in XBoard's coordinate notation (ranks 0..9 on a 10-rank board) or a drop.
-_MOVE_RE = re.compile(r"^(?:[A-Za-z]@|[a-i][0-9])[a-i][0-9][a-z]?$")
 #: Commands a GUI may send that this engine reads and ignores (pondering, ``otim``, …).
 IGNORED = frozenset(
     {
@@ -144,7 +141,7 @@ class XBoardServer(GuiServer):
 
     async def handle(self, line: str) -> None:
         words = line.split()
-        if words and words[0] not in self.commands and _MOVE_RE.match(words[0]):
+        if words and words[0] not in self.commands and self.from_gui(words[0]) is not None:
             await self.cmd_usermove(words[:1])  # a move sent without `usermove`
         else:
             await super().handle(line)
