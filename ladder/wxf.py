@@ -31,12 +31,13 @@ read by :func:`parse_chinese`.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from types import ModuleType
 
-from ladder.rules import Game, RulesError
+from ladder.rules import Game
 from ladder.rules.board import piece_letter
 from ladder.rules.notation import normalize_move
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
@@ -44,6 +45,7 @@ from protocol.notation import from_ucci, to_ucci
 
 __all__ = [
     "WxfError",
+    "WxfWriter",
     "canonical_from_iccs",
     "iccs_move",
     "parse_chinese",
@@ -191,7 +193,7 @@ def _written(board: Board, legal: Callable[[], Sequence[str]], move: str, red: b
     if _LETTERS[letter.lower()] in "AE":
         # Their file is enough unless it is not (crazyhouse frees them in their half).
         plain = _plain(board, move, red)
-        if not any(
+        if _tandem(board, frm, red)[1] == 1 or not any(
             m != move and "@" not in m and board.get(_split(m)[0]) == letter
             and _plain(board, m, red) == plain
             for m in legal()
@@ -205,19 +207,63 @@ def wxf_move(game: Game, move: str) -> str:
     return _written(_board(game), game.legal_moves, move, game.turn == "red")
 
 
+class WxfWriter:
+    """A game's moves in WXF, written one at a time in the position each is played from.
+
+    The game loop writes each move before it pushes it, in the position whose legal moves
+    it has already generated, so a match game's PGN needs no second replay of the game.
+    ``bests``: at a ply whose move the variety rule chose, the engine's best move in WXF
+    (when it is legal there). From the first move that WXF cannot write, the moves stay
+    canonical (``h3e3``), as :func:`wxf_moves` gives them.
+    """
+
+    def __init__(self) -> None:
+        self.moves: list[str] = []
+        self.bests: dict[int, str] = {}
+        self.stopped = False
+
+    def write(self, game: Game, move: str, best: str | None = None) -> None:
+        """Write ``move`` (canonical, legal in ``game``'s current position, not yet
+        played) and, if given, the engine's ``best`` move there."""
+        if self.stopped:
+            self.moves.append(move)
+            return
+        if best is not None and game.outcome() is None and game.is_legal(best):
+            with contextlib.suppress(WxfError):
+                self.bests[len(self.moves)] = wxf_move(game, best)
+        try:
+            self.moves.append(wxf_move(game, move))
+        except WxfError:
+            self.stop([move])
+
+    def stop(self, rest: Sequence[str]) -> None:
+        """The rest of the game in canonical notation (a move WXF or the rules refused)."""
+        self.stopped = True
+        self.moves += rest
+
+    def replay(
+        self,
+        variant: str,
+        start_fen: str,
+        moves: Sequence[str],
+        bests: dict[int, str] | None = None,
+    ) -> WxfWriter:
+        """Write ``moves`` played from ``start_fen`` (with the engine's ``bests`` by ply),
+        replaying them on a new game; canonical from the first one the rules refuse."""
+        game = Game.from_fen(variant, start_fen)
+        for i, move in enumerate(moves):
+            if self.stopped or game.outcome() is not None or not game.is_legal(move):
+                self.stop(moves[i:])
+                break
+            self.write(game, move, (bests or {}).get(i))
+            game.push(move)
+        return self
+
+
 def wxf_moves(variant: str, start_fen: str, moves: Sequence[str]) -> list[str]:
     """WXF of ``moves`` played from ``start_fen``; from the first move the rules checker
     refuses on, canonical notation (``h3e3``) for the rest."""
-    game = Game.from_fen(variant, start_fen)
-    out: list[str] = []
-    for i, move in enumerate(moves):
-        try:
-            text = wxf_move(game, move)
-            game.push(move)
-        except (RulesError, WxfError):
-            return out + list(moves[i:])
-        out.append(text)
-    return out
+    return WxfWriter().replay(variant, start_fen, moves).moves
 
 
 _WXF_RE = re.compile(r"^([KAEBHNRCP]?)([1-9+\-]{0,2})([+\-=.])([1-9])$")

@@ -253,6 +253,10 @@ def _info_from_match(match: re.Match[str], turn: chess.Color) -> InfoDict:
     return info
 
 
+#: How a line that is a message, not a figure of the search, starts.
+_MESSAGE_LINES = ("info string ", "info message ")
+
+
 class InfoMerger:
     """The ``info`` lines of one search, merged per MultiPV line (the lines without a
     ``multipv`` count as line 1): each line's keys override the earlier ones'
@@ -266,6 +270,7 @@ class InfoMerger:
     ``eager=True`` (or a move converter, UCCI) every line is parsed as it comes, which
     is what a caller that wants to see each parsed line needs. The result
     (:meth:`result`) is the same either way (tests/protocol: real engine output).
+    An ``info string`` line (UCCI ``info message``) is passed on but kept out of the result.
     """
 
     __slots__ = ("_convert", "_eager", "_merged", "_pending", "_turn")
@@ -297,6 +302,11 @@ class InfoMerger:
                 pending[k] = match
                 return None
         info = parse_info(line, self._turn, self._convert)
+        if line.startswith(_MESSAGE_LINES):
+            # Free text (FSF's "info string classical evaluation enabled" as a search
+            # starts, unless FinalInfoOnly) is a message for whoever watches the lines,
+            # not a figure of the search: the result is the same with the option or not.
+            return info
         k = info.get("multipv", 1)
         target = self._merged.setdefault(k, InfoDict())
         old = self._pending.pop(k, None)

@@ -108,3 +108,25 @@ def test_final_info_is_the_last_stock_info(engine: UciEngine, case: tuple) -> No
         assert len(stock_infos) > len(final_infos) == multipv
     else:
         assert final_infos == stock_infos == ["info depth 0 score mate 0"]
+
+
+def _raw_search(engine: UciEngine, final_only: bool) -> list[str]:
+    """Every line a 2,500-node search prints, up to and with its bestmove."""
+    engine.send(f"setoption name FinalInfoOnly value {'true' if final_only else 'false'}")
+    engine.send("setoption name MultiPV value 1")
+    engine.variant(XIANGQI)
+    engine.send("ucinewgame")
+    engine.sync()
+    engine.position(START, OPENING)
+    engine.send("go nodes 2500")
+    return engine.read_until(lambda line: line.startswith("bestmove"))
+
+
+def test_final_info_only_prints_nothing_before_the_final_block(engine: UciEngine) -> None:
+    """engine/patches/0006: with the option on, not even the evaluation's ``info string``
+    at the search's start, which woke a client reading only the result a second time."""
+    stock = _raw_search(engine, False)
+    assert "info string classical evaluation enabled" in stock
+    final = _raw_search(engine, True)
+    assert len(final) == 2
+    assert final[0].startswith("info depth ") and final[1].startswith("bestmove")

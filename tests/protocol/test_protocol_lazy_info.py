@@ -40,10 +40,13 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def eager_merge(lines: list[str], turn: chess.Color, convert: Any = None) -> dict[int, InfoDict]:
-    """The former merge, verbatim: parse every line, update per MultiPV number."""
+    """The former merge: parse every line, update per MultiPV number; an ``info
+    string`` line (a message) kept out of the result since engine patch 0006."""
     infos: dict[int, InfoDict] = {}
     for line in lines:
         info = parse_info(line, turn, convert)
+        if line.startswith("info string "):
+            continue
         target = infos.setdefault(info.get("multipv", 1), InfoDict())
         if "score" in info:
             target.pop("lowerbound", None)

@@ -20,9 +20,11 @@ from ladder.level_move import derive_seed
 from ladder.match.game.adjudication import Adjudication, Adjudicator
 from ladder.match.game.clocks import Clock, MoveClocks
 from ladder.match.openings import Opening
+from ladder.match.output.pgn import format_pgn
 from ladder.match.players.player import FlagFell, MoveInfo, Player, PlayerError, Resignation
 from ladder.match.players.specs import PlayerSpec
 from ladder.rules import Game
+from ladder.wxf import WxfWriter
 from protocol import EngineFailure
 
 __all__ = ["GameRecord", "GameTask", "play_game"]
@@ -113,19 +115,21 @@ Ending = tuple[str, str | None, str]
 
 
 async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
-    """Play ``task`` between two started players and return its record (without PGN)."""
+    """Play ``task`` between two started players and return its record, with its PGN
+    (WXF, the notes of :func:`~ladder.match.output.pgn.format_pgn`)."""
     t0 = time.perf_counter()
     opening = task.opening
     game = Game.from_fen(task.variant, opening.fen, opening.moves)
     start_fen = game.start_fen
+    written = WxfWriter().replay(task.variant, start_fen, opening.moves)
     await red.new_game(task.variant, derive_seed(task.seed, "red"))
     await black.new_game(task.variant, derive_seed(task.seed, "black"))
     infos: list[dict[str, Any]] = []
     seconds = {"red": 0.0, "black": 0.0}
     result, winner, reason = await _play_moves(
-        task, game, {"red": red, "black": black}, infos, seconds
+        task, game, {"red": red, "black": black}, infos, seconds, written
     )
-    return GameRecord(
+    record = GameRecord(
         match_id=task.match_id,
         game_no=task.game_no,
         pair_no=task.pair_no,
@@ -148,6 +152,8 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
         opening=opening.describe(),
         time_controls=_time_controls(task),
     )
+    record.pgn = format_pgn(record, written=written)
+    return record
 
 
 async def _play_moves(
@@ -156,9 +162,12 @@ async def _play_moves(
     players: dict[str, Player],
     infos: list[dict[str, Any]],
     seconds: dict[str, float],
+    written: WxfWriter,
 ) -> Ending:
     """Play ``game`` on to its ending: each move's info appended to ``infos`` (or why a
-    player lost without a move), its search time added to the mover's ``seconds``."""
+    player lost without a move), its search time added to the mover's ``seconds``, the
+    move ``written`` in WXF in the position it is played from (whose legal moves the
+    loop has generated: the PGN needs no second replay)."""
     adjudicator = Adjudicator(task.adjudication)
     clocks = {"red": _clock(task.red), "black": _clock(task.black)}
     while True:
@@ -189,6 +198,7 @@ async def _play_moves(
         except (EngineFailure, PlayerError) as exc:
             infos.append({"error": f"{player.spec.name}: {exc}"[:500]})
             return _won_by(other, "engine-failure")
+        written.write(game, info.move, info.best if info.chosen == "varied" else None)
         game.push(info.move)
         seconds[mover] += info.seconds
         entry = _info_dict(info)

@@ -17,7 +17,6 @@ Chinese): it fails on a move that is illegal or ambiguous.
 
 from __future__ import annotations
 
-import contextlib
 import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -28,7 +27,7 @@ from ladder.match.game.clocks import format_clock
 from ladder.pgn_text import DECIDED_RESULTS, pgn_text
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT
-from ladder.wxf import WxfError, canonical_from_iccs, iccs_move, read_move, wxf_move, wxf_moves
+from ladder.wxf import WxfError, WxfWriter, canonical_from_iccs, iccs_move, read_move, wxf_moves
 
 __all__ = [
     "PgnError",
@@ -90,34 +89,18 @@ def _comment(info: dict[str, Any], red_moved: bool, notation: str, best_wxf: str
     return " ".join(parts)
 
 
-def _written_wxf(record: Any) -> tuple[list[str], dict[int, str]]:
+def _written_wxf(record: Any) -> WxfWriter:
     """The WXF of ``record``'s moves (as :func:`wxf_moves` writes them: canonical from
     the first move the rules checker refuses on), and at each ply whose move the variety
-    rule chose, the WXF of the engine's best move there (canonical when it is not a
-    legal move of that position, or the game was refused before it): one replay of the
-    game for all of them."""
+    rule chose, the WXF of the engine's best move there: one replay of the game for all
+    of them (a match game's loop writes them as it plays: :func:`format_pgn`'s
+    ``written``)."""
     r = record
     bests: dict[int, str] = {}
     for k, info in enumerate(r.infos):
         if info.get("chosen") == "varied":
             bests[r.book_plies + k] = str(info.get("best", "?"))
-    game = Game.from_fen(r.variant, r.start_fen)
-    written: list[str] = []
-    best_wxf: dict[int, str] = {}
-    moves = r.moves
-    for i, move in enumerate(moves):
-        best = bests.get(i)
-        if best is not None and game.outcome() is None and game.is_legal(best):
-            with contextlib.suppress(WxfError):
-                best_wxf[i] = wxf_move(game, best)
-        try:
-            text = wxf_move(game, move)
-            game.push(move)
-        except (RulesError, WxfError):
-            written += moves[i:]
-            break
-        written.append(text)
-    return written, best_wxf
+    return WxfWriter().replay(r.variant, r.start_fen, r.moves, bests)
 
 
 def _time_control_tags(controls: tuple[str, str] | None) -> list[tuple[str, str]]:
@@ -139,6 +122,7 @@ def format_pgn(
     minimal: bool = False,
     notes: Mapping[int, str] | None = None,
     extra_headers: Sequence[tuple[str, str]] = (),
+    written: WxfWriter | None = None,
 ) -> str:
     """The PGN text of a :class:`~ladder.match.game.play.GameRecord`.
 
@@ -148,12 +132,13 @@ def format_pgn(
     ``Game``, ``Format``, ``FEN`` and the moves only (no comments), as cutechess's
     ``-pgnout … min`` and for readers that do not skip comments. ``notes``: extra
     comment text after a ply (0-based index into the moves), e.g. a study's;
-    ``extra_headers`` follow the others.
+    ``extra_headers`` follow the others. ``written``: the record's moves as the game
+    loop wrote them in WXF (else the game is replayed to write them).
     """
     if notation not in NOTATIONS:
         raise PgnError(f"unknown PGN notation {notation!r}: expected one of {sorted(NOTATIONS)}")
     headers = _headers(record, date, notation, minimal) + list(extra_headers)
-    return pgn_text(headers, _movetext(record, notation, minimal, notes))
+    return pgn_text(headers, _movetext(record, notation, minimal, notes, written))
 
 
 def _headers(r: Any, date: str | None, notation: str, minimal: bool) -> list[tuple[str, str]]:
@@ -187,13 +172,20 @@ def _headers(r: Any, date: str | None, notation: str, minimal: bool) -> list[tup
     return headers
 
 
-def _movetext(r: Any, notation: str, minimal: bool, notes: Mapping[int, str] | None) -> list[str]:
+def _movetext(
+    r: Any,
+    notation: str,
+    minimal: bool,
+    notes: Mapping[int, str] | None,
+    wxf: WxfWriter | None,
+) -> list[str]:
     """The movetext tokens of :func:`format_pgn`: numbers, moves, comments, the result."""
     best_wxf: dict[int, str] = {}
     if notation == "iccs":
         written = [iccs_move(m) for m in r.moves]
     else:
-        written, best_wxf = _written_wxf(r)
+        wxf = wxf or _written_wxf(r)
+        written, best_wxf = wxf.moves, wxf.bests
     fields = r.start_fen.split()
     black_first = fields[1] == "b"
     fullmove = int(fields[-1]) if fields[-1].isdigit() else 1

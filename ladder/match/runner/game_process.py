@@ -15,7 +15,6 @@ from collections import OrderedDict
 
 from ladder.log_config import configure_logging
 from ladder.match.game.play import GameRecord, GameTask, play_game
-from ladder.match.output.pgn import format_pgn
 from ladder.match.players.player import Player
 from ladder.match.players.specs import PlayerSpec
 from ladder.match.players.start import make_player
@@ -58,9 +57,7 @@ async def _run(task: GameTask) -> GameRecord:
     black_slot = "B" if task.red_slot == "A" else "A"
     red = await _player(task.red, task.red_slot)
     black = await _player(task.black, black_slot)
-    record = await play_game(task, red, black)
-    record.pgn = format_pgn(record)
-    return record
+    return await play_game(task, red, black)
 
 
 def run_task(task: GameTask) -> GameRecord:

@@ -71,7 +71,8 @@ def _task(
 
 async def _play(task: GameTask, red: Scripted, black: Scripted) -> GameRecord:
     record = await play_game(task, red, black)  # type: ignore[arg-type]
-    record.pgn = format_pgn(record)
+    # the PGN the loop wrote as it played is the one a replay of the record writes
+    assert record.pgn == format_pgn(record)
     # every game's PGN replays legally to the same moves
     (parsed,) = list(read_pgn(record.pgn))
     assert replay(parsed).moves == record.moves
@@ -250,19 +251,35 @@ async def test_real_engines_play_to_a_rules_ending(engine_exe: Path) -> None:
     assert "cp" in rec.infos[0] or "mate" in rec.infos[0]
 
 
-@pytest.mark.parametrize("variant", ["crazyhouse-xiangqi"])
-async def test_real_engine_game_in_crazyhouse_pgn_roundtrip(engine_exe: Path, variant: str) -> None:
+async def _level_game(
+    variant: str, book: tuple[str, ...], black: str, seed: int, plies: int
+) -> GameRecord:
+    """level:1 against ``black`` from the start position and ``book``, with real engines:
+    the record's PGN (written by the loop as it played) is the one a replay writes, and
+    reads back to the same moves."""
     task = first_game(
         variant,
-        Opening(None, ()),
+        Opening(None, book),
         PlayerSpec.parse("level:1"),
-        PlayerSpec.parse("level:1"),
+        PlayerSpec.parse(black),
         match_id="c",
-        seed=7,
-        adjudication=Adjudication(max_plies=30),
+        seed=seed,
+        adjudication=Adjudication(max_plies=plies),
     )
     rec = await _play_real(task)
-    rec.pgn = format_pgn(rec)
+    assert rec.pgn == format_pgn(rec)
     (parsed,) = list(read_pgn(rec.pgn))
     assert replay(parsed).moves == rec.moves
+    return rec
+
+
+async def test_real_engine_game_in_crazyhouse_pgn_roundtrip(engine_exe: Path) -> None:
+    rec = await _level_game("crazyhouse-xiangqi", (), "level:1", seed=7, plies=30)
     assert any("@" in m for m in rec.moves)  # drops were played and written
+
+
+async def test_real_game_pgn_written_as_played_is_the_replays(engine_exe: Path) -> None:
+    """The loop writes each move's WXF (and a varied move's best) in the position it is
+    played from; the record's PGN is what a replay of the whole game writes."""
+    rec = await _level_game("xiangqi", ("h3e3", "h10g8"), "level:2", seed=3, plies=80)
+    assert "{book}" in rec.pgn and "varied: the engine's best was" in rec.pgn
