@@ -93,6 +93,7 @@ class Game:
         self._capture_fens: dict[int, str] = {0: start_fen}
         self._legal: list[int] | None = None
         self._legal_names: tuple[str, ...] | None = None  # canonical strings of _legal
+        self._any_legal: bool | None = None  # whether _legal would be non-empty
 
     # ------------------------------------------------------------ building
 
@@ -135,6 +136,7 @@ class Game:
         g._capture_fens = dict(self._capture_fens)
         g._legal = self._legal
         g._legal_names = self._legal_names
+        g._any_legal = self._any_legal
         return g
 
     # ------------------------------------------------------------ reading
@@ -205,6 +207,20 @@ class Game:
             self._legal = self._pos.legal_moves()
         return self._legal
 
+    # A game loop with engine players asks only "is there a legal move?" and "is this
+    # move legal?" at each ply: answered piece by piece, without every legal move.
+    def _has_legal(self) -> bool:
+        if self._legal is not None:
+            return bool(self._legal)
+        if self._any_legal is None:
+            self._any_legal = self._pos.has_legal_move()
+        return self._any_legal
+
+    def _is_legal_int(self, m: int) -> bool:
+        if self._legal is not None:
+            return m in self._legal
+        return self._pos.is_legal_move(m)
+
     def _legal_strs(self) -> tuple[str, ...]:
         if self._legal_names is None:
             self._legal_names = tuple(move_str(m) for m in self._legal_ints())
@@ -223,7 +239,7 @@ class Game:
             m = parse_move(move)
         except RulesError:
             return False
-        return m in self._legal_ints()
+        return self._is_legal_int(m)
 
     def is_check(self) -> bool:
         """Whether the side to move is in check (atomic-xiangqi: the wide sense)."""
@@ -246,7 +262,7 @@ class Game:
             return Outcome.win(us ^ 1, Reason.GENERAL_EXPLODED)
         if pos.kings[us ^ 1] < 0:  # only from a hand-made history; kept for completeness
             return Outcome.win(us, Reason.GENERAL_EXPLODED)
-        if not self._legal_ints():
+        if not self._has_legal():
             return Outcome.win(us ^ 1, Reason.CHECKMATE if self._checks[-1] else Reason.STALEMATE)
         if pos.halfmove >= SIXTY_PLIES:
             return Outcome.draw(Reason.SIXTY_PLIES)
@@ -307,7 +323,7 @@ class Game:
 
     def _parse_legal(self, move: object, field: str, ply: int | None) -> int:
         m = parse_move(move, field, ply)
-        if m in self._legal_ints():
+        if self._is_legal_int(m):
             return m
         raise self._illegal(move, m, field, ply)
 
@@ -322,7 +338,7 @@ class Game:
             raise RulesError(
                 field, f"the game is already over ({over.reason.value}, {over.result})", ply
             )
-        if m not in self._legal_ints():
+        if not self._is_legal_int(m):
             raise self._illegal(move, m, field, ply)
         pos = self._pos
         capture = pos.is_capture(m)
@@ -338,6 +354,7 @@ class Game:
             self._capture_fens[len(self._moves)] = position_fen(pos)
         self._legal = None
         self._legal_names = None
+        self._any_legal = None
 
     def pop(self) -> str:
         """Take back the last move and return it. RulesError if there is none."""
@@ -354,6 +371,7 @@ class Game:
         self._capture_fens.pop(len(self._moves), None)
         self._legal = None
         self._legal_names = None
+        self._any_legal = None
         return self._moves.pop()
 
 

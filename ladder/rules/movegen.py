@@ -203,8 +203,10 @@ class Position:
 
     # ----------------------------------------------------------------- moves
 
-    def legal_moves(self) -> list[int]:
-        """All legal moves (and drops) of the side to move, as move ints."""
+    def legal_moves(self, only: int | None = None) -> list[int]:
+        """All legal moves (and drops) of the side to move, as move ints; ``only``: just
+        those that start there (a move int's ``// 90``: a point 0-89, or ``DROP_BASE +
+        type`` for the drops of a piece type), by the same code."""
         board = self.board
         us = self.turn
         ksq = self.kings[us]
@@ -221,7 +223,7 @@ class Position:
         tadd = test.append
         cadd = caps.append if atomic else tadd
         adv_tab = self.variant.advisor_moves[us]
-        for frm in range(90):
+        for frm in range(90) if only is None else (only,) if only < DROP_BASE else ():
             p = board[frm]
             if not p or p >> 3 != us:
                 continue
@@ -349,11 +351,11 @@ class Position:
             self._atomic_captures(caps, out, ksq, ek, us)
 
         hands = self.hands
-        if hands is not None:
+        if hands is not None and (only is None or only >= DROP_BASE):
             hand = hands[us]
             zones = DROP_ZONES[us]
             for pt in (ADVISOR, ELEPHANT, HORSE, CHARIOT, CANNON, SOLDIER):
-                if not hand[pt]:
+                if not hand[pt] or (only is not None and only != DROP_BASE + pt):
                     continue
                 p = pt | (us << 3)
                 base = (DROP_BASE + pt) * 90
@@ -368,6 +370,24 @@ class Position:
                     elif not in_check:
                         add(base + to)
         return out
+
+    def is_legal_move(self, m: int) -> bool:
+        """Whether move int ``m`` is legal: :meth:`legal_moves` of its piece alone."""
+        return m in self.legal_moves(m // 90)
+
+    def has_legal_move(self) -> bool:
+        """Whether the side to move has a legal move, piece by piece until one has."""
+        board = self.board
+        us = self.turn
+        for sq in range(90):
+            p = board[sq]
+            if p and p >> 3 == us and self.legal_moves(sq):
+                return True
+        hands = self.hands
+        if hands is not None:
+            hand = hands[us]
+            return any(hand[pt] and self.legal_moves(DROP_BASE + pt) for pt in range(1, 8))
+        return False
 
     def _atomic_captures(self, caps: list[int], out: list[int], ksq: int, ek: int, us: int) -> None:
         """Judge atomic captures (docs/rules.md "atomic-xiangqi") and append the legal ones.

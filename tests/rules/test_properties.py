@@ -9,6 +9,8 @@ import random
 from hypothesis import HealthCheck, given, settings, strategies
 
 from ladder.rules import Game, RulesError, normalize_move
+from ladder.rules.movegen import DROP_BASE
+from ladder.rules.notation import move_str
 from ladder.variants import VARIANT_IDS
 
 FILES = "abcdefghi"
@@ -184,3 +186,26 @@ def test_garbage_moves_raise_only_rules_error(move: str) -> None:
         with contextlib.suppress(RulesError):
             call(move)
     assert isinstance(g.is_legal(move), bool)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games)
+def test_one_start_at_a_time_is_the_whole_generation(g: Game) -> None:
+    """``legal_moves(only)`` over every start (a point, or a drop's piece type) splits
+    the whole generation; ``has_legal_move`` and ``is_legal_move`` agree with it; a game
+    that never generated every move answers ``outcome`` and ``is_legal`` alike."""
+    pos = g.position
+    legal = pos.legal_moves()
+    starts = [*range(90), *(DROP_BASE + pt for pt in range(1, 8))]
+    by_start = {start: pos.legal_moves(start) for start in starts}
+    assert sorted(m for moves in by_start.values() for m in moves) == sorted(legal)
+    assert all(m // 90 == start for start, moves in by_start.items() for m in moves)
+    assert pos.has_legal_move() == bool(legal)
+    candidates = [start * 90 + to for start in starts for to in range(90)]
+    assert [m for m in candidates if pos.is_legal_move(m)] == sorted(legal)
+    fresh = Game.from_fen(g.variant.name, g.start_fen, g.moves)  # replayed one move at a time
+    full = fresh.copy()
+    full.legal_moves()
+    assert fresh.outcome() == full.outcome()
+    names = [move_str(m) for m in candidates[::7]] + full.legal_moves()
+    assert [fresh.is_legal(n) for n in names] == [full.is_legal(n) for n in names]
