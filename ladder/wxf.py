@@ -210,11 +210,10 @@ def wxf_move(game: Game, move: str) -> str:
 class WxfWriter:
     """A game's moves in WXF, written one at a time in the position each is played from.
 
-    The game loop writes each move before it pushes it, in the position whose legal moves
-    it has already generated, so a match game's PGN needs no second replay of the game.
-    ``bests``: at a ply whose move the variety rule chose, the engine's best move in WXF
-    (when it is legal there). From the first move that WXF cannot write, the moves stay
-    canonical (``h3e3``), as :func:`wxf_moves` gives them.
+    The game loop writes each move just before it pushes it, so a match game's PGN needs
+    no second replay of the game. ``bests``: at a ply whose move the variety rule chose,
+    the engine's best move in WXF (when it is legal there). From the first move that WXF
+    cannot write, the moves stay canonical (``h3e3``), as :func:`wxf_moves` gives them.
     """
 
     def __init__(self) -> None:
@@ -223,18 +222,23 @@ class WxfWriter:
         self.stopped = False
 
     def write(self, game: Game, move: str, best: str | None = None) -> None:
-        """Write ``move`` (canonical, legal in ``game``'s current position, not yet
-        played) and, if given, the engine's ``best`` move there."""
+        """Write ``move`` (legal in ``game``'s current position, not yet played; any
+        spelling the rules checker reads, such as ``h@e5``) and, if given, the engine's
+        ``best`` move there."""
+        move = normalize_move(move)
         if self.stopped:
             self.moves.append(move)
             return
-        if best is not None and game.outcome() is None and game.is_legal(best):
-            with contextlib.suppress(WxfError):
-                self.bests[len(self.moves)] = wxf_move(game, best)
+        self._write_best(game, best)
         try:
             self.moves.append(wxf_move(game, move))
         except WxfError:
             self.stop([move])
+
+    def _write_best(self, game: Game, best: str | None) -> None:
+        if best is not None and game.outcome() is None and game.is_legal(best):
+            with contextlib.suppress(WxfError):
+                self.bests[len(self.moves)] = wxf_move(game, normalize_move(best))
 
     def stop(self, rest: Sequence[str]) -> None:
         """The rest of the game in canonical notation (a move WXF or the rules refused)."""
@@ -249,13 +253,19 @@ class WxfWriter:
         bests: dict[int, str] | None = None,
     ) -> WxfWriter:
         """Write ``moves`` played from ``start_fen`` (with the engine's ``bests`` by ply),
-        replaying them on a new game; canonical from the first one the rules refuse."""
+        replaying them on a new game; canonical from the first one the rules refuse (whose
+        ply still gets its best move)."""
+        bests = bests or {}
         game = Game.from_fen(variant, start_fen)
         for i, move in enumerate(moves):
-            if self.stopped or game.outcome() is not None or not game.is_legal(move):
+            if self.stopped:
                 self.stop(moves[i:])
                 break
-            self.write(game, move, (bests or {}).get(i))
+            if game.outcome() is not None or not game.is_legal(move):
+                self._write_best(game, bests.get(i))
+                self.stop(moves[i:])
+                break
+            self.write(game, move, bests.get(i))
             game.push(move)
         return self
 

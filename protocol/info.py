@@ -253,10 +253,6 @@ def _info_from_match(match: re.Match[str], turn: chess.Color) -> InfoDict:
     return info
 
 
-#: How a line that is a message, not a figure of the search, starts.
-_MESSAGE_LINES = ("info string ", "info message ")
-
-
 class InfoMerger:
     """The ``info`` lines of one search, merged per MultiPV line (the lines without a
     ``multipv`` count as line 1): each line's keys override the earlier ones'
@@ -302,7 +298,7 @@ class InfoMerger:
                 pending[k] = match
                 return None
         info = parse_info(line, self._turn, self._convert)
-        if line.startswith(_MESSAGE_LINES):
+        if len(info) == 1 and "string" in info:
             # Free text (FSF's "info string classical evaluation enabled" as a search
             # starts, unless FinalInfoOnly) is a message for whoever watches the lines,
             # not a figure of the search: the result is the same with the option or not.

@@ -14,6 +14,7 @@ from ladder.match.output.pgn import read_pgn, replay
 from ladder.rules import Game
 from ladder.wxf import (
     WxfError,
+    WxfWriter,
     parse_chinese,
     parse_san,
     parse_wxf,
@@ -231,3 +232,18 @@ def test_what_names_no_move_is_a_clear_error(token: str) -> None:
     game = Game.from_fen("xiangqi")
     with pytest.raises(WxfError, match=r"no|not"):
         read_move(game, token)
+
+
+def test_writer_takes_alias_spellings_and_writes_a_refused_plys_best() -> None:
+    """The game loop hands the writer an engine's own text (``h@e5``: a drop's alias
+    letter) before the rules checker stores it canonically; a record's refused ply still
+    gets its best move in WXF, as the replay before the writer gave it."""
+    game = Game.from_fen("crazyhouse-xiangqi", None, ["h3h10", "i10h10"])
+    writer = WxfWriter()
+    writer.write(game, "h@e5", best="e@e3")
+    assert writer.moves == [wxf_move(game, "N@e5")]
+    assert writer.bests == {0: wxf_move(game, "B@e3")}
+    refused = WxfWriter().replay(
+        "xiangqi", Game.from_fen("xiangqi").start_fen, ["h3e3", "a10a5"], {1: "h10g8"}
+    )
+    assert refused.moves == ["C2=5", "a10a5"] and refused.bests == {1: "H8+7"}

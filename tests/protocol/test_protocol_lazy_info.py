@@ -45,7 +45,7 @@ def eager_merge(lines: list[str], turn: chess.Color, convert: Any = None) -> dic
     infos: dict[int, InfoDict] = {}
     for line in lines:
         info = parse_info(line, turn, convert)
-        if line.startswith("info string "):
+        if list(info) == ["string"]:
             continue
         target = infos.setdefault(info.get("multipv", 1), InfoDict())
         if "score" in info:

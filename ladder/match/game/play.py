@@ -166,8 +166,8 @@ async def _play_moves(
 ) -> Ending:
     """Play ``game`` on to its ending: each move's info appended to ``infos`` (or why a
     player lost without a move), its search time added to the mover's ``seconds``, the
-    move ``written`` in WXF in the position it is played from (whose legal moves the
-    loop has generated: the PGN needs no second replay)."""
+    move ``written`` in WXF in the position it is played from, just before it is played
+    (the PGN needs no second replay of the game)."""
     adjudicator = Adjudicator(task.adjudication)
     clocks = {"red": _clock(task.red), "black": _clock(task.black)}
     while True:
