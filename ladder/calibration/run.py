@@ -194,8 +194,13 @@ def _play(
                 if started:
                     _resume(store, started)
                     extras = [e for e in extras if all(e is not s for s in started)]
-                    names = ", ".join(sorted({_pairing_name(e) for e in started}))
-                    console.print(f"the chain is decided below them: {names}")
+                    # A resumed run starts extras whose games are all stored: not news.
+                    playing = {t.match_id for t in tasks if _pending(store, [t])}
+                    names = ", ".join(
+                        sorted({_pairing_name(e) for e in started if e.match().match_id in playing})
+                    )
+                    if names:
+                        console.print(f"the chain is decided below them: {names}")
     finally:
         backend.close()
 

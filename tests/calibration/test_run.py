@@ -118,6 +118,7 @@ def test_a_tiny_calibration_plays_resumes_and_writes_only_its_output(tmp_path: P
     )
     assert again.returncode == 0, again.stderr
     assert f"{sum(counts)} games from the record" in again.stderr
+    assert "the chain is decided below them" not in again.stderr  # its games are stored
     with ResultStore(tmp_path / "b.sqlite") as store:
         assert sum(1 for _ in store.records()) == sum(counts)
     assert load_levels(tmp_path / "o.toml")["xiangqi"][8].rating == out[8].rating
