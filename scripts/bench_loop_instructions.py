@@ -26,11 +26,9 @@ import subprocess
 import sys
 import time
 
+from bench_match import self_play  # scripts/ is on the path of a script run from it
+
 from ladder.engine_binary import engine_path
-from ladder.match.config import MatchConfig
-from ladder.match.game.adjudication import Adjudication
-from ladder.match.openings import load_openings
-from ladder.match.players.specs import PlayerSpec
 from ladder.match.runner.game_process import run_task, shutdown
 from ladder.match.runner.match_run import match_tasks
 
@@ -40,17 +38,7 @@ _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 def play(spec: str, games: int, max_plies: int) -> int:
     """Play a warm-up game and ``games`` games of ``spec`` against itself in this
     process; return the moves searched in the ``games`` games."""
-    a, b = PlayerSpec.parse(spec), PlayerSpec.parse(spec)
-    config = MatchConfig(
-        variant="xiangqi",
-        player_a=a.with_name(a.name + "#A"),
-        player_b=b.with_name(b.name + "#B"),
-        openings=load_openings("xiangqi"),
-        games=games + 1,
-        seed=1,
-        adjudication=Adjudication(max_plies=max_plies),
-    )
-    tasks = match_tasks(config)
+    tasks = match_tasks(self_play(spec, "xiangqi", games + 1, max_plies))
     run_task(tasks[0])
     moves = 0
     for task in tasks[1 : games + 1]:

@@ -105,6 +105,20 @@ def _tree() -> tuple[float, float, float]:
     return driver, workers, engines
 
 
+def self_play(spec: str, variant: str, games: int, max_plies: int) -> MatchConfig:
+    """``spec`` against itself (as ``#A`` and ``#B``): the shipped openings, seed 1."""
+    a, b = PlayerSpec.parse(spec), PlayerSpec.parse(spec)
+    return MatchConfig(
+        variant=variant,
+        player_a=a.with_name(a.name + "#A"),
+        player_b=b.with_name(b.name + "#B"),
+        openings=load_openings(variant),
+        games=games,
+        seed=1,
+        adjudication=Adjudication(max_plies=max_plies),
+    )
+
+
 def measure_loop(spec: str, variant: str, games: int, max_plies: int) -> dict[str, float]:
     """The match loop's own CPU per move (driver and workers, engines excluded) beside
     the engines' search time per move, for ``spec`` against itself on one worker: a
@@ -114,17 +128,7 @@ def measure_loop(spec: str, variant: str, games: int, max_plies: int) -> dict[st
     from ladder.match.runner.backends import LocalBackend
     from ladder.match.runner.execute import execute
 
-    a, b = PlayerSpec.parse(spec), PlayerSpec.parse(spec)
-    a, b = a.with_name(a.name + "#A"), b.with_name(b.name + "#B")
-    config = MatchConfig(
-        variant=variant,
-        player_a=a,
-        player_b=b,
-        openings=load_openings(variant),
-        games=games + 1,
-        seed=1,
-        adjudication=Adjudication(max_plies=max_plies),
-    )
+    config = self_play(spec, variant, games + 1, max_plies)
     tasks = match_tasks(config)
     backend = LocalBackend(1)
     with tempfile.TemporaryDirectory() as tmp, ResultStore(Path(tmp) / "b.sqlite") as store:

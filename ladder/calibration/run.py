@@ -167,7 +167,7 @@ def _play(
             progress_id = bar.add_task("games", total=len(tasks), status="first games")
             rounds = 0
             while tasks:
-                bar.update(progress_id, total=bar.tasks[0].completed + _pending(store, tasks))
+                bar.update(progress_id, total=bar.tasks[0].completed + len(_unplayed(store, tasks)))
                 if not _execute(config, store, backend, tasks, bar, progress_id, start):
                     console.print("calibration: time budget spent; run again to continue")
                     return
@@ -195,7 +195,7 @@ def _play(
                     _resume(store, started)
                     extras = [e for e in extras if all(e is not s for s in started)]
                     # A resumed run starts extras whose games are all stored: not news.
-                    playing = {t.match_id for t in tasks if _pending(store, [t])}
+                    playing = {t.match_id for t in _unplayed(store, tasks)}
                     names = ", ".join(
                         sorted({_pairing_name(e) for e in started if e.match().match_id in playing})
                     )
@@ -223,14 +223,13 @@ def _resume(store: ResultStore, states: list[PairingState]) -> None:
         s.scheduled = max(s.scheduled, stored + stored % 2)
 
 
-def _pending(store: ResultStore, tasks: list[GameTask]) -> int:
+def _unplayed(store: ResultStore, tasks: list[GameTask]) -> list[GameTask]:
+    """The tasks whose games the store does not hold yet (one query per match)."""
     done: dict[str, set[int]] = {}
-    n = 0
     for t in tasks:
         if t.match_id not in done:
             done[t.match_id] = store.done_games(t.match_id)
-        n += t.game_no not in done[t.match_id]
-    return n
+    return [t for t in tasks if t.game_no not in done[t.match_id]]
 
 
 def _execute(
