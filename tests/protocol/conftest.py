@@ -118,17 +118,35 @@ def wire(caplog: pytest.LogCaptureFixture) -> WireLog:
     return lines
 
 
-def _descendants() -> set[tuple[int, float]]:
+def _children() -> set[tuple[int, float]]:
+    """The test process's own children (a zombie as create time -1: never acceptable).
+
+    Only children: what a test's engines start is checked through their process groups
+    (below), and a grandchild may belong to a server another module's test still runs."""
     found = set()
-    for child in psutil.Process().children(recursive=True):
+    for child in psutil.Process().children():
         try:
             if child.status() != psutil.STATUS_ZOMBIE:
                 found.add((child.pid, child.create_time()))
             else:
-                found.add((child.pid, -1.0))  # a zombie of ours: never acceptable
+                found.add((child.pid, -1.0))
         except psutil.NoSuchProcess:
             pass
     return found
+
+
+def _described(processes: set[tuple[int, float]]) -> list[str]:
+    """What each leaked process is: pid, name, command line, parent (for the report)."""
+    out = []
+    for pid, _ in sorted(processes):
+        try:
+            proc = psutil.Process(pid)
+            out.append(
+                f"{pid} {proc.name()} {' '.join(proc.cmdline())[:200]!r} (parent {proc.ppid()})"
+            )
+        except psutil.Error as exc:
+            out.append(f"{pid} ({type(exc).__name__})")
+    return out
 
 
 def _sleepers(pgids: set[int]) -> list[psutil.Process]:
@@ -148,17 +166,17 @@ def no_leaked_processes() -> Iterator[set[int]]:
     """After each test: no new child (or zombie) of the test process, and no process
     left in the process group of any engine the test started (tests add the engine
     pids to the yielded set)."""
-    before = _descendants()
+    before = _children()
     engine_pids: set[int] = set()
     yield engine_pids
     deadline = time.monotonic() + 3.0
     while True:
-        leaked = _descendants() - before
+        leaked = _children() - before
         orphans = _sleepers(engine_pids) if engine_pids else []
         if (not leaked and not orphans) or time.monotonic() > deadline:
             break
         time.sleep(0.02)
-    assert not leaked, f"processes leaked: {leaked}"
+    assert not leaked, f"processes leaked: {_described(leaked)}"
     assert not orphans, f"orphans left in engine process groups: {orphans}"
     for pid in engine_pids:
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
