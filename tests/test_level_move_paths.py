@@ -19,8 +19,10 @@ from pathlib import Path
 import pytest
 
 from ladder.bridge.session import LevelSession
+from ladder.calibration.fit import VariantCalibration
+from ladder.calibration.report import write_levels_file
 from ladder.client import Ladder
-from ladder.levels import LEVELS_FILE, load_levels
+from ladder.levels import LEVELS_FILE, Rating, load_levels
 from ladder.match.openings import load_openings
 from ladder.match.players.engines import LevelPlayer
 from ladder.match.players.specs import PlayerSpec
@@ -34,18 +36,15 @@ PLIES = 6
 
 def rated_levels(path: Path) -> Path:
     """The shipped levels with a made-up rating for every level of every variant (the
-    blend needs measured levels 3 and 4; this test is about the doors, not strength)."""
-    text = LEVELS_FILE.read_text()
-    for variant in VARIANT_IDS:
-        for n in range(1, 9):
-            elo = 300 + 300 * n
-            rating = f"elo = {elo}\nelo_lo = {elo - 60}\nelo_hi = {elo + 60}\ngames = 100\n"
-            header = f"[variant.{variant}.{n}]\n"
-            if header in text:
-                text = text.replace(header, header + rating)
-            else:
-                text += f"\n{header}{rating}"
-    path.write_text(text)
+    blend needs measured levels 3 and 4; this test is about the doors, not strength),
+    written by the calibration's own writer."""
+    cals = []
+    for variant, levels in load_levels().items():
+        ratings: dict[int, Rating | None] = {
+            n: Rating(300.0 + 300 * n, 240.0 + 300 * n, 360.0 + 300 * n, 100) for n in levels
+        }
+        cals.append(VariantCalibration(variant, None, levels, ratings))
+    write_levels_file(LEVELS_FILE, path, cals)
     return path
 
 

@@ -4,7 +4,6 @@ summary, and ``docs/ladder.md`` with a plot per variant."""
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Sequence
 from dataclasses import astuple
 from pathlib import Path
@@ -19,7 +18,7 @@ from ladder.levels import LEVEL_NUMBERS, RATING_KEYS, Rating, load_levels
 
 __all__ = ["ladder_markdown", "plot_ladder", "print_calibration", "write_docs", "write_levels_file"]
 
-_VARIANT_TABLE = re.compile(r"^\[variant\.", re.MULTILINE)
+_VARIANT_HEADER = re.compile(r"\[variant\.(?P<variant>[\w-]+)\.(?P<level>\d+)\]")
 _MEASURED_KEYS = (*RATING_KEYS, "seconds_per_move")
 
 
@@ -43,39 +42,76 @@ def _rating_table(r: Rating) -> dict[str, Any]:
 
 def write_levels_file(source: Path, target: Path, cals: Sequence[VariantCalibration]) -> None:
     """Write ``source`` to ``target`` with each calibrated variant's measured figures
-    (rating, seconds per move) in its per-variant tables ``[variant.<id>.<level>]``,
-    keeping every setting and all text before the first variant table. The result is
-    checked by loading it before it replaces ``target``."""
-    text = source.read_text()
-    data = tomllib.loads(text)
-    tables: dict[str, dict[str, dict[str, Any]]] = {
-        v: {str(k): dict(t) for k, t in levels.items()}
-        for v, levels in data.get("variant", {}).items()
-    }
+    (rating, seconds per move) in its per-variant tables ``[variant.<id>.<level>]``.
+
+    The file is edited, not regenerated: every other line stays as it was, comments
+    inside and between the tables included (they say why a setting is what it is). A
+    level without a table gets one after its variant's nearest lower level's. The result
+    is checked by loading it before it replaces ``target``."""
+    lines = source.read_text().splitlines()
     for cal in cals:
-        vt = tables.setdefault(cal.variant, {})
-        for n, rating in cal.ratings.items():
-            t = {k: v for k, v in vt.get(str(n), {}).items() if k not in _MEASURED_KEYS}
-            if rating is not None:
-                t.update(_rating_table(rating))
+        for n, rating in sorted(cal.ratings.items()):
+            figures = _rating_table(rating) if rating is not None else {}
             quiet = quiet_seconds(cal, n) if n in cal.seconds else None
             if quiet is not None:
-                t["seconds_per_move"] = round(quiet, 4)
-            if t:
-                vt[str(n)] = t
-            else:
-                vt.pop(str(n), None)
-    m = _VARIANT_TABLE.search(text)
-    parts = [(text[: m.start()] if m else text).rstrip() + "\n"]
-    for variant in sorted(tables):
-        for key in sorted(tables[variant], key=int):
-            body = "".join(f"{k} = {_toml_value(v)}\n" for k, v in tables[variant][key].items())
-            parts.append(f"\n[variant.{variant}.{key}]\n{body}")
+                figures["seconds_per_move"] = round(quiet, 4)
+            lines = _set_measured(lines, cal.variant, n, figures)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text("".join(parts))
+    tmp.write_text("\n".join(lines) + "\n")
     load_levels(tmp)  # refuse to write a file the service cannot read
     tmp.replace(target)
+
+
+def _table_spans(lines: list[str]) -> dict[tuple[str, int], tuple[int, int]]:
+    """Each ``[variant.<id>.<level>]`` table: its header's index and the index after its
+    last ``key = value`` line (its trailing blank and comment lines belong to the next)."""
+    spans: dict[tuple[str, int], tuple[int, int]] = {}
+    for i, line in enumerate(lines):
+        m = _VARIANT_HEADER.fullmatch(line.strip())
+        if m is None:
+            continue
+        end = i + 1
+        for j in range(i + 1, len(lines)):
+            text = lines[j].strip()
+            if text.startswith("["):
+                break
+            if text and not text.startswith("#"):
+                end = j + 1
+        spans[(m["variant"], int(m["level"]))] = (i, end)
+    return spans
+
+
+def _set_measured(lines: list[str], variant: str, level: int, figures: dict[str, Any]) -> list[str]:
+    """``lines`` with the level's measured keys replaced by ``figures`` (a table that
+    holds nothing else goes; one that is missing is added)."""
+    spans = _table_spans(lines)
+    body = [f"{k} = {_toml_value(v)}" for k, v in figures.items()]
+    if (variant, level) in spans:
+        head, end = spans[(variant, level)]
+        kept = [
+            line
+            for line in lines[head + 1 : end]
+            if line.split("=")[0].strip() not in _MEASURED_KEYS
+        ]
+        if not body and not any(x.strip() and not x.strip().startswith("#") for x in kept):
+            return lines[:head] + lines[end:]
+        return lines[: head + 1] + kept + body + lines[end:]
+    if not body:
+        return lines
+    lower = [span for (v, n), span in spans.items() if v == variant and n < level]
+    same = [span for (v, _), span in spans.items() if v == variant]
+    if lower:
+        at = max(lower)[1]
+    elif same:
+        at = min(same)[0]
+    else:
+        at = len(lines)
+    table = [f"[variant.{variant}.{level}]", *body]
+    if not lower and at < len(lines):  # before the variant's first table
+        return [*lines[:at], *table, "", *lines[at:]]
+    after = [""] if at < len(lines) and lines[at].strip() else []
+    return [*lines[:at], "", *table, *after, *lines[at:]]
 
 
 def _ci(r: Rating | None) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ladder.calibration.fit import Criterion, VariantCalibration
 from ladder.calibration.report import ladder_markdown, write_docs, write_levels_file
-from ladder.levels import LEVELS_FILE, Rating, load_levels
+from ladder.levels import LEVELS_FILE, RATING_KEYS, Rating, load_levels
 
 
 def _calibration(variant: str, rated: int) -> VariantCalibration:
@@ -56,3 +56,24 @@ def test_ladder_markdown_has_a_table_and_the_criteria_per_variant(tmp_path: Path
     path = write_docs([cal], tmp_path)
     assert path.read_text().startswith("# The ladder's measured strength")
     assert (tmp_path / "ladder-xiangqi.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_levels_file_keeps_every_comment_and_line(tmp_path: Path) -> None:
+    """The shipped file rated: each of its lines is still there, in order (the comments
+    inside the variant tables say why a setting is what it is), and a level without a
+    table gets one among its variant's, in level order."""
+    out = tmp_path / "levels.toml"
+    write_levels_file(LEVELS_FILE, out, [_calibration("atomic-xiangqi", 8)])
+    source, written = LEVELS_FILE.read_text().splitlines(), out.read_text().splitlines()
+    settings = [x for x in source if x.split(" =")[0] not in (*RATING_KEYS, "seconds_per_move")]
+    rest = iter(written)
+    assert all(line in rest for line in settings)  # a subsequence: nothing dropped or moved
+    headers = [x for x in written if x.startswith("[variant.atomic-xiangqi.")]
+    assert headers == [f"[variant.atomic-xiangqi.{n}]" for n in range(1, 9)]
+    table = load_levels(out)
+    assert table["atomic-xiangqi"][4].rating == Rating(400.0, 350.0, 450.0, 40, False)
+    assert table["atomic-xiangqi"][8].nodes == load_levels()["atomic-xiangqi"][8].nodes
+    assert table["xiangqi"] == load_levels()["xiangqi"]
+    # rated again: the figures are replaced in place, the file does not grow
+    write_levels_file(out, out, [_calibration("atomic-xiangqi", 8)])
+    assert out.read_text().splitlines() == written
