@@ -380,10 +380,11 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
     span = elo_range(levels)
     if span is None:
         raise LevelsError("an Elo needs every level measured, strictly increasing")
-    # The bounds are printed rounded (`ladder levels`, this message): a printed bound is
-    # accepted, and an Elo a rounding away from the measured end plays that end.
-    if not math.floor(span[0]) <= elo <= math.ceil(span[1]):
-        raise LevelsError(f"elo must be between {span[0]:.0f} and {span[1]:.0f}, got {elo:g}")
+    # The bounds are printed rounded (`ladder levels`, this message): exactly the printed
+    # span is accepted, and an Elo a rounding away from the measured end plays that end.
+    low, high = (float(f"{bound:.0f}") for bound in span)
+    if not low <= elo <= high:
+        raise LevelsError(f"elo must be between {low:.0f} and {high:.0f}, got {elo:g}")
     elo = min(max(elo, span[0]), span[1])
     elos = {n: lv.rating.elo for n, lv in levels.items() if lv.rating is not None}
     low, high = next((a, b) for a, b in itertools.pairwise(sorted(levels)) if elo <= elos[b])

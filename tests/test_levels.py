@@ -189,6 +189,12 @@ def test_an_elo_off_the_curve_or_an_uncalibrated_ladder_is_refused() -> None:
     for elo in (399.9, 2800.1):
         with pytest.raises(LevelsError, match="between 400 and 2800"):
             at_elo(levels, elo)
+    # measured ends that are not whole: the printed (rounded) span, no more, no less
+    odd = _ladder([360.7, 700, 1000, 1400, 1750, 2100, 2450, 2403.2 + 400])
+    for elo in (360, 2804):
+        with pytest.raises(LevelsError, match="between 361 and 2803"):
+            at_elo(odd, elo)
+    assert at_elo(odd, 361).nodes == 3000 and at_elo(odd, 2803).nodes > 999_000
     bent = _ladder([400, 700, 650, 1400, 1750, 2100, 2450, 2800])
     assert elo_range(bent) is None
     with pytest.raises(LevelsError, match="strictly increasing"):
