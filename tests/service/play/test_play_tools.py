@@ -8,6 +8,7 @@ an independent reader (cchess) replays."""
 from __future__ import annotations
 
 import io
+import math
 import re
 from pathlib import Path
 from typing import Any, cast
@@ -251,7 +252,7 @@ document.addEventListener('DOMContentLoaded', () => {
 def test_slow_level_shows_its_clock(server: Server, open_page: Opener) -> None:
     """Level 8's move (out of the book) shows the time it has taken against the level's
     expected time (GET /v1/levels), and the clock goes when the move comes; level 1's
-    move shows none. The levels say they are unrated."""
+    move shows none. The levels say whether they are rated."""
     levels = httpx.get(f"{server.url}/v1/levels", timeout=30).json()["levels"]["xiangqi"]
     expected = {info["level"]: info["expected_seconds"] for info in levels}
     assert expected[8] >= 0.5 > expected[1]  # (the page's threshold: play.js SLOW_SECONDS)
@@ -270,9 +271,17 @@ def test_slow_level_shows_its_clock(server: Server, open_page: Opener) -> None:
         for text, named in shown:
             assert re.fullmatch(r"\d+\.\d s of about \d+(\.\d)? s( \(the machine is busy\))?", text)
             assert named == f"{expected[8]:.1f}"
+    # each level is offered as rated or unrated, as the shipped file says
     options = play.page.locator("#strength option").all_inner_texts()
-    assert all("unrated" in o for o in options if o.startswith("Level")), options
-    assert "not rated yet" in play.text("#strength-help")
+    offered = [o for o in options if o.startswith("Level")]
+    assert len(offered) == len(levels), options
+    for option, info in zip(offered, levels, strict=True):
+        rating = info["rating"]
+        assert ("unrated" in option) == (rating is None), (option, rating)
+        if rating is not None:
+            assert f"Elo {math.floor(rating['elo'] + 0.5)} (" in option, (option, rating)
+    if all(info["rating"] is None for info in levels):
+        assert "not rated yet" in play.text("#strength-help")
 
 
 def test_hint_drawn_as_an_arrow(server: Server, open_page: Opener) -> None:
