@@ -380,10 +380,11 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
     span = elo_range(levels)
     if span is None:
         raise LevelsError("an Elo needs every level measured, strictly increasing")
-    # The bounds are printed rounded (`ladder levels`, this message): exactly the printed
-    # span is accepted, and an Elo a rounding away from the measured end plays that end.
+    # The bounds are printed rounded (`ladder levels`, this message) and sent exact
+    # (`GET /v1/levels`): either is accepted, nothing beyond both, and an Elo a rounding
+    # away from the measured end plays that end.
     low, high = (float(f"{bound:.0f}") for bound in span)
-    if not low <= elo <= high:
+    if not min(low, span[0]) <= elo <= max(high, span[1]):
         raise LevelsError(f"elo must be between {low:.0f} and {high:.0f}, got {elo:g}")
     elo = min(max(elo, span[0]), span[1])
     elos = {n: lv.rating.elo for n, lv in levels.items() if lv.rating is not None}

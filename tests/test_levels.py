@@ -189,12 +189,20 @@ def test_an_elo_off_the_curve_or_an_uncalibrated_ladder_is_refused() -> None:
     for elo in (399.9, 2800.1):
         with pytest.raises(LevelsError, match="between 400 and 2800"):
             at_elo(levels, elo)
-    # measured ends that are not whole: the printed (rounded) span, no more, no less
-    odd = _ladder([360.7, 700, 1000, 1400, 1750, 2100, 2450, 2403.2 + 400])
-    for elo in (360, 2804):
-        with pytest.raises(LevelsError, match="between 361 and 2803"):
-            at_elo(odd, elo)
-    assert at_elo(odd, 361).nodes == 3000 and at_elo(odd, 2803).nodes > 999_000
+    # measured ends that are not whole: the printed (rounded) span and the measured one
+    # (GET /v1/levels sends it exact) are accepted, nothing beyond both
+    inward = _ladder([360.7, 700, 1000, 1400, 1750, 2100, 2450, 2803.2])
+    outward = _ladder([360.3, 700, 1000, 1400, 1750, 2100, 2450, 2803.7])
+    for ladder, refused, accepted in (
+        (inward, (360.5, 2803.5), (360.7, 361, 2803, 2803.2)),
+        (outward, (359.9, 2804.1), (360, 360.3, 2803.7, 2804)),
+    ):
+        low, high = elo_range(ladder) or (0, 0)
+        for elo in refused:
+            with pytest.raises(LevelsError, match=f"between {low:.0f} and {high:.0f}"):
+                at_elo(ladder, elo)
+        for elo in accepted:
+            assert at_elo(ladder, elo).level in ((1,) if elo < 1000 else (7, 8))
     bent = _ladder([400, 700, 650, 1400, 1750, 2100, 2450, 2800])
     assert elo_range(bent) is None
     with pytest.raises(LevelsError, match="strictly increasing"):

@@ -46,8 +46,10 @@ def write_levels_file(source: Path, target: Path, cals: Sequence[VariantCalibrat
 
     The file is edited, not regenerated: every other line stays as it was, comments
     inside and between the tables included (they say why a setting is what it is). A
-    level without a table gets one after its variant's nearest lower level's. The result
-    is checked by loading it before it replaces ``target``."""
+    level without a table gets one after its variant's nearest lower level's (or above
+    the comment of its variant's first table); a table left with no setting keeps its
+    header and comments. The result is checked by loading it before it replaces
+    ``target``."""
     lines = source.read_text().splitlines()
     for cal in cals:
         for n, rating in sorted(cal.ratings.items()):
@@ -59,7 +61,11 @@ def write_levels_file(source: Path, target: Path, cals: Sequence[VariantCalibrat
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
     tmp.write_text("\n".join(lines) + "\n")
-    load_levels(tmp)  # refuse to write a file the service cannot read
+    try:
+        load_levels(tmp)  # refuse to write a file the service cannot read
+    except BaseException:
+        tmp.unlink()
+        raise
     tmp.replace(target)
 
 
@@ -68,7 +74,7 @@ def _table_spans(lines: list[str]) -> dict[tuple[str, int], tuple[int, int]]:
     last ``key = value`` line (its trailing blank and comment lines belong to the next)."""
     spans: dict[tuple[str, int], tuple[int, int]] = {}
     for i, line in enumerate(lines):
-        m = _VARIANT_HEADER.fullmatch(line.strip())
+        m = _VARIANT_HEADER.fullmatch(line.split("#")[0].strip())
         if m is None:
             continue
         end = i + 1
@@ -83,8 +89,8 @@ def _table_spans(lines: list[str]) -> dict[tuple[str, int], tuple[int, int]]:
 
 
 def _set_measured(lines: list[str], variant: str, level: int, figures: dict[str, Any]) -> list[str]:
-    """``lines`` with the level's measured keys replaced by ``figures`` (a table that
-    holds nothing else goes; one that is missing is added)."""
+    """``lines`` with the level's measured keys replaced by ``figures`` (a table that is
+    missing is added)."""
     spans = _table_spans(lines)
     body = [f"{k} = {_toml_value(v)}" for k, v in figures.items()]
     if (variant, level) in spans:
@@ -94,8 +100,6 @@ def _set_measured(lines: list[str], variant: str, level: int, figures: dict[str,
             for line in lines[head + 1 : end]
             if line.split("=")[0].strip() not in _MEASURED_KEYS
         ]
-        if not body and not any(x.strip() and not x.strip().startswith("#") for x in kept):
-            return lines[:head] + lines[end:]
         return lines[: head + 1] + kept + body + lines[end:]
     if not body:
         return lines
@@ -105,6 +109,8 @@ def _set_measured(lines: list[str], variant: str, level: int, figures: dict[str,
         at = max(lower)[1]
     elif same:
         at = min(same)[0]
+        while at > 0 and lines[at - 1].lstrip().startswith("#"):
+            at -= 1  # above the comment that belongs to the first table
     else:
         at = len(lines)
     table = [f"[variant.{variant}.{level}]", *body]

@@ -77,3 +77,41 @@ def test_levels_file_keeps_every_comment_and_line(tmp_path: Path) -> None:
     # rated again: the figures are replaced in place, the file does not grow
     write_levels_file(out, out, [_calibration("atomic-xiangqi", 8)])
     assert out.read_text().splitlines() == written
+
+
+def test_new_tables_go_in_level_order_beside_their_comments(tmp_path: Path) -> None:
+    """Levels without a table get one in level order: above the comment of the
+    variant's first table, or after the nearest lower level; a table that loses its
+    figures keeps its header and comments, so rating, unrating and rating again comes
+    back to the same file."""
+    base = LEVELS_FILE.read_text().split("\n[variant.")[0].rstrip()
+    source = tmp_path / "levels.toml"
+    source.write_text(
+        base + "\n\n# why level 2\n[variant.atomic-xiangqi.2]  # a note\nmultipv = 77\n"
+        "\n# why level 8\n[variant.atomic-xiangqi.8]\nnodes = 600_000\n"
+    )
+    out = tmp_path / "out.toml"
+    write_levels_file(source, out, [_calibration("atomic-xiangqi", 8)])
+    written = out.read_text().splitlines()
+    headers = [i for i, x in enumerate(written) if x.startswith("[variant.atomic-xiangqi.")]
+    assert [written[i].split("]")[0] + "]" for i in headers] == [
+        f"[variant.atomic-xiangqi.{n}]" for n in range(1, 9)
+    ]
+    # each comment still stands right above its own table
+    assert written[written.index("# why level 2") + 1].startswith("[variant.atomic-xiangqi.2]")
+    assert written[written.index("# why level 8") + 1] == "[variant.atomic-xiangqi.8]"
+    assert written.index("[variant.atomic-xiangqi.1]") < written.index("# why level 2")
+    table = load_levels(out)["atomic-xiangqi"]
+    assert table[2].variety is not None and table[2].variety.multipv == 77
+    assert [table[n].rating.elo for n in range(1, 9) if table[n].rating] == [
+        100.0 * n for n in range(1, 9)
+    ]
+    # unrated above level 3, then rated again: the same file, no lines left over
+    write_levels_file(out, tmp_path / "unrated.toml", [_calibration("atomic-xiangqi", 3)])
+    assert load_levels(tmp_path / "unrated.toml")["atomic-xiangqi"][8].rating is None
+    assert load_levels(tmp_path / "unrated.toml")["atomic-xiangqi"][8].nodes == 600_000
+    write_levels_file(
+        tmp_path / "unrated.toml", tmp_path / "again.toml", [_calibration("atomic-xiangqi", 8)]
+    )
+    assert (tmp_path / "again.toml").read_text() == out.read_text()
+    assert not list(tmp_path.glob("*.tmp"))
