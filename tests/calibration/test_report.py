@@ -103,9 +103,8 @@ def test_new_tables_go_in_level_order_beside_their_comments(tmp_path: Path) -> N
     assert written.index("[variant.atomic-xiangqi.1]") < written.index("# why level 2")
     table = load_levels(out)["atomic-xiangqi"]
     assert table[2].variety is not None and table[2].variety.multipv == 77
-    assert [table[n].rating.elo for n in range(1, 9) if table[n].rating] == [
-        100.0 * n for n in range(1, 9)
-    ]
+    ratings = [table[n].rating for n in range(1, 9)]
+    assert [r.elo if r else None for r in ratings] == [100.0 * n for n in range(1, 9)]
     # unrated above level 3, then rated again: the same file, no lines left over
     write_levels_file(out, tmp_path / "unrated.toml", [_calibration("atomic-xiangqi", 3)])
     assert load_levels(tmp_path / "unrated.toml")["atomic-xiangqi"][8].rating is None
