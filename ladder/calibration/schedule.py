@@ -12,9 +12,10 @@ fewer for the others), game pair ``k`` of every pairing before pair ``k + 1`` of
 that a run cut short has measured every pairing a little. Then the games go where the
 intervals are still too wide: after each round the pool is refitted, and each adjacent
 pairing whose gap is not yet known to its criterion's precision
-(:func:`ladder.calibration.fit.gap_target`: ±60 Elo up to level 5, ±100 above) gets one
-more game pair, widest (against its target) first, up to :attr:`Plan.max_games`; the
-widest get more than one when the slots outnumber them. (Until 4 December a round had
+(:func:`ladder.calibration.fit.gap_target`: ±60 Elo up to level 5, ±100 above) gets more
+game pairs, widest (against its target) first, up to :attr:`Plan.max_games`: as many as
+keep it level with the gap whose remaining games cost the most (:func:`pairs_per_gap`,
+since 5 December), and more when the slots outnumber them. (Until 4 December a round had
 one pair for each slot, the widest gaps only: at the cheap bottom the refit and the
 record written after every round took as long as the round's four games.) The run
 ends when every gap is known well enough, every unsure pairing has its maximum, or the
@@ -104,10 +105,17 @@ def _interleaved(per: list[list[GameTask]]) -> list[list[GameTask]]:
 
 @dataclass(frozen=True)
 class Widest:
-    """An adjacent pairing and the half-width of its gap's interval."""
+    """An adjacent pairing, the half-width of its gap's interval, and about how many more
+    games would bring it to its target (:func:`~ladder.calibration.fit.decide_gap`)."""
 
     state: PairingState
     half_width: float
+    more: int = 2
+
+
+#: The most game pairs one pairing gets in a round (the refit after a round keeps the
+#: allocation honest; a round stays a few minutes at the top).
+MAX_PAIRS_PER_ROUND = 8
 
 
 #: The half width given to an interval open on one side (a clean sweep), so that it
@@ -137,9 +145,11 @@ def widest_gaps(
         if records is not None:
             gap = with_direct_games(gap, records.get(s.variant, ()), a, b)
         half = min(max(gap.elo - gap.lo, gap.hi - gap.elo), UNBOUNDED_HALF_WIDTH)
-        verdict, _ = decide_gap(gap.elo, gap.lo, gap.hi, _target(a), s.scheduled, s.plan.max_games)
+        verdict, more = decide_gap(
+            gap.elo, gap.lo, gap.hi, _target(a), s.scheduled, s.plan.max_games
+        )
         if verdict is None:
-            out.append(Widest(s, half))
+            out.append(Widest(s, half, more))
     return sorted(out, key=lambda w: -w.half_width / _target(w.state.pairing.stronger.name))
 
 
@@ -155,20 +165,42 @@ def next_round(
     slots: int,
     records: Mapping[str, Sequence[GameRecord]] | None = None,
 ) -> list[GameTask]:
-    """One more game pair for every unsure gap, the widest first (none: done); with
-    more slots than that, the widest get a second pair, and so on, so that a round
-    fills the slots."""
+    """More game pairs for every unsure gap, the widest first (none: done): see
+    :func:`pairs_per_gap`; with more slots than that, the widest get another pair, and
+    so on, so that a round fills the slots."""
     return _pairs_for(widest_gaps(states, fits, records), slots)
 
 
+def pairs_per_gap(unsure: Sequence[Widest]) -> list[int]:
+    """How many game pairs each unsure gap gets this round: in proportion to the games it
+    still needs, one pair for the gap whose games cost the most (:func:`cost`: a round
+    lasts at least one of its games anyway), at least one, at most
+    :data:`MAX_PAIRS_PER_ROUND`.
+
+    So the gaps come to their target together: with one pair each, a cheap gap that
+    needs many games (xiangqi's L5-L6: ~400 more at 16,000 nodes a move) would take a
+    round per pair, each round as long as the costly top's pair (L7-L8: 355,000)."""
+    if not unsure:
+        return []
+    unit = max(max(unsure, key=lambda w: cost(w.state)).more, 2)
+    return [min(MAX_PAIRS_PER_ROUND, max(1, round(max(w.more, 2) / unit))) for w in unsure]
+
+
 def _pairs_for(unsure: Sequence[Widest], slots: int) -> list[GameTask]:
-    """A game pair for each of ``unsure``, round after round over them, until the
-    ``slots`` have a game each."""
+    """The pairs of :func:`pairs_per_gap`, then a pair more for each of ``unsure`` in
+    turn until the ``slots`` have a game each; never past a pairing's maximum (but its
+    first pair of the round)."""
     tasks: list[GameTask] = []
-    for i in range(max(len(unsure), -(-slots // 2)) if unsure else 0):
+    for w, pairs in zip(unsure, pairs_per_gap(unsure), strict=True):
+        for k in range(pairs):
+            if k == 0 or w.state.scheduled < w.state.plan.max_games:
+                tasks.extend(w.state.extend(2))
+    i = 0
+    while unsure and len(tasks) < slots and i < slots:
         state = unsure[i % len(unsure)].state
-        if i < len(unsure) or state.scheduled < state.plan.max_games:
+        if state.scheduled < state.plan.max_games:
             tasks.extend(state.extend(2))
+        i += 1
     return tasks
 
 

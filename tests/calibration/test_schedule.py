@@ -7,12 +7,16 @@ from pathlib import Path
 from ladder.calibration.fit import bt_games, gap_target
 from ladder.calibration.plan import Extra, Plan, pairings
 from ladder.calibration.schedule import (
+    MAX_PAIRS_PER_ROUND,
     PairingState,
+    Widest,
+    _pairs_for,
     cost,
     first_round,
     in_scope,
     next_games,
     next_round,
+    pairs_per_gap,
     widest_gaps,
 )
 from ladder.match.openings import load_openings
@@ -158,3 +162,28 @@ def test_an_elo_point_is_scoped_by_the_levels_it_meets(tmp_path: Path) -> None:
     points = [s for s in _states(plan) if s.pairing.stronger.name == "elo-900"]
     assert [s.pairing.top_level() for s in points] == [2, 3]
     assert all(in_scope(s, 3) for s in points) and not any(in_scope(s, 1) for s in points)
+
+
+def test_cheap_gaps_that_need_many_games_get_more_pairs_a_round() -> None:
+    """The gap whose games cost the most gets one pair a round; the others as many as
+    keep them level with it by the games they still need (xiangqi's cheap L5-L6 needing
+    ~400 against the costly L7-L8's ~100), at least one, at most the cap."""
+    plan = Plan(games=4, skip_one_games=0, max_games=1000)
+    by_name = {(s.pairing.stronger.name, s.pairing.weaker.name): s for s in _states(plan)}
+    top, middle, cheap = by_name["L8", "L7"], by_name["L7", "L6"], by_name["L6", "L5"]
+    assert cost(top) > cost(middle) > cost(cheap)
+    unsure = [Widest(cheap, 300, 400), Widest(top, 200, 100), Widest(middle, 150, 30)]
+    assert pairs_per_gap(unsure) == [4, 1, 1]
+    # however much the cheap gap needs, a round gives it at most the cap
+    assert pairs_per_gap([Widest(cheap, 300, 5000), Widest(top, 200, 100)]) == [
+        MAX_PAIRS_PER_ROUND,
+        1,
+    ]
+    # the costly gap needs the most: every gap one pair, as before
+    assert pairs_per_gap([Widest(cheap, 300, 40), Widest(top, 200, 400)]) == [1, 1]
+    assert pairs_per_gap([]) == []
+    tasks = _pairs_for(unsure, slots=2)
+    per = {s.match().match_id: 0 for s in (top, middle, cheap)}
+    for t in tasks:
+        per[t.match_id] += 1
+    assert per == {top.match().match_id: 2, middle.match().match_id: 2, cheap.match().match_id: 8}
