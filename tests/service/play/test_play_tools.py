@@ -271,17 +271,22 @@ def test_slow_level_shows_its_clock(server: Server, open_page: Opener) -> None:
         for text, named in shown:
             assert re.fullmatch(r"\d+\.\d s of about \d+(\.\d)? s( \(the machine is busy\))?", text)
             assert named == f"{expected[8]:.1f}"
-    # each level is offered as rated or unrated, as the shipped file says
-    options = play.page.locator("#strength option").all_inner_texts()
-    offered = [o for o in options if o.startswith("Level")]
-    assert len(offered) == len(levels), options
-    for option, info in zip(offered, levels, strict=True):
-        rating = info["rating"]
-        assert ("unrated" in option) == (rating is None), (option, rating)
-        if rating is not None:
-            assert f"Elo {math.floor(rating['elo'] + 0.5)} (" in option, (option, rating)
-    if all(info["rating"] is None for info in levels):
-        assert "not rated yet" in play.text("#strength-help")
+    # each level of each variant is offered as rated or unrated, as the shipped file says
+    every = httpx.get(f"{server.url}/v1/levels", timeout=30).json()["levels"]
+    for variant, table in every.items():
+        play.page.select_option("#variant", variant)
+        options = play.page.locator("#strength option").all_inner_texts()
+        offered = [o for o in options if o.startswith("Level")]
+        assert len(offered) == len(table), options
+        for option, info in zip(offered, table, strict=True):
+            rating = info["rating"]
+            assert ("unrated" in option) == (rating is None), (variant, option, rating)
+            if rating is not None:
+                assert f"Elo {math.floor(rating['elo'] + 0.5)} (" in option, (option, rating)
+        if all(info["rating"] is None for info in table):
+            assert "not rated yet" in play.text("#strength-help")
+        else:
+            assert "not rated yet" not in play.text("#strength-help")
 
 
 def test_hint_drawn_as_an_arrow(server: Server, open_page: Opener) -> None:
