@@ -384,6 +384,11 @@ def test_any_elo_once_the_levels_are_measured(
         play.wait_settled(0)
         texts = play.page.locator("#strength option").all_inner_texts()
         assert texts[0].startswith("Level 1 · Elo 100 (60\u2013140, 200 games)"), texts
+        # a rated level's long option keeps inside the setup box (it once stretched it
+        # past the panel's edge)
+        select, box = (play.page.locator(x).bounding_box() for x in ("#strength", "#setup"))
+        assert select is not None and box is not None
+        assert select["x"] + select["width"] <= box["x"] + box["width"], (select, box)
         assert "with its 95 % interval" in play.text("#strength-help")
         values = play.page.eval_on_selector_all("#strength option", "os => os.map(o => o.value)")
         assert [v for v in values if v.startswith("elo:")] == [
