@@ -5,7 +5,11 @@ engines, real sockets; the order of events, not timings."""
 
 from __future__ import annotations
 
+import re
 import socket
+from pathlib import Path
+
+from ladder.levels import LEVELS_FILE
 
 from .helpers import OUT_OF_BOOK, post_move, samples, start_server, wait_until
 
@@ -24,9 +28,23 @@ def answered(sock: socket.socket) -> bool:
         sock.setblocking(True)
 
 
-def test_a_fast_level_is_answered_while_slow_ones_search() -> None:
+def endless_level_8(path: Path) -> Path:
+    """The shipped levels with xiangqi's level 8 at 50,000,000 nodes: its search outlasts
+    the test whatever the shipped node count (the test ends it by leaving)."""
+    text, found = re.subn(
+        r"(\[variant\.xiangqi\.8\]\n)nodes = [\d_]+",
+        r"\1nodes = 50_000_000",
+        LEVELS_FILE.read_text(),
+    )
+    assert found == 1, "the shipped file has no [variant.xiangqi.8] nodes line"
+    path.write_text(text)
+    return path
+
+
+def test_a_fast_level_is_answered_while_slow_ones_search(tmp_path: Path) -> None:
     # the queued level-8 requests must still be waiting at the end (not 503 busy)
-    server = start_server("--queue-timeout", "300", engines=2)
+    levels = endless_level_8(tmp_path / "levels.toml")
+    server = start_server("--queue-timeout", "300", "--levels", str(levels), engines=2)
     slow = [server.connect() for _ in range(3)]
     try:
         for i, sock in enumerate(slow):

@@ -5,6 +5,7 @@ serve` as a subprocess, real engines, real signals."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -89,11 +90,14 @@ def test_request_id_is_echoed_and_logged(server: Server) -> None:
 
 
 def _searching_at_level_8(server: Server, request_id: str | None = None) -> socket.socket:
-    """A level-8 move sent on a new connection, once the engine searches it (the
-    connection returned, its answer unread)."""
+    """A level-8 move sent on a new connection, once the engine searches it; the engine
+    is then frozen (SIGSTOP: the search lasts until the test lets it go, whatever level
+    8's node count), and the connection returned, its answer unread."""
     sock = server.connect()
     post_move(sock, {**MOVE, "level": 8}, request_id)
     wait_until(lambda: samples(server)['ladder_searches_in_flight{level="8"}'] == 1)
+    (engine,) = server.engine_pids()
+    os.kill(engine, signal.SIGSTOP)
     return sock
 
 
@@ -125,6 +129,9 @@ def test_a_503_line_has_its_queue_wait() -> None:
         assert line["queue_wait_ms"] >= 450 and line["level"] == 1
         sock.close()
     finally:
+        for engine in server.engine_pids():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(engine, signal.SIGCONT)
         server.stop()
 
 
