@@ -383,9 +383,9 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
     # The bounds are printed rounded (`ladder levels`, this message) and sent exact
     # (`GET /v1/levels`): either is accepted, nothing beyond both, and an Elo a rounding
     # away from the measured end plays that end.
-    low, high = (float(f"{bound:.0f}") for bound in span)
-    if not min(low, span[0]) <= elo <= max(high, span[1]):
-        raise LevelsError(f"elo must be between {low:.0f} and {high:.0f}, got {elo:g}")
+    printed = [float(f"{bound:.0f}") for bound in span]
+    if not min(printed[0], span[0]) <= elo <= max(printed[1], span[1]):
+        raise LevelsError(f"elo must be between {printed[0]:.0f} and {printed[1]:.0f}, got {elo:g}")
     elo = min(max(elo, span[0]), span[1])
     elos = {n: lv.rating.elo for n, lv in levels.items() if lv.rating is not None}
     low, high = next((a, b) for a, b in itertools.pairwise(sorted(levels)) if elo <= elos[b])

@@ -188,12 +188,11 @@ def pairs_per_gap(unsure: Sequence[Widest]) -> list[int]:
 
 def _pairs_for(unsure: Sequence[Widest], slots: int) -> list[GameTask]:
     """The pairs of :func:`pairs_per_gap`, then a pair more for each of ``unsure`` in
-    turn until the ``slots`` have a game each; never past a pairing's maximum (but its
-    first pair of the round)."""
+    turn until the ``slots`` have a game each; never past a pairing's maximum."""
     tasks: list[GameTask] = []
     for w, pairs in zip(unsure, pairs_per_gap(unsure), strict=True):
-        for k in range(pairs):
-            if k == 0 or w.state.scheduled < w.state.plan.max_games:
+        for _ in range(pairs):
+            if w.state.scheduled < w.state.plan.max_games:
                 tasks.extend(w.state.extend(2))
     i = 0
     while unsure and len(tasks) < slots and i < slots:
