@@ -353,6 +353,15 @@ def elo_range(levels: dict[int, Level]) -> tuple[float, float] | None:
     return elos[0], elos[-1]
 
 
+def check_elo_in_span(span: tuple[float, float], elo: float) -> None:
+    """Raise :class:`LevelsError` unless ``elo`` is inside ``span``. The bounds are
+    printed rounded (`ladder levels`, the bridges' spin options, this message) and sent
+    exact (`GET /v1/levels`): either is accepted, nothing beyond both."""
+    printed = [float(f"{bound:.0f}") for bound in span]
+    if not min(printed[0], span[0]) <= elo <= max(printed[1], span[1]):
+        raise LevelsError(f"elo must be between {printed[0]:.0f} and {printed[1]:.0f}, got {elo:g}")
+
+
 def _lerp(a: float, b: float, f: float) -> float:
     return a + (b - a) * f
 
@@ -380,13 +389,8 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
     span = elo_range(levels)
     if span is None:
         raise LevelsError("an Elo needs every level measured, strictly increasing")
-    # The bounds are printed rounded (`ladder levels`, this message) and sent exact
-    # (`GET /v1/levels`): either is accepted, nothing beyond both, and an Elo a rounding
-    # away from the measured end plays that end.
-    printed = [float(f"{bound:.0f}") for bound in span]
-    if not min(printed[0], span[0]) <= elo <= max(printed[1], span[1]):
-        raise LevelsError(f"elo must be between {printed[0]:.0f} and {printed[1]:.0f}, got {elo:g}")
-    elo = min(max(elo, span[0]), span[1])
+    check_elo_in_span(span, elo)
+    elo = min(max(elo, span[0]), span[1])  # a rounding away from an end plays that end
     elos = {n: lv.rating.elo for n, lv in levels.items() if lv.rating is not None}
     low, high = next((a, b) for a, b in itertools.pairwise(sorted(levels)) if elo <= elos[b])
     a, b = levels[low], levels[high]

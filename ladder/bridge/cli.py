@@ -67,6 +67,8 @@ def _run(args: argparse.Namespace) -> int:
         )
         if args.elo is not None:
             session.set_elo(args.elo)
+            if (note := session.elo_note()) is not None:  # stderr: the GUI reads stdout
+                print(f"ladder {args.protocol}: {note}", file=sys.stderr)
     except (SessionError, LevelsError, EngineNotBuilt, OSError) as exc:
         print(f"ladder {args.protocol}: {exc}", file=sys.stderr)
         return 2

@@ -115,6 +115,16 @@ class GuiServer:
         """Tell the GUI about a refused command (the dialect's error line)."""
         raise NotImplementedError
 
+    def note(self, message: str) -> None:
+        """Tell the GUI something it did not ask about (the dialect's text line)."""
+        raise NotImplementedError
+
+    def say_elo_note(self) -> None:
+        """After a change of Elo or variant: say so when the Elo set is beyond the
+        variant's own ratings and its nearest end plays."""
+        if (message := self.session.elo_note()) is not None:
+            self.note(message)
+
     def to_gui(self, move: str) -> str:
         return self.ranks.to_engine(move)
 

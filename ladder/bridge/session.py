@@ -32,6 +32,7 @@ from ladder.levels import (
     Level,
     LevelsError,
     at_elo,
+    check_elo_in_span,
     elo_range,
     levels_version,
     load_levels,
@@ -143,10 +144,47 @@ class LevelSession:
         levels are not all rated."""
         return elo_range(self.levels[variant or self.variant])
 
+    def offered_elo_span(self) -> tuple[float, float] | None:
+        """The ``Elo`` option's span: every rated variant's, lowest to highest (a GUI's
+        spin option has one range whatever the variant), None when no variant is rated."""
+        spans = [s for v in VARIANT_IDS if (s := self.elo_span(v)) is not None]
+        if not spans:
+            return None
+        return min(s[0] for s in spans), max(s[1] for s in spans)
+
     def set_elo(self, elo: float) -> None:
-        """Play at ``elo`` (interpolated between the two rated levels around it)."""
-        self.playing_level(elo)  # raises when there is no such strength
+        """Play at ``elo``: interpolated between the two rated levels around it. Inside
+        the option's span but beyond the variant's own, the variant's nearest end plays
+        (:meth:`elo_note` says so), as a strength slider at its end means "the weakest"
+        or "the strongest" there is."""
+        self.check_elo(elo)
         self.elo = elo
+
+    def check_elo(self, elo: float) -> None:
+        """Raise :class:`SessionError` unless :meth:`set_elo` takes ``elo``."""
+        offered = self.offered_elo_span()
+        if offered is not None:
+            try:
+                check_elo_in_span(offered, elo)
+            except LevelsError as exc:
+                raise SessionError(f"Elo {elo:g}: {exc}") from None
+        self.playing_level(elo)  # raises when the variant has no ratings
+
+    def elo_note(self) -> str | None:
+        """A line for the GUI when the Elo set lies beyond the variant's own ratings and
+        the nearest end plays; None when it plays as set (or no Elo is set)."""
+        span = self.elo_span()
+        if self.elo is None or span is None:
+            return None
+        try:
+            check_elo_in_span(span, self.elo)
+        except LevelsError:
+            played = min(max(self.elo, span[0]), span[1])
+            return (
+                f"Elo {self.elo:g} is beyond {self.variant}'s ratings "
+                f"({span[0]:.0f} to {span[1]:.0f}): playing {played:.0f}"
+            )
+        return None
 
     def playing_level(self, elo: float | None = None) -> Level:
         """The settings played now (or at ``elo``)."""
@@ -158,15 +196,13 @@ class LevelSession:
         elo = self.elo if elo is None else elo
         if elo is None:
             return levels[self.level]
-        if self.elo_span() is None:
+        span = self.elo_span()
+        if span is None:
             raise SessionError(
                 f"Elo is unavailable: {self.levels_file} has no measured rating for every "
                 f"{self.variant} level (run `ladder calibrate`); use Level"
             )
-        try:
-            return at_elo(levels, elo)
-        except LevelsError as exc:
-            raise SessionError(f"Elo {elo:g}: {exc}") from None
+        return at_elo(levels, min(max(elo, span[0]), span[1]))
 
     def set_seed(self, seed: int) -> None:
         """The ``Seed`` option: this game's seed and every next game's (0: a random

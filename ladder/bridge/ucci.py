@@ -61,6 +61,9 @@ class UcciServer(UciServer):
     def error(self, message: str) -> None:
         self.send(f"info message error: {message}")
 
+    def note(self, message: str) -> None:
+        self.send(f"info message {message}")
+
     def option_lines(self) -> list[str]:
         return [
             *super().option_lines(),

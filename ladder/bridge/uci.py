@@ -91,6 +91,9 @@ class UciServer(GuiServer):
     def error(self, message: str) -> None:
         self.send(f"info string error: {message}")
 
+    def note(self, message: str) -> None:
+        self.send(f"info string {message}")
+
     # ------------------------------------------------------------------ options
 
     def option_lines(self) -> list[str]:
@@ -105,9 +108,9 @@ class UciServer(GuiServer):
             f"option {word}OwnBook type check default {str(session.own_book).lower()}",
             f"option {word}UCI_AnalyseMode type check default false",
         ]
-        spans = [s for v in VARIANT_IDS if (s := session.elo_span(v)) is not None]
-        if spans:  # Elo needs a calibrated levels file; without one it is not offered
-            low, high = round(min(s[0] for s in spans)), round(max(s[1] for s in spans))
+        span = session.offered_elo_span()
+        if span is not None:  # Elo needs a calibrated levels file; without one it is not offered
+            low, high = round(span[0]), round(span[1])
             lines.append(f"option {word}Elo type spin default {low} min {low} max {high}")
             lines.append(f"option {word}UCI_LimitStrength type check default false")
             lines.append(f"option {word}UCI_Elo type spin default {low} min {low} max {high}")
@@ -145,7 +148,7 @@ class UciServer(GuiServer):
             if self.limit_strength:
                 session.set_elo(elo)
             else:
-                session.playing_level(elo)  # refused now if no level plays it
+                session.check_elo(elo)  # refused now if no level plays it
             self.uci_elo = elo
         elif key == "ownbook":
             session.own_book = check_option(name, value)
@@ -165,6 +168,8 @@ class UciServer(GuiServer):
                 ]
             )
             raise SessionError(f"unknown option {name!r} (options: {known})")
+        if key in ("uci_variant", "elo", "uci_limitstrength", "uci_elo"):
+            self.say_elo_note()
 
     # ------------------------------------------------------------------ commands
 

@@ -136,6 +136,9 @@ class XBoardServer(GuiServer):
     def error(self, message: str) -> None:
         self.send(f"Error ({message})")
 
+    def note(self, message: str) -> None:
+        self.send(f"# {message}")  # a comment: XBoard logs it, nothing pops up
+
     def unknown(self, line: str) -> None:
         self.send(f"Error (unknown command): {line[:80]}")
 
@@ -176,9 +179,9 @@ class XBoardServer(GuiServer):
         )
         self.send(f'feature option="Level -spin {session.level} 1 8"')
         self.send(f'feature option="Seed -spin {session.seed} 0 {SEED_OPTION_MAX}"')
-        spans = [s for v in VARIANT_IDS if (s := session.elo_span(v)) is not None]
-        if spans:  # Elo needs a calibrated levels file; without one it is not offered
-            low, high = round(min(s[0] for s in spans)), round(max(s[1] for s in spans))
+        span = session.offered_elo_span()
+        if span is not None:  # Elo needs a calibrated levels file; without one it is not offered
+            low, high = round(span[0]), round(span[1])
             self.send(f'feature option="Elo -spin {low} {low} {high}"')
         # done=0 holds the GUI until done=1 (the protocol's way for an engine that
         # starts slowly): the engine is started and set up first, out of any clock.
@@ -190,6 +193,7 @@ class XBoardServer(GuiServer):
     async def cmd_new(self, args: list[str]) -> None:
         await self.cancel_search()
         self.session.set_variant(self.start_variant)
+        self.say_elo_note()
         self.force, self.side = False, "black"
         self.forget_the_end()
         self.time_control.clock_ms = None  # the time control stays; its clock starts again
@@ -201,6 +205,7 @@ class XBoardServer(GuiServer):
             self.send(f"Error (unsupported variant): {name[:40]}")
             return
         self.session.set_variant(name)
+        self.say_elo_note()
         self.forget_the_end()
 
     async def cmd_setboard(self, args: list[str]) -> None:
@@ -224,6 +229,7 @@ class XBoardServer(GuiServer):
             self.session.set_level(number)
         elif key == "elo":
             self.session.set_elo(number)
+            self.say_elo_note()
         elif key == "seed":
             self.session.set_seed(number)
         else:

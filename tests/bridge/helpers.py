@@ -146,3 +146,20 @@ RATED_LEVELS = "\n".join(
         ),
     ]
 )
+
+
+def atomic_rated_higher(folder: Path) -> Path:
+    """:data:`RATED_LEVELS` with atomic's ratings 100 higher (200..900; the other
+    variants 100..800), written in ``folder``: an Elo one variant plays and another
+    does not."""
+    lines = RATED_LEVELS.split("\n")
+    atomic = False
+    for i, line in enumerate(lines):
+        if line.startswith("[variant."):
+            atomic = line.startswith("[variant.atomic-xiangqi.")
+        elif atomic and line.startswith(("elo =", "elo_lo =", "elo_hi =")):
+            key, value = line.split(" = ")
+            lines[i] = f"{key} = {float(value) + 100}"
+    path = folder / "atomic-rated-higher.toml"
+    path.write_text("\n".join(lines))
+    return path

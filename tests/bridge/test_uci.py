@@ -14,7 +14,7 @@ from ladder.levels import LEVELS_FILE, elo_range, load_levels
 from ladder.rules import Game
 from protocol import Dialect, Engine, Limit, RankNumbering, XBoardEngine
 from protocol.notation import from_ucci, to_ucci
-from tests.bridge.helpers import LADDER, RATED_LEVELS, LineSession, ladder
+from tests.bridge.helpers import LADDER, RATED_LEVELS, LineSession, atomic_rated_higher, ladder
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -324,6 +324,51 @@ def test_the_gui_strength_slider_is_the_elo_curve(rated_levels: Path) -> None:
             said = gui.expect("readyok")
             assert said[0].startswith("info string error: Elo 5000: elo must be between 100")
     assert moves[0] == moves[1]
+
+
+def test_an_elo_beyond_the_variant_plays_its_nearest_end(tmp_path: Path) -> None:
+    """The Elo spin spans every variant's ratings; an Elo inside it but beyond the
+    variant's own plays that variant's nearest end, and a line says so (a slider at its
+    end asks for the weakest or the strongest there is). Beyond the spin: refused."""
+    shifted = atomic_rated_higher(tmp_path)  # atomic 200..900, the others 100..800
+
+    def first_move(*setting: str) -> tuple[str, list[str]]:
+        with ladder("uci", "--levels", str(shifted), "--seed", "5") as gui:
+            gui.send("uci")
+            options = gui.expect("uciok")
+            assert "option name Elo type spin default 100 min 100 max 900" in options
+            gui.send(*setting, "isready")
+            said = gui.expect("readyok")[:-1]
+            gui.send("position startpos", "go depth 3")
+            return bestmove(gui.expect("bestmove")), said
+
+    top, said = first_move("setoption name Elo value 800")
+    assert said == []
+    clamped, said = first_move("setoption name Elo value 850")
+    assert said == ["info string Elo 850 is beyond xiangqi's ratings (100 to 800): playing 800"]
+    assert clamped == top
+    slider, said = first_move(
+        "setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value 900"
+    )
+    assert said == ["info string Elo 900 is beyond xiangqi's ratings (100 to 800): playing 800"]
+    assert slider == top
+    # Atomic plays 850 as set; atomic's 150 is beyond its span, xiangqi's 150 is not.
+    with ladder("uci", "--levels", str(shifted)) as gui:
+        gui.send("uci", "setoption name Elo value 850")
+        gui.send("setoption name UCI_Variant value atomic-xiangqi", "isready")
+        assert gui.expect("readyok")[-2:] == [
+            "info string Elo 850 is beyond xiangqi's ratings (100 to 800): playing 800",
+            "readyok",
+        ]
+        gui.send("setoption name Elo value 150", "isready")
+        assert gui.expect("readyok")[0] == (
+            "info string Elo 150 is beyond atomic-xiangqi's ratings (200 to 900): playing 200"
+        )
+        gui.send("setoption name UCI_Variant value xiangqi", "isready")
+        assert gui.expect("readyok") == ["readyok"]
+        gui.send("setoption name Elo value 950", "isready")
+        said = gui.expect("readyok")
+        assert said[0] == "info string error: Elo 950: elo must be between 100 and 900, got 950"
 
 
 def test_go_searchmoves_restricts_the_move() -> None:

@@ -5,12 +5,13 @@ moves with XBoard's 0..9 ranks."""
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 import pytest
 
 from ladder.rules import Game
 from protocol.notation import from_ucci, to_ucci
-from tests.bridge.helpers import ladder
+from tests.bridge.helpers import atomic_rated_higher, ladder
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -133,3 +134,28 @@ def test_impossible_clocks_are_named_errors() -> None:
         assert gui.expect("pong 2") == ["pong 2"]  # real clocks: no error
         gui.send("quit")
         assert gui.wait() == 0
+
+
+def test_the_elo_option_spans_every_variant(tmp_path: Path) -> None:
+    """XBoard's Elo spin spans every variant's ratings; beyond the variant's own, its
+    nearest end plays and a comment line says so; beyond the spin, an error."""
+    levels = atomic_rated_higher(tmp_path)  # atomic 200..900, the others 100..800
+    with ladder("xboard", "--levels", str(levels)) as gui:
+        gui.send("xboard", "protover 2")
+        assert 'feature option="Elo -spin 100 100 900"' in gui.expect("feature done=1")
+        gui.send("new", "variant xiangqi", "option Elo=850", "ping 1")
+        assert gui.expect("pong 1") == [
+            "# Elo 850 is beyond xiangqi's ratings (100 to 800): playing 800",
+            "pong 1",
+        ]
+        gui.send("variant atomic-xiangqi", "ping 2")
+        assert gui.expect("pong 2") == ["pong 2"]
+        gui.send("option Elo=950", "ping 3")
+        assert gui.expect("pong 3") == [
+            "Error (Elo 950: elo must be between 100 and 900, got 950)",
+            "pong 3",
+        ]
+        gui.send("new", "ping 4")  # back to xiangqi, where 850 is beyond the ratings
+        assert gui.expect("pong 4")[0].startswith("# Elo 850 is beyond xiangqi's")
+        gui.send("force", "go")
+        assert engine_move(gui.expect("move ")) in Game.from_fen("xiangqi").legal_moves()
