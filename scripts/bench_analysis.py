@@ -29,7 +29,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 import psutil
@@ -44,6 +46,8 @@ from ladder.level_move import level_engine  # noqa: E402
 from ladder.rules import Game  # noqa: E402
 from ladder.service.launch import ServeProcess  # noqa: E402
 from ladder.variants import FSF_VARIANT, VARIANTS_INI  # noqa: E402
+
+T = TypeVar("T")
 
 OUT_OF_BOOK = ["h3e3", "a10a9"]  # past every book (tests/service/helpers.py)
 
@@ -133,6 +137,19 @@ def core(moves: list[str], nodes: int, engines: int) -> tuple[float, float, floa
     return asyncio.run(main())
 
 
+def alternated(
+    rounds: int, first: Callable[[], T], second: Callable[[], T]
+) -> tuple[list[T], list[T]]:
+    """What ``first()`` and ``second()`` return, run in turn ``rounds`` times so that a
+    change in the machine's load hits both alike."""
+    firsts: list[T] = []
+    seconds: list[T] = []
+    for _ in range(rounds):
+        firsts.append(first())
+        seconds.append(second())
+    return firsts, seconds
+
+
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, round(q * (len(s) - 1)))]
@@ -207,10 +224,9 @@ def main() -> int:
           f"{os.getloadavg()[0]:.1f}; a {len(moves)}-ply game, "
           f"{args.nodes} nodes a position")  # fmt: skip
     if "overhead" not in args.skip:
-        raw, ours = [], []
-        for _ in range(args.rounds):
-            raw.append(raw_pipe(positions, args.nodes))
-            ours.append(core(moves, args.nodes, 1))
+        raw, ours = alternated(
+            args.rounds, lambda: raw_pipe(positions, args.nodes), lambda: core(moves, args.nodes, 1)
+        )
         rounds = ", ".join(f"{a[0]:.1f}/{b[0]:.1f}" for a, b in zip(raw, ours, strict=True))
         print(f"\n1. overhead (best of {args.rounds}; each round's raw / core wall s: {rounds})")
         print(f"   {'':14} {'plies/s':>8} {'wall s':>7} {'client CPU s':>13} {'engine CPU s':>13}")
@@ -224,10 +240,11 @@ def main() -> int:
               f"{100 * ((co + ce) / (ro + re_) - 1):+.1f} %; the core's own CPU is "
               f"{100 * co / ce:.1f} % of the engine's")  # fmt: skip
     if "engines" not in args.skip:
-        one, two = [], []
-        for _ in range(args.rounds):
-            one.append(core(moves, args.nodes, 1)[0])
-            two.append(core(moves, args.nodes, 2)[0])
+        one, two = alternated(
+            args.rounds,
+            lambda: core(moves, args.nodes, 1)[0],
+            lambda: core(moves, args.nodes, 2)[0],
+        )
         a, b = min(one), min(two)
         print(
             f"\n2. engines: 1 engine {len(moves) / a:.2f} plies/s ({a:.1f} s), "

@@ -51,9 +51,12 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+K = TypeVar("K")
 
 VARIANT = "xiangqi"
 #: Out of the opening book (ladder/book.py: the position after the first four is in
@@ -283,6 +286,16 @@ class Server:
     def stop(self) -> None:
         self.p.terminate()
         self.p.wait(timeout=60)
+
+
+@contextlib.contextmanager
+def stopping(servers: dict[K, Server]) -> Iterator[dict[K, Server]]:
+    """``servers``, every one stopped when the block ends, however it ends."""
+    try:
+        yield servers
+    finally:
+        for srv in servers.values():
+            srv.stop()
 
 
 def process_cpu(pid: int) -> float:
@@ -528,40 +541,38 @@ def part_fast_path(exe: Path, reps: int) -> None:
         "alternating;\n   through the lean client): server CPU ms per request, and the "
         "median wall ms"
     )
-    servers = {"with": Server(1, exe), "without": Server(1, exe, fast_path=False)}
-    clients = {name: LeanClient(srv.url) for name, srv in servers.items()}
-    print(
-        f"{'level':>5} | {'cpu with':>8} {'without':>8} {'saved':>6} {'ratio':>6} | "
-        f"{'wall with':>9} {'without':>8}"
-    )
-    try:
-        for level in (1, 3):
-            body = json.dumps({"variant": VARIANT, "moves": MOVES, "level": level, "seed": 1})
-            encoded = body.encode()
+    with stopping({"with": Server(1, exe), "without": Server(1, exe, fast_path=False)}) as servers:
+        clients = {name: LeanClient(srv.url) for name, srv in servers.items()}
+        print(
+            f"{'level':>5} | {'cpu with':>8} {'without':>8} {'saved':>6} {'ratio':>6} | "
+            f"{'wall with':>9} {'without':>8}"
+        )
+        try:
+            for level in (1, 3):
+                body = json.dumps({"variant": VARIANT, "moves": MOVES, "level": level, "seed": 1})
+                encoded = body.encode()
+                for client in clients.values():
+                    for _ in range(5):
+                        client.move(encoded)
+                cpu = dict.fromkeys(servers, 0.0)
+                wall: dict[str, list[float]] = {name: [] for name in servers}
+                for _ in range(reps):
+                    for name, srv in servers.items():
+                        c0 = srv.cpu()
+                        t0 = time.perf_counter()
+                        clients[name].move(encoded)
+                        wall[name].append(time.perf_counter() - t0)
+                        cpu[name] += srv.cpu() - c0
+                with_ms, without_ms = (1000 * cpu[name] / reps for name in ("with", "without"))
+                print(
+                    f"{level:>5} | {with_ms:>8.3f} {without_ms:>8.3f} {without_ms - with_ms:>6.3f} "
+                    f"{with_ms / without_ms:>6.3f} | "
+                    f"{1000 * statistics.median(wall['with']):>9.2f} "
+                    f"{1000 * statistics.median(wall['without']):>8.2f}"
+                )
+        finally:
             for client in clients.values():
-                for _ in range(5):
-                    client.move(encoded)
-            cpu = dict.fromkeys(servers, 0.0)
-            wall: dict[str, list[float]] = {name: [] for name in servers}
-            for _ in range(reps):
-                for name, srv in servers.items():
-                    c0 = srv.cpu()
-                    t0 = time.perf_counter()
-                    clients[name].move(encoded)
-                    wall[name].append(time.perf_counter() - t0)
-                    cpu[name] += srv.cpu() - c0
-            with_ms, without_ms = (1000 * cpu[name] / reps for name in ("with", "without"))
-            print(
-                f"{level:>5} | {with_ms:>8.3f} {without_ms:>8.3f} {without_ms - with_ms:>6.3f} "
-                f"{with_ms / without_ms:>6.3f} | "
-                f"{1000 * statistics.median(wall['with']):>9.2f} "
-                f"{1000 * statistics.median(wall['without']):>8.2f}"
-            )
-    finally:
-        for client in clients.values():
-            client.close()
-        for srv in servers.values():
-            srv.stop()
+                client.close()
 
 
 def part_overhead(exe: Path, reps: int) -> None:
@@ -604,8 +615,7 @@ def part_throughput(exe: Path, cores: int, seconds: float, rounds: int, parts: s
         f"{'level':>5} {'engines':>7} {'moves/s':>8} {'per engine':>11} {'scaling':>8} "
         f"{'srv':>5} {'load':>5}"
     )
-    servers = {k: Server(k, exe) for k in range(1, cores + 1)}
-    try:
+    with stopping({k: Server(k, exe) for k in range(1, cores + 1)}) as servers:
         for level in (1, 3) if 2 in parts else ():
             totals = measure_rounds(servers, level, lambda k: 2 * k, seconds, rounds)
             base = totals[1].rate
@@ -626,9 +636,6 @@ def part_throughput(exe: Path, cores: int, seconds: float, rounds: int, parts: s
             print(
                 f"{level:>5} {len(lat):>8} {p50 * 1000:>8.1f} {p99 * 1000:>8.1f} {p99 / p50:>8.2f}"
             )
-    finally:
-        for srv in servers.values():
-            srv.stop()
 
 
 def part_workers(exe: Path, cores: int, seconds: float, rounds: int) -> None:
@@ -643,8 +650,7 @@ def part_workers(exe: Path, cores: int, seconds: float, rounds: int) -> None:
     print(
         f"{'level':>5} {'workers':>7} {'moves/s':>8} {'ratio':>6} {'srv':>5} {'eng':>5} {'load':>5}"
     )
-    servers = {w: Server(engines, exe, workers=w) for w in (1, 2)}
-    try:
+    with stopping({w: Server(engines, exe, workers=w) for w in (1, 2)}) as servers:
         for level in (1, 3):
             totals = measure_rounds(servers, level, lambda w: 2 * engines, seconds, rounds)
             base = totals[1].rate
@@ -654,9 +660,6 @@ def part_workers(exe: Path, cores: int, seconds: float, rounds: int) -> None:
                     f"{t.per_move(t.server_cpu):>5.2f} {t.per_move(t.engine_cpu):>5.2f} "
                     f"{t.per_move(t.load_cpu):>5.2f}"
                 )
-    finally:
-        for srv in servers.values():
-            srv.stop()
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ import itertools
 import json
 import random
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,28 +33,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ladder.calibration.fit import wilson
 from ladder.engine_binary import engine_path
 from ladder.engine_lines import MATE_CP, comparable_cp
+from ladder.error_profile import GROSS_CP, Spot
 from ladder.match.output.store import ResultStore
 from ladder.match.players.player import Player
 from ladder.match.players.specs import PlayerSpec
 from ladder.match.players.start import make_player
-from ladder.rules import Game
-
-GROSS_CP = 300
-
-
-@dataclass(frozen=True)
-class Spot:
-    """A position: the game's start FEN and the moves played to it."""
-
-    variant: str
-    start_fen: str
-    moves: tuple[str, ...]
-
-    def key(self) -> str:
-        return f"{self.variant}|{self.start_fen}|{' '.join(self.moves)}"
-
-    def game(self) -> Game:
-        return Game.from_fen(self.variant, self.start_fen, list(self.moves))
 
 
 def sample_spots(

@@ -28,20 +28,11 @@ from protocol import (
     UciEngine,
 )
 from protocol.errors import EngineFault
-from tests.protocol.helpers import FakeCommand
+from tests.protocol.helpers import FakeCommand, fast_timeouts
 
 pytestmark = pytest.mark.timeout(30)
 
-FAST = Timeouts(
-    startup=5,
-    handshake=1.0,
-    isready=1.0,
-    stop=0.5,
-    quit=0.5,
-    search_margin=0.5,
-    worst_case_nps=1_000_000,
-    unbounded_search=1.0,
-)
+FAST = fast_timeouts()
 NO_WAIT = Backoff(base=0.01, cap=0.05)
 
 # mode -> (error type, phase, what the client does to meet the fault)
