@@ -73,10 +73,17 @@ function strengthOptions(variant) {
   return options;
 }
 
+// A rating as `ladder levels` and the API's messages print it (Python rounds a half to
+// the even neighbour, Math.round up), so that a level reads the same everywhere.
+function printed(x) {
+  const r = Math.round(x);
+  return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
 function ratingText(r) {
   if (!r) return 'unrated';
   const how = r.extrapolated ? 'extrapolated' : `${r.games} games`;
-  return `Elo ${Math.round(r.elo)} (${Math.round(r.elo_lo)}–${Math.round(r.elo_hi)}, ${how})`;
+  return `Elo ${printed(r.elo)} (${printed(r.elo_lo)}–${printed(r.elo_hi)}, ${how})`;
 }
 
 function secondsText(s, about = '') {

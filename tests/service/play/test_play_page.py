@@ -14,6 +14,7 @@ import json
 import os
 import re
 import signal
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ import pytest
 from playwright.sync_api import Request
 
 from ladder.rules import Game
-from tests.bridge.helpers import RATED_LEVELS
+from tests.bridge.helpers import LADDER, RATED_LEVELS
 
 from ..helpers import OUT_OF_BOOK, Server, start_server
 from .driver import PHONE, WAIT_MS, Opener, PlayPage, ladder_move, position, removed_points
@@ -371,7 +372,16 @@ def test_any_elo_once_the_levels_are_measured(
     """With every level rated, the page offers Elo steps between level 1's and level
     8's; choosing one asks the service for that `elo` and keeps it in the address."""
     rated = tmp_path / "rated.toml"
-    rated.write_text(RATED_LEVELS)  # levels rated 100..800
+    # levels rated 100..800; level 3's figures end in .5, which Python rounds to even
+    rated.write_text(
+        RATED_LEVELS.replace("elo = 300.0\n", "elo = 300.5\n").replace(
+            "elo_lo = 260.0\n", "elo_lo = 262.5\n"
+        )
+    )
+    listed = subprocess.run(
+        [LADDER, "levels", "--levels", str(rated)], capture_output=True, text=True, check=True
+    ).stdout
+    assert "300 [262,340]" in listed, listed
     server = start_server("--levels", str(rated), engines=1)
     try:
         play = open_page(server)
@@ -384,6 +394,8 @@ def test_any_elo_once_the_levels_are_measured(
         play.wait_settled(0)
         texts = play.page.locator("#strength option").all_inner_texts()
         assert texts[0].startswith("Level 1 · Elo 100 (60\u2013140, 200 games)"), texts
+        # the page prints a rating as `ladder levels` does
+        assert texts[2].startswith("Level 3 · Elo 300 (262\u2013340, 200 games)"), texts
         # a rated level's long option keeps inside the setup box (it once stretched it
         # past the panel's edge)
         select, box = (play.page.locator(x).bounding_box() for x in ("#strength", "#setup"))
