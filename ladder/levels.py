@@ -383,14 +383,19 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
     one that plays its best move), no setting in between is sure to lie between them in
     strength, so the two are blended: each move is level 4's with probability ``f`` and
     level 3's otherwise (:attr:`Level.blend`), which moves the expected strength from one
-    to the other. The result carries the weaker level's number and no rating of its own.
+    to the other. The result carries the weaker level's number and no rating of its own,
+    and plays the levels' opening book. An Elo printed as a level's rating (`ladder
+    levels`, rounded) plays that level.
     Raises :class:`LevelsError` outside :func:`elo_range`.
     """
     span = elo_range(levels)
     if span is None:
         raise LevelsError("an Elo needs every level measured, strictly increasing")
     check_elo_in_span(span, elo)
-    elo = min(max(elo, span[0]), span[1])  # a rounding away from an end plays that end
+    for level in levels.values():  # the Elo a level is printed with plays that level
+        if level.rating is not None and f"{level.rating.elo:.0f}" == f"{elo:.0f}":
+            return level
+    elo = min(max(elo, span[0]), span[1])
     elos = {n: lv.rating.elo for n, lv in levels.items() if lv.rating is not None}
     low, high = next((a, b) for a, b in itertools.pairwise(sorted(levels)) if elo <= elos[b])
     a, b = levels[low], levels[high]
@@ -422,6 +427,7 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
         level=a.level,
         nodes=max(1, round(_geometric(a.nodes, b.nodes, f))),
         hash_mb=a.hash_mb if f < 0.5 else b.hash_mb,
+        book=a.book,
         variety=(
             variety
             if (variety.multipv > 1 or variety.random_move_pct > 0 or variety.node_jitter_pct)

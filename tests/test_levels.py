@@ -184,6 +184,21 @@ def test_an_elo_between_two_levels_interpolates_every_setting_monotonically() ->
         previous = lv
 
 
+def test_an_elo_plays_the_book_and_a_printed_rating_plays_its_level() -> None:
+    """An Elo between two levels plays their opening book (it once left it out, so no
+    Elo but a level's own played from the book); an Elo printed as a level's rating,
+    as `ladder levels` and the bridges' spin ends print it, plays that level."""
+    rated = _ladder([400.4, 700, 1000, 1400.5, 1750, 2100, 2450, 2799.6])
+    levels = {n: replace(lv, book=True) for n, lv in rated.items()}
+    for elo in (550, 1100, 1200, 2000, 2625):  # mistake levels, the blend, searches
+        assert at_elo(levels, elo).book
+    assert not at_elo(rated, 2000).book  # a ladder without a book has none in between
+    for elo, level in ((400, 1), (400.4, 1), (1400, 4), (2800, 8), (2799.6, 8)):
+        assert at_elo(levels, elo) == levels[level], elo
+    assert at_elo(levels, 1401).blend is None and at_elo(levels, 1401) != levels[4]
+    assert at_elo(levels, 401).rating is None and at_elo(levels, 2799).rating is None
+
+
 def test_an_elo_off_the_curve_or_an_uncalibrated_ladder_is_refused() -> None:
     levels = _ladder([400, 700, 1000, 1400, 1750, 2100, 2450, 2800])
     for elo in (399.9, 2800.1):

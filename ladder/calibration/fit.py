@@ -111,6 +111,9 @@ class VariantCalibration:
     #: against it, games, the games planned), from their direct games.
     variety_costs: list[tuple[int, str, float, int, int]] = field(default_factory=list)
     elo_points: list[EloPoint] = field(default_factory=list)  #: interpolated Elos measured
+    #: The plan's checks with no games yet (a twin or an Elo point whose player is new,
+    #: e.g. after a change of its settings): undecided, not silently absent.
+    unplayed: list[Criterion] = field(default_factory=list)
     criteria: list[Criterion] = field(default_factory=list)
 
     def by_name(self) -> dict[str, Rating]:
@@ -209,10 +212,13 @@ def fit_variant(
         twin = direct_score(records, name, level_name(n))
         if twin is not None:
             cal.variety_costs.append((n, name, *twin, planned))
-    if fit is not None:
-        for point in elo_points:
-            if point.name in fit.ratings:
-                cal.elo_points.append(_elo_point(fit, records, point))
+        else:
+            cal.unplayed.append(_unplayed(_variety_cost_name(n), name, planned))
+    for point in elo_points:
+        if fit is not None and point.name in fit.ratings:
+            cal.elo_points.append(_elo_point(fit, records, point))
+        else:
+            cal.unplayed.append(_unplayed(_elo_point_name(point.elo), point.name, point.planned))
     cal.criteria = check_ladder(cal, max_games)
     return cal
 
@@ -344,7 +350,20 @@ def check_ladder(cal: VariantCalibration, max_games: int = MAX_GAMES) -> list[Cr
         out.append(Criterion(name, l1_verdict, detail))
     out.extend(_variety_cost(*twin) for twin in cal.variety_costs)
     out.extend(_elo_point_criterion(point) for point in cal.elo_points)
+    out.extend(cal.unplayed)
     return out
+
+
+def _unplayed(criterion: str, player: str, planned: int) -> Criterion:
+    return Criterion(criterion, None, f"{player}: no games yet ({planned} planned)")
+
+
+def _elo_point_name(elo: float) -> str:
+    return f"elo:{elo:g} plays inside its measured interval"
+
+
+def _variety_cost_name(n: int) -> str:
+    return f"L{n}'s variety costs at most {VARIETY_COST:.0f} Elo"
 
 
 def _elo_point_criterion(point: EloPoint) -> Criterion:
@@ -361,7 +380,7 @@ def _elo_point_criterion(point: EloPoint) -> Criterion:
         detail += f"; not decided: {point.planned - m.games} more planned"
     else:
         verdict = m.elo_lo <= point.elo <= m.elo_hi
-    return Criterion(f"elo:{point.elo:g} plays inside its measured interval", verdict, detail)
+    return Criterion(_elo_point_name(point.elo), verdict, detail)
 
 
 def _variety_cost(n: int, twin: str, score: float, games: int, planned: int) -> Criterion:
@@ -379,7 +398,7 @@ def _variety_cost(n: int, twin: str, score: float, games: int, planned: int) -> 
         detail += f"; not decided: {planned - games} more planned"
     else:
         verdict = cost <= VARIETY_COST
-    return Criterion(f"L{n}'s variety costs at most {VARIETY_COST:.0f} Elo", verdict, detail)
+    return Criterion(_variety_cost_name(n), verdict, detail)
 
 
 def _more(games: int, half: float, target: float, cap: int) -> int:
