@@ -287,3 +287,25 @@ def test_an_elo_point_is_verified_against_the_levels_around_it(
     assert point.measured.games == 4 * pairs
     assert point.measured.elo_lo < point.measured.elo < point.measured.elo_hi
     assert abs(point.measured.elo - true_elo) < 120, crit.detail
+
+
+def test_a_planned_check_without_games_is_undecided(tmp_path: Path) -> None:
+    """An Elo point or a plain twin whose player has no games (new, or new settings
+    after a change) is an undecided criterion, so the ladder is not decided without
+    it; it once dropped out of the list."""
+    cal = fit_variant(
+        games(TRUTH, 300),
+        "xiangqi",
+        _levels(tmp_path),
+        bootstrap=30,
+        plain_twins=[("L5-plain", 5, 400)],
+        elo_points=[EloPointPlan("elo-point", 600.0, {"L1": 450.0, "L2": 750.0}, 200)],
+    )
+    unplayed = {c.name: c for c in cal.criteria if c.ok is None and "no games yet" in c.detail}
+    assert unplayed["elo:600 plays inside its measured interval"].detail == (
+        "elo-point: no games yet (200 planned)"
+    )
+    assert unplayed["L5's variety costs at most 30 Elo"].detail == (
+        "L5-plain: no games yet (400 planned)"
+    )
+    assert not cal.elo_points and not cal.variety_costs
