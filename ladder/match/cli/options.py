@@ -123,6 +123,9 @@ def player_specs(args: argparse.Namespace) -> list[Any]:
     if args.each and not args.engines:
         raise PlayerSpecError("-each applies to -engine players, and there is none")
     specs += [parse_engine_arguments([*args.each, *tokens]) for tokens in args.engines]
+    for spec in specs:  # a levels file that fails, an Elo the variant has not: now, not mid-run
+        if spec.kind == "level":
+            spec.level_settings(args.variant)
     return [spec.with_patched_engine(args.engine_path) for spec in specs]
 
 

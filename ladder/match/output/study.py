@@ -276,6 +276,12 @@ def run_study(
     except PlayerSpecError as exc:
         raise StudyError(f"--engine: {exc}") from exc
     matches = load_games(sources, db, variant)
+    if spec.kind == "level":  # its levels file and Elo, for every variant it will judge
+        for variant_id in sorted({record.variant for _, games in matches for record in games}):
+            try:
+                spec.level_settings(variant_id)
+            except PlayerSpecError as exc:
+                raise StudyError(f"--engine: {exc}") from exc
     engine = Reference(spec, nodes)
 
     try:

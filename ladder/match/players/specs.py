@@ -137,7 +137,10 @@ class PlayerSpec:
         """The :class:`Level` a ``level:N`` or ``elo:N`` spec plays in ``variant``."""
         if self.kind != "level":
             raise PlayerSpecError(f"{self.text} is not a level")
-        levels = load_levels(Path(self.levels_file) if self.levels_file else LEVELS_FILE)
+        try:
+            levels = load_levels(Path(self.levels_file) if self.levels_file else LEVELS_FILE)
+        except (LevelsError, OSError) as exc:
+            raise PlayerSpecError(f"{self.text}: {exc}") from None
         if self.elo is not None:
             try:
                 level = at_elo(levels[variant], self.elo)

@@ -82,6 +82,31 @@ def test_bad_arguments_are_refused(tmp_path: Path, args: list[str], says: str) -
     assert _stored(db) == []
 
 
+@pytest.mark.parametrize("command", ["match", "tournament"])
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        # inside another variant's span (292-2971 in xiangqi), not atomic's
+        ("elo:2971", "elo:2971: atomic-xiangqi: elo must be between 361 and 2403, got 2971"),
+        ("level:1,levels=/nonexistent.toml", "level:1,levels=/nonexistent.toml: [Errno 2]"),
+        ("level:1,levels={bad}", "level:1,levels={bad}: {bad}: "),
+    ],
+)
+def test_a_level_the_variant_cannot_play_is_refused_before_any_game(
+    tmp_path: Path, command: str, spec: str, says: str
+) -> None:
+    """Checked when the command starts (it once surfaced mid-run as a traceback)."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text("x = [\n")
+    db = tmp_path / "m.sqlite"
+    spec, says = spec.format(bad=bad), says.format(bad=bad)
+    done = run_ladder(command, spec, "greedy", "--variant", "atomic-xiangqi", "--db", str(db))
+    assert done.returncode == ExitCode.USAGE, done.stderr
+    assert done.stderr.startswith(f"ladder {command}: {says}"), done.stderr
+    assert "Traceback" not in done.stderr
+    assert _stored(db) == []
+
+
 def test_an_output_file_that_cannot_be_written_is_refused_before_any_game(
     tmp_path: Path,
 ) -> None:

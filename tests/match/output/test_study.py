@@ -151,3 +151,25 @@ def test_an_output_file_that_cannot_be_written_is_refused_before_any_search(
         assert f"{option} {path}: the folder /nonexistent does not exist" in done.stderr
         assert "Traceback" not in done.stderr
     assert not (tmp_path / "study.pgn").exists()
+
+
+def test_a_reference_level_a_variant_cannot_play_is_refused_before_any_search(
+    tmp_path: Path,
+) -> None:
+    """KNOWN holds atomic and crazyhouse games: an Elo inside xiangqi's span (292-2971)
+    but beyond atomic's (361-2403), or a levels file that is not there, is named in one
+    line, with or without --nodes (it once ended in a traceback, or went unchecked)."""
+    source, study = tmp_path / "known.pgn", tmp_path / "study.pgn"
+    source.write_text(KNOWN)
+    for spec, says in (
+        ("elo:2500", "--engine: elo:2500: atomic-xiangqi: elo must be between 361 and 2403"),
+        ("level:8,levels=/nonexistent.toml", "--engine: level:8,levels=/nonexistent.toml: "),
+    ):
+        for nodes in ("0", "100"):
+            done = run_ladder(
+                "study", str(source), "--out", str(study), "--engine", spec, "--nodes", nodes
+            )
+            assert done.returncode == 2, done.stderr
+            assert done.stderr.startswith(f"ladder study: {says}"), done.stderr
+            assert "Traceback" not in done.stderr
+    assert not study.exists()
