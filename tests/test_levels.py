@@ -193,8 +193,8 @@ def test_an_elo_plays_the_book_and_a_printed_rating_plays_its_level() -> None:
     for elo in (550, 1100, 1200, 2000, 2625):  # mistake levels, the blend, searches
         assert at_elo(levels, elo).book
     assert not at_elo(rated, 2000).book  # a ladder without a book has none in between
-    for elo, level in ((400, 1), (400.4, 1), (1400, 4), (2800, 8), (2799.6, 8)):
-        assert at_elo(levels, elo) == levels[level], elo
+    for printed, level in ((400.0, 1), (400.4, 1), (1400.0, 4), (2800.0, 8), (2799.6, 8)):
+        assert at_elo(levels, printed) == levels[level], printed
     assert at_elo(levels, 1401).blend is None and at_elo(levels, 1401) != levels[4]
     assert at_elo(levels, 401).rating is None and at_elo(levels, 2799).rating is None
 

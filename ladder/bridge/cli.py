@@ -41,8 +41,10 @@ def add_engine_commands(sub: Any) -> None:
             description=f"The ladder as an engine: {_HELP[name]}. Each move is the "
             "level's move (the move service's code). See docs/protocol.md.",
         )
-        p.add_argument("--level", type=int, default=1, help="level 1-8 (default 1)")
-        p.add_argument("--elo", type=float, default=None, help="play at this Elo instead")
+        strength = p.add_mutually_exclusive_group()
+        # None, not 1: argparse sees `--level 1 --elo N` as a clash only then
+        strength.add_argument("--level", type=int, default=None, help="level 1-8 (default 1)")
+        strength.add_argument("--elo", type=float, default=None, help="play at this Elo instead")
         p.add_argument(
             "--variant", choices=VARIANT_IDS, default=VARIANT_IDS[0], help="starting variant"
         )
@@ -62,7 +64,7 @@ def _run(args: argparse.Namespace) -> int:
             # not built: said here, in one line, before any GUI talk
             engine=args.engine_path or engine_path(),
             variant=args.variant,
-            level=args.level,
+            level=1 if args.level is None else args.level,
             seed=args.seed,
         )
         if args.elo is not None:

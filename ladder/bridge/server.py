@@ -119,6 +119,16 @@ class GuiServer:
         """Tell the GUI something it did not ask about (the dialect's text line)."""
         raise NotImplementedError
 
+    def elo_spin(self) -> tuple[int, int, int] | None:
+        """The ``Elo`` spin option's default, minimum and maximum (None: not offered, no
+        variant is rated): the Elo set (``--elo``) or else the lowest rating."""
+        span = self.session.offered_elo_span()
+        if span is None:
+            return None
+        low, high = round(span[0]), round(span[1])
+        elo = self.session.elo
+        return (low if elo is None else round(elo)), low, high
+
     def say_elo_note(self) -> None:
         """After a change of Elo or variant: say so when the Elo set is beyond the
         variant's own ratings and its nearest end plays."""

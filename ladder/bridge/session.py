@@ -144,6 +144,10 @@ class LevelSession:
         levels are not all rated."""
         return elo_range(self.levels[variant or self.variant])
 
+    def strength_name(self) -> str:
+        """What plays, as the engine's name says it: ``level 3`` or ``Elo 1500``."""
+        return f"level {self.level}" if self.elo is None else f"Elo {self.elo:g}"
+
     def offered_elo_span(self) -> tuple[float, float] | None:
         """The ``Elo`` option's span: every rated variant's, lowest to highest (a GUI's
         spin option has one range whatever the variant), None when no variant is rated."""

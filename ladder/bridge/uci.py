@@ -66,10 +66,11 @@ class UciServer(GuiServer):
         super().__init__(session, output)
         self.banned: frozenset[str] = frozenset()
         self.release = asyncio.Event()
-        # The GUIs' strength slider (Stockfish's convention): UCI_Elo plays once
-        # UCI_LimitStrength is on; off, the Level plays again.
+        # The GUIs' strength slider (Stockfish's convention): UCI_Elo (its default
+        # unless the GUI sets it) plays while UCI_LimitStrength is on, whatever Level
+        # says; turned off, the Level plays again.
         self.limit_strength = False
-        self.uci_elo: int | None = None
+        self.uci_elo: int | None = spin[0] if (spin := self.elo_spin()) else None
         #: ``UCI_AnalyseMode``: every ``go`` is an analysis at full strength.
         self.analyse_mode = False
         self.commands.update(
@@ -108,12 +109,12 @@ class UciServer(GuiServer):
             f"option {word}OwnBook type check default {str(session.own_book).lower()}",
             f"option {word}UCI_AnalyseMode type check default false",
         ]
-        span = session.offered_elo_span()
-        if span is not None:  # Elo needs a calibrated levels file; without one it is not offered
-            low, high = round(span[0]), round(span[1])
-            lines.append(f"option {word}Elo type spin default {low} min {low} max {high}")
+        spin = self.elo_spin()
+        if spin is not None:  # Elo needs a calibrated levels file; without one it is not offered
+            default, low, high = spin
+            lines.append(f"option {word}Elo type spin default {default} min {low} max {high}")
             lines.append(f"option {word}UCI_LimitStrength type check default false")
-            lines.append(f"option {word}UCI_Elo type spin default {low} min {low} max {high}")
+            lines.append(f"option {word}UCI_Elo type spin default {default} min {low} max {high}")
         return lines
 
     def parse_setoption(self, args: list[str]) -> tuple[str, str]:
@@ -131,6 +132,8 @@ class UciServer(GuiServer):
             session.set_variant(value)
         elif key == "level":
             session.set_level(_integer(name, value))
+            if self.limit_strength and self.uci_elo is not None:
+                session.set_elo(self.uci_elo)  # the slider still rules
         elif key == "elo":
             session.set_elo(_integer(name, value))
         elif key == "seed":
@@ -138,10 +141,10 @@ class UciServer(GuiServer):
         elif key == "uci_limitstrength":
             if value.lower() not in ("true", "false"):
                 raise SessionError(f"UCI_LimitStrength is true or false, not {value!r}")
-            self.limit_strength = value.lower() == "true"
-            if not self.limit_strength:
-                session.set_level(session.level)  # the Level plays again
-            elif self.uci_elo is not None:
+            was, self.limit_strength = self.limit_strength, value.lower() == "true"
+            if was and not self.limit_strength:
+                session.set_level(session.level)  # turned off: the Level plays again
+            elif self.limit_strength and self.uci_elo is not None:
                 session.set_elo(self.uci_elo)
         elif key == "uci_elo":
             elo = _integer(name, value)
@@ -178,7 +181,7 @@ class UciServer(GuiServer):
 
     async def cmd_hello(self, args: list[str]) -> None:
         self.send(
-            f"id name Mistboard ladder (level {self.session.level}, "
+            f"id name Mistboard ladder ({self.session.strength_name()}, "
             f"ladder {self.session.levels_version})"
         )
         self.send("id author Mistboard")

@@ -171,7 +171,7 @@ class XBoardServer(GuiServer):
         session = self.session
         self.send("feature done=0")
         self.send(
-            f'feature myname="Mistboard ladder (level {session.level}, '
+            f'feature myname="Mistboard ladder ({session.strength_name()}, '
             f'ladder {session.levels_version})" '
             f'variants="{",".join(VARIANT_IDS)}" setboard=1 ping=1 usermove=1 playother=1 '
             "colors=0 analyze=1 draw=0 sigint=0 sigterm=0 reuse=1 time=1 name=0 pause=0 "
@@ -179,10 +179,9 @@ class XBoardServer(GuiServer):
         )
         self.send(f'feature option="Level -spin {session.level} 1 8"')
         self.send(f'feature option="Seed -spin {session.seed} 0 {SEED_OPTION_MAX}"')
-        span = session.offered_elo_span()
-        if span is not None:  # Elo needs a calibrated levels file; without one it is not offered
-            low, high = round(span[0]), round(span[1])
-            self.send(f'feature option="Elo -spin {low} {low} {high}"')
+        spin = self.elo_spin()
+        if spin is not None:  # Elo needs a calibrated levels file; without one it is not offered
+            self.send('feature option="Elo -spin {} {} {}"'.format(*spin))
         # done=0 holds the GUI until done=1 (the protocol's way for an engine that
         # starts slowly): the engine is started and set up first, out of any clock.
         try:

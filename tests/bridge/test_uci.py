@@ -371,6 +371,63 @@ def test_an_elo_beyond_the_variant_plays_its_nearest_end(tmp_path: Path) -> None
         assert said[0] == "info string error: Elo 950: elo must be between 100 and 900, got 950"
 
 
+def test_the_slider_plays_its_default_and_rules_the_level_while_on(rated_levels: Path) -> None:
+    """UCI_LimitStrength on plays UCI_Elo, its default (the lowest rating) when the GUI
+    sends only the check box, and a Level sent meanwhile does not replace it (GUIs send
+    the options the user touched, in any order); off again, the Level plays."""
+
+    def first_move(*setting: str) -> str:
+        with ladder("uci", "--levels", str(rated_levels), "--seed", "4") as gui:
+            gui.send("uci", *setting, "position startpos moves h3e3 h8e8", "go")
+            return bestmove(gui.expect("bestmove"))
+
+    lowest, level_5 = (
+        first_move("setoption name Elo value 100"),
+        first_move("setoption name Level value 5"),
+    )
+    assert lowest != level_5
+    assert first_move("setoption name UCI_LimitStrength value true") == lowest
+    assert (
+        first_move("setoption name UCI_LimitStrength value true", "setoption name Level value 5")
+        == lowest
+    )
+    assert (
+        first_move(
+            "setoption name UCI_LimitStrength value true",
+            "setoption name Level value 5",
+            "setoption name UCI_LimitStrength value false",
+        )
+        == level_5
+    )
+
+
+def test_an_elo_from_the_command_line_is_announced_and_kept(rated_levels: Path) -> None:
+    """`ladder uci --elo N`: the engine's name and the Elo spins' defaults say N, and a
+    GUI that sends every option with its default (UCI_LimitStrength false among them)
+    leaves N playing. `--elo` with `--level` is refused, as `ladder move` does."""
+    with ladder("uci", "--levels", str(rated_levels), "--elo", "450", "--seed", "2") as gui:
+        gui.send("uci")
+        lines = gui.expect("uciok")
+        assert lines[0].startswith("id name Mistboard ladder (Elo 450, ladder ")
+        assert "option name Elo type spin default 450 min 100 max 800" in lines
+        assert "option name UCI_Elo type spin default 450 min 100 max 800" in lines
+        gui.send(
+            "setoption name Elo value 450",
+            "setoption name UCI_LimitStrength value false",
+            "setoption name UCI_Elo value 450",
+            "position startpos moves h3e3 h8e8",
+            "go",
+        )
+        kept = bestmove(gui.expect("bestmove"))
+    with ladder("uci", "--levels", str(rated_levels), "--seed", "2") as gui:
+        gui.send("uci", "setoption name Elo value 450", "position startpos moves h3e3 h8e8", "go")
+        assert bestmove(gui.expect("bestmove")) == kept
+    done = subprocess.run(
+        [LADDER, "uci", "--elo", "450", "--level", "1"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "not allowed with argument" in done.stderr, done.stderr
+
+
 def test_go_searchmoves_restricts_the_move() -> None:
     """`go searchmoves` (UCI): the level plays one of the listed moves; a listed move that
     is not legal is named in an error line; the analysis is restricted too."""
