@@ -11,6 +11,7 @@ import pytest
 
 from ladder.levels import (
     LEVELS_FILE,
+    Blend,
     Level,
     LevelsError,
     Rating,
@@ -159,8 +160,9 @@ def test_an_elo_between_two_levels_interpolates_every_setting_monotonically() ->
     assert elo_range(levels) == (400, 2800)
     assert at_elo(levels, 400) == levels[1] and at_elo(levels, 2800) == levels[8]
     assert at_elo(levels, 1750) == levels[5]
-    mid = at_elo(levels, 550)  # halfway between two mistake levels
-    assert mid.variety is not None and mid.variety.temperature_cp == 210 and mid.nodes == 3000
+    mid = at_elo(levels, 550)  # halfway between two mistake levels: a blend
+    assert mid.blend == Blend(levels[2], 0.5) and mid.variety == levels[1].variety
+    assert {mid.at_move(seed) for seed in range(200)} == {replace(mid, blend=None), levels[2]}
     top = at_elo(levels, 2625)  # halfway between 250k and 1M nodes: geometric
     assert top.nodes == 500_000 and top.variety == Variety(3, 15, plies=20)
     across = at_elo(levels, 1100)  # a mistake level and a full search: a blend
@@ -175,8 +177,11 @@ def test_an_elo_between_two_levels_interpolates_every_setting_monotonically() ->
     assert 0.23 < moves.count(levels[4]) / len(moves) < 0.27
     assert [across.at_move(s) for s in range(50)] == moves[:50]  # drawn by the seed
     assert levels[5].at_move(7) == levels[5]
-    previous = at_elo(levels, 400)
-    for elo in [*range(410, 1000, 10), *range(1400, 2800, 10)]:  # within one kind
+    for elo in set(range(410, 1400, 10)) - {700, 1000}:  # below the first full search
+        blend = at_elo(levels, elo).blend
+        assert blend is not None and 0 < blend.weight < 1
+    previous = at_elo(levels, 1400)
+    for elo in range(1410, 2800, 10):  # between full searches
         lv = at_elo(levels, elo)
         v, pv = lv.variety or Variety(), previous.variety or Variety()
         assert lv.nodes >= previous.nodes and lv.blend is None
