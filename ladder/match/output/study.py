@@ -166,7 +166,8 @@ def _record_from_pgn(parsed: Any, index: int, source: str, variant: str | None) 
         match_id=h.get("Match") or source,
         game_no=int(h["GameNo"]) if h.get("GameNo", "").isdigit() else index,
         pair_no=index // 2,
-        opening_no=int(h["Opening"]) if h.get("Opening", "").isdigit() else 0,
+        opening_no=_opening_no(h),
+        opening="" if h.get("Opening", "").lstrip("#").isdigit() else h.get("Opening", ""),
         variant=game.variant.name,
         red=h.get("Red") or h.get("White") or "?",
         black=h.get("Black") or "?",
@@ -183,6 +184,15 @@ def _record_from_pgn(parsed: Any, index: int, source: str, variant: str | None) 
         worker=h.get("Site", "?"),
         finished_at=_date(h.get("Date", "")),
     )
+
+
+def _opening_no(headers: dict[str, str]) -> int:
+    """The opening's number as format_pgn writes it (``OpeningNo``, or a bare number
+    or ``#N`` in ``Opening``), 0 without one."""
+    for text in (headers.get("OpeningNo", ""), headers.get("Opening", "").lstrip("#")):
+        if text.isdigit():
+            return int(text)
+    return 0
 
 
 def _date(text: str) -> float:

@@ -173,3 +173,18 @@ def test_a_reference_level_a_variant_cannot_play_is_refused_before_any_search(
             assert done.stderr.startswith(f"ladder study: {says}"), done.stderr
             assert "Traceback" not in done.stderr
     assert not study.exists()
+
+
+def test_the_study_keeps_the_games_opening_tags(tmp_path: Path, engine_exe: Path) -> None:
+    """A match's PGN names its opening (`Opening`, `OpeningNo`); the study of it says
+    the same (it once wrote `#0` and `0`)."""
+    source, study = tmp_path / "known.pgn", tmp_path / "study.pgn"
+    head = '[Opening "xiangqi.txt:110 (+19cp)"]\n[OpeningNo "107"]\n'
+    source.write_text(KNOWN.replace('[Match "atomic-known"]\n', '[Match "atomic-known"]\n' + head))
+    done = run_ladder("study", str(source), "--out", str(study), "--engine",
+                      "level:1,variety=off", "--nodes", "64")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    first, second = list(read_pgn(study.read_text()))
+    assert first.headers["Opening"] == "xiangqi.txt:110 (+19cp)"
+    assert first.headers["OpeningNo"] == "107"
+    assert second.headers["OpeningNo"] == "0"  # the game without them: none
