@@ -95,6 +95,14 @@ class GuiServer:
         self.search_task: asyncio.Task[None] | None = None
         self.warm_up_task: asyncio.Task[None] | None = None
         self.quitting = False
+        spin = self.elo_spin()
+        #: What the Level and Elo options show (their defaults until set). An option sent
+        #: with the value it shows changes nothing: a GUI may send every option, each
+        #: with its value, when it starts an engine, whichever of the two the user chose.
+        self.shown: dict[str, int | None] = {
+            "level": session.level,
+            "elo": None if spin is None else spin[0],
+        }
 
     # ------------------------------------------------------------------ I/O
 
@@ -128,6 +136,17 @@ class GuiServer:
         low, high = round(span[0]), round(span[1])
         elo = self.session.elo
         return (low if elo is None else round(elo)), low, high
+
+    def set_strength(self, option: str, value: int) -> None:
+        """The ``Level`` or ``Elo`` option sent (``option`` "level" or "elo"): play it,
+        unless it is the value the option shows already."""
+        if self.shown.get(option) == value:
+            return
+        if option == "level":
+            self.session.set_level(value)
+        else:
+            self.session.set_elo(value)
+        self.shown[option] = value
 
     def say_elo_note(self) -> None:
         """After a change of Elo or variant: say so when the Elo set is beyond the

@@ -131,11 +131,11 @@ class UciServer(GuiServer):
         if key == "uci_variant":
             session.set_variant(value)
         elif key == "level":
-            session.set_level(_integer(name, value))
+            self.set_strength("level", _integer(name, value))
             if self.limit_strength and self.uci_elo is not None:
                 session.set_elo(self.uci_elo)  # the slider still rules
         elif key == "elo":
-            session.set_elo(_integer(name, value))
+            self.set_strength("elo", _integer(name, value))
         elif key == "seed":
             session.set_seed(_integer(name, value))
         elif key == "uci_limitstrength":

@@ -224,10 +224,8 @@ class XBoardServer(GuiServer):
             number = int(value)
         except ValueError:
             raise SessionError(f"option {name.strip()[:40]} needs a number") from None
-        if key == "level":
-            self.session.set_level(number)
-        elif key == "elo":
-            self.session.set_elo(number)
+        if key in ("level", "elo"):
+            self.set_strength(key, number)
             self.say_elo_note()
         elif key == "seed":
             self.session.set_seed(number)

@@ -428,6 +428,40 @@ def test_an_elo_from_the_command_line_is_announced_and_kept(rated_levels: Path) 
     assert done.returncode == 2 and "not allowed with argument" in done.stderr, done.stderr
 
 
+def test_a_gui_that_sends_every_option_keeps_the_players_choice(rated_levels: Path) -> None:
+    """Some GUIs send every option, in the order the engine listed them, each with its
+    value, when they start it: an option sent with the value it shows changes nothing,
+    so the one the player changed (Level or Elo) is what plays."""
+
+    def first_move(level: int, elo: int) -> str:
+        with ladder("uci", "--levels", str(rated_levels), "--seed", "6") as gui:
+            gui.send("uci")
+            gui.expect("uciok")
+            gui.send(
+                "setoption name UCI_Variant value xiangqi",
+                f"setoption name Level value {level}",
+                "setoption name Seed value 6",
+                "setoption name OwnBook value true",
+                "setoption name UCI_AnalyseMode value false",
+                f"setoption name Elo value {elo}",
+                "setoption name UCI_LimitStrength value false",
+                "setoption name UCI_Elo value 100",
+                "position startpos moves h3e3 h8e8",
+                "go",
+            )
+            return bestmove(gui.expect("bestmove"))
+
+    def alone(setting: str) -> str:
+        with ladder("uci", "--levels", str(rated_levels), "--seed", "6") as gui:
+            gui.send("uci", setting, "position startpos moves h3e3 h8e8", "go")
+            return bestmove(gui.expect("bestmove"))
+
+    assert first_move(5, 100) == alone("setoption name Level value 5")
+    assert first_move(1, 450) == alone("setoption name Elo value 450")
+    assert first_move(1, 100) == alone("setoption name Level value 1")
+    assert alone("setoption name Level value 5") != alone("setoption name Elo value 100")
+
+
 def test_go_searchmoves_restricts_the_move() -> None:
     """`go searchmoves` (UCI): the level plays one of the listed moves; a listed move that
     is not legal is named in an error line; the analysis is restricted too."""
