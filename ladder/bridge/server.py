@@ -143,10 +143,17 @@ class GuiServer:
         if self.shown.get(option) == value:
             return
         if option == "level":
-            self.session.set_level(value)
+            self.play_level(value)
         else:
             self.session.set_elo(value)
-        self.shown[option] = value
+            self.shown = {"level": None, "elo": value}  # a Level sent next plays
+
+    def play_level(self, level: int) -> None:
+        """Play ``level`` (an Elo set is dropped): the Elo option counts as back at its
+        default, so an Elo sent next plays."""
+        self.session.set_level(level)
+        spin = self.elo_spin()
+        self.shown = {"level": level, "elo": None if spin is None else spin[0]}
 
     def say_elo_note(self) -> None:
         """After a change of Elo or variant: say so when the Elo set is beyond the

@@ -143,7 +143,7 @@ class UciServer(GuiServer):
                 raise SessionError(f"UCI_LimitStrength is true or false, not {value!r}")
             was, self.limit_strength = self.limit_strength, value.lower() == "true"
             if was and not self.limit_strength:
-                session.set_level(session.level)  # turned off: the Level plays again
+                self.play_level(session.level)  # turned off: the Level plays again
             elif self.limit_strength and self.uci_elo is not None:
                 session.set_elo(self.uci_elo)
         elif key == "uci_elo":

@@ -457,6 +457,13 @@ def test_a_gui_that_sends_every_option_keeps_the_players_choice(rated_levels: Pa
             return bestmove(gui.expect("bestmove"))
 
     assert first_move(5, 100) == alone("setoption name Level value 5")
+    # a script that goes back and forth: each change plays
+    assert alone(
+        "setoption name Elo value 450\nsetoption name Level value 5\nsetoption name Elo value 450"
+    ) == alone("setoption name Elo value 450")
+    assert alone("setoption name Elo value 450\nsetoption name Level value 1") == alone(
+        "setoption name Level value 1"
+    )
     assert first_move(1, 450) == alone("setoption name Elo value 450")
     assert first_move(1, 100) == alone("setoption name Level value 1")
     assert alone("setoption name Level value 5") != alone("setoption name Elo value 100")
