@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ladder.levels import LEVELS_FILE, elo_range, load_levels
 from ladder.match.config import MatchConfig
 from ladder.match.game.adjudication import Adjudication
 from ladder.match.game.play import GameTask
@@ -89,3 +90,14 @@ def first_game(
         seed=seed,
         adjudication=adjudication or Adjudication(),
     )
+
+
+def elo_beyond_atomic() -> tuple[str, str]:
+    """An ``elo:N`` spec the shipped ladder rates in another variant but not in atomic,
+    and the refusal it gets there (``elo:N: atomic-xiangqi: elo must be between …``)."""
+    levels = load_levels(LEVELS_FILE)
+    top = max(span[1] for span in map(elo_range, levels.values()) if span)
+    low, high = elo_range(levels["atomic-xiangqi"]) or (0, 0)
+    assert top > high + 1, "the test needs a variant rated above atomic"
+    spec = f"elo:{top:.0f}"
+    return spec, f"{spec}: atomic-xiangqi: elo must be between {low:.0f} and {high:.0f}"

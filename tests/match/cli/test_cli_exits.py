@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ladder.levels import LEVELS_FILE, elo_range, load_levels
 from ladder.match.exit_codes import ExitCode
-from tests.match.helpers import run_ladder
+from tests.match.helpers import elo_beyond_atomic, run_ladder
 
 FAULTY_ENGINE = Path(__file__).parent.parent / "faulty_engine.py"
 
@@ -83,15 +82,6 @@ def test_bad_arguments_are_refused(tmp_path: Path, args: list[str], says: str) -
     assert _stored(db) == []
 
 
-def _beyond_atomic() -> tuple[str, str]:
-    """An Elo the shipped xiangqi ladder plays and atomic's does not, and what is said."""
-    top = max(span[1] for span in map(elo_range, load_levels(LEVELS_FILE).values()) if span)
-    low, high = elo_range(load_levels(LEVELS_FILE)["atomic-xiangqi"]) or (0, 0)
-    assert top > high + 1, "the test needs a variant rated above atomic"
-    elo = f"elo:{top:.0f}"
-    return elo, f"{elo}: atomic-xiangqi: elo must be between {low:.0f} and {high:.0f}"
-
-
 @pytest.mark.parametrize("command", ["match", "tournament"])
 @pytest.mark.parametrize(
     ("spec", "says"),
@@ -108,7 +98,7 @@ def test_a_level_the_variant_cannot_play_is_refused_before_any_game(
     bad = tmp_path / "bad.toml"
     bad.write_text("x = [\n")
     db = tmp_path / "m.sqlite"
-    elo, elo_says = _beyond_atomic()
+    elo, elo_says = elo_beyond_atomic()
     spec = spec.format(bad=bad, elo=elo)
     says = says.format(bad=bad, says=elo_says)
     done = run_ladder(command, spec, "greedy", "--variant", "atomic-xiangqi", "--db", str(db))

@@ -7,11 +7,10 @@ import json
 import re
 from pathlib import Path
 
-from ladder.levels import LEVELS_FILE, elo_range, load_levels
 from ladder.match.output.pgn import read_pgn
 from ladder.match.output.store import ResultStore
 from ladder.rules import Game
-from tests.match.helpers import run_ladder
+from tests.match.helpers import elo_beyond_atomic, run_ladder
 
 # Black (chariot and cannon against a chariot) mates in a few, but puts its cannon next
 # to its own general: the chariot takes it and the explosion takes the general.
@@ -157,21 +156,15 @@ def test_an_output_file_that_cannot_be_written_is_refused_before_any_search(
 def test_a_reference_level_a_variant_cannot_play_is_refused_before_any_search(
     tmp_path: Path,
 ) -> None:
-    """KNOWN holds atomic and crazyhouse games: an Elo the crazyhouse ladder plays but
-    atomic's does not, or a levels file that is not there, is named in one line, with or
-    without --nodes (it once ended in a traceback, or went unchecked)."""
+    """KNOWN holds atomic and crazyhouse games: an Elo another variant's ladder plays but
+    atomic's does not (atomic is checked first), or a levels file that is not there, is
+    named in one line, with or without --nodes (it once ended in a traceback, or went
+    unchecked)."""
     source, study = tmp_path / "known.pgn", tmp_path / "study.pgn"
     source.write_text(KNOWN)
-    levels = load_levels(LEVELS_FILE)
-    low, high = elo_range(levels["atomic-xiangqi"]) or (0, 0)
-    top = (elo_range(levels["crazyhouse-xiangqi"]) or (0, 0))[1]
-    assert top > high + 1, "the test needs crazyhouse rated above atomic"
-    beyond = f"elo:{top:.0f}"
+    beyond, refused = elo_beyond_atomic()
     for spec, says in (
-        (
-            beyond,
-            f"--engine: {beyond}: atomic-xiangqi: elo must be between {low:.0f} and {high:.0f}",
-        ),
+        (beyond, f"--engine: {refused}"),
         ("level:8,levels=/nonexistent.toml", "--engine: level:8,levels=/nonexistent.toml: "),
     ):
         for nodes in ("0", "100"):
