@@ -362,6 +362,11 @@ def check_elo_in_span(span: tuple[float, float], elo: float) -> None:
         raise LevelsError(f"elo must be between {printed[0]:.0f} and {printed[1]:.0f}, got {elo:g}")
 
 
+def nearest_in_span(span: tuple[float, float], elo: float) -> float:
+    """``elo``, or the end of ``span`` nearest to it when it lies beyond."""
+    return min(max(elo, span[0]), span[1])
+
+
 def _lerp(a: float, b: float, f: float) -> float:
     return a + (b - a) * f
 
@@ -396,7 +401,7 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
     for level in levels.values():  # the Elo a level is printed with plays that level
         if level.rating is not None and f"{level.rating.elo:.0f}" == f"{elo:.0f}":
             return level
-    elo = min(max(elo, span[0]), span[1])
+    elo = nearest_in_span(span, elo)
     elos = {n: lv.rating.elo for n, lv in levels.items() if lv.rating is not None}
     low, high = next((a, b) for a, b in itertools.pairwise(sorted(levels)) if elo <= elos[b])
     a, b = levels[low], levels[high]

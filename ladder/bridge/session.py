@@ -36,6 +36,7 @@ from ladder.levels import (
     elo_range,
     levels_version,
     load_levels,
+    nearest_in_span,
 )
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT, VARIANT_IDS
@@ -183,7 +184,7 @@ class LevelSession:
         try:
             check_elo_in_span(span, self.elo)
         except LevelsError:
-            played = min(max(self.elo, span[0]), span[1])
+            played = nearest_in_span(span, self.elo)
             return (
                 f"Elo {self.elo:g} is beyond {self.variant}'s ratings "
                 f"({span[0]:.0f} to {span[1]:.0f}): playing {played:.0f}"
@@ -206,7 +207,7 @@ class LevelSession:
                 f"Elo is unavailable: {self.levels_file} has no measured rating for every "
                 f"{self.variant} level (run `ladder calibrate`); use Level"
             )
-        return at_elo(levels, min(max(elo, span[0]), span[1]))
+        return at_elo(levels, nearest_in_span(span, elo))
 
     def set_seed(self, seed: int) -> None:
         """The ``Seed`` option: this game's seed and every next game's (0: a random
