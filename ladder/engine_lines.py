@@ -93,12 +93,12 @@ def line_from_info(info: InfoDict, index: int) -> Line | None:
     rel = score.relative
     mate = rel.mate()
     return Line(
-        int(info.get("multipv", index)),
+        info.get("multipv", index),  # InfoDict's numbers are ints (protocol/info.py)
         tuple(pv),
         None if mate is not None else rel.score(),
         mate,
-        int(info.get("depth", 0)),
-        int(info.get("nodes", 0)),
+        info.get("depth", 0),
+        info.get("nodes", 0),
     )
 
 

@@ -36,6 +36,7 @@ of its MultiPV line overrides it; anything else is parsed at once with
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -215,6 +216,12 @@ _HASHFULL = 9  # group numbers of _STANDARD_INFO_RE
 _MULTIPV = 3
 
 
+@functools.lru_cache(maxsize=4096)  # immutable, and a position's scores repeat
+def _pov_score(kind: str | None, value: str, turn: chess.Color) -> PovScore:
+    """The score of a usual line's ``score [cp|mate] <value>`` (a bare value: cp)."""
+    return PovScore(Mate(int(value)) if kind == "mate" else Cp(int(value)), turn)
+
+
 def _info_from_match(match: re.Match[str], turn: chess.Color) -> InfoDict:
     """What :func:`parse_info` makes of a line that :data:`_STANDARD_INFO_RE` matched,
     built from the match's groups (the line is not split and walked again). Its PV moves
@@ -225,7 +232,7 @@ def _info_from_match(match: re.Match[str], turn: chess.Color) -> InfoDict:
     )
     if not pv.isprintable():
         return parse_info(match.string, turn)
-    score = PovScore(Mate(int(value)) if kind == "mate" else Cp(int(value)), turn)
+    score = _pov_score(kind, value, turn)
     if bound is None and hashfull is None:
         # The usual case in one dict display (cheaper than adding the keys one by one).
         usual: InfoDict = {
@@ -289,12 +296,10 @@ class InfoMerger:
                 k = int(match.group(_MULTIPV))
                 pending = self._pending
                 old = pending.get(k)
-                if old is None:
-                    self._merged.setdefault(k, InfoDict())
-                else:
+                if old is not None:
                     hashfull = old.group(_HASHFULL)
                     if hashfull is not None:
-                        self._merged[k]["hashfull"] = int(hashfull)
+                        self._merged.setdefault(k, InfoDict())["hashfull"] = int(hashfull)
                 pending[k] = match
                 return None
         info = parse_info(line, self._turn, self._convert)
@@ -315,8 +320,9 @@ class InfoMerger:
         """The merged info per MultiPV number."""
         merged, turn = self._merged, self._turn
         for k, match in self._pending.items():
-            if merged[k]:
-                merge_info(merged[k], _info_from_match(match, turn))
+            target = merged.get(k)
+            if target:
+                merge_info(target, _info_from_match(match, turn))
             else:  # nothing to merge into: the line's own dict, not a copy of it
                 merged[k] = _info_from_match(match, turn)
         self._pending.clear()

@@ -36,8 +36,11 @@ DEFAULT_MAX_LINE = 1 << 20
 _READ_CHUNK = 1 << 18  # bytes asked of the pipe at a time (what asyncio reads at once)
 # Control characters other than tab in a line: not text an engine means.
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-# The same in a run of whole lines, where line ends (\n, but no \r) are fine.
-_CHUNK_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# The same in a run of whole lines, where line ends (\n, but no \r) are fine, as bytes:
+# in UTF-8 they never occur inside a multi-byte sequence, so a chunk's bytes hold one
+# where its text does (found with `bytes.translate`: one pass in C, far cheaper than a
+# regular expression's search of the text).
+_CHUNK_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
 # ANSI escape sequences (colours, cursor moves), removed to see what a line says.
 _ANSI_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
 
@@ -178,17 +181,15 @@ class LineReader:
 
     def _split(self, whole: bytes) -> list[bytes] | list[str]:
         """The lines of ``whole`` (whole lines without the last line end): decoded at
-        once when every one of them is fine (the usual case: one decode and one search
+        once when every one of them is fine (the usual case: one check and one decode
         for all of a search's lines), else as bytes, each checked when it is taken. A
         line is fine when the whole is: \n never occurs inside a UTF-8 sequence."""
-        if len(whole) <= self.max_line:
+        fine = len(whole.translate(None, _CHUNK_CONTROL_BYTES)) == len(whole)
+        if fine and len(whole) <= self.max_line:
             try:
-                text = whole.decode("utf-8")
+                return whole.decode("utf-8").split("\n")
             except UnicodeDecodeError:
                 pass
-            else:
-                if _CHUNK_CONTROL_RE.search(text) is None:
-                    return text.split("\n")
         return whole.split(b"\n")
 
     def _checked(self, raw: bytes | str) -> str | None:

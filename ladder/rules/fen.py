@@ -18,6 +18,7 @@ Each problem raises :class:`~ladder.rules.errors.RulesError` with ``field="fen"`
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
 from ladder.rules.board import (
@@ -239,25 +240,28 @@ def parse_fen(variant: VariantSpec, fen: object) -> Position:
     return pos
 
 
+@functools.lru_cache(maxsize=8192)  # a game's ranks repeat from move to move
+def _rank_fen(rank: tuple[int, ...]) -> str:
+    """One rank of the board field (``rank``: its nine piece codes, 0 for empty)."""
+    row = []
+    empty = 0
+    for p in rank:
+        if p:
+            if empty:
+                row.append(str(empty))
+                empty = 0
+            row.append(piece_letter(p))
+        else:
+            empty += 1
+    if empty:
+        row.append(str(empty))
+    return "".join(row)
+
+
 def board_fen(pos: Position) -> str:
     """The board field (with the hands in brackets, for crazyhouse-xiangqi)."""
     board = pos.board
-    rows = []
-    for rank in range(9, -1, -1):
-        row = []
-        empty = 0
-        for f in range(9):
-            p = board[rank * 9 + f]
-            if p:
-                if empty:
-                    row.append(str(empty))
-                    empty = 0
-                row.append(piece_letter(p))
-            else:
-                empty += 1
-        if empty:
-            row.append(str(empty))
-        rows.append("".join(row))
+    rows = [_rank_fen(tuple(board[start : start + 9])) for start in range(81, -1, -9)]
     text = "/".join(rows)
     if pos.hands is not None:
         hand = "".join(

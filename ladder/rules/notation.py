@@ -8,6 +8,7 @@ engine boundary and nowhere else.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
@@ -74,6 +75,7 @@ def normalize_move(move: object) -> str:
 _DESTINATION: Final = re.compile(r"[a-i]\d{1,2}$")
 
 
+@functools.lru_cache(maxsize=4096)  # a few thousand moves exist; asked per engine line
 def destination(move: str) -> str | None:
     """The point a canonical board move lands on (``h3e3`` -> ``e3``); None for a drop."""
     found = _DESTINATION.search(move)

@@ -137,12 +137,13 @@ class MoveService:
         self._level_series: dict[str, tuple[Gauge, Histogram, Gauge]] = {}
         self._answer_series: dict[tuple[str, str], tuple[Histogram, Counter]] = {}
 
-    def _pool_changed(self) -> None:
+    def _pool_changed(self, engines: bool = True) -> None:
         pool, m = self.pool, self.metrics
         m.queue_depth.set(pool.queue_depth)
         m.engines_busy.set(pool.busy_count)
-        m.engines_alive.set(pool.alive_count)
-        m.engines_live.set(pool.live_count)
+        if engines:  # a system call per engine: not on every lease (the watch refreshes)
+            m.engines_alive.set(pool.alive_count)
+            m.engines_live.set(pool.live_count)
         series = self._lane_series
         for lane in pool.lanes:
             gauge = series.get(lane)
@@ -296,7 +297,9 @@ class MoveService:
         ponder = choice.ponder if choice.ponder in after.legal else None
         line = choice.line
         score = Score(cp=line.cp, mate=line.mate) if line is not None else Score(cp=None, mate=None)
-        return MoveResponse(
+        # Built from checked values (the request's, the rules checker's, the level move's):
+        # not validated again on the way out of every move (tests/service check its shape).
+        return MoveResponse.model_construct(
             variant=req.variant,
             level=req.level,
             elo=req.elo,

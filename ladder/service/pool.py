@@ -122,7 +122,7 @@ class EnginePool(Generic[W]):
         *,
         lanes: dict[str, int | None] | None = None,
         on_busy: Callable[[], None] | None = None,
-        on_change: Callable[[], None] | None = None,
+        on_change: Callable[[bool], None] | None = None,
         watch_interval: float | None = 1.0,
         check_interval: float | None = None,
     ) -> None:
@@ -233,9 +233,11 @@ class EnginePool(Generic[W]):
         """The workers (for diagnostics and metrics)."""
         return list(self._workers)
 
-    def _changed(self) -> None:
+    def _changed(self, engines: bool = True) -> None:
+        """Tell ``on_change``; ``engines=False`` when only leases and the queue changed
+        (twice a request: the engines' own state is then refreshed by the watch)."""
         if self._on_change is not None:
-            self._on_change()
+            self._on_change(engines)
 
     # -- leasing ----------------------------------------------------------------------
 
@@ -248,7 +250,7 @@ class EnginePool(Generic[W]):
         if self._idle and not self._waiting and self._has_room(lane):
             worker = self._idle.popleft()
             self._take(worker, client, lane)
-            self._changed()
+            self._changed(engines=False)
             return worker
         if len(self._waiting) >= self._max_queue and not self._push_out_for(client):
             if self._on_busy is not None:
@@ -259,7 +261,7 @@ class EnginePool(Generic[W]):
             )
         waiter = self._waiting.add(client, lane, asyncio.get_running_loop().create_future())
         self._dispatch()  # an idle worker may be there for it already
-        self._changed()
+        self._changed(engines=False)
         try:
             async with asyncio.timeout(timeout):
                 worker = await waiter.future
@@ -277,7 +279,7 @@ class EnginePool(Generic[W]):
             ) from None
         finally:
             self._waiting.forget(waiter)
-            self._changed()
+            self._changed(engines=False)
         return worker
 
     def _has_room(self, lane: str) -> bool:
@@ -320,7 +322,7 @@ class EnginePool(Generic[W]):
             self._checked_at[id(worker)] = asyncio.get_running_loop().time()
             self._idle.append(worker)
         self._dispatch()  # the lane has room again: an idle worker may now be taken
-        self._changed()
+        self._changed(engines=False)
 
     def _dispatch(self) -> None:
         """Give idle workers to waiting requests whose lane has room, while there are."""

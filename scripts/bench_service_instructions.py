@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""The server's own instructions per move over HTTP: a figure the machine's load does not move.
+
+``scripts/bench_service.py`` part 1 times the server process's CPU per level-1 move,
+which on a shared 2-core VM moves by half between runs (docs/service.md). This counts
+instructions instead: ``ladder serve --engines 1`` runs under ``valgrind
+--tool=callgrind`` with counting off; after ``--warmup`` requests it is switched on
+(``callgrind_control -i on``) for ``--reps`` requests of bench_service's position, one
+at a time through a minimal ``http.client`` connection, then off, and the count is
+divided by the requests. The engine runs outside valgrind (it does not follow
+children), so the figure is the server's Python, uvicorn, FastAPI and the level move,
+and not the search.
+
+``--tree DIR`` (repeatable) runs another checkout's ``ladder serve`` the same way
+(``PYTHONPATH=DIR``, with DIR's ``.venv/bin/python`` if it has one), so two trees
+compare side by side in one run; every tree must answer each level with the same move.
+
+    .venv/bin/python scripts/bench_service_instructions.py [--levels 1,3] [--reps 200]
+        [--tree ../other-checkout]
+
+It needs ``valgrind`` (``apt-get install valgrind``) and takes about 15 s a level and tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_service import MOVES, VARIANT, engine, free_port  # scripts/ is on the path
+
+HERE = Path(__file__).resolve().parent.parent
+_TOTALS = re.compile(r"^totals: (\d+)", re.MULTILINE)
+
+
+class CountedServer:
+    """``ladder serve --engines 1`` of one tree under callgrind, counting switched off."""
+
+    def __init__(self, tree: Path, exe: Path, out_dir: Path) -> None:
+        python = tree / ".venv" / "bin" / "python"
+        if not python.exists():
+            python = Path(sys.executable)
+        self.port = free_port()
+        self.out = out_dir / f"callgrind.{self.port}"
+        env = {**os.environ, "LADDER_ENGINE": str(exe), "PYTHONPATH": str(tree)}
+        command = [
+            "valgrind", "--tool=callgrind", "--instr-atstart=no",
+            f"--callgrind-out-file={self.out}",
+            str(python), "-m", "ladder.cli", "serve", "--port", str(self.port), "--engines", "1",
+        ]  # fmt: skip
+        self.proc = subprocess.Popen(  # in the tree: `python -m` puts the cwd first on the path
+            command, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 180
+        while not self._ready():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"ladder serve of {tree} did not start under valgrind")
+            time.sleep(0.5)
+        self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+
+    def _ready(self) -> bool:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+            conn.request("GET", "/healthz")
+            ready = b'"ready"' in conn.getresponse().read()
+            conn.close()
+            return ready
+        except OSError:
+            return False
+
+    def move(self, level: int) -> str:
+        body = json.dumps({"variant": VARIANT, "moves": MOVES, "level": level, "seed": 1})
+        self.conn.request("POST", "/v1/move", body, {"content-type": "application/json"})
+        response = self.conn.getresponse()
+        answer = json.loads(response.read())
+        if response.status != 200:
+            raise RuntimeError(f"level {level}: HTTP {response.status}: {answer}")
+        return str(answer["move"])
+
+    def _control(self, *args: str) -> None:
+        subprocess.run(
+            ["callgrind_control", *args, str(self.proc.pid)], check=True, capture_output=True
+        )
+
+    def counted(self, level: int, warmup: int, reps: int) -> tuple[float, str]:
+        """Instructions per request over ``reps`` requests after ``warmup``; the move."""
+        moves = {self.move(level) for _ in range(warmup)}
+        for old in self.out.parent.glob(self.out.name + ".*"):
+            old.unlink()
+        self._control("-z")  # zero what counting may have left
+        self._control("-i", "on")
+        for _ in range(reps):
+            moves.add(self.move(level))
+        self._control("-i", "off")
+        self._control("-d")
+        dumps = sorted(self.out.parent.glob(self.out.name + ".*"))
+        found = _TOTALS.search(dumps[-1].read_text()) if dumps else None
+        if found is None:
+            raise RuntimeError(f"no instruction count in {dumps}")
+        if len(moves) != 1:
+            raise RuntimeError(f"level {level}: the same request gave moves {sorted(moves)}")
+        return int(found.group(1)) / reps, moves.pop()
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--levels", default="1", help="comma-separated levels (default 1)")
+    ap.add_argument("--reps", type=int, default=200, help="requests counted per level")
+    ap.add_argument("--warmup", type=int, default=30, help="requests before counting")
+    ap.add_argument("--tree", type=Path, action="append", default=[], help="another checkout")
+    args = ap.parse_args(argv)
+    for tool in ("valgrind", "callgrind_control"):
+        if shutil.which(tool) is None:
+            print(f"{tool} is not installed (apt-get install valgrind)", file=sys.stderr)
+            return 2
+    levels = [int(x) for x in args.levels.split(",")]
+    trees = [HERE, *(t.resolve() for t in args.tree)]
+    exe = engine()
+    print(f"engine: {exe}\nposition: {VARIANT} after {' '.join(MOVES)}")
+    print(f"{'tree':<40} {'level':>5} {'instructions/request':>21} {'ratio':>6}  move")
+    with tempfile.TemporaryDirectory() as tmp:
+        for level in levels:
+            first: tuple[float, str] | None = None
+            for tree in trees:
+                server = CountedServer(tree, exe, Path(tmp))
+                try:
+                    per_request, move = server.counted(level, args.warmup, args.reps)
+                finally:
+                    server.stop()
+                first = first or (per_request, move)
+                if move != first[1]:
+                    print(f"{tree} answers {move}, {trees[0]} {first[1]}", file=sys.stderr)
+                    return 1
+                ratio = per_request / first[0]
+                print(f"{tree!s:<40} {level:5d} {per_request / 1e6:20.3f}M {ratio:6.3f}  {move}")
+    print(
+        f"the server process's instructions per POST /v1/move ({args.reps} requests after"
+        f" {args.warmup}; the engine outside valgrind); ratio: against the first tree"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
