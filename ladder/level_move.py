@@ -47,7 +47,7 @@ from ladder.engine_binary import engine_path
 from ladder.engine_lines import Line, SearchResult, search_result
 from ladder.levels import Level, Variety
 from ladder.rules import Game
-from ladder.second_look import captures_seen, second_look_pick
+from ladder.second_look import captures_seen, first_look, second_look_pick
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol.errors import EngineFailure, Incident
 from protocol.limits import Limit
@@ -65,6 +65,7 @@ __all__ = [
     "SearchJob",
     "choose",
     "derive_seed",
+    "hurried_move",
     "level_engine",
     "play_level_move",
     "search_level",
@@ -303,6 +304,8 @@ class LevelMove:
     incidents: list[Incident]
     #: The move came from the opening book (:mod:`ladder.book`): nothing was searched.
     book: bool = False
+    #: Chosen without a search because the clock ran out first (:func:`hurried_move`).
+    hurried: bool = False
 
     @property
     def move(self) -> str:
@@ -341,11 +344,9 @@ async def play_level_move(
     """
     legal = legal if legal is not None else frozenset(game.legal_moves())
     settings = level.at_move(seed)
-    if settings.book:
-        book = load_book(game.variant.name)
-        move = book.pick(game, seed) if book is not None else None
-        if move is not None and (allowed is None or move in allowed):
-            return LevelMove(Choice(move, None, None), SearchResult(move, None), [], book=True)
+    booked = _book_move(game, settings, seed, allowed)
+    if booked is not None:
+        return booked
     ply = game.game_ply
     fen, moves = game.engine_position()
     job = SearchJob.for_level(
@@ -380,3 +381,40 @@ async def play_level_move(
         move = line.move if line else random.Random(seed).choice(sorted(allowed))
         choice = Choice(move, line.pv[1] if line and len(line.pv) > 1 else None, line)
     return LevelMove(choice, result, searched.incidents)
+
+
+def hurried_move(
+    game: Game, level: Level, seed: int, legal: frozenset[str] | None = None
+) -> LevelMove:
+    """``level``'s move in ``game`` without a search, for a clock that ran out while
+    every engine was busy (a player in time trouble moves at a glance): the level's
+    book move where :func:`play_level_move` would play one (the same move), else the
+    capture that takes the most at first sight (:func:`ladder.second_look.first_look`;
+    ties in ``seed``'s order), else a legal move drawn with ``seed``."""
+    settings = level.at_move(seed)
+    booked = _book_move(game, settings, seed, None)
+    if booked is not None:
+        return LevelMove(booked.choice, booked.result, [], book=True, hurried=True)
+    gains = {move: gain for move, gain in first_look(game).items() if gain > 0}
+    best = max(gains.values(), default=0)
+    candidates = sorted(
+        [m for m, gain in gains.items() if gain == best]
+        if gains
+        else (legal if legal is not None else game.legal_moves())
+    )
+    move = random.Random(seed).choice(candidates)
+    return LevelMove(Choice(move, None, None), SearchResult(None, None), [], hurried=True)
+
+
+def _book_move(
+    game: Game, settings: Level, seed: int, allowed: frozenset[str] | None
+) -> LevelMove | None:
+    """The level's book move in ``game`` drawn with ``seed`` (among ``allowed``), if
+    its settings play from the book and the book has one."""
+    if not settings.book:
+        return None
+    book = load_book(game.variant.name)
+    move = book.pick(game, seed) if book is not None else None
+    if move is None or (allowed is not None and move not in allowed):
+        return None
+    return LevelMove(Choice(move, None, None), SearchResult(move, None), [], book=True)

@@ -4,6 +4,7 @@ mistake rule, the window, without engines."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from ladder.engine_lines import Line, SearchResult
 from ladder.level_move import SearchJob, choose
@@ -233,3 +234,44 @@ def test_moves_without_a_line_are_considered_and_carry_no_score() -> None:
     picks = [choose(result, hot, s, legal, {}) for s in range(300)]
     assert {p.move for p in picks if p is not None} == legal
     assert all(p.line is None for p in picks if p is not None and p.move != "b3e3")
+
+
+def test_a_hurried_move_takes_the_most_at_a_glance_else_draws_a_legal_move() -> None:
+    from ladder.level_move import hurried_move
+    from ladder.levels import load_levels
+    from ladder.rules import Game
+    from ladder.second_look import first_look
+
+    level = replace(load_levels()["xiangqi"][3], book=False)
+    game = Game.from_fen("xiangqi", moves=["h3e3", "h8e8"])
+    moved = hurried_move(game, level, seed=1)
+    assert moved.hurried and not moved.book and moved.result.nodes == 0
+    assert moved.move == "b3b10"  # the cannon takes the horse (400), not the soldier (100)
+    # Nothing to take: a legal move drawn with the seed, the same for the same seed.
+    quiet = Game.from_fen("xiangqi", "4k4/9/9/9/9/9/9/9/4A4/3K5 w - - 0 1")
+    drawn = {hurried_move(quiet, level, seed).move for seed in range(40)}
+    assert drawn == set(quiet.legal_moves())
+    assert hurried_move(quiet, level, 7).move == hurried_move(quiet, level, 7).move
+    # Atomic: a blast that loses more than it takes is no bargain at a glance.
+    atomic = Game.from_fen("atomic-xiangqi", "4k4/4n4/9/9/9/9/9/4R4/9/3K5 w - - 0 1")
+    assert hurried_move(atomic, load_levels()["atomic-xiangqi"][3], 1).move == "e3e9"
+    losing = Game.from_fen("atomic-xiangqi", "4k4/9/9/9/4n4/9/9/4R4/9/3K5 w - - 0 1")
+    assert first_look(losing) == {"e3e6": -500}  # the rook goes up with the horse
+    assert {hurried_move(losing, level, s).move for s in range(40)} == set(losing.legal_moves())
+
+
+def test_a_hurried_move_in_the_book_is_the_levels_book_move() -> None:
+    """In the book, hurrying costs nothing: the same move the level plays with that seed."""
+    from ladder.book import load_book
+    from ladder.level_move import hurried_move
+    from ladder.levels import load_levels
+    from ladder.rules import Game
+
+    level = load_levels()["xiangqi"][5]
+    book = load_book("xiangqi")
+    assert level.book and book is not None
+    start = Game.from_fen("xiangqi")
+    for seed in range(20):
+        moved = hurried_move(start, level, seed)
+        assert moved.book and moved.hurried
+        assert moved.move == book.pick(start, seed)

@@ -242,6 +242,11 @@ class Metrics:
         "Move requests refused for want of an engine (queue full, pushed out of it by "
         "a fairer share, or no engine within the queue timeout).",
     )
+    hurried_moves = counter(
+        "ladder_hurried_moves",
+        "Clocked move requests answered without a search: every engine was busy until "
+        "the move's time on the clock ran out.",
+    )
     rate_limited = counter("ladder_rate_limited", "Requests refused by the rate limit (429).")
     unauthorized = counter(
         "ladder_unauthorized", "Requests refused for a missing or unknown key (401)."

@@ -192,6 +192,12 @@ class MoveResponse(BaseModel):
     book: bool = Field(
         False, description="The move came from the level's opening book (nothing was searched)."
     )
+    hurried: bool = Field(
+        False,
+        description="With a `clock`: every engine was busy until the move's time ran out, "
+        "so the move was chosen without a search (the level's book move, else the capture "
+        "that takes the most, else a random legal move), rather than lose on time.",
+    )
     levels_version: str = Field(
         "",
         description="Which ladder played it: the first 12 hex digits of the SHA-256 of the "

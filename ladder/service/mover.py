@@ -25,7 +25,7 @@ from prometheus_client import Counter, Gauge, Histogram
 from ladder.clock import move_time_limit_ms
 from ladder.expected_time import expected_seconds
 from ladder.human_reference import human_reference
-from ladder.level_move import LevelMove
+from ladder.level_move import LevelMove, hurried_move
 from ladder.levels import (
     Level,
     LevelsError,
@@ -53,7 +53,7 @@ from ladder.service.models import (
     VariantInfo,
     VariantsResponse,
 )
-from ladder.service.pool import EnginePool
+from ladder.service.pool import EnginePool, QueueTimeout
 from ladder.service.positions import INLINE_PLIES, Checked, Positions, start_fen
 from ladder.variants import VARIANT_IDS
 from ladder.wxf import wxf_moves
@@ -212,16 +212,34 @@ class MoveService:
                 m.searches_in_flight.labels(label),
             )
         waiting, queue_wait, searching = level_series
+        # On a clock, an engine that frees up after the move's time would lose the game
+        # on time: the wait ends there, and the move is played without a search.
+        wait = min(cfg.queue_timeout_s, budget)
+        wait_on_clock = (
+            wait
+            if time_limit_ms is None
+            else time_limit_ms / 1000 - (time.monotonic() - clock_started)
+        )
+        hurries = wait_on_clock < wait
         waiting.inc()
         queued_at = time.perf_counter()
         try:
             worker = await self.pool.acquire(
-                min(cfg.queue_timeout_s, budget), trace.client, cfg.lane(level)
+                max(0.0, wait_on_clock) if hurries else wait,
+                trace.client,
+                cfg.lane(level),
+                refused=not hurries,
             )
+        except QueueTimeout:
+            if not hurries:
+                raise
+            worker = None
         finally:
             waiting.dec()
             trace.queue_wait_s = time.perf_counter() - queued_at
             queue_wait.observe(trace.queue_wait_s)
+        if worker is None:
+            return self._hurried(req, checked, level, seed, trace, time_limit_ms)
         searching.inc()
         dirty = True  # until an attempt answers: a failure or cancellation leaves it dirty
         try:
@@ -270,6 +288,34 @@ class MoveService:
         after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
         return self._answer(req, seed, after, moved, elapsed, time_limit_ms)
 
+    def _hurried(
+        self,
+        req: MoveRequest,
+        checked: Checked,
+        level: Level,
+        seed: int,
+        trace: MoveTrace,
+        time_limit_ms: int | None,
+    ) -> MoveResponse:
+        """The answer when the clock ran out before an engine was free: the level's move
+        without a search (:func:`ladder.level_move.hurried_move`), logged and counted."""
+        moved = hurried_move(checked.game, level, seed, checked.legal)
+        self.metrics.hurried_moves.inc()
+        log.warning(
+            "every engine was busy past the move's time on the clock: moved without a search",
+            extra={
+                "event": "clock_hurried",
+                "variant": req.variant,
+                "level": req.level,
+                "elo": req.elo,
+                "time_limit_ms": time_limit_ms,
+                "queue_wait_ms": round((trace.queue_wait_s or 0.0) * 1000, 3),
+                "book": moved.book,
+            },
+        )
+        after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
+        return self._answer(req, seed, after, moved, 0.0, time_limit_ms)
+
     def strength(self, variant: str, level: int | None, elo: float | None) -> Level:
         """The settings a request asks for: a level's, or those interpolated at an Elo
         (:class:`InvalidRequest` when the Elo is off the measured curve)."""
@@ -315,6 +361,7 @@ class MoveService:
             gives_check=after.check,
             outcome=after.outcome,
             book=moved.book,
+            hurried=moved.hurried,
             levels_version=self.levels_version,
         )
 

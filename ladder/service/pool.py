@@ -241,8 +241,11 @@ class EnginePool(Generic[W]):
 
     # -- leasing ----------------------------------------------------------------------
 
-    async def acquire(self, timeout: float, client: str = "", lane: str = DEFAULT_LANE) -> W:
-        """A free worker for `client`'s job in `lane`, waiting at most `timeout` seconds."""
+    async def acquire(
+        self, timeout: float, client: str = "", lane: str = DEFAULT_LANE, *, refused: bool = True
+    ) -> W:
+        """A free worker for `client`'s job in `lane`, waiting at most `timeout` seconds
+        (`refused=False`: the caller does without one then, so it is not ``on_busy``)."""
         if self._closed:
             raise PoolClosed("the service is stopping")
         if lane not in self._lanes:
@@ -272,7 +275,7 @@ class EnginePool(Generic[W]):
                 self.release(fut.result())
             if not isinstance(exc, TimeoutError):
                 raise
-            if self._on_busy is not None:
+            if self._on_busy is not None and refused:
                 self._on_busy()
             raise QueueTimeout(
                 f"no engine became free within {timeout:.1f} s; try again shortly"

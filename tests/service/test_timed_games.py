@@ -7,11 +7,15 @@ The Python client and `ladder move` pass the clock the same way."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
 import stat
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from ladder.client import Clock, LadderSync
@@ -20,7 +24,16 @@ from ladder.levels import load_levels
 from ladder.service.launch import ladder_command
 from tests.bridge.helpers import CLOCK_SLACK_MS
 
-from .helpers import OUT_OF_BOOK, ROOT, Server, service_engine, start_server, wait_until
+from .helpers import (
+    OUT_OF_BOOK,
+    ROOT,
+    Server,
+    check_move_reply,
+    samples,
+    service_engine,
+    start_server,
+    wait_until,
+)
 
 LEVEL_2_NODES = load_levels()["xiangqi"][2].nodes
 MOVE = {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 2, "seed": 7}
@@ -140,3 +153,38 @@ def test_client_and_cli_pass_the_clock(teed: tuple[Server, Path]) -> None:
         [*argv[:-5], "--increment-ms", "500"], capture_output=True, text=True, timeout=120
     )
     assert bad.returncode == 2 and "need --remaining-ms" in bad.stderr
+
+
+async def test_a_clock_that_runs_out_in_the_queue_gets_a_move_without_a_search() -> None:
+    """Every engine busy (frozen) past the move's time on the clock: the clocked request
+    is answered at once without a search (`hurried`) rather than lose on time; in the
+    book, with the level's own book move. Once an engine is free, it searches again."""
+    server = start_server(engines=1)
+    short = {"remaining_ms": 300}  # 4 ms to move: every wait for an engine outlasts it
+    book = {"variant": "xiangqi", "moves": [], "level": 5, "seed": 3}
+    try:
+        (engine,) = server.engine_pids()
+        async with httpx.AsyncClient(base_url=server.url, timeout=120) as client:
+            os.kill(engine, signal.SIGSTOP)
+            try:
+                holder = asyncio.create_task(client.post("/v1/move", json=MOVE))
+                await asyncio.to_thread(server.wait_health, lambda h: h["engines_busy"] == 1)
+                hurried = (await client.post("/v1/move", json={**MOVE, "clock": short})).json()
+                in_book = (await client.post("/v1/move", json={**book, "clock": short})).json()
+            finally:
+                os.kill(engine, signal.SIGCONT)
+            assert (await holder).status_code == 200
+            searched = (await client.post("/v1/move", json={**MOVE, "clock": short})).json()
+            book_move = (await client.post("/v1/move", json=book)).json()
+        assert hurried["hurried"] and (hurried["nodes"], hurried["depth"]) == (0, 0), hurried
+        assert hurried["score"] == {"cp": None, "mate": None}
+        check_move_reply("xiangqi", MOVE["moves"], hurried)  # type: ignore[arg-type]
+        assert in_book["hurried"] and in_book["book"], in_book
+        assert in_book["move"] == book_move["move"] and book_move["book"]
+        assert not searched["hurried"] and searched["nodes"] > 0, searched
+        metrics = samples(server)
+        assert metrics["ladder_hurried_moves_total"] == 2
+        assert metrics["ladder_busy_total"] == 0  # answered, not refused
+        assert sum('"event": "clock_hurried"' in line for line in server.log_lines) == 2
+    finally:
+        server.stop()
