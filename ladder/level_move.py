@@ -63,6 +63,7 @@ __all__ = [
     "LevelSearch",
     "NoLevelMove",
     "SearchJob",
+    "book_move",
     "choose",
     "derive_seed",
     "hurried_move",
@@ -343,10 +344,10 @@ async def play_level_move(
     :class:`protocol.errors.EngineFailure` when the engine keeps failing.
     """
     legal = legal if legal is not None else frozenset(game.legal_moves())
-    settings = level.at_move(seed)
-    booked = _book_move(game, settings, seed, allowed)
+    booked = book_move(game, level, seed, allowed)
     if booked is not None:
         return booked
+    settings = level.at_move(seed)
     ply = game.game_ply
     fen, moves = game.engine_position()
     job = SearchJob.for_level(
@@ -391,8 +392,7 @@ def hurried_move(
     book move where :func:`play_level_move` would play one (the same move), else the
     capture that takes the most at first sight (:func:`ladder.second_look.first_look`;
     ties in ``seed``'s order), else a legal move drawn with ``seed``."""
-    settings = level.at_move(seed)
-    booked = _book_move(game, settings, seed, None)
+    booked = book_move(game, level, seed)
     if booked is not None:
         return LevelMove(booked.choice, booked.result, [], book=True, hurried=True)
     gains = {move: gain for move, gain in first_look(game).items() if gain > 0}
@@ -406,12 +406,13 @@ def hurried_move(
     return LevelMove(Choice(move, None, None), SearchResult(None, None), [], hurried=True)
 
 
-def _book_move(
-    game: Game, settings: Level, seed: int, allowed: frozenset[str] | None
+def book_move(
+    game: Game, level: Level, seed: int, allowed: frozenset[str] | None = None
 ) -> LevelMove | None:
-    """The level's book move in ``game`` drawn with ``seed`` (among ``allowed``), if
-    its settings play from the book and the book has one."""
-    if not settings.book:
+    """``level``'s book move in ``game`` drawn with ``seed`` (among ``allowed``), if the
+    settings that play this move (:meth:`ladder.levels.Level.at_move`) play from the book
+    and the book has one: what :func:`play_level_move` plays there, without an engine."""
+    if not level.at_move(seed).book:
         return None
     book = load_book(game.variant.name)
     move = book.pick(game, seed) if book is not None else None

@@ -25,7 +25,7 @@ from prometheus_client import Counter, Gauge, Histogram
 from ladder.clock import move_time_limit_ms
 from ladder.expected_time import expected_seconds
 from ladder.human_reference import human_reference
-from ladder.level_move import LevelMove, hurried_move
+from ladder.level_move import LevelMove, book_move, hurried_move
 from ladder.levels import (
     Level,
     LevelsError,
@@ -196,6 +196,9 @@ class MoveService:
             if clock is None
             else move_time_limit_ms(clock.remaining_ms, clock.increment_ms, clock.moves_to_go)
         )
+        booked = book_move(checked.game, level, seed)
+        if booked is not None:  # no engine needed: never queued behind searches
+            return self._booked(req, checked, seed, booked, time_limit_ms)
         cfg = self.config
         budget = cfg.request_deadline(level)
         deadline = asyncio.get_running_loop().time() + budget
@@ -287,6 +290,20 @@ class MoveService:
         moves.inc()
         after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
         return self._answer(req, seed, after, moved, elapsed, time_limit_ms)
+
+    def _booked(
+        self,
+        req: MoveRequest,
+        checked: Checked,
+        seed: int,
+        moved: LevelMove,
+        time_limit_ms: int | None,
+    ) -> MoveResponse:
+        """The answer of a book move (:func:`ladder.level_move.book_move`), counted."""
+        label = str(req.level) if req.level is not None else "elo"
+        self.metrics.moves.labels(req.variant, label).inc()
+        after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
+        return self._answer(req, seed, after, moved, 0.0, time_limit_ms)
 
     def _hurried(
         self,

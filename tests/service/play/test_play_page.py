@@ -332,7 +332,7 @@ def test_busy_shown_and_retried(open_page: Opener, artifacts: Path) -> None:
             + body
         )
         server.wait_health(lambda health: health["engines_busy"] == 1, WAIT_MS / 1000)
-        play.play("h3e3")
+        play.play("a4a5")  # out of the book: the reply needs an engine
         error = play.page.locator("#error[data-code=busy]")
         error.wait_for(state="visible", timeout=WAIT_MS)
         text = error.inner_text()
@@ -341,7 +341,7 @@ def test_busy_shown_and_retried(open_page: Opener, artifacts: Path) -> None:
         blocker.close()
         os.kill(engine, signal.SIGCONT)
         state = play.wait_settled(1, through_errors=True)
-        assert state["moves"].split()[0] == "h3e3" and len(state["moves"].split()) == 2
+        assert state["moves"].split()[0] == "a4a5" and len(state["moves"].split()) == 2
         assert play.page.locator("#error").is_hidden()
         play.page.context.close()  # before the server goes: the page would call it again
     finally:
