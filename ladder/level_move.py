@@ -328,9 +328,11 @@ async def play_level_move(
     allowed: frozenset[str] | None = None,
     time_limit_ms: int | None = None,
     clock_started: float | None = None,
+    book_checked: bool = False,
 ) -> LevelMove:
     """``level``'s move in ``game`` (not changed; it must have a legal move) drawn with
-    ``seed``, searched on ``engine`` (:func:`level_engine`).
+    ``seed``, searched on ``engine`` (:func:`level_engine`), or the level's book move
+    (:func:`book_move`) unless ``book_checked`` (the caller found none already).
 
     ``legal`` is ``game``'s legal moves when the caller has them already. ``allowed``
     (default: every legal move) narrows the choice, as UCCI's ``banmoves`` does: when
@@ -344,7 +346,7 @@ async def play_level_move(
     :class:`protocol.errors.EngineFailure` when the engine keeps failing.
     """
     legal = legal if legal is not None else frozenset(game.legal_moves())
-    booked = book_move(game, level, seed, allowed)
+    booked = None if book_checked else book_move(game, level, seed, allowed)
     if booked is not None:
         return booked
     settings = level.at_move(seed)

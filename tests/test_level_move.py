@@ -251,7 +251,6 @@ def test_a_hurried_move_takes_the_most_at_a_glance_else_draws_a_legal_move() -> 
     quiet = Game.from_fen("xiangqi", "4k4/9/9/9/9/9/9/9/4A4/3K5 w - - 0 1")
     drawn = {hurried_move(quiet, level, seed).move for seed in range(40)}
     assert drawn == set(quiet.legal_moves())
-    assert hurried_move(quiet, level, 7).move == hurried_move(quiet, level, 7).move
     # Atomic: a blast that loses more than it takes is no bargain at a glance.
     atomic = Game.from_fen("atomic-xiangqi", "4k4/4n4/9/9/9/9/9/4R4/9/3K5 w - - 0 1")
     assert hurried_move(atomic, load_levels()["atomic-xiangqi"][3], 1).move == "e3e9"

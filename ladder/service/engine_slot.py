@@ -203,8 +203,9 @@ class EngineSlot:
         time_limit_ms: int | None = None,
         clock_started: float | None = None,
     ) -> LevelMove:
-        """``level``'s move in ``game`` with ``seed`` (within `time_limit_ms` from
-        ``clock_started`` on a clock), one attempt; raises :class:`SearchAttemptFailed`."""
+        """``level``'s searched move in ``game`` with ``seed`` (within `time_limit_ms` from
+        ``clock_started`` on a clock), one attempt; raises :class:`SearchAttemptFailed`.
+        The book is the caller's to look in first (:func:`ladder.level_move.book_move`)."""
         try:
             moved = await self._attempt(
                 play_level_move(
@@ -215,6 +216,7 @@ class EngineSlot:
                     legal=legal,
                     time_limit_ms=time_limit_ms,
                     clock_started=clock_started,
+                    book_checked=True,  # MoveService.move answers book moves itself
                 )
             )
         except NoLevelMove as exc:  # `(none)` with legal moves left: replace the process

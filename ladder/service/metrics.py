@@ -244,8 +244,8 @@ class Metrics:
     )
     hurried_moves = counter(
         "ladder_hurried_moves",
-        "Clocked move requests answered without a search: every engine was busy until "
-        "the move's time on the clock ran out.",
+        "Clocked move requests answered without a search: no engine of their lane was "
+        "free within the move's time on the clock (or the queue was full).",
     )
     rate_limited = counter("ladder_rate_limited", "Requests refused by the rate limit (429).")
     unauthorized = counter(

@@ -194,9 +194,9 @@ class MoveResponse(BaseModel):
     )
     hurried: bool = Field(
         False,
-        description="With a `clock`: every engine was busy until the move's time ran out, "
-        "so the move was chosen without a search (the level's book move, else the capture "
-        "that takes the most, else a random legal move), rather than lose on time.",
+        description="With a `clock`: no engine was free within the move's time, so the "
+        "move was chosen without a search (the capture that takes the most at first sight, "
+        "else a random legal move) rather than lose on time.",
     )
     levels_version: str = Field(
         "",

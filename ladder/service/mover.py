@@ -53,7 +53,7 @@ from ladder.service.models import (
     VariantInfo,
     VariantsResponse,
 )
-from ladder.service.pool import EnginePool, QueueTimeout
+from ladder.service.pool import EnginePool, QueueFull, QueueTimeout
 from ladder.service.positions import INLINE_PLIES, Checked, Positions, start_fen
 from ladder.variants import VARIANT_IDS
 from ladder.wxf import wxf_moves
@@ -205,7 +205,7 @@ class MoveService:
         failures: list[str] = []
         moved: LevelMove | None = None
         elapsed = 0.0
-        label = str(req.level) if req.level is not None else "elo"
+        label = self._label(req)
         m = self.metrics
         level_series = self._level_series.get(label)
         if level_series is None:
@@ -216,7 +216,8 @@ class MoveService:
             )
         waiting, queue_wait, searching = level_series
         # On a clock, an engine that frees up after the move's time would lose the game
-        # on time: the wait ends there, and the move is played without a search.
+        # on time: the wait ends there (or at once if the queue is full), and the move is
+        # played without a search.
         wait = min(cfg.queue_timeout_s, budget)
         wait_on_clock = (
             wait
@@ -233,7 +234,7 @@ class MoveService:
                 cfg.lane(level),
                 refused=not hurries,
             )
-        except QueueTimeout:
+        except (QueueTimeout, QueueFull):  # a 503 would lose on time just the same
             if not hurries:
                 raise
             worker = None
@@ -300,8 +301,7 @@ class MoveService:
         time_limit_ms: int | None,
     ) -> MoveResponse:
         """The answer of a book move (:func:`ladder.level_move.book_move`), counted."""
-        label = str(req.level) if req.level is not None else "elo"
-        self.metrics.moves.labels(req.variant, label).inc()
+        self.metrics.moves.labels(req.variant, self._label(req)).inc()
         after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
         return self._answer(req, seed, after, moved, 0.0, time_limit_ms)
 
@@ -314,12 +314,14 @@ class MoveService:
         trace: MoveTrace,
         time_limit_ms: int | None,
     ) -> MoveResponse:
-        """The answer when the clock ran out before an engine was free: the level's move
-        without a search (:func:`ladder.level_move.hurried_move`), logged and counted."""
+        """The answer when the clock ran out before an engine of the request's lane was
+        free: the level's move without a search (:func:`ladder.level_move.hurried_move`),
+        logged and counted."""
         moved = hurried_move(checked.game, level, seed, checked.legal)
         self.metrics.hurried_moves.inc()
+        self.metrics.moves.labels(req.variant, self._label(req)).inc()
         log.warning(
-            "every engine was busy past the move's time on the clock: moved without a search",
+            "no engine was free within the move's time on the clock: moved without a search",
             extra={
                 "event": "clock_hurried",
                 "variant": req.variant,
@@ -332,6 +334,11 @@ class MoveService:
         )
         after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
         return self._answer(req, seed, after, moved, 0.0, time_limit_ms)
+
+    @staticmethod
+    def _label(req: MoveRequest) -> str:
+        """The request's `level` label in the metrics: its level, or `elo`."""
+        return str(req.level) if req.level is not None else "elo"
 
     def strength(self, variant: str, level: int | None, elo: float | None) -> Level:
         """The settings a request asks for: a level's, or those interpolated at an Elo

@@ -244,8 +244,12 @@ class EnginePool(Generic[W]):
     async def acquire(
         self, timeout: float, client: str = "", lane: str = DEFAULT_LANE, *, refused: bool = True
     ) -> W:
-        """A free worker for `client`'s job in `lane`, waiting at most `timeout` seconds
-        (`refused=False`: the caller does without one then, so it is not ``on_busy``)."""
+        """A free worker for `client`'s job in `lane`, waiting at most `timeout` seconds.
+
+        :class:`QueueFull` or :class:`QueueTimeout` when there is none; with
+        ``refused=False`` the caller does without one then (a clocked move made without
+        a search): it is not counted ``on_busy``, and it pushes no other request out of
+        a full queue to make room for itself."""
         if self._closed:
             raise PoolClosed("the service is stopping")
         if lane not in self._lanes:
@@ -255,8 +259,9 @@ class EnginePool(Generic[W]):
             self._take(worker, client, lane)
             self._changed(engines=False)
             return worker
-        if len(self._waiting) >= self._max_queue and not self._push_out_for(client):
-            if self._on_busy is not None:
+        full = len(self._waiting) >= self._max_queue
+        if full and not (refused and self._push_out_for(client)):
+            if self._on_busy is not None and refused:
                 self._on_busy()
             raise QueueFull(
                 f"all {self.size} engines are busy and {len(self._waiting)} requests are "
@@ -273,6 +278,8 @@ class EnginePool(Generic[W]):
             fut = waiter.future
             if fut.done() and not fut.cancelled() and fut.exception() is None:
                 self.release(fut.result())
+            if isinstance(exc, QueueFull) and self._on_busy is not None and refused:
+                self._on_busy()  # pushed out of the queue (_push_out_for) for a fairer share
             if not isinstance(exc, TimeoutError):
                 raise
             if self._on_busy is not None and refused:
@@ -302,8 +309,6 @@ class EnginePool(Generic[W]):
         waiter = self._waiting.pop_to_push_out(client)
         if waiter is None:
             return False
-        if self._on_busy is not None:
-            self._on_busy()
         waiter.future.set_exception(
             QueueFull(
                 f"all {self.size} engines are busy and this client holds the largest share "

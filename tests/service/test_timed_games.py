@@ -155,13 +155,17 @@ def test_client_and_cli_pass_the_clock(teed: tuple[Server, Path]) -> None:
     assert bad.returncode == 2 and "need --remaining-ms" in bad.stderr
 
 
-async def test_a_clock_that_runs_out_in_the_queue_gets_a_move_without_a_search() -> None:
+@pytest.mark.parametrize("max_queue", ["0", "8"])
+async def test_a_clock_that_runs_out_in_the_queue_gets_a_move_without_a_search(
+    max_queue: str,
+) -> None:
     """Every engine busy (frozen) past the move's time on the clock: the clocked request
-    is answered at once without a search (`hurried`) rather than lose on time. A book
+    is answered without a search (`hurried`) rather than lose on time, whether the queue
+    had room (it waits its move's time) or was full (at once: not a 503 either). A book
     move needs no engine: it is answered meanwhile, clock or not, and is the level's own
     book move. Once an engine is free, the clocked request searches again."""
-    server = start_server(engines=1)
-    short = {"remaining_ms": 300}  # 4 ms to move: every wait for an engine outlasts it
+    server = start_server("--max-queue", max_queue, engines=1)
+    short = {"remaining_ms": 300}  # 7 ms to move: every wait for an engine outlasts it
     book = {"variant": "xiangqi", "moves": [], "level": 5, "seed": 3}
     try:
         (engine,) = server.engine_pids()
@@ -188,6 +192,9 @@ async def test_a_clock_that_runs_out_in_the_queue_gets_a_move_without_a_search()
         metrics = samples(server)
         assert metrics["ladder_hurried_moves_total"] == 1
         assert metrics["ladder_busy_total"] == 0  # answered, not refused
+        # answered moves, each counted: the holder's, the hurried one, the searched one
+        assert metrics['ladder_moves_total{level="2",variant="xiangqi"}'] == 3
+        assert metrics['ladder_moves_total{level="5",variant="xiangqi"}'] == 3  # the book
         assert sum('"event": "clock_hurried"' in line for line in server.log_lines) == 1
     finally:
         server.stop()
