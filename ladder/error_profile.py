@@ -45,13 +45,13 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ladder.calibration.fit import wilson
 from ladder.calibration.record import record_path
 from ladder.engine_binary import engine_path
 from ladder.engine_lines import MATE_CP
 from ladder.level_move import SearchJob, search_level
 from ladder.levels import play_settings
 from ladder.master_games import master_lines
+from ladder.match.statistics import wilson
 from ladder.material import material
 from ladder.package_data import CHECKOUT_ROOT
 from ladder.rules import Game, RulesError

@@ -30,7 +30,6 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ladder.calibration.fit import wilson
 from ladder.engine_binary import engine_path
 from ladder.engine_lines import MATE_CP, comparable_cp
 from ladder.error_profile import GROSS_CP, Spot
@@ -38,6 +37,7 @@ from ladder.match.output.store import ResultStore
 from ladder.match.players.player import Player
 from ladder.match.players.specs import PlayerSpec
 from ladder.match.players.start import make_player
+from ladder.match.statistics import wilson
 
 
 def sample_spots(

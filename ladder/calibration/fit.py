@@ -38,7 +38,7 @@ from ladder.calibration.plan import MAX_GAMES, EloPointPlan, level_name
 from ladder.levels import Level, Rating
 from ladder.match.game.play import GameRecord
 from ladder.match.statistics.bradley_terry import Difference, GameResult, LadderFit, fit_ladder
-from ladder.match.statistics.elo import score_to_elo
+from ladder.match.statistics.elo import score_to_elo, wilson
 from ladder.rules import Game
 
 __all__ = [
@@ -443,14 +443,3 @@ def _all(verdicts: Sequence[bool | None]) -> bool | None:
     if False in verdicts:
         return False
     return None if None in verdicts or not verdicts else True
-
-
-def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson 95 % interval of a score over ``games`` games (draws as half points:
-    conservative, a draw has less variance than a win or a loss)."""
-    if games == 0:
-        return 0.0, 1.0
-    d = 1 + z * z / games
-    c = score + z * z / (2 * games)
-    h = z * math.sqrt(score * (1 - score) / games + z * z / (4 * games * games))
-    return (c - h) / d, (c + h) / d

@@ -18,7 +18,8 @@ through them):
   :mod:`~ladder.service.openapi` (the schema), :mod:`~ladder.service.models` (request
   and response bodies), :mod:`~ladder.service.play_page` (the /play page).
 * Below HTTP: :mod:`~ladder.service.mover` (:class:`MoveService`, the whole service
-  in-process, and its retries), :mod:`~ladder.service.positions` (the rules checker in
+  in-process, and its retries), :mod:`~ladder.service.move_answer` (a move's answer),
+  :mod:`~ladder.service.positions` (the rules checker in
   front of every engine), :mod:`~ladder.service.pool` (engines shared fairly between
   clients), :mod:`~ladder.service.engine_slot` (one supervised engine, one attempt per
   move), :mod:`~ladder.service.metrics` (every Prometheus metric),

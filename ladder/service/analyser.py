@@ -51,10 +51,16 @@ from ladder.service.analysis_models import (
 )
 from ladder.service.config import LONG_LANE
 from ladder.service.engine_slot import SearchAttemptFailed
-from ladder.service.errors import ErrorCode, InvalidRequest, ServiceError, TooManyAnalyses
+from ladder.service.errors import (
+    ErrorCode,
+    InvalidRequest,
+    NoEngineAnswer,
+    ServiceError,
+    TooManyAnalyses,
+)
 from ladder.service.metrics import engine_build_key
 from ladder.service.models import ErrorDetail
-from ladder.service.mover import MoveService, NoEngineAnswer
+from ladder.service.mover import MoveService
 from ladder.service.pool import PoolError
 from ladder.service.recent import RecentCache
 from ladder.service.status import as_service_error

@@ -3,8 +3,8 @@
 * **Below HTTP** (:class:`RequestRejected` and its kinds): what the rules checker and
   :class:`~ladder.service.mover.MoveService` refuse, with a stable code, a clear message
   and, where there is one, the field (``moves[3]``) and the ply at fault. With the
-  pool's (:class:`~ladder.service.pool.PoolError`) and the mover's
-  (:class:`~ladder.service.mover.MoveFailed`) failures these are all the service raises.
+  pool's (:class:`~ladder.service.pool.PoolError`) and the engines' (:class:`MoveFailed`:
+  no usable answer) failures these are all the service raises.
 * **The API's error** (:class:`ServiceError`): the same with an HTTP status (and
   ``Retry-After``), what an HTTP answer carries and what :mod:`ladder.client` raises in
   both of its modes. :mod:`ladder.service.status` is the one place that turns the
@@ -145,3 +145,15 @@ class ServiceError(Exception):
 
     def __repr__(self) -> str:
         return f"ServiceError({self.status}, {self.code!r}, {self.message!r})"
+
+
+class MoveFailed(Exception):
+    """A move request got no usable answer (see the subclasses)."""
+
+
+class NoEngineAnswer(MoveFailed):
+    """Every attempt failed: the engine crashed, hung or answered nonsense each time."""
+
+
+class DeadlineExceeded(MoveFailed):
+    """The request's deadline passed before a usable answer."""

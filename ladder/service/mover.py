@@ -7,8 +7,9 @@ Retries live here and only here: a worker's search is one attempt
 (:class:`~ladder.service.engine_slot.SearchAttemptFailed` when the engine faults), and
 :meth:`MoveService.move` makes at most ``max_attempts`` of them within the request's
 deadline. What it cannot answer it raises as domain exceptions, never HTTP statuses: the
-request's (:class:`~ladder.service.errors.RequestRejected`), its own
-(:class:`MoveFailed`) or the pool's (:class:`~ladder.service.pool.PoolError`);
+request's (:class:`~ladder.service.errors.RequestRejected`), the engines'
+(:class:`~ladder.service.errors.MoveFailed`) or the pool's
+(:class:`~ladder.service.pool.PoolError`);
 :mod:`ladder.service.status` maps them to the API's errors.
 """
 
@@ -19,8 +20,6 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass
-
-from prometheus_client import Counter, Gauge, Histogram
 
 from ladder.clock import move_time_limit_ms
 from ladder.expected_time import expected_seconds
@@ -38,7 +37,13 @@ from ladder.levels import (
 from ladder.service.config import ServiceConfig
 from ladder.service.drain import Drain
 from ladder.service.engine_slot import EngineSlot, SearchAttemptFailed, SlotFactory, default_slots
-from ladder.service.errors import ErrorCode, GameOver, InvalidRequest
+from ladder.service.errors import (
+    DeadlineExceeded,
+    ErrorCode,
+    GameOver,
+    InvalidRequest,
+    NoEngineAnswer,
+)
 from ladder.service.metrics import Metrics
 from ladder.service.models import (
     EloRange,
@@ -49,28 +54,16 @@ from ladder.service.models import (
     MoveResponse,
     PositionRequest,
     PositionResponse,
-    Score,
     VariantInfo,
     VariantsResponse,
 )
+from ladder.service.move_answer import move_response
 from ladder.service.pool import EnginePool, QueueFull, QueueTimeout
 from ladder.service.positions import INLINE_PLIES, Checked, Positions, start_fen
 from ladder.variants import VARIANT_IDS
 from ladder.wxf import wxf_moves
 
 log = logging.getLogger(__name__)
-
-
-class MoveFailed(Exception):
-    """A move request got no usable answer (see the subclasses)."""
-
-
-class NoEngineAnswer(MoveFailed):
-    """Every attempt failed: the engine crashed, hung or answered nonsense each time."""
-
-
-class DeadlineExceeded(MoveFailed):
-    """The request's deadline passed before a usable answer."""
 
 
 @dataclass
@@ -93,8 +86,9 @@ class MoveService:
     ``    reply = await svc.move(MoveRequest(variant="xiangqi", moves=["h3e3"], level=3))``
 
     Raises :class:`ladder.service.errors.RequestRejected` for a request that cannot be
-    answered as asked, :class:`MoveFailed` and :class:`~ladder.service.pool.PoolError`
-    when the engines could not answer it (:mod:`ladder.service.status` maps them all).
+    answered as asked, :class:`~ladder.service.errors.MoveFailed` and
+    :class:`~ladder.service.pool.PoolError` when the engines could not answer it
+    (:mod:`ladder.service.status` maps them all).
     """
 
     def __init__(
@@ -131,11 +125,6 @@ class MoveService:
         )
         m.engines.set(self.pool.size)
         m.set_build(self.config.engine_path)
-        # The labelled series a move touches, by label values: `labels()` validates and
-        # looks them up under a lock, about nine times a move otherwise.
-        self._lane_series: dict[str, Gauge] = {}
-        self._level_series: dict[str, tuple[Gauge, Histogram, Gauge]] = {}
-        self._answer_series: dict[tuple[str, str], tuple[Histogram, Counter]] = {}
 
     def _pool_changed(self, engines: bool = True) -> None:
         pool, m = self.pool, self.metrics
@@ -144,12 +133,8 @@ class MoveService:
         if engines:  # a system call per engine: not on every lease (the watch refreshes)
             m.engines_alive.set(pool.alive_count)
             m.engines_live.set(pool.live_count)
-        series = self._lane_series
         for lane in pool.lanes:
-            gauge = series.get(lane)
-            if gauge is None:
-                gauge = series[lane] = m.lane_in_flight.labels(lane)
-            gauge.set(pool.in_lane(lane))
+            m.labelled(m.lane_in_flight, lane).set(pool.in_lane(lane))
 
     def sample_metrics(self) -> None:
         """Refresh the sampled metrics (CPU and memory of the server and its engines)."""
@@ -199,22 +184,36 @@ class MoveService:
         booked = book_move(checked.game, level, seed)
         if booked is not None:  # no engine needed: never queued behind searches
             return self._booked(req, checked, seed, booked, time_limit_ms)
-        cfg = self.config
-        budget = cfg.request_deadline(level)
-        deadline = asyncio.get_running_loop().time() + budget
-        failures: list[str] = []
-        moved: LevelMove | None = None
-        elapsed = 0.0
         label = self._label(req)
+        budget = self.config.request_deadline(level)
+        worker = await self._lease(level, label, budget, trace, time_limit_ms, clock_started)
+        if worker is None:
+            return self._hurried(req, checked, level, seed, trace, time_limit_ms)
+        moved, elapsed = await self._search(
+            worker, checked, level, seed, label, budget, trace, time_limit_ms, clock_started
+        )
         m = self.metrics
-        level_series = self._level_series.get(label)
-        if level_series is None:
-            level_series = self._level_series[label] = (
-                m.queued_moves.labels(label),
-                m.queue_wait_seconds.labels(label),
-                m.searches_in_flight.labels(label),
-            )
-        waiting, queue_wait, searching = level_series
+        search_seconds = m.labelled(m.search_seconds, req.variant, label)
+        moves = m.labelled(m.moves, req.variant, label)
+        search_seconds.observe(elapsed)
+        moves.inc()
+        return self._respond(req, checked, seed, moved, elapsed, time_limit_ms)
+
+    async def _lease(
+        self,
+        level: Level,
+        label: str,
+        budget: float,
+        trace: MoveTrace,
+        time_limit_ms: int | None,
+        clock_started: float,
+    ) -> EngineSlot | None:
+        """An engine for the move, waited for in the queue (counted under ``label``);
+        None when the move's time on the clock ran out first (or the queue was full)."""
+        cfg = self.config
+        m = self.metrics
+        waiting = m.labelled(m.queued_moves, label)
+        queue_wait = m.labelled(m.queue_wait_seconds, label)
         # On a clock, an engine that frees up after the move's time would lose the game
         # on time: the wait ends there (or at once if the queue is full), and the move is
         # played without a search.
@@ -228,7 +227,7 @@ class MoveService:
         waiting.inc()
         queued_at = time.perf_counter()
         try:
-            worker = await self.pool.acquire(
+            return await self.pool.acquire(
                 max(0.0, wait_on_clock) if hurries else wait,
                 trace.client,
                 cfg.lane(level),
@@ -237,20 +236,38 @@ class MoveService:
         except (QueueTimeout, QueueFull):  # a 503 would lose on time just the same
             if not hurries:
                 raise
-            worker = None
+            return None
         finally:
             waiting.dec()
             trace.queue_wait_s = time.perf_counter() - queued_at
             queue_wait.observe(trace.queue_wait_s)
-        if worker is None:
-            return self._hurried(req, checked, level, seed, trace, time_limit_ms)
+
+    async def _search(
+        self,
+        worker: EngineSlot,
+        checked: Checked,
+        level: Level,
+        seed: int,
+        label: str,
+        budget: float,
+        trace: MoveTrace,
+        time_limit_ms: int | None,
+        clock_started: float,
+    ) -> tuple[LevelMove, float]:
+        """The level's move searched on the leased ``worker`` (given back after), at most
+        ``max_attempts`` attempts within ``budget`` seconds; with the search's time."""
+        searching = self.metrics.labelled(self.metrics.searches_in_flight, label)
+        deadline = asyncio.get_running_loop().time() + budget
+        failures: list[str] = []
+        moved: LevelMove | None = None
+        elapsed = 0.0
         searching.inc()
         dirty = True  # until an attempt answers: a failure or cancellation leaves it dirty
         try:
             trace.engine = worker.index
             try:
                 async with asyncio.timeout_at(deadline):
-                    for attempt in range(1, cfg.max_attempts + 1):
+                    for attempt in range(1, self.config.max_attempts + 1):
                         trace.attempts = attempt
                         t0 = time.perf_counter()
                         try:
@@ -280,17 +297,7 @@ class MoveService:
             raise NoEngineAnswer(
                 "the engine gave no usable answer: " + ("; ".join(failures) or "unknown failure")
             )
-        answer_series = self._answer_series.get((req.variant, label))
-        if answer_series is None:
-            answer_series = self._answer_series[req.variant, label] = (
-                m.search_seconds.labels(req.variant, label),
-                m.moves.labels(req.variant, label),
-            )
-        search_seconds, moves = answer_series
-        search_seconds.observe(elapsed)
-        moves.inc()
-        after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
-        return self._answer(req, seed, after, moved, elapsed, time_limit_ms)
+        return moved, elapsed
 
     def _booked(
         self,
@@ -301,9 +308,8 @@ class MoveService:
         time_limit_ms: int | None,
     ) -> MoveResponse:
         """The answer of a book move (:func:`ladder.level_move.book_move`), counted."""
-        self.metrics.moves.labels(req.variant, self._label(req)).inc()
-        after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
-        return self._answer(req, seed, after, moved, 0.0, time_limit_ms)
+        self.metrics.labelled(self.metrics.moves, req.variant, self._label(req)).inc()
+        return self._respond(req, checked, seed, moved, 0.0, time_limit_ms)
 
     def _hurried(
         self,
@@ -319,7 +325,7 @@ class MoveService:
         logged and counted."""
         moved = hurried_move(checked.game, level, seed, checked.legal)
         self.metrics.hurried_moves.inc()
-        self.metrics.moves.labels(req.variant, self._label(req)).inc()
+        self.metrics.labelled(self.metrics.moves, req.variant, self._label(req)).inc()
         log.warning(
             "no engine was free within the move's time on the clock: moved without a search",
             extra={
@@ -332,8 +338,7 @@ class MoveService:
                 "book": moved.book,
             },
         )
-        after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
-        return self._answer(req, seed, after, moved, 0.0, time_limit_ms)
+        return self._respond(req, checked, seed, moved, 0.0, time_limit_ms)
 
     @staticmethod
     def _label(req: MoveRequest) -> str:
@@ -354,40 +359,19 @@ class MoveService:
                 ErrorCode.INVALID_REQUEST, f"elo: {variant}: {exc}", field="elo"
             ) from None
 
-    def _answer(
+    def _respond(
         self,
         req: MoveRequest,
+        checked: Checked,
         seed: int,
-        after: Checked,
         moved: LevelMove,
         elapsed: float,
         time_limit_ms: int | None,
     ) -> MoveResponse:
-        choice, result = moved.choice, moved.result
-        ponder = choice.ponder if choice.ponder in after.legal else None
-        line = choice.line
-        score = Score(cp=line.cp, mate=line.mate) if line is not None else Score(cp=None, mate=None)
-        # Built from checked values (the request's, the rules checker's, the level move's):
-        # not validated again on the way out of every move (tests/service check its shape).
-        return MoveResponse.model_construct(
-            variant=req.variant,
-            level=req.level,
-            elo=req.elo,
-            move=choice.move,
-            ponder=ponder,
-            score=score,
-            depth=line.depth if line is not None else result.depth,
-            nodes=result.nodes,
-            time_ms=round(elapsed * 1000),
-            time_limit_ms=time_limit_ms,
-            seed=seed,
-            fen=after.fen,
-            gives_check=after.check,
-            outcome=after.outcome,
-            book=moved.book,
-            hurried=moved.hurried,
-            levels_version=self.levels_version,
-        )
+        """The answer (:func:`~ladder.service.move_answer.move_response`), the position
+        after the move judged and cached for the game's next request."""
+        after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
+        return move_response(req, seed, after, moved, elapsed, time_limit_ms, self.levels_version)
 
     async def position(self, req: PositionRequest) -> PositionResponse:
         """The rules checker's verdict on a position."""
@@ -461,4 +445,4 @@ class MoveService:
         )
 
 
-__all__ = ["DeadlineExceeded", "MoveFailed", "MoveService", "MoveTrace", "NoEngineAnswer"]
+__all__ = ["MoveService", "MoveTrace"]

@@ -2,7 +2,7 @@
 
 The rules checker's refusals and the mover's (:class:`~ladder.service.errors.RequestRejected`),
 the pool's (:class:`~ladder.service.pool.PoolError`) and the mover's engine failures
-(:class:`~ladder.service.mover.MoveFailed`) know nothing of HTTP; this is the one place
+(:class:`~ladder.service.errors.MoveFailed`) know nothing of HTTP; this is the one place
 that says which status, code and ``Retry-After`` each of them is, and how a request
 model's validation errors read. The HTTP layer (:mod:`ladder.service.handlers`) and the
 in-process client (:mod:`ladder.client`) both use it, so a failure looks the same
@@ -15,15 +15,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from ladder.service.errors import (
+    DeadlineExceeded,
     ErrorCode,
     GameOver,
     InvalidRequest,
+    MoveFailed,
+    NoEngineAnswer,
     RequestRejected,
     ServiceError,
     TooManyAnalyses,
 )
 from ladder.service.models import STRENGTH_ERROR
-from ladder.service.mover import DeadlineExceeded, MoveFailed, NoEngineAnswer
 from ladder.service.pool import PoolClosed, PoolError, QueueFull, QueueTimeout
 
 #: Each failure's status, and its code where the exception does not carry one.

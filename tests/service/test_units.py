@@ -12,9 +12,14 @@ from prometheus_client.parser import text_string_to_metric_families
 from ladder.engine_lines import Line, SearchResult
 from ladder.level_move import choose
 from ladder.levels import Variety
-from ladder.service.errors import ErrorCode, ServiceError
+from ladder.service.errors import (
+    DeadlineExceeded,
+    ErrorCode,
+    MoveFailed,
+    NoEngineAnswer,
+    ServiceError,
+)
 from ladder.service.metrics import INCIDENT_KINDS, Metrics
-from ladder.service.mover import DeadlineExceeded, MoveFailed, NoEngineAnswer
 from ladder.service.pool import EnginePool, PoolClosed, PoolError, QueueFull, QueueTimeout
 from ladder.service.positions import Positions
 from ladder.service.status import as_service_error

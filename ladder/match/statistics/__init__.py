@@ -18,6 +18,7 @@ from ladder.match.statistics.elo import (
     pentanomial_elo,
     score_to_elo,
     trinomial_elo,
+    wilson,
 )
 from ladder.match.statistics.results import (
     Pentanomial,
@@ -63,4 +64,5 @@ __all__ = [
     "sprt_bounds",
     "trinomial_elo",
     "trinomial_from_results",
+    "wilson",
 ]

@@ -91,6 +91,7 @@ __all__ = [
     "pentanomial_elo",
     "score_to_elo",
     "trinomial_elo",
+    "wilson",
 ]
 
 #: Fewer samples (games, or pairs) than this: the estimate is flagged ``small_sample``.
@@ -149,6 +150,17 @@ def los(wins: int, losses: int) -> float:
     if wins + losses == 0:
         return 0.5
     return normal_cdf((wins - losses) / math.sqrt(wins + losses))
+
+
+def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson 95 % interval of a score over ``games`` games (draws as half points:
+    conservative, a draw has less variance than a win or a loss)."""
+    if games == 0:
+        return 0.0, 1.0
+    d = 1 + z * z / games
+    c = score + z * z / (2 * games)
+    h = z * math.sqrt(score * (1 - score) / games + z * z / (4 * games * games))
+    return (c - h) / d, (c + h) / d
 
 
 @dataclass(frozen=True, slots=True)
