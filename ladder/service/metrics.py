@@ -350,12 +350,12 @@ class Metrics:
                 setattr(self, definition.attribute, definition.create(self.registry))
         self._process = psutil.Process()
         self._init_series()
-        self._labelled: dict[tuple[int, tuple[str, ...]], Any] = {}
+        self._labelled: dict[tuple[object, tuple[str, ...]], Any] = {}
 
     def labelled(self, metric: LabelledT, *values: str) -> LabelledT:
         """``metric.labels(*values)``, looked up once: ``labels()`` validates the values
         and takes a lock on every call, about nine times a move otherwise."""
-        key = (id(metric), values)
+        key = (metric, values)
         series = self._labelled.get(key)
         if series is None:
             series = self._labelled[key] = metric.labels(*values)
