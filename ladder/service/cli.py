@@ -152,6 +152,8 @@ def _move_line(reply: MoveResponse) -> str:
     """`ladder move`'s answer as one line of text."""
     if reply.book:
         score = "book"
+    elif reply.hurried:  # no score: moved at a glance, the clock running out
+        score = "hurried (no engine free within the move's time)"
     elif reply.score.mate is not None:
         score = f"mate {reply.score.mate}"
     else:

@@ -177,6 +177,11 @@ async def test_a_clock_that_runs_out_in_the_queue_gets_a_move_without_a_search(
                 hurried = (await client.post("/v1/move", json={**MOVE, "clock": short})).json()
                 in_book = (await client.post("/v1/move", json={**book, "clock": short})).json()
                 unclocked_book = (await client.post("/v1/move", json=book)).json()
+                argv = [*ladder_command(), "move", "--url", server.url, "--variant", "xiangqi"]
+                argv += ["--level", "2", "--remaining-ms", "300", "--moves", " ".join(OUT_OF_BOOK)]
+                cli = await asyncio.to_thread(
+                    subprocess.run, argv, capture_output=True, text=True, timeout=120, cwd=ROOT
+                )
             finally:
                 os.kill(engine, signal.SIGCONT)
             assert (await holder).status_code == 200
@@ -189,12 +194,14 @@ async def test_a_clock_that_runs_out_in_the_queue_gets_a_move_without_a_search(
         assert in_book["move"] == unclocked_book["move"] == book_move["move"]
         assert unclocked_book["book"] and book_move["book"]
         assert not searched["hurried"] and searched["nodes"] > 0, searched
+        assert cli.returncode == 0, cli.stderr
+        assert "hurried (no engine free within the move's time)" in cli.stdout, cli.stdout
         metrics = samples(server)
-        assert metrics["ladder_hurried_moves_total"] == 1
+        assert metrics["ladder_hurried_moves_total"] == 2
         assert metrics["ladder_busy_total"] == 0  # answered, not refused
-        # answered moves, each counted: the holder's, the hurried one, the searched one
-        assert metrics['ladder_moves_total{level="2",variant="xiangqi"}'] == 3
+        # answered moves, each counted: the holder's, the two hurried, the searched one
+        assert metrics['ladder_moves_total{level="2",variant="xiangqi"}'] == 4
         assert metrics['ladder_moves_total{level="5",variant="xiangqi"}'] == 3  # the book
-        assert sum('"event": "clock_hurried"' in line for line in server.log_lines) == 1
+        assert sum('"event": "clock_hurried"' in line for line in server.log_lines) == 2
     finally:
         server.stop()
