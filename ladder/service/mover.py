@@ -185,12 +185,13 @@ class MoveService:
         if booked is not None:  # no engine needed: never queued behind searches
             return self._booked(req, checked, seed, booked, time_limit_ms)
         label = self._label(req)
-        budget = self.config.request_deadline(level)
+        budget = self.config.request_deadline(level)  # the queue's wait and the search's
+        deadline = asyncio.get_running_loop().time() + budget
         worker = await self._lease(level, label, budget, trace, time_limit_ms, clock_started)
         if worker is None:
             return self._hurried(req, checked, level, seed, trace, time_limit_ms)
         moved, elapsed = await self._search(
-            worker, checked, level, seed, label, budget, trace, time_limit_ms, clock_started
+            worker, checked, level, seed, label, deadline, trace, time_limit_ms, clock_started
         )
         m = self.metrics
         search_seconds = m.labelled(m.search_seconds, req.variant, label)
@@ -249,15 +250,15 @@ class MoveService:
         level: Level,
         seed: int,
         label: str,
-        budget: float,
+        deadline: float,
         trace: MoveTrace,
         time_limit_ms: int | None,
         clock_started: float,
     ) -> tuple[LevelMove, float]:
         """The level's move searched on the leased ``worker`` (given back after), at most
-        ``max_attempts`` attempts within ``budget`` seconds; with the search's time."""
+        ``max_attempts`` attempts until the request's ``deadline`` (the loop's time);
+        with the search's time."""
         searching = self.metrics.labelled(self.metrics.searches_in_flight, label)
-        deadline = asyncio.get_running_loop().time() + budget
         failures: list[str] = []
         moved: LevelMove | None = None
         elapsed = 0.0
@@ -286,6 +287,7 @@ class MoveService:
                         dirty = False
                         break
             except TimeoutError:
+                budget = self.config.request_deadline(level)
                 raise DeadlineExceeded(
                     f"no engine answer within the request's deadline ({budget:.1f} s)"
                     + (f": {'; '.join(failures)}" if failures else "")
