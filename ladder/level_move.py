@@ -389,8 +389,8 @@ async def play_level_move(
 def hurried_move(
     game: Game, level: Level, seed: int, legal: frozenset[str] | None = None
 ) -> LevelMove:
-    """``level``'s move in ``game`` without a search, for a clock that ran out while
-    every engine was busy (a player in time trouble moves at a glance): the level's
+    """``level``'s move in ``game`` without a search, for a clock that ran out before an
+    engine was free (a player in time trouble moves at a glance): the level's
     book move where :func:`play_level_move` would play one (the same move), else the
     capture that takes the most at first sight (:func:`ladder.second_look.first_look`;
     ties in ``seed``'s order), else a legal move drawn with ``seed``."""
