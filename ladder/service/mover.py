@@ -183,7 +183,7 @@ class MoveService:
         )
         booked = book_move(checked.game, level, seed)
         if booked is not None:  # no engine needed: never queued behind searches
-            return self._booked(req, checked, seed, booked, time_limit_ms)
+            return self._respond(req, checked, seed, booked, 0.0, time_limit_ms)
         label = self._label(req)
         budget = self.config.request_deadline(level)  # the queue's wait and the search's
         deadline = asyncio.get_running_loop().time() + budget
@@ -193,11 +193,7 @@ class MoveService:
         moved, elapsed = await self._search(
             worker, checked, level, seed, label, deadline, trace, time_limit_ms, clock_started
         )
-        m = self.metrics
-        search_seconds = m.labelled(m.search_seconds, req.variant, label)
-        moves = m.labelled(m.moves, req.variant, label)
-        search_seconds.observe(elapsed)
-        moves.inc()
+        self.metrics.labelled(self.metrics.search_seconds, req.variant, label).observe(elapsed)
         return self._respond(req, checked, seed, moved, elapsed, time_limit_ms)
 
     async def _lease(
@@ -301,18 +297,6 @@ class MoveService:
             )
         return moved, elapsed
 
-    def _booked(
-        self,
-        req: MoveRequest,
-        checked: Checked,
-        seed: int,
-        moved: LevelMove,
-        time_limit_ms: int | None,
-    ) -> MoveResponse:
-        """The answer of a book move (:func:`ladder.level_move.book_move`), counted."""
-        self.metrics.labelled(self.metrics.moves, req.variant, self._label(req)).inc()
-        return self._respond(req, checked, seed, moved, 0.0, time_limit_ms)
-
     def _hurried(
         self,
         req: MoveRequest,
@@ -327,7 +311,6 @@ class MoveService:
         logged and counted."""
         moved = hurried_move(checked.game, level, seed, checked.legal)
         self.metrics.hurried_moves.inc()
-        self.metrics.labelled(self.metrics.moves, req.variant, self._label(req)).inc()
         log.warning(
             "no engine was free within the move's time on the clock: moved without a search",
             extra={
@@ -370,8 +353,10 @@ class MoveService:
         elapsed: float,
         time_limit_ms: int | None,
     ) -> MoveResponse:
-        """The answer (:func:`~ladder.service.move_answer.move_response`), the position
-        after the move judged and cached for the game's next request."""
+        """The answer (:func:`~ladder.service.move_answer.move_response`), counted in
+        ``moves`` (searched, from the book or hurried), the position after the move judged
+        and cached for the game's next request."""
+        self.metrics.labelled(self.metrics.moves, req.variant, self._label(req)).inc()
         after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
         return move_response(req, seed, after, moved, elapsed, time_limit_ms, self.levels_version)
 
