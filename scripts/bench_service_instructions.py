@@ -32,10 +32,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from bench_service import MOVES, VARIANT, engine, free_port  # scripts/ is on the path
+
+from ladder.client import wait_until_healthy
 
 HERE = Path(__file__).resolve().parent.parent
 _TOTALS = re.compile(r"^totals: (\d+)", re.MULTILINE)
@@ -59,23 +60,11 @@ class CountedServer:
         self.proc = subprocess.Popen(  # in the tree: `python -m` puts the cwd first on the path
             command, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        deadline = time.monotonic() + 180
-        while not self._ready():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"ladder serve of {tree} did not start under valgrind")
-            time.sleep(0.5)
+        url = f"http://127.0.0.1:{self.port}"
+        if not wait_until_healthy(url, 180, alive=lambda: self.proc.poll() is None):
+            self.stop()
+            raise RuntimeError(f"ladder serve of {tree} did not start under valgrind")
         self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
-
-    def _ready(self) -> bool:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
-            conn.request("GET", "/healthz")
-            ready = b'"ready"' in conn.getresponse().read()
-            conn.close()
-            return ready
-        except OSError:
-            return False
 
     def move(self, level: int) -> str:
         body = json.dumps({"variant": VARIANT, "moves": MOVES, "level": level, "seed": 1})
