@@ -14,9 +14,12 @@ and not the search.
 ``--tree DIR`` (repeatable) runs another checkout's ``ladder serve`` the same way
 (``PYTHONPATH=DIR``, with DIR's ``.venv/bin/python`` if it has one), so two trees
 compare side by side in one run; every tree must answer each level with the same move.
+``--cpu-requests N`` then also times them, without valgrind: one server per tree,
+requests alternating between them N times, the server process's CPU per request (what
+instructions do not show: a C loop runs many of them a cycle, the interpreter few).
 
     .venv/bin/python scripts/bench_service_instructions.py [--levels 1,3] [--reps 200]
-        [--tree ../other-checkout]
+        [--tree ../other-checkout] [--cpu-requests 2000]
 
 It needs ``valgrind`` (``apt-get install valgrind``) and takes about 15 s a level and tree.
 """
@@ -34,7 +37,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_service import MOVES, VARIANT, engine, free_port  # scripts/ is on the path
+from bench_service import MOVES, VARIANT, engine, free_port, process_cpu  # scripts/ is on the path
 
 from ladder.client import wait_until_healthy
 
@@ -42,28 +45,30 @@ HERE = Path(__file__).resolve().parent.parent
 _TOTALS = re.compile(r"^totals: (\d+)", re.MULTILINE)
 
 
-class CountedServer:
-    """``ladder serve --engines 1`` of one tree under callgrind, counting switched off."""
+class TreeServer:
+    """``ladder serve --engines 1`` of one tree; with ``out_dir``, under callgrind with
+    counting switched off (its output files there)."""
 
-    def __init__(self, tree: Path, exe: Path, out_dir: Path) -> None:
+    def __init__(self, tree: Path, exe: Path, out_dir: Path | None = None) -> None:
         python = tree / ".venv" / "bin" / "python"
         if not python.exists():
             python = Path(sys.executable)
         self.port = free_port()
-        self.out = out_dir / f"callgrind.{self.port}"
+        self.out = (out_dir or Path()) / f"callgrind.{self.port}"
         env = {**os.environ, "LADDER_ENGINE": str(exe), "PYTHONPATH": str(tree)}
         command = [
-            "valgrind", "--tool=callgrind", "--instr-atstart=no",
-            f"--callgrind-out-file={self.out}",
             str(python), "-m", "ladder.cli", "serve", "--port", str(self.port), "--engines", "1",
         ]  # fmt: skip
+        if out_dir is not None:
+            valgrind = ["valgrind", "--tool=callgrind", "--instr-atstart=no"]
+            command = [*valgrind, f"--callgrind-out-file={self.out}", *command]
         self.proc = subprocess.Popen(  # in the tree: `python -m` puts the cwd first on the path
             command, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         url = f"http://127.0.0.1:{self.port}"
         if not wait_until_healthy(url, 180, alive=lambda: self.proc.poll() is None):
             self.stop()
-            raise RuntimeError(f"ladder serve of {tree} did not start under valgrind")
+            raise RuntimeError(f"ladder serve of {tree} did not start")
         self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
 
     def move(self, level: int) -> str:
@@ -108,12 +113,42 @@ class CountedServer:
             self.proc.wait()
 
 
+def cpu_side_by_side(trees: list[Path], exe: Path, level: int, requests: int) -> None:
+    """The trees' servers (no valgrind) timed side by side: ``requests`` requests each,
+    alternating between them one by one, so that a change of the machine's speed hits
+    all alike; the server process's CPU per request (bench_service's ``process_cpu``)."""
+    servers = [TreeServer(tree, exe) for tree in trees]
+    try:
+        for server in servers:
+            for _ in range(30):
+                server.move(level)
+        cpu = [0.0] * len(servers)
+        for _ in range(requests):
+            for i, server in enumerate(servers):
+                before = process_cpu(server.proc.pid)
+                server.move(level)
+                cpu[i] += process_cpu(server.proc.pid) - before
+    finally:
+        for server in servers:
+            server.stop()
+    for tree, seconds in zip(trees, cpu, strict=True):
+        per_request = seconds / requests * 1000
+        print(f"{tree!s:<40} {level:5d} {per_request:17.3f} ms {seconds / cpu[0]:6.3f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--levels", default="1", help="comma-separated levels (default 1)")
     ap.add_argument("--reps", type=int, default=200, help="requests counted per level")
     ap.add_argument("--warmup", type=int, default=30, help="requests before counting")
     ap.add_argument("--tree", type=Path, action="append", default=[], help="another checkout")
+    ap.add_argument(
+        "--cpu-requests",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also time the trees side by side, without valgrind: N requests each, alternating",
+    )
     args = ap.parse_args(argv)
     for tool in ("valgrind", "callgrind_control"):
         if shutil.which(tool) is None:
@@ -128,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         for level in levels:
             first: tuple[float, str] | None = None
             for tree in trees:
-                server = CountedServer(tree, exe, Path(tmp))
+                server = TreeServer(tree, exe, Path(tmp))
                 try:
                     per_request, move = server.counted(level, args.warmup, args.reps)
                 finally:
@@ -143,6 +178,14 @@ def main(argv: list[str] | None = None) -> int:
         f"the server process's instructions per POST /v1/move ({args.reps} requests after"
         f" {args.warmup}; the engine outside valgrind); ratio: against the first tree"
     )
+    if args.cpu_requests > 0:
+        print(f"\n{'tree':<40} {'level':>5} {'server CPU/request':>20} {'ratio':>6}")
+        for level in levels:
+            cpu_side_by_side(trees, exe, level, args.cpu_requests)
+        print(
+            f"the server process's CPU per request, {args.cpu_requests} requests per tree"
+            " alternating between the trees; ratio: against the first tree"
+        )
     return 0
 
 
