@@ -90,7 +90,7 @@ def add_analyse(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         type=_positive,
         default=DEFAULT_NODES,
         help=f"search each position this many nodes (default {DEFAULT_NODES:,}; "
-        "level 8 searches 1,000,000: a weaker analysis may call its moves "
+        "level 8 searches up to 600,000: a weaker analysis may call its moves "
         "mistakes)",
     )
     p.add_argument(

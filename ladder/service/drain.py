@@ -8,7 +8,8 @@ On SIGTERM (``ladder serve``, :mod:`ladder.service.server`):
    going before its connections are refused;
 2. the listener closes; requests in flight get up to ``--drain-timeout`` seconds to be
    answered;
-3. those still running then are cut short (:meth:`Drain.cut_short`): each gets the JSON
+3. those still running then (or at once, on a second SIGTERM or SIGINT: Ctrl-C twice)
+   are cut short (:meth:`Drain.cut_short`): each gets the JSON
    503 ``shutting_down`` with ``Retry-After`` (:func:`ladder.service.app.
    cancel_on_disconnect` turns the cancellation into it), one log line says how many,
    and no traceback is written; then the engines are stopped.
@@ -60,18 +61,19 @@ class Drain:
         """Requests in flight now."""
         return len(self._running)
 
-    def cut_short(self, after_s: float) -> int:
+    def cut_short(self, reason: str) -> int:
         """Cancel every request still running (each answers 503 ``shutting_down``);
-        how many there were."""
+        how many there were. ``reason``: why now, for the log (the drain timeout, or a
+        second stop signal)."""
         self.cut = True
         tasks = list(self._running)
         for task in tasks:
             task.cancel()
         if tasks:
             log.warning(
-                "drain timeout (%g s): %d request(s) cut short (503 shutting_down)",
-                after_s,
+                "%s: %d request(s) cut short (503 shutting_down)",
+                reason,
                 len(tasks),
-                extra={"event": "drain_cut", "requests": len(tasks), "drain_timeout_s": after_s},
+                extra={"event": "drain_cut", "requests": len(tasks), "reason": reason},
             )
         return len(tasks)

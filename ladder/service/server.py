@@ -109,15 +109,31 @@ class Server(uvicorn.Server):
         self.announce = announce
         self.settings = settings
         self._stop_signal: int | None = None
+        self._hurry = False  # a second stop signal came: cut the requests short now
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         """SIGTERM/SIGINT: readiness off now (the drain begins); uvicorn stops next.
-        The signal is not raised again once stopped: a stop asked for exits 0."""
+        The signal is not raised again once stopped: a stop asked for exits 0.
+
+        A second signal (Ctrl-C twice) means "stop now": the requests still running are
+        cut short at once, each with its JSON 503 (:meth:`Drain.cut_short`), and the
+        engines are stopped as usual. uvicorn's own forced exit is never used: it would
+        drop those requests as plain-text 500s, with tracebacks."""
+        again = self.should_exit
         super().handle_exit(sig, frame)
+        self.force_exit = False
         self._captured_signals.clear()
         if self._stop_signal is None:
             self._stop_signal = sig
         self.service.drain.begin()
+        if again and not self._hurry:
+            self._hurry = True
+            if self._loop is not None:  # a signal handler: the cut runs on the loop
+                self._loop.call_soon_threadsafe(self._cut_now)
+
+    def _cut_now(self) -> None:
+        self.service.drain.cut_short("a second stop signal")
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         drain = self.service.drain
@@ -132,12 +148,14 @@ class Server(uvicorn.Server):
             extra={"event": "draining", "requests": drain.running, "delay_s": delay},
         )
         if delay > 0:
-            # a second SIGINT (force_exit) ends the wait
+            # a second stop signal ends the wait
             end = asyncio.get_running_loop().time() + delay
-            while not self.force_exit and asyncio.get_running_loop().time() < end:
+            while not self._hurry and asyncio.get_running_loop().time() < end:
                 await asyncio.sleep(min(0.05, delay))
         cut = asyncio.get_running_loop().call_later(
-            opts.drain_timeout, drain.cut_short, opts.drain_timeout
+            0.0 if self._hurry else opts.drain_timeout,
+            drain.cut_short,
+            "a second stop signal" if self._hurry else f"drain timeout ({opts.drain_timeout:g} s)",
         )
         try:
             await super().shutdown(sockets)
@@ -145,6 +163,7 @@ class Server(uvicorn.Server):
             cut.cancel()
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()
         await super().startup(sockets)
         if not self.started:
             return

@@ -105,3 +105,49 @@ def test_a_request_that_ends_within_the_drain_is_answered() -> None:
     finally:
         server.stop()
     assert not any('"drain_cut"' in line for line in server.log_lines)
+
+
+@pytest.mark.parametrize(
+    ("first", "delay", "second_when"),
+    [
+        (signal.SIGTERM, "60", '"event": "draining"'),  # in the drain's delay
+        (signal.SIGTERM, "0", "Waiting for connections to close"),  # in uvicorn's wait
+        (signal.SIGINT, "60", "Waiting for connections to close"),  # Ctrl-C twice
+    ],
+)
+def test_a_second_stop_signal_cuts_the_requests_short_at_once(
+    first: signal.Signals, delay: str, second_when: str
+) -> None:
+    """A second stop signal (Ctrl-C twice, or SIGTERM then SIGINT) during the drain:
+    the requests still running, searching or waiting for the engine, are answered the
+    JSON 503 at once, long before the drain's timeout, instead of uvicorn's forced exit
+    (plain-text 500s, "Exception in ASGI application" tracebacks: the reviewer's
+    reproduction, four level-8 moves on one engine); the engine is quit and the exit
+    status is 0."""
+    server = Server(
+        ["--engines", "1", "--log-format", "json", "--drain-timeout", "60", "--drain-delay", delay]
+    )
+    server.start()
+    try:
+        socks = [server.connect() for _ in range(4)]
+        for seed, sock in enumerate(socks):  # one searching, three waiting for the engine
+            post_move(sock, {**SLOW, "seed": seed})
+        wait_until(lambda: server.health()["queue_depth"] == 3)
+        start = len(server.log_lines)
+        server.signal(first)
+        wait_until(lambda: any(second_when in line for line in server.log_lines[start:]))
+        server.signal(signal.SIGINT)
+        answers = [read_answer(sock) for sock in socks]
+        assert server.proc is not None
+        assert server.proc.wait(timeout=30) == 0  # well within the drain's 60 s
+    finally:
+        server.stop()
+    for status, headers, body in answers:
+        assert headers["content-type"] == "application/json", body
+        assert status == 200 or (status, body["error"]["code"]) == (503, "shutting_down")  # type: ignore[index]
+    cut_short = sum(status == 503 for status, _, _ in answers)
+    assert cut_short >= 1  # four searches outlast the signals
+    log = server.log_lines[start:]
+    assert not [line for line in log if "Traceback" in line or "Exception in ASGI" in line]
+    cut = [json.loads(line) for line in log if '"drain_cut"' in line]
+    assert [(c["requests"], c["reason"]) for c in cut] == [(cut_short, "a second stop signal")]

@@ -272,7 +272,7 @@ async def test_the_drain_cuts_the_work_short_with_a_503() -> None:
     task = asyncio.create_task(handler())
     await started.wait()
     assert drain.running == 1
-    assert drain.cut_short(15.0) == 1
+    assert drain.cut_short("drain timeout (15 s)") == 1
     with pytest.raises(ServiceError) as err:
         await task
     assert (err.value.status, err.value.code, err.value.retry_after) == (503, "shutting_down", 4)
