@@ -32,16 +32,31 @@ def default_format() -> LogFormat:
     return "text" if sys.stderr.isatty() else "json"
 
 
+def one_line(text: str) -> str:
+    """``text`` with its control characters (a newline among them) written as escapes
+    (``\\n``, ``\\x1b``): what a client sends (a URL's path, a header) can then neither
+    start a log line of its own nor drive the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
 class TextFormatter(logging.Formatter):
-    """``time level logger: message key=value ...`` (the ``extra`` fields appended)."""
+    """``time level logger: message key=value ...`` (the ``extra`` fields appended), a
+    record on one line (:func:`one_line`), but for a traceback and the engine's stderr
+    tail, whose lines are indented."""
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
 
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        record.message = one_line(record.message)
+        return super().formatMessage(record)
+
     def format(self, record: logging.LogRecord) -> str:
         line = super().format(record)
         extras = [
-            f"{key}={value}"
+            f"{key}={one_line(str(value))}"
             for key, value in record.__dict__.items()
             if key not in _STANDARD and value is not None and key != "stderr_tail"
         ]
@@ -49,7 +64,8 @@ class TextFormatter(logging.Formatter):
         if extras:
             line += " " + " ".join(extras)
         if tail:
-            line += "\n  stderr: " + str(tail).rstrip().replace("\n", "\n  stderr: ")
+            lines = str(tail).rstrip().split("\n")
+            line += "".join("\n  stderr: " + one_line(text) for text in lines)
         return line
 
 

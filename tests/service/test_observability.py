@@ -56,11 +56,21 @@ def test_one_line_per_request() -> None:
 
 
 def test_text_log_format() -> None:
+    """One line a record, whatever the client sends: a path whose escaped newline would
+    start a forged line (the reviewer's reproduction) and a terminal escape are written
+    escaped, on the request's own line."""
     text = Server(["--engines", "1", "--log-format", "text"])
+    forged = "2026-12-05 11:00:00,000 INFO ladder.access: FAKE event=request status=200"
     with text:
         httpx.get(text.url + "/healthz", timeout=30)
         line = text.wait_for_log(lambda x: "ladder.access" in x)
+        path = "/x%0a" + forged.replace(" ", "%20") + "%1b[2J"
+        assert httpx.get(text.url + path, timeout=30).status_code == 404
+        attack = text.wait_for_log(lambda x: "404" in x and "ladder.access" in x)
     assert "GET /healthz 200" in line and "event=request" in line and not line.startswith("{")
+    assert "/x\\n2026-12-05" in attack and "\\x1b[2J" in attack, attack
+    assert not [x for x in text.log_lines if x.startswith("2026-12-05 11:00:00")]
+    assert not [x for x in text.log_lines if "\x1b" in x]
 
 
 def test_metrics_from_prometheus_client() -> None:
