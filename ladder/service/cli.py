@@ -190,6 +190,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from ladder.service.server import ServeError
     from ladder.service.startup import serve
 
+    if getattr(args, "log_level", None) is None and args.ladder_log_level is not None:
+        # `ladder --log-level L serve`: the command line's level, before any variable,
+        # config file or default (serve's own --log-level, given too, wins)
+        args.log_level = args.ladder_log_level
     try:
         settings = resolve(args, os.environ).settings
         if settings.workers > settings.engines:

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from ladder.service.launch import ladder_command
 from ladder.service.metrics import INCIDENT_KINDS
 
 from .helpers import OUT_OF_BOOK, Server, samples, start_server
@@ -71,6 +72,24 @@ def test_text_log_format() -> None:
     assert "/x\\n2026-12-05" in attack and "\\x1b[2J" in attack, attack
     assert not [x for x in text.log_lines if x.startswith("2026-12-05 11:00:00")]
     assert not [x for x in text.log_lines if "\x1b" in x]
+
+
+def test_the_global_log_level_reaches_serve() -> None:
+    """`ladder --log-level debug serve` logs every line to and from the engine, as
+    `ladder --help` says (serve's own --log-level, at its default, used to win); serve's
+    own flag, given too, still decides."""
+    loud = Server(command=[*ladder_command(), "--log-level", "debug", "serve", "--port", "0"])
+    quiet = Server(
+        command=[*ladder_command(), "--log-level", "debug", "serve", "--port", "0"]
+        + ["--log-level", "info"]
+    )
+    for server in (loud, quiet):
+        with server:
+            body = {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 2, "seed": 1}
+            assert httpx.post(server.url + "/v1/move", json=body, timeout=60).status_code == 200
+            server.wait_for_log(lambda x: '"path": "/v1/move"' in x)
+    assert [line for line in loud.log_lines if "> go nodes" in line]
+    assert not [line for line in quiet.log_lines if "> go nodes" in line]
 
 
 def test_metrics_from_prometheus_client() -> None:
