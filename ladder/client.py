@@ -131,11 +131,16 @@ class Ladder:
     ) -> M:
         assert self._http is not None, "use `async with Ladder(...)`"
         content = body.model_dump_json(exclude_none=True) if body is not None else None
-        for attempt in range(self.retries + 1):
+        return await self._retrying(lambda: self._request(method, path, model, content))
+
+    async def _retrying(self, attempt: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """``attempt()``, made again after a 503 up to ``retries`` times, each after
+        its ``Retry-After`` (at most ``max_retry_wait`` s): over HTTP and in-process alike."""
+        for tried in range(self.retries + 1):
             try:
-                return await self._request(method, path, model, content)
+                return await attempt()
             except ServiceError as err:
-                if err.status != 503 or attempt == self.retries:
+                if err.status != 503 or tried == self.retries:
                     raise
                 await asyncio.sleep(min(self.max_retry_wait, err.retry_after or 1))
         raise AssertionError("unreachable")  # the loop returns or raises
@@ -180,13 +185,19 @@ class Ladder:
                 f"than the ladder API: {exc.error_count()} problem(s)",
             ) from None
 
-    async def _local(self, work: Coroutine[Any, Any, T]) -> T:
-        """Run an in-process call, the service's failures as the API's errors."""
-        assert self._service is not None
-        try:
-            return await work
-        except FAILURES as exc:
-            raise as_service_error(exc, self._service.config.retry_after_s) from None
+    async def _local(self, call: Callable[[MoveService], Coroutine[Any, Any, T]]) -> T:
+        """An in-process call (``call(service)``), the service's failures as the API's
+        errors, retried as an HTTP call is."""
+        service = self._service
+        assert service is not None
+
+        async def attempt() -> T:
+            try:
+                return await call(service)
+            except FAILURES as exc:
+                raise as_service_error(exc, service.config.retry_after_s) from None
+
+        return await self._retrying(attempt)
 
     async def move(
         self,
@@ -213,7 +224,7 @@ class Ladder:
             clock=clock,
         )
         if self._service is not None:
-            return await self._local(self._service.move(req))
+            return await self._local(lambda service: service.move(req))
         return await self._call("POST", "/v1/move", MoveResponse, req)
 
     async def position(
@@ -222,7 +233,7 @@ class Ladder:
         """The rules checker's view of a position: FEN, legal moves, check, outcome."""
         req = _request(PositionRequest, variant=variant, fen=fen, moves=_as_list(moves))
         if self._service is not None:
-            return await self._local(self._service.position(req))
+            return await self._local(lambda service: service.position(req))
         return await self._call("POST", "/v1/position", PositionResponse, req)
 
     async def levels(self) -> LevelsResponse:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -190,6 +191,30 @@ def test_client_retries_503_after_retry_after() -> None:
         check_move_reply("xiangqi", OUT_OF_BOOK, results[0].model_dump())
     finally:
         server.stop()
+
+
+async def test_in_process_client_retries_503_as_over_http() -> None:
+    """The in-process client retries a 503 (`busy`: one engine, no queue) after its
+    Retry-After as the HTTP client does, and with `retries=0` gives it up at once."""
+    config = ServiceConfig(engines=1, max_queue=0, short_engines=0)
+
+    def move(ladder: Ladder, level: int) -> Any:
+        return ladder.move(variant="xiangqi", moves=OUT_OF_BOOK, level=level, seed=3)
+
+    for retries in (0, 20):
+        async with Ladder(config=config, retries=retries) as ladder:
+            blocker = asyncio.create_task(move(ladder, 8))
+            while (await ladder.health()).engines_busy == 0:
+                await asyncio.sleep(0.01)
+            if retries == 0:
+                with pytest.raises(ServiceError) as err:
+                    await move(ladder, 1)
+                assert (err.value.status, err.value.code) == (503, "busy")
+            else:
+                reply = await move(ladder, 1)
+                assert blocker.done()  # the engine was busy until then: it was retried
+                check_move_reply("xiangqi", OUT_OF_BOOK, reply.model_dump())
+            await blocker
 
 
 def test_cli_errors_are_one_line() -> None:

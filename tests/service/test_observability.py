@@ -78,11 +78,8 @@ def test_the_global_log_level_reaches_serve() -> None:
     """`ladder --log-level debug serve` logs every line to and from the engine, as
     `ladder --help` says (serve's own --log-level, at its default, used to win); serve's
     own flag, given too, still decides."""
-    loud = Server(command=[*ladder_command(), "--log-level", "debug", "serve", "--port", "0"])
-    quiet = Server(
-        command=[*ladder_command(), "--log-level", "debug", "serve", "--port", "0"]
-        + ["--log-level", "info"]
-    )
+    command = [*ladder_command(), "--log-level", "debug", "serve", "--port", "0"]
+    loud, quiet = Server(command=command), Server(command=[*command, "--log-level", "info"])
     for server in (loud, quiet):
         with server:
             body = {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 2, "seed": 1}
