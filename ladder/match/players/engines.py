@@ -11,6 +11,7 @@ the game loop scores the game as its loss.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from pathlib import Path
 
@@ -218,6 +219,9 @@ class LevelPlayer(EnginePlayer):
         )
 
     async def probe(self, variant: str) -> None:
-        """One search of the level from ``variant``'s start position."""
-        self.level(variant)
-        await self.choose(Game.from_fen(variant), 0)
+        """One search of the level from ``variant``'s start position, its book left
+        out (a book move needs no engine: an engine that cannot start would pass)."""
+        if self.engine is None:
+            raise RuntimeError("LevelPlayer.start() was not called")
+        level = dataclasses.replace(self.level(variant), book=False)
+        await play_level_move(self.engine, Game.from_fen(variant), level, 0)

@@ -29,11 +29,22 @@ def _one_line_error(err: str) -> None:
     assert len([line for line in err.splitlines() if line.startswith("ladder match:")]) >= 1
 
 
-def test_an_engine_that_cannot_start_stops_the_match_before_any_game(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("player", "recover"),
+    [
+        ("engine:/nonexistent/fsf,nodes=100", []),
+        # a level's first moves are book moves, which need no engine: the check
+        # searches without the book (it used to pass, and --recover stored 2 losses)
+        ("level:1,engine=/nonexistent/fsf", ["--recover"]),
+    ],
+)
+def test_an_engine_that_cannot_start_stops_the_match_before_any_game(
+    tmp_path: Path, player: str, recover: list[str]
+) -> None:
     db, out = tmp_path / "m.sqlite", tmp_path / "m.json"
     done = run_ladder(
-        "match", "engine:/nonexistent/fsf,nodes=100", "greedy", "--variant", "xiangqi",
-        "--games", "2", "--db", str(db), "--json", str(out),
+        "match", player, "greedy", "--variant", "xiangqi",
+        "--games", "2", "--db", str(db), "--json", str(out), *recover,
     )  # fmt: skip
     assert done.returncode == ExitCode.ENGINE_FAILURE, done.stderr
     assert "cannot play xiangqi" in done.stderr and "/nonexistent/fsf" in done.stderr
