@@ -98,7 +98,8 @@ def run_calibration(
                 register_match(store, state.match(pairing.games))
                 states.append(state)
         if config.play:
-            _play(config, store, states, concurrency, ray_address, console, start)
+            with store.playing(state.match().match_id for state in states):
+                _play(config, store, states, concurrency, ray_address, console, start)
         cals = []
         for variant in config.variants:
             cal = fit_variant(

@@ -11,17 +11,21 @@ while a match writes to it.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from ladder.match.game.play import GameRecord
 from ladder.match.output.paths import check_output_path
 
-__all__ = ["ResultStore", "StoreError", "check_db_path"]
+__all__ = ["MatchBusy", "MatchConflict", "ResultStore", "StoreError", "check_db_path"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -54,11 +58,27 @@ CREATE TABLE IF NOT EXISTS games (
     PRIMARY KEY (match_id, game_no)
 );
 CREATE INDEX IF NOT EXISTS games_variant ON games(variant);
+CREATE TABLE IF NOT EXISTS running (
+    match_id   TEXT PRIMARY KEY,
+    host       TEXT NOT NULL,
+    pid        INTEGER NOT NULL,
+    started    REAL NOT NULL,
+    since      REAL NOT NULL
+);
 """
 
 
 class StoreError(ValueError):
-    """A ``--db`` file that cannot be a results database (not SQLite, not writable)."""
+    """A ``--db`` file that cannot be a results database (not SQLite, not writable), or
+    a match it cannot take now (:class:`MatchConflict`, :class:`MatchBusy`)."""
+
+
+class MatchConflict(StoreError):
+    """A named match that the database holds with other settings."""
+
+
+class MatchBusy(StoreError):
+    """A match another live process is playing into the same database."""
 
 
 def check_db_path(path: Path) -> None:
@@ -108,6 +128,8 @@ class ResultStore:
         config: dict[str, Any],
     ) -> None:
         """Register a match (no-op when it exists: that is a resume)."""
+        if self.stored_config(match_id) is not None:
+            return
         with self._db:
             self._db.execute(
                 "INSERT OR IGNORE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -121,6 +143,49 @@ class ResultStore:
                     time.time(),
                 ),
             )
+
+    def stored_config(self, match_id: str) -> dict[str, Any] | None:
+        """The settings a registered match was registered with (None: not registered)."""
+        row = self._db.execute(
+            "SELECT config FROM matches WHERE match_id = ?", (match_id,)
+        ).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    @contextlib.contextmanager
+    def playing(self, match_ids: Iterable[str]) -> Iterator[None]:
+        """Mark ``match_ids`` as being played by this process while the block runs:
+        :class:`MatchBusy` if another live process plays one of them into this database
+        (both would play every game, and the one whose writes lose would report none).
+        A mark left by a process that is gone (killed) is taken over."""
+        ids = list(match_ids)
+        me = psutil.Process()
+        host, started = socket.gethostname(), me.create_time()
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")  # no other run between the check and the mark
+            for match_id in ids:
+                row = self._db.execute(
+                    "SELECT host, pid, started, since FROM running WHERE match_id = ?",
+                    (match_id,),
+                ).fetchone()
+                if row is not None and _alive(row[0], row[1], row[2]) and row[1] != me.pid:
+                    raise MatchBusy(
+                        f"--db {self.path}: the match {match_id!r} is being played by process "
+                        f"{row[1]} on {row[0]} (since "
+                        f"{time.strftime('%H:%M:%S', time.localtime(row[3]))}): wait for it to "
+                        "end, or stop it; then the same command resumes the match"
+                    )
+                self._db.execute(
+                    "INSERT OR REPLACE INTO running VALUES (?, ?, ?, ?, ?)",
+                    (match_id, host, me.pid, started, time.time()),
+                )
+        try:
+            yield
+        finally:
+            with self._db:
+                self._db.executemany(
+                    "DELETE FROM running WHERE match_id = ? AND pid = ? AND host = ?",
+                    [(match_id, me.pid, host) for match_id in ids],
+                )
 
     def matches(self, tag: str | None = None) -> list[dict[str, Any]]:
         """Registered matches (optionally with one tag)."""
@@ -200,3 +265,15 @@ class ResultStore:
             f"SELECT pgn FROM games WHERE match_id IN ({marks}) ORDER BY match_id, game_no", ids
         ):
             yield text
+
+
+def _alive(host: str, pid: int, started: float) -> bool:
+    """Whether the process that marked a match as being played still runs: on this host,
+    the same pid started at the same time (a pid is reused); on another host it cannot
+    be told, so it counts as running."""
+    if host != socket.gethostname():
+        return True
+    try:
+        return abs(psutil.Process(pid).create_time() - started) < 1.0
+    except psutil.Error:
+        return False

@@ -9,6 +9,7 @@ stops on a decided SPRT, shows progress, and writes the PGN and JSON files;
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -26,7 +27,7 @@ from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.openings import schedule
 from ladder.match.output.json_document import document_head, game_entry, write_json
 from ladder.match.output.pgn_file import PgnOptions, PgnWriter
-from ladder.match.output.store import ResultStore
+from ladder.match.output.store import MatchConflict, ResultStore
 from ladder.match.output.summary import MatchStats, match_stats
 from ladder.match.players.player import PlayerError
 from ladder.match.players.specs import PlayerSpec
@@ -78,7 +79,20 @@ def match_tasks(config: MatchConfig) -> list[GameTask]:
 
 def register_match(store: ResultStore, config: MatchConfig) -> None:
     """Record the match and its settings in the results database (once; a resumed
-    match finds itself there)."""
+    match finds itself there). A match named on the command line (``--name``,
+    cutechess's ``-event``) that the database holds with other settings is a
+    :class:`MatchConflict`: its games would be counted as this match's."""
+    stored = store.stored_config(config.match_id)
+    if stored is not None and config.name is not None and config.tag == "match":
+        now = json.loads(json.dumps(config.identity()))  # as stored: lists, not tuples
+        stored.pop("games", None)
+        differ = sorted(k for k in stored.keys() | now.keys() if stored.get(k) != now.get(k))
+        if differ:
+            raise MatchConflict(
+                f"--name {config.name}: {store.path} holds a match of that name played "
+                f"with other settings ({', '.join(differ)} differ); give this one another "
+                "--name (cutechess: -event), or another --db"
+            )
     store.ensure_match(
         config.match_id,
         tag=config.tag,
@@ -227,7 +241,7 @@ def play_match(config: MatchConfig, options: RunOptions, raise_errors: bool = Fa
     raises (:class:`MatchError`, :class:`PlayerError`) instead of returning its code."""
     console = options.console or Console(stderr=True)
     out = options.out or sys.stdout
-    with ResultStore(options.db) as store:
+    with ResultStore(options.db) as store, store.playing([config.match_id]):
         register_match(store, config)
         mid = config.match_id
         records = list(store.records([mid]))

@@ -163,7 +163,7 @@ def play_tournament(
     names = [p.name for p in config.players]
     matches = config.matches()
     ids = [m.match_id for m in matches]
-    with ResultStore(options.db) as store:
+    with ResultStore(options.db) as store, store.playing(ids):
         for m in matches:
             register_match(store, m)
         records = list(store.records(ids))
