@@ -95,7 +95,9 @@ class GuiServer:
         self.search_task: asyncio.Task[None] | None = None
         self.warm_up_task: asyncio.Task[None] | None = None
         self.quitting = False
-        spin = self.elo_spin()
+        # Fixed now: a Level played later must not move the Elo default (--elo) shown.
+        self._elo_spin = self._offered_elo_spin()
+        spin = self._elo_spin
         #: What the Level and Elo options show (their defaults until set). An option sent
         #: with the value it shows changes nothing: a GUI may send every option, each
         #: with its value, when it starts an engine, whichever of the two the user chose.
@@ -129,7 +131,11 @@ class GuiServer:
 
     def elo_spin(self) -> tuple[int, int, int] | None:
         """The ``Elo`` spin option's default, minimum and maximum (None: not offered, no
-        variant is rated): the Elo set (``--elo``) or else the lowest rating."""
+        variant is rated): the Elo set when the session started (``--elo``) or else the
+        lowest rating; once a Level plays, the Elo option counts as back at it."""
+        return self._elo_spin
+
+    def _offered_elo_spin(self) -> tuple[int, int, int] | None:
         span = self.session.offered_elo_span()
         if span is None:
             return None

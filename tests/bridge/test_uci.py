@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -467,6 +468,31 @@ def test_a_gui_that_sends_every_option_keeps_the_players_choice(rated_levels: Pa
     assert first_move(1, 450) == alone("setoption name Elo value 450")
     assert first_move(1, 100) == alone("setoption name Level value 1")
     assert alone("setoption name Level value 5") != alone("setoption name Elo value 100")
+
+
+@pytest.mark.parametrize("command", ["uci", "ucci"])
+def test_a_level_chosen_under_an_elo_from_the_command_line_is_kept(
+    command: str, rated_levels: Path
+) -> None:
+    """`ladder uci|ucci --elo N` in a GUI that sends every option: the Level the player
+    picked plays, and the Elo sent after it with the value the option shows (N, the
+    default) changes nothing (it used to play N again)."""
+    setoption = "setoption name {} value {}" if command == "uci" else "setoption {} {}"
+    moves = "h3e3 h8e8" if command == "uci" else "h2e2 h7e7"
+
+    def answer(*args: str, options: tuple[tuple[str, int], ...]) -> list[str]:
+        with ladder(command, "--levels", str(rated_levels), "--seed", "6", *args) as gui:
+            gui.send(command)
+            gui.expect(f"{command}ok")
+            gui.send(*(setoption.format(*option) for option in options))
+            gui.send(f"position startpos moves {moves}", "go")
+            lines = gui.expect("bestmove")
+        # the move and its search (nodes included), without the time it took
+        return [re.sub(r" time \d+", "", line) for line in lines]
+
+    chosen = answer("--elo", "450", options=(("Level", 8), ("Elo", 450)))
+    assert chosen == answer(options=(("Level", 8),))
+    assert chosen != answer("--elo", "450", options=())
 
 
 def test_go_searchmoves_restricts_the_move() -> None:

@@ -159,3 +159,23 @@ def test_the_elo_option_spans_every_variant(tmp_path: Path) -> None:
         assert gui.expect("pong 4")[0].startswith("# Elo 850 is beyond xiangqi's")
         gui.send("force", "go")
         assert engine_move(gui.expect("move ")) in Game.from_fen("xiangqi").legal_moves()
+
+
+def test_a_level_chosen_under_an_elo_from_the_command_line_is_kept(rated_levels: Path) -> None:
+    """`ladder xboard --elo N`, whose options XBoard sends each time it starts it: the
+    Level the player picked plays, and the Elo sent after it with the value the option
+    shows (N, the default) changes nothing (it used to play N again)."""
+
+    def answer(*args: str, options: tuple[str, ...]) -> list[str]:
+        with ladder("xboard", "--levels", str(rated_levels), "--seed", "6", *args) as gui:
+            gui.send("xboard", "protover 2")
+            gui.expect("feature done=1")
+            gui.send(*(f"option {option}" for option in options))
+            gui.send("new", "force", "post", "usermove h2e2", "usermove h7e7", "go")
+            lines = gui.expect("move ")
+        # the move and its search (ply score time nodes pv), without the time it took
+        return [" ".join(w for i, w in enumerate(line.split()) if i != 2) for line in lines]
+
+    chosen = answer("--elo", "450", options=("Level=8", "Elo=450"))
+    assert chosen == answer(options=("Level=8",))
+    assert chosen != answer("--elo", "450", options=())
