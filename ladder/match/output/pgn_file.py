@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -12,7 +13,11 @@ from ladder.match.game.play import GameRecord
 from ladder.match.output.pgn import format_pgn
 from ladder.match.output.store import ResultStore
 
-__all__ = ["PgnOptions", "PgnWriter"]
+__all__ = ["PgnOptions", "PgnWriter", "foreign_games"]
+
+#: Where a game's tag section starts (a game that has no Event tag stays with the one before).
+_GAME_START = re.compile(r"^(?=\[Event )", re.MULTILINE)
+_EVENT = re.compile(r'\A\[Event "((?:[^"\\]|\\.)*)"\]')
 
 
 @dataclass(frozen=True)
@@ -31,7 +36,13 @@ class PgnOptions:
 
 class PgnWriter:
     """A run's PGN file: rewritten from the database at the start, appended to as games
-    finish, rewritten in game order at the end (which also repairs a killed run's)."""
+    finish, rewritten in game order at the end (which also repairs a killed run's).
+
+    Only this run's games are rewritten: the file's games of other matches (another
+    ``--name``, another run's, any other tool's) are kept as they were, before them, as
+    cutechess-cli appends to its ``-pgnout``. A game is this run's when its ``Event`` tag
+    is one of the run's match ids (:func:`ladder.match.output.pgn.format_pgn` writes it,
+    minimal PGN too)."""
 
     def __init__(self, options: PgnOptions | None, store: ResultStore, match_ids: list[str]):
         self.options, self.store, self.match_ids = options, store, match_ids
@@ -48,8 +59,11 @@ class PgnWriter:
     def _rewrite(self) -> None:
         assert self.options is not None
         path = self.options.path
+        others = foreign_games(path, set(self.match_ids)) if path.exists() else ""
         tmp = path.with_name(path.name + ".tmp")
-        with tmp.open("w") as f:
+        # surrogateescape: another tool's games go back byte for byte, whatever encoding
+        with tmp.open("w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(others)
             for record in self.store.records(self.match_ids):
                 f.write(self.options.render(record) + "\n")
         tmp.replace(path)
@@ -59,3 +73,17 @@ class PgnWriter:
             self._file.close()
             self._file = None
             self._rewrite()
+
+
+def foreign_games(path: Path, match_ids: set[str]) -> str:
+    """The text of ``path`` less its games of ``match_ids`` (by their ``Event`` tag, its
+    escapes undone): what a rewrite keeps, ending with a blank line if anything is left."""
+    text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    kept = []
+    for chunk in _GAME_START.split(text):
+        event = _EVENT.match(chunk)
+        if event is not None and re.sub(r"\\(.)", r"\1", event.group(1)) in match_ids:
+            continue
+        if chunk.strip():
+            kept.append(chunk.rstrip("\n") + "\n\n")
+    return "".join(kept)
