@@ -16,9 +16,10 @@ LINE_WIDTH = 79
 
 
 def pgn_text(tags: Iterable[tuple[str, object]], tokens: Iterable[str]) -> str:
-    """The tag pairs (a double quote in a value written as a single one) and the movetext
-    tokens (move numbers, moves, comments, the result), wrapped."""
-    lines = [f'[{k} "{str(v).replace(chr(34), chr(39))}"]' for k, v in tags]
+    """The tag pairs (a value's backslashes and quotes escaped, ``\\\\`` and ``\\"``, as
+    the PGN standard's strings ask) and the movetext tokens (move numbers, moves,
+    comments, the result), wrapped."""
+    lines = [f'[{k} "{_escaped(str(v))}"]' for k, v in tags]
     body, line = [], ""
     for tok in tokens:
         if line and len(line) + 1 + len(tok) > LINE_WIDTH:
@@ -28,3 +29,8 @@ def pgn_text(tags: Iterable[tuple[str, object]], tokens: Iterable[str]) -> str:
             line = f"{line} {tok}" if line else tok
     body.append(line)
     return "\n".join(lines) + "\n\n" + "\n".join(body) + "\n"
+
+
+def _escaped(value: str) -> str:
+    """A tag's value as a PGN string (PGN standard 7)."""
+    return value.replace("\\", "\\\\").replace('"', '\\"')

@@ -1,8 +1,9 @@
-"""PGN for match games, as xiangqi tools and PGN viewers read it.
+r"""PGN for match games, as xiangqi tools and PGN viewers read it.
 
 :func:`format_pgn` writes the seven standard tags (``White`` is Red's player), then
 ``Game "Chinese Chess"`` and ``Format`` (``WXF`` or ``ICCS``: the notation of the moves),
-``Red``, ``Variant``, ``FEN``, ``SetUp`` and the match's own tags. Moves are standard
+``Red``, ``Variant``, ``FEN``, ``SetUp`` and the match's own tags (a backslash or a
+quote in a value escaped, ``\\`` and ``\"``, as the standard asks). Moves are standard
 WXF (``C2=5``, ``H8+7``, tandems ``C-+7``, drops ``A@45``: :mod:`ladder.wxf`), or ICCS
 (``H2-E2``, ranks 0..9). Comments: ``{book}`` for opening
 moves, else ``[%eval 0.35,9]`` (Red's view, pawns or ``#-3``, with the depth),
@@ -69,6 +70,8 @@ def _comment(info: dict[str, Any], red_moved: bool, notation: str, best_wxf: str
     WXF, from :func:`_written_wxf`)."""
     if "error" in info:
         return str(info["error"]).replace("}", ")")
+    if "comment" in info:  # a game read from a PGN file: its comment as it was
+        return str(info["comment"])
     parts = []
     evaluation = _eval_text(info, red_moved)
     if evaluation:
@@ -226,6 +229,9 @@ class PgnGame:
 
 
 _HEADER_RE = re.compile(r'^\[(\w+)\s+"(.*)"\]\s*$')
+#: An escaped backslash or quote in a tag's value (any other backslash is kept as it is,
+#: as older files wrote a path's: ``"C:\engines\"``).
+_TAG_ESCAPE_RE = re.compile(r'\\([\\"])')
 # Movetext tokens (PGN standard, section 8.2): brace comments (over lines), rest-of-line
 # comments, variations' parentheses, NAGs, move numbers, results, and the rest (moves).
 _TOKEN_RE = re.compile(
@@ -237,9 +243,10 @@ _SUFFIX_RE = re.compile(r"[!?]+$")
 
 
 def read_pgn(text: str) -> Iterator[PgnGame]:
-    """The games of a PGN text, in order: the main line of each, its comments, its
-    result. Variations (``( ... )``, nested), NAGs (``$2``), suffix annotations (``!?``)
-    and rest-of-line comments (``;``) are read and left out, as the standard allows."""
+    """The games of a PGN text, in order: the tags of each (their values unescaped), its
+    main line, its comments, its result. Variations (``( ... )``, nested), NAGs
+    (``$2``), suffix annotations (``!?``) and rest-of-line comments (``;``) are read and
+    left out, as the standard allows."""
     game: PgnGame | None = None
     in_moves = False
     movetext: list[str] = []
@@ -276,7 +283,7 @@ def read_pgn(text: str) -> Iterator[PgnGame]:
                 if done is not None:
                     yield done
                 game, in_moves, movetext = PgnGame({}), False, []
-            game.headers[m[1]] = m[2]
+            game.headers[m[1]] = _TAG_ESCAPE_RE.sub(r"\1", m[2])
         elif line.startswith("%"):
             continue  # an escaped line (PGN standard 6): not for this reader
         elif line:

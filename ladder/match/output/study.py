@@ -175,7 +175,8 @@ def _record_from_pgn(parsed: Any, index: int, source: str, variant: str | None) 
         start_fen=game.start_fen,
         book_plies=book,
         moves=game.moves,
-        infos=[],
+        # each move's own comment ([%eval], "random move"...), kept as it was written
+        infos=[{"comment": c} if c else {} for c in comments[book:]],
         result=result,
         winner={"1-0": "red", "0-1": "black"}.get(result),
         reason=reason,

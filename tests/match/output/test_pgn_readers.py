@@ -6,6 +6,7 @@ replayed on its own board."""
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -147,3 +148,45 @@ def test_variations_nags_and_annotations_are_read_and_left_out() -> None:
     assert game.comments == ["centre", None, None, "last"]
     assert game.result == "1-0"
     assert replay(game).moves == ["h3e3", "b8e8", "h1g3", "h10g8"]
+
+
+#: A tag pair as the PGN standard reads it (sections 7 and 8.1.1): in its string, a
+#: backslash is written `\\`, a quote `\"`, and a backslash is nothing else.
+STANDARD_TAG = re.compile(r'\[([A-Za-z0-9_]+) "((?:[^"\\]|\\["\\])*)"\]')
+
+
+def standard_tags(text: str) -> list[dict[str, str]]:
+    """Each game's tags, read strictly as the standard writes them (a tag line that
+    breaks its rules fails the test)."""
+    games: list[dict[str, str]] = []
+    in_tags = False
+    for line in text.splitlines():
+        if line.startswith("["):
+            match = STANDARD_TAG.fullmatch(line)
+            assert match is not None, f"not a PGN tag pair: {line}"
+            if not in_tags:
+                games.append({})
+            games[-1][match[1]] = re.sub(r"\\(.)", r"\1", match[2])
+        in_tags = line.startswith("[")
+    return games
+
+
+def test_a_name_with_a_backslash_or_a_quote_is_a_valid_tag(tmp_path: Path) -> None:
+    """Players named `C:\\engines\\` and `say "hi"`: every tag of the match's PGN is
+    valid PGN and reads back as given, strictly and by our reader (they were written
+    `"C:\\engines\\"`, which ends the string early, and `say 'hi'`)."""
+    db, games = tmp_path / "m.sqlite", tmp_path / "m.pgn"
+    red, black = "C:\\engines\\", 'say "hi"'
+    common = ["--variant", "xiangqi", "--games", "2", "--max-plies", "20"]
+    done = ladder("match", f"random:name={red}", f"greedy:name={black}", *common,
+                  "--db", str(db), "--pgn", str(games))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with ResultStore(db) as store:
+        records = sorted(store.records(), key=lambda r: r.game_no)
+    text = games.read_text()
+    ours = list(read_pgn(text))
+    for tags, parsed, rec in zip(standard_tags(text), ours, records, strict=True):
+        names = (red, black) if rec.red_slot == "A" else (black, red)
+        assert (tags["White"], tags["Black"], tags["Red"]) == (*names, names[0])
+        assert tags["Event"] == tags["Match"] == rec.match_id
+        assert parsed.headers == tags

@@ -190,3 +190,31 @@ def test_the_study_keeps_the_games_opening_tags(tmp_path: Path, engine_exe: Path
     assert first.headers["Opening"] == "xiangqi.txt:110 (+19cp)"
     assert first.headers["OpeningNo"] == "107"
     assert second.headers["OpeningNo"] == "0"  # the game without them: none
+
+
+def test_the_study_of_a_match_pgn_keeps_each_moves_own_comment(
+    tmp_path: Path, engine_exe: Path
+) -> None:
+    """A match's PGN file studied: each move's own comment ([%eval], nodes, `random
+    move`, `varied: ...`) stays, the study's note after it, as in the study of the same
+    match from the database (the PGN file's once kept `{book}` alone)."""
+    db, games = tmp_path / "m.sqlite", tmp_path / "m.pgn"
+    done = run_ladder("match", "level:1", "random", "--variant", "atomic-xiangqi", "--games", "2",
+                      "--max-plies", "40", "--db", str(db), "--pgn", str(games))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    reference = ["--engine", "level:2,variety=off", "--nodes", "64"]
+    from_pgn, from_db = tmp_path / "pgn-study.pgn", tmp_path / "db-study.pgn"
+    done = run_ladder("study", str(games), "--out", str(from_pgn), *reference)
+    assert done.returncode == 0, done.stderr
+    done = run_ladder("study", "atomic-xiangqi:level:1-vs", "--db", str(db), "--out",
+                      str(from_db), *reference)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    played = list(read_pgn(games.read_text()))
+    studied = list(read_pgn(from_pgn.read_text()))
+    assert [g.comments for g in studied] == [g.comments for g in read_pgn(from_db.read_text())]
+    own = [c for game in played for c in game.comments if c and c != "book"]
+    assert any("[%eval " in c for c in own) and any(c == "random move" for c in own)
+    for game, study in zip(played, studied, strict=True):
+        for comment, note in zip(game.comments, study.comments, strict=True):
+            if comment:  # the move's own comment, then the study's note, if any
+                assert note == comment or (note or "").startswith(f"{comment}; "), note
