@@ -211,21 +211,21 @@ class MoveService:
         m = self.metrics
         waiting = m.labelled(m.queued_moves, label)
         queue_wait = m.labelled(m.queue_wait_seconds, label)
-        # On a clock, an engine that frees up after the move's time would lose the game
-        # on time: the wait ends there (or at once if the queue is full), and the move is
-        # played without a search.
+        # On a clock, the move's time bounds the wait, not --queue-timeout: an engine that
+        # frees up after it would lose the game on time, and a 503 before it would refuse
+        # a move the clock still has time for. Past it (or at once if the queue is full)
+        # the move is played without a search. (A very long move time is cut where the
+        # request's deadline keeps one attempt's time for the search.)
         wait = min(cfg.queue_timeout_s, budget)
-        wait_on_clock = (
-            wait
-            if time_limit_ms is None
-            else time_limit_ms / 1000 - (time.monotonic() - clock_started)
-        )
-        hurries = wait_on_clock < wait
+        hurries = time_limit_ms is not None
+        if time_limit_ms is not None:
+            on_clock = time_limit_ms / 1000 - (time.monotonic() - clock_started)
+            wait = max(0.0, min(on_clock, budget - cfg.attempt_budget(level)))
         waiting.inc()
         queued_at = time.perf_counter()
         try:
             return await self.pool.acquire(
-                max(0.0, wait_on_clock) if hurries else wait,
+                wait,
                 trace.client,
                 cfg.lane(level),
                 refused=not hurries,

@@ -213,7 +213,7 @@ class ServeSettings:
         parse=non_negative_int,
     )
     queue_timeout: float = option(
-        "longest wait for an engine before 503 busy",
+        "longest wait for an engine before 503 busy (a clocked move waits on its clock instead)",
         default=_service_default("queue_timeout_s"),
         parse=positive_float,
         metavar="SECONDS",

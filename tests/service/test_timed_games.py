@@ -8,6 +8,7 @@ The Python client and `ladder move` pass the clock the same way."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import stat
@@ -203,5 +204,38 @@ async def test_a_clock_that_runs_out_in_the_queue_gets_a_move_without_a_search(
         assert metrics['ladder_moves_total{level="2",variant="xiangqi"}'] == 4
         assert metrics['ladder_moves_total{level="5",variant="xiangqi"}'] == 3  # the book
         assert sum('"event": "clock_hurried"' in line for line in server.log_lines) == 2
+    finally:
+        server.stop()
+
+
+async def test_a_clock_longer_than_the_queue_timeout_waits_on_the_clock() -> None:
+    """The move's time bounds a clocked request's wait, not --queue-timeout: with a
+    0.3 s queue timeout and a minute on the clock (T about 2 s), a clocked request
+    behind a frozen engine is answered (hurried, once T has passed), not refused with a
+    503 after 0.3 s while its clock still has time (the reviewer's reproduction); an
+    unclocked one is still refused."""
+    server = start_server("--queue-timeout", "0.3", engines=1)
+    clock = {"remaining_ms": 60_000}
+    limit_ms = move_time_limit_ms(60_000, 0, None)
+    try:
+        (engine,) = server.engine_pids()
+        async with httpx.AsyncClient(base_url=server.url, timeout=120) as client:
+            os.kill(engine, signal.SIGSTOP)
+            try:
+                holder = asyncio.create_task(client.post("/v1/move", json=MOVE))
+                await asyncio.to_thread(server.wait_health, lambda h: h["engines_busy"] == 1)
+                unclocked = await client.post("/v1/move", json=MOVE)
+                clocked = await client.post("/v1/move", json={**MOVE, "clock": clock})
+            finally:
+                os.kill(engine, signal.SIGCONT)
+            assert (await holder).status_code == 200
+        assert unclocked.status_code == 503 and unclocked.json()["error"]["code"] == "busy"
+        assert clocked.status_code == 200, clocked.text
+        answer = clocked.json()
+        assert answer["hurried"] and answer["time_limit_ms"] == limit_ms, answer
+        check_move_reply("xiangqi", MOVE["moves"], answer)  # type: ignore[arg-type]
+        lines = [json.loads(x) for x in server.log_lines if '"event": "request"' in x]
+        waited = [x["queue_wait_ms"] for x in lines if x["status"] == 200 and x["queue_wait_ms"]]
+        assert max(waited) >= limit_ms * 0.9  # it waited on the clock, past the 0.3 s
     finally:
         server.stop()
