@@ -219,7 +219,11 @@ class PositionResponse(BaseModel):
     variant: VariantId
     fen: str
     turn: Color
-    legal_moves: list[str]
+    legal_moves: list[str] = Field(
+        description="The moves the side to move may play, sorted; none once the game is over "
+        "(`outcome` set: a draw by repetition or the sixty-ply rule too, as `/v1/move` then "
+        "refuses every move)."
+    )
     check: bool
     outcome: OutcomeInfo | None
     wxf: list[str] | None = Field(

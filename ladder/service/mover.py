@@ -377,7 +377,8 @@ class MoveService:
             variant=req.variant,
             fen=checked.fen,
             turn=checked.game.turn,  # type: ignore[arg-type]
-            legal_moves=sorted(checked.legal),
+            # none once the game is over (a draw too): /v1/move refuses every move then
+            legal_moves=[] if checked.outcome is not None else sorted(checked.legal),
             check=checked.check,
             outcome=checked.outcome,
             wxf=wxf,

@@ -145,6 +145,13 @@ def test_position_endpoint(server: Server) -> None:
         r = client.post("/v1/position", json={"variant": "xiangqi", "fen": MATED})
         assert r.json()["outcome"]["reason"] == "checkmate"
         assert r.json()["legal_moves"] == []
+        # a draw by repetition: over too, so no move is offered that /v1/move refuses
+        shuffle = ["h1g3", "h10g8", "g3h1", "g8h10"] * 2
+        drawn = client.post("/v1/position", json={"variant": "xiangqi", "moves": shuffle})
+        assert drawn.json()["outcome"]["reason"] == "repetition", drawn.text
+        assert drawn.json()["legal_moves"] == []
+        refused = client.post("/v1/move", json={"variant": "xiangqi", "moves": shuffle, "level": 1})
+        assert refused.json()["error"]["code"] == "game_over"
 
 
 def test_info_endpoints(server: Server) -> None:
