@@ -67,7 +67,8 @@ class BodyLimit:
                 return
             chunks.append(chunk)
         body = b"".join(chunks)
-        problem = unreadable(body) if body.lstrip()[:1] in (b"{", b"[") else None
+        # JSON by its content type or its first byte (a form is the route's to refuse)
+        problem = unreadable(body) if _json_body(scope, body) else None
         if problem is not None:
             err = ServiceError(
                 400, ErrorCode.MALFORMED_JSON, f"body is not valid JSON: {problem}", field="body"
@@ -104,6 +105,18 @@ class BodyLimit:
         response = error_response(err)
         response.headers["Connection"] = "close"
         await response({"type": "http"}, _no_receive, send)
+
+
+def _json_body(scope: Scope, body: bytes) -> bool:
+    """Whether ``body`` is meant as JSON: it starts like a JSON document, or is sent with
+    a JSON content type (``application/json``, ``…+json``)."""
+    if body.lstrip()[:1] in (b"{", b"["):
+        return True
+    for name, value in scope["headers"]:
+        if name == b"content-type":
+            media = bytes(value).split(b";")[0].strip().lower()
+            return media == b"application/json" or media.endswith(b"+json")
+    return False
 
 
 async def _no_receive() -> Message:

@@ -37,18 +37,23 @@ def loads(body: bytes | str) -> Any:
 
 
 def unreadable(body: bytes) -> str | None:
-    """Why `body`, JSON by its syntax, cannot be read: a key given twice, a number of
-    more digits than Python converts, arrays or objects nested deeper than its stack
-    (FastAPI would answer these "There was an error parsing the body"); None when it
-    reads, or is not JSON at all (the route says what is wrong)."""
+    """Why `body`, sent as JSON, cannot be read, said as a person would fix it: where
+    its syntax breaks (line and column), a byte that is not UTF-8, a key given twice, a
+    number of more digits than Python converts, arrays or objects nested deeper than its
+    stack (FastAPI would answer "JSON decode error" or "There was an error parsing the
+    body"); None when it reads."""
+    if not body.strip():
+        return "the body is empty (send the request as a JSON object)"
     try:
         loads(body)
     except DuplicateKey as exc:
         return f"duplicate key {exc.key!r} (give each key once)"
     except RecursionError:
         return "arrays or objects nested too deeply"
-    except json.JSONDecodeError:
-        return None
+    except json.JSONDecodeError as exc:
+        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    except UnicodeDecodeError as exc:
+        return f"it is not UTF-8 text (byte 0x{body[exc.start]:02x} at offset {exc.start})"
     except ValueError as exc:  # int(): over sys.get_int_max_str_digits() digits
         if "integer string conversion" in str(exc):
             return f"a number of over {sys.get_int_max_str_digits()} digits"

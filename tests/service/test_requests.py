@@ -60,10 +60,19 @@ def test_a_key_given_twice_is_refused(server: Server, path: str, body: str, key:
          "nested too deeply"),
         ("/v1/analysis", '{"variant": "xiangqi", "moves": ' + "[" * 30000 + "]" * 30000 + "}",
          "nested too deeply"),
+        # where the syntax breaks, not "JSON decode error" (the reviewer's finding)
+        ("/v1/move", '{"variant": "xiangqi", "level": 1,}',
+         "Expecting property name enclosed in double quotes at line 1, column 35"),
+        ("/v1/position", "{'variant': 'xiangqi'}", "at line 1, column 2"),
+        ("/v1/move", 'not json', "Expecting value at line 1, column 1"),
+        ("/v1/move", b'{"variant": "xiangqi", "fen": "caf\xe9"}',
+         "not UTF-8 text (byte 0xe9 at offset 34)"),
+        ("/v1/analysis", "", "the body is empty"),
+        ("/v1/move", "  ", "the body is empty"),
     ],
 )  # fmt: skip
 def test_json_python_cannot_read_is_refused_naming_why(
-    server: Server, path: str, body: str, says: str
+    server: Server, path: str, body: str | bytes, says: str
 ) -> None:
     """Not FastAPI's "There was an error parsing the body", which names nothing."""
     with server.client() as client:
