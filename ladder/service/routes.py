@@ -162,8 +162,9 @@ async def move(req: MoveRequest, request: Request, service: Service) -> MoveResp
 
 
 @router.post("/v1/position", response_model=PositionResponse, responses=ERRORS, tags=["rules"])
-async def position(req: PositionRequest, service: Service) -> PositionResponse:
+async def position(req: PositionRequest, request: Request, service: Service) -> PositionResponse:
     """The rules checker: FEN, legal moves, check and outcome of a position."""
+    _log_variant(request, req.variant)
     return await service.position(req)
 
 
@@ -202,10 +203,18 @@ async def analysis(req: AnalysisRequest, request: Request, analyser: AnalysisJob
     as `/v1/move` refuses one (an illegal move names its ply).
     """
     client = str(getattr(request.state, "client", "local"))
+    _log_variant(request, req.variant)
     job = await analyser.prepare(req, client)
     return NdjsonResponse(
         analyser.stream(job), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     )
+
+
+def _log_variant(request: Request, variant: str) -> None:
+    """Name the request's variant on its ``request`` log line (as a move's is)."""
+    trace: MoveTrace | None = getattr(request.state, "trace", None)
+    if trace is not None:
+        trace.variant = variant
 
 
 @router.get("/v1/levels", response_model=LevelsResponse, responses=GET_ERRORS, tags=["info"])

@@ -38,6 +38,10 @@ def test_one_line_per_request() -> None:
         with server.client() as client:
             assert client.post("/v1/move", json=MOVE).status_code == 200
             assert client.post("/v1/move", json={**MOVE, "level": 0}).status_code == 422
+            position = {"variant": "crazyhouse-xiangqi", "moves": ["h3e3"]}
+            assert client.post("/v1/position", json=position).status_code == 200
+            analysis = {"variant": "xiangqi", "moves": ["h3e3"], "nodes": 100}
+            assert client.post("/v1/analysis", json=analysis).status_code == 200
             assert client.get("/v1/levels").status_code == 200
         # a request's line is written once its answer is out: wait for the last one
         server.wait_for_log(lambda line: '"path": "/v1/levels"' in line)
@@ -51,6 +55,10 @@ def test_one_line_per_request() -> None:
         refused = next(r for r in moves if r["status"] == 422)
         assert refused["engine"] is None  # never reached an engine
         assert records(server, event="request", path="/v1/levels", status=200)
+        # the variant is named on every line of a request that has one, not only a move's
+        (checked,) = records(server, event="request", path="/v1/position")
+        (analysed,) = records(server, event="request", path="/v1/analysis")
+        assert (checked["variant"], analysed["variant"]) == ("crazyhouse-xiangqi", "xiangqi")
         assert not records(server, logger="uvicorn.access")  # replaced, not doubled
     finally:
         server.stop()
