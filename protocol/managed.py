@@ -318,6 +318,15 @@ class ManagedEngine:
                             f"engine failed {attempt} time(s): {exc}", incidents, str(exc)
                         ) from exc
 
+    async def discard(self) -> None:
+        """Kill the current engine for a fault its owner found and reported (frozen, or a
+        refused answer): the next search starts a fresh one, and the dead process is not
+        reported again as an engine that died between searches."""
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            self._failures += 1  # a fault like any other, for the restart backoff
+            await engine.kill()
+
     async def stop(self) -> None:
         """Stop the running search (its result is returned to the searching caller)."""
         if self._engine is not None:

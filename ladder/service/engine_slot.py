@@ -140,6 +140,7 @@ class EngineSlot:
                 return
             except EngineFault as exc:  # killed and reaped by the client
                 self._report_fault(exc, "recover")
+                await self.managed.discard()  # reported: not a died-idle incident too
         await self.start()
 
     async def check(self) -> None:
@@ -159,6 +160,7 @@ class EngineSlot:
         except EngineFault as exc:  # its own isready timeout, or it died: killed by the client
             self._answered = False
             self._report_fault(exc, "idle check")
+            await self.managed.discard()  # reported: not a died-idle incident too
         except TimeoutError:
             self._answered = False
             self._count("timeout")
@@ -174,7 +176,7 @@ class EngineSlot:
                     "pid": engine.pid,
                 },
             )
-            await engine.kill()
+            await self.managed.discard()  # one incident: not a died-idle one on restart
         await self.start()
 
     async def kill(self, kind: str, reason: str) -> None:
@@ -189,8 +191,7 @@ class EngineSlot:
             reason,
             extra={"event": "engine_incident", "engine": self.index, "kind": kind, "pid": pid},
         )
-        if engine is not None:
-            await engine.kill()
+        await self.managed.discard()
 
     # -- searching --------------------------------------------------------------------
 

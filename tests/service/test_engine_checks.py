@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from .helpers import start_server
+from .helpers import samples, start_server
 
 MOVE = {"variant": "xiangqi", "moves": ["h3e3"], "level": 1, "seed": 3}
 
@@ -39,6 +39,13 @@ def test_a_frozen_idle_engine_is_replaced() -> None:
         with server.client() as client:
             reply = client.post("/v1/move", json=MOVE)
         assert reply.status_code == 200, reply.text
+        # one fault, one incident: not also a "died-idle" one for the process the
+        # service killed itself (the reviewer saw both, and the counter rose by 2)
+        incidents = [x for x in server.log_lines[start:] if '"engine_incident"' in x]
+        assert [json.loads(x)["kind"] for x in incidents] == ["timeout"], incidents
+        counted = samples(server)
+        assert counted['ladder_engine_incidents_total{kind="timeout"}'] == 1
+        assert counted['ladder_engine_incidents_total{kind="died-idle"}'] == 0
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(frozen, signal.SIGCONT)
