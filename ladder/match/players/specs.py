@@ -40,7 +40,6 @@ from ladder.engine_binary import engine_path
 from ladder.levels import LEVEL_NUMBERS, LEVELS_FILE, Level, LevelsError, at_elo, load_levels
 from ladder.match.game.clocks import TimeControl, TimeControlError
 from ladder.match.players.level_identity import level_identity
-from ladder.variants import VARIANT_IDS
 
 __all__ = [
     "ENGINE_KEYS",
@@ -267,9 +266,7 @@ def parse_level(head: str, text: str, rest: str) -> PlayerSpec:
     )
     if opts:
         raise PlayerSpecError(f"{head}: unknown option(s) {sorted(opts)}")
-    if elo is not None:
-        spec.level_settings(VARIANT_IDS[0])  # an Elo off the curve fails here
-    return spec
+    return spec  # an Elo off the variant's curve: refused once the variant is known
 
 
 def parse_engine(head: str, text: str, rest: str) -> PlayerSpec:

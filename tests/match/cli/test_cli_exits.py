@@ -98,6 +98,9 @@ def test_bad_arguments_are_refused(tmp_path: Path, args: list[str], says: str) -
     ("spec", "says"),
     [
         ("{elo}", "{says}"),  # inside another variant's span, not atomic's
+        # beyond every variant's: refused naming atomic, the match's variant (it named
+        # xiangqi, whose span the message then gave)
+        ("elo:9000", "elo:9000: atomic-xiangqi: elo must be between"),
         ("level:1,levels=/nonexistent.toml", "level:1,levels=/nonexistent.toml: [Errno 2]"),
         ("level:1,levels={bad}", "level:1,levels={bad}: {bad}: "),
     ],
