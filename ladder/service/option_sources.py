@@ -184,12 +184,16 @@ def read_config(path: Path) -> dict[str, Any]:
         raise SettingsError(f"{where}: invalid TOML: {exc}") from None
     by_name = {o.name: o for o in options()}
     values: dict[str, Any] = {}
+    spelled: dict[str, str] = {}  # dest: the key that gave it
     for key, raw in data.items():
         opt = by_name.get(key.replace("_", "-"))
         if opt is None:
             close = difflib.get_close_matches(key.replace("_", "-"), by_name, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise SettingsError(f"{where}: unknown key {key!r}{hint}")
+        if opt.dest in spelled:  # TOML sees two keys; one would silently win
+            raise SettingsError(f"{where}: {spelled[opt.dest]!r} and {key!r} are one option")
+        spelled[opt.dest] = key
         values[opt.dest] = _from_toml(opt, raw, path, f"{where}: {key!r}")
     return values
 

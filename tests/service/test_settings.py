@@ -201,6 +201,8 @@ def test_the_file_names_the_engine_only_when_nothing_else_does(
         ('allowed-host = ["a.example:8000"]\n', "must be a host without a port"),
         ("[serve]\nport = 1\n", "unknown key 'serve'"),
         ("port = \n", "invalid TOML"),
+        # two spellings of one option: TOML keeps both, one would silently win
+        ("max_queue = 1\nmax-queue = 2\n", "'max_queue' and 'max-queue' are one option"),
     ],
 )
 def test_a_bad_config_file_is_a_one_line_error(tmp_path: Path, toml: str, problem: str) -> None:
