@@ -99,7 +99,12 @@ class Analyser:
         self.service = service
         self.cache = AnalysisCache(service.config.analysis_cache_games)
         self.engine = engine_build_key(service.config.engine_path)
-        self._running: dict[str, int] = {}
+        self._running: dict[str, int] = {}  #: streams running, per client
+
+    @property
+    def streams(self) -> int:
+        """Analyses streaming now (a stop ends each at its next ply: resumed elsewhere)."""
+        return sum(self._running.values())
 
     async def prepare(self, req: AnalysisRequest, client: str) -> PreparedAnalysis:
         """Judge the request before anything streams: a bad one is refused as

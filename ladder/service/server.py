@@ -140,12 +140,20 @@ class Server(uvicorn.Server):
         drain.begin()
         opts = self.settings
         delay = opts.drain_delay if self._stop_signal == signal.SIGTERM else 0.0
+        streams = self.app.state.analyser.streams
         log.info(
-            "stopping: not ready; listening %g s more, then %d request(s) in flight get up to %g s",
+            "stopping: not ready; listening %g s more, then %d request(s) in flight get up to "
+            "%g s; %d analysis stream(s) end at their next ply",
             delay,
             drain.running,
             opts.drain_timeout,
-            extra={"event": "draining", "requests": drain.running, "delay_s": delay},
+            streams,
+            extra={
+                "event": "draining",
+                "requests": drain.running,
+                "analyses": streams,
+                "delay_s": delay,
+            },
         )
         if delay > 0:
             # a second stop signal ends the wait

@@ -6,6 +6,7 @@ and an engine crash mid-job retried."""
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -126,3 +127,29 @@ def test_an_engine_crash_mid_job_retries_that_position(tmp_path: Path) -> None:
         assert metrics['ladder_analysis_plies_total{variant="xiangqi"}'] == 7
     finally:
         server.stop()
+
+
+def test_a_stop_says_how_many_streams_it_ends_and_ends_them_resumably() -> None:
+    """SIGTERM while an analysis streams: the `draining` line counts the stream (it said
+    0 in flight: only move requests were counted), and the stream ends at its next ply
+    with an `error` line `shutting_down` to resume from on another instance."""
+    server = Server(["--engines", "1", "--log-format", "json", "--drain-delay", "0"])
+    server.start()
+    long_game = [*GAME, "d1e2", "i7i6", "h1h9", "b8a8", "e3e7", "g8e7", "h9h4", "a8a9"]
+    body = {"variant": "xiangqi", "moves": long_game, "nodes": 100_000}
+    try:
+        with httpx.stream("POST", server.url + "/v1/analysis", json=body, timeout=120) as r:
+            lines = r.iter_lines()
+            assert json.loads(next(lines))["type"] == "start"
+            assert json.loads(next(lines))["type"] == "ply"
+            start = len(server.log_lines)
+            server.signal(signal.SIGTERM)
+            rest = [json.loads(line) for line in lines if line]
+        assert server.proc is not None and server.proc.wait(timeout=60) == 0
+    finally:
+        server.stop()
+    last = rest[-1]
+    assert last["type"] == "error" and last["error"]["code"] == "shutting_down", last
+    assert 1 < last["resume_from_ply"] <= len(long_game)  # where another instance resumes
+    (draining,) = [json.loads(x) for x in server.log_lines[start:] if '"draining"' in x]
+    assert (draining["requests"], draining["analyses"]) == (0, 1), draining
