@@ -104,9 +104,9 @@ def add_analyse(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument(
         "-o",
         "--out",
-        default="-",
+        default=None,
         metavar="OUT.pgn",
-        help="the annotated PGN ('-': standard output, the default)",
+        help="the annotated PGN ('-': standard output, the default unless --json - takes it)",
     )
     p.add_argument(
         "--json",
@@ -127,6 +127,8 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
     if args.out == "-" and args.json_path == "-":
         print("ladder analyse: -o and --json cannot both be standard output", file=sys.stderr)
         return ExitCode.USAGE
+    if args.out is None:  # standard output, unless the JSON goes there (then no PGN)
+        args.out = None if args.json_path == "-" else "-"
     try:  # before the searches, not after them
         check_output_path("--out", args.out)
         check_output_path("--json", args.json_path)
@@ -190,13 +192,13 @@ def run_analyse(
     *,
     nodes: int,
     engines: int,
-    out: str,
+    out: str | None,
     json_path: str | None,
     console: Console | None = None,
     engine_path: Path | None = None,
 ) -> int:
-    """Analyse ``games`` and write them; the exit code. ``engine_path``: the patched
-    engine's (None: the usual lookup)."""
+    """Analyse ``games`` and write them (``out`` None: no PGN); the exit code.
+    ``engine_path``: the patched engine's (None: the usual lookup)."""
     console = console or Console(stderr=True)
     try:
         done = asyncio.run(_analyse_all(games, nodes, engines, console, engine_path))
@@ -209,7 +211,7 @@ def run_analyse(
     )
     if out == "-":
         sys.stdout.write(text)
-    else:
+    elif out is not None:
         Path(out).write_text(text)
     if json_path is not None:
         document = json.dumps({"games": [a.to_dict() for a in done]}, indent=2)

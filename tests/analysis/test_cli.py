@@ -165,6 +165,20 @@ def test_an_output_file_that_cannot_be_written_is_refused_before_any_search(
     assert done.returncode == ExitCode.USAGE and "is a folder, not a file" in done.stderr
 
 
+def test_json_on_standard_output_alone() -> None:
+    """`--json -` alone: the JSON on standard output, no PGN (standard output is the
+    PGN's default place; both there was refused, exit 2, though only --json was asked
+    for). Both asked for there is still refused."""
+    moves = ("--moves", "h3e3 h8e8", "--nodes", NODES)
+    done = ladder("analyse", *moves, "--json", "-")
+    assert done.returncode == ExitCode.DONE, done.stderr
+    assert len(json.loads(done.stdout)["games"][0]["plies"]) == 2
+    both = ladder("analyse", *moves, "--json", "-", "-o", "-")
+    assert both.returncode == ExitCode.USAGE and "cannot both be standard output" in both.stderr
+    pgn = ladder("analyse", *moves)  # the default: the PGN on standard output
+    assert pgn.returncode == ExitCode.DONE and pgn.stdout.startswith("[")
+
+
 def wrapped_engine(tmp_path: Path, engine_exe: Path, *fault: str) -> Path:
     script = tmp_path / "engine.sh"
     script.write_text(
