@@ -78,7 +78,10 @@ def invalid_request(errors: Sequence[Any]) -> InvalidRequest:
     if len(errors) > 1:
         message += f" (and {len(errors) - 1} more problem(s))"
     ply = loc[-1] + 1 if len(loc) >= 2 and loc[-2] == "moves" and isinstance(loc[-1], int) else None
-    return InvalidRequest(ErrorCode.INVALID_REQUEST, message, field=field, ply=ply)
+    code = ErrorCode.INVALID_REQUEST
+    if field == "variant" and first.get("type") == "literal_error":
+        code = ErrorCode.UNKNOWN_VARIANT  # a rule set this service does not play
+    return InvalidRequest(code, message, field=field, ply=ply)
 
 
 def field_name(loc: tuple[Any, ...]) -> str:

@@ -67,6 +67,17 @@ def _valid_move_still_works(client: httpx.Client) -> None:
     check_move_reply("xiangqi", moves, r.json())
 
 
+def test_an_unknown_variant_is_named_as_such(server: Server) -> None:
+    """The documented code, not the generic one (the model's own check came first)."""
+    with server.client() as client:
+        for path, body in (("/v1/move", {"level": 3}), ("/v1/position", {})):
+            r = _post(client, path, {"variant": "chess", **body})
+            assert r.status_code == 422, r.text
+            error = r.json()["error"]
+            assert (error["code"], error["field"]) == ("unknown_variant", "variant"), error
+            assert "xiangqi" in error["message"]  # what it could have been
+
+
 @pytest.mark.parametrize(("body", "status", "field", "ply"), CASES)
 def test_bad_move_request(
     server: Server, body: Any, status: int, field: str | None, ply: int | None
