@@ -59,9 +59,13 @@ class EngineSlot:
         start_hash_mb: int,
         on_incident: Callable[[str], None] | None = None,
         on_restart: Callable[[], None] | None = None,
+        *,
+        start_up_check: bool = False,
     ) -> None:
         self.index = index
         self.config = config
+        #: ``ladder serve``'s check that the engine starts, before the pool's own
+        self.start_up_check = start_up_check
         self._on_incident = on_incident
         self._on_restart = on_restart
         self._last_pid: int | None = None
@@ -306,6 +310,14 @@ class EngineSlot:
     def _note_pid(self, pid: int | None) -> None:
         """Log (and count) a new engine process."""
         if pid is None or pid == self._last_pid:
+            return
+        if self.start_up_check:  # not a pool engine: not an "engine 0 started" line
+            log.info(
+                "start-up check: the engine starts (process %d)",
+                pid,
+                extra={"event": "engine_checked", "pid": pid},
+            )
+            self._last_pid = pid
             return
         first = self._last_pid is None
         log.info(

@@ -235,7 +235,8 @@ def run_server(
 async def check_engine(config: ServiceConfig) -> None:
     """Start one engine as a pool slot does, and stop it: an engine that cannot start is
     a one-line :class:`ServeError` here, not a traceback from the server's startup."""
-    slot = EngineSlot(0, config, largest_hash_mb(load_levels(config.levels_file)))
+    hash_mb = largest_hash_mb(load_levels(config.levels_file))
+    slot = EngineSlot(0, config, hash_mb, start_up_check=True)
     try:
         await slot.start()
     except EngineFailure as exc:

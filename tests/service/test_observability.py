@@ -55,6 +55,9 @@ def test_one_line_per_request() -> None:
         refused = next(r for r in moves if r["status"] == 422)
         assert refused["engine"] is None  # never reached an engine
         assert records(server, event="request", path="/v1/levels", status=200)
+        # the start-up check's engine is not logged as the pool's engine 0
+        assert len(records(server, event="engine_checked")) == 1
+        assert [r["engine"] for r in records(server, event="engine_started")] == [0]
         # the variant is named on every line of a request that has one, not only a move's
         (checked,) = records(server, event="request", path="/v1/position")
         (analysed,) = records(server, event="request", path="/v1/analysis")
