@@ -110,14 +110,17 @@ class Analyser:
         """Judge the request before anything streams: a bad one is refused as
         ``/v1/move`` refuses one (:class:`~ladder.service.errors.RequestRejected`)."""
         cfg = self.service.config
+        refused = self.service.metrics.analyses.labels("refused")  # over one of its limits
         nodes = cfg.analysis_nodes if req.nodes is None else req.nodes
         if nodes > cfg.analysis_max_nodes:
+            refused.inc()
             raise InvalidRequest(
                 ErrorCode.INVALID_REQUEST,
                 f"nodes: at most {cfg.analysis_max_nodes} a position on this service",
                 field="nodes",
             )
         if len(req.moves) > cfg.analysis_max_plies:
+            refused.inc()
             raise InvalidRequest(
                 ErrorCode.INVALID_REQUEST,
                 f"moves: at most {cfg.analysis_max_plies} plies are analysed",
@@ -136,7 +139,7 @@ class Analyser:
         except AnalysisInputError as exc:  # judged above: not expected
             raise InvalidRequest(ErrorCode.INVALID_REQUEST, str(exc), field=exc.field) from None
         if self._running.get(client, 0) >= cfg.analysis_jobs_per_client:
-            self.service.metrics.analyses.labels("refused").inc()
+            refused.inc()
             raise TooManyAnalyses(
                 ErrorCode.TOO_MANY_ANALYSES,
                 f"this client runs {cfg.analysis_jobs_per_client} analyses already; close "

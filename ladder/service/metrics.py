@@ -317,7 +317,8 @@ class Metrics:
         "ladder_analyses",
         "Game analyses (POST /v1/analysis), by how they ended: done (searched), cached "
         "(answered from the cache), cancelled (the client closed the stream), failed "
-        "(an error line ended the stream), refused (a limit).",
+        "(an error line ended the stream), refused (over a limit: nodes, plies, or the "
+        "client's analyses at once; a bad game is not counted here).",
         labels=("outcome",),
     )
     analyses_running = gauge(

@@ -83,6 +83,7 @@ def test_a_stream_resumed_on_another_instance_is_the_whole_stream(
 def test_refused_before_the_stream_as_a_move_is(pair: tuple[Server, Server]) -> None:
     first, _ = pair
     url = first.url + "/v1/analysis"
+    refused = samples(first)['ladder_analyses_total{outcome="refused"}']
     r = httpx.post(url, json={"variant": "xiangqi", "moves": ["h3e3", "h8e8", "e3e9"]})
     assert r.status_code == 422
     error = r.json()["error"]
@@ -91,6 +92,8 @@ def test_refused_before_the_stream_as_a_move_is(pair: tuple[Server, Server]) -> 
     assert r.status_code == 422 and r.json()["error"]["field"] == "nodes"
     r = httpx.post(url, json={"variant": "xiangqi", "moves": ["h3e3"], "from_ply": 3})
     assert r.status_code == 422 and r.json()["error"]["field"] == "from_ply"
+    # over a limit (the nodes) is "refused", as the metric's help says; a bad game is not
+    assert samples(first)['ladder_analyses_total{outcome="refused"}'] == refused + 1
 
 
 def test_a_closed_stream_stops_searching(pair: tuple[Server, Server]) -> None:
