@@ -8,12 +8,13 @@ The Python client and `ladder move` pass the clock the same way."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import stat
 import subprocess
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
@@ -156,6 +157,22 @@ def test_client_and_cli_pass_the_clock(teed: tuple[Server, Path]) -> None:
     assert bad.returncode == 2 and "need --remaining-ms" in bad.stderr
 
 
+@contextlib.asynccontextmanager
+async def engine_frozen_under_a_move(
+    server: Server, client: httpx.AsyncClient
+) -> AsyncIterator[asyncio.Task[httpx.Response]]:
+    """The server's one engine frozen (SIGSTOP) under a move request, the holder (its
+    answer comes once the engine thaws, on leaving the block)."""
+    (engine,) = server.engine_pids()
+    os.kill(engine, signal.SIGSTOP)
+    try:
+        holder = asyncio.create_task(client.post("/v1/move", json=MOVE))
+        await asyncio.to_thread(server.wait_health, lambda h: h["engines_busy"] == 1)
+        yield holder
+    finally:
+        os.kill(engine, signal.SIGCONT)
+
+
 @pytest.mark.parametrize("max_queue", ["0", "8"])
 async def test_a_clock_that_runs_out_in_the_queue_gets_a_move_without_a_search(
     max_queue: str,
@@ -169,12 +186,8 @@ async def test_a_clock_that_runs_out_in_the_queue_gets_a_move_without_a_search(
     short = {"remaining_ms": 300}  # 7 ms to move: every wait for an engine outlasts it
     book = {"variant": "xiangqi", "moves": [], "level": 5, "seed": 3}
     try:
-        (engine,) = server.engine_pids()
         async with httpx.AsyncClient(base_url=server.url, timeout=120) as client:
-            os.kill(engine, signal.SIGSTOP)
-            try:
-                holder = asyncio.create_task(client.post("/v1/move", json=MOVE))
-                await asyncio.to_thread(server.wait_health, lambda h: h["engines_busy"] == 1)
+            async with engine_frozen_under_a_move(server, client) as holder:
                 hurried = (await client.post("/v1/move", json={**MOVE, "clock": short})).json()
                 in_book = (await client.post("/v1/move", json={**book, "clock": short})).json()
                 unclocked_book = (await client.post("/v1/move", json=book)).json()
@@ -183,8 +196,6 @@ async def test_a_clock_that_runs_out_in_the_queue_gets_a_move_without_a_search(
                 cli = await asyncio.to_thread(
                     subprocess.run, argv, capture_output=True, text=True, timeout=120, cwd=ROOT
                 )
-            finally:
-                os.kill(engine, signal.SIGCONT)
             assert (await holder).status_code == 200
             searched = (await client.post("/v1/move", json={**MOVE, "clock": short})).json()
             book_move = (await client.post("/v1/move", json=book)).json()
@@ -218,16 +229,10 @@ async def test_a_clock_longer_than_the_queue_timeout_waits_on_the_clock() -> Non
     clock = {"remaining_ms": 60_000}
     limit_ms = move_time_limit_ms(60_000, 0, None)
     try:
-        (engine,) = server.engine_pids()
         async with httpx.AsyncClient(base_url=server.url, timeout=120) as client:
-            os.kill(engine, signal.SIGSTOP)
-            try:
-                holder = asyncio.create_task(client.post("/v1/move", json=MOVE))
-                await asyncio.to_thread(server.wait_health, lambda h: h["engines_busy"] == 1)
+            async with engine_frozen_under_a_move(server, client) as holder:
                 unclocked = await client.post("/v1/move", json=MOVE)
                 clocked = await client.post("/v1/move", json={**MOVE, "clock": clock})
-            finally:
-                os.kill(engine, signal.SIGCONT)
             assert (await holder).status_code == 200
         assert unclocked.status_code == 503 and unclocked.json()["error"]["code"] == "busy"
         assert clocked.status_code == 200, clocked.text
