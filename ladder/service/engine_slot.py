@@ -64,14 +64,14 @@ class EngineSlot:
     ) -> None:
         self.index = index
         self.config = config
-        #: ``ladder serve``'s check that the engine starts, before the pool's own
-        self.start_up_check = start_up_check
         self._on_incident = on_incident
         self._on_restart = on_restart
         self._last_pid: int | None = None
         self._answered = False  #: the engine answered its last search or check
         #: the Hash the engine starts with: the largest a level it plays uses
         self._start_hash_mb = start_hash_mb
+        #: ``ladder serve``'s check that the engine starts, before the pool's own
+        self.start_up_check = start_up_check
         max_rss = config.engine_max_rss_mb * 2**20 if config.engine_max_rss_mb else None
         self.managed = level_engine(
             config.engine_path,
