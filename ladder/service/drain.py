@@ -8,7 +8,7 @@ On SIGTERM (``ladder serve``, :mod:`ladder.service.server`):
    going before its connections are refused;
 2. the listener closes; requests in flight get up to ``--drain-timeout`` seconds to be
    answered;
-3. those still running then (or at once, on a second SIGTERM or SIGINT: Ctrl-C twice)
+3. those still running then (or at once, on a Ctrl-C during the stop: SIGINT)
    are cut short (:meth:`Drain.cut_short`): each gets the JSON
    503 ``shutting_down`` with ``Retry-After`` (:func:`ladder.service.app.
    cancel_on_disconnect` turns the cancellation into it), one log line says how many,

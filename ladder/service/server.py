@@ -89,6 +89,9 @@ def url_of(sock: socket.socket) -> str:
 #: uvicorn's own graceful timeout is the drain's plus this (s), so that the drain cuts
 #: the requests short (JSON 503s) before uvicorn would cancel them (500s, tracebacks).
 CUT_MARGIN_S = 3.0
+#: What the supervisor of ``--workers N`` sends its workers for a second Ctrl-C: "stop
+#: now" (a worker ignores SIGINT itself, which a terminal sends every process).
+STOP_NOW = signal.SIGUSR1
 
 
 class Server(uvicorn.Server):
@@ -102,38 +105,49 @@ class Server(uvicorn.Server):
         app: Any,
         announce: Callable[[], None],
         settings: ServeSettings,
+        worker: int | None = None,
     ) -> None:
         super().__init__(config)
         self.service = service
         self.app = app
         self.announce = announce
         self.settings = settings
+        self.worker = worker  #: this process's number under a supervisor (--workers N)
         self._stop_signal: int | None = None
-        self._hurry = False  # a second stop signal came: cut the requests short now
+        self._hurry = False  # "stop now" came: cut the requests short at once
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         """SIGTERM/SIGINT: readiness off now (the drain begins); uvicorn stops next.
         The signal is not raised again once stopped: a stop asked for exits 0.
 
-        A second signal (Ctrl-C twice) means "stop now": the requests still running are
-        cut short at once, each with its JSON 503 (:meth:`Drain.cut_short`), and the
-        engines are stopped as usual. uvicorn's own forced exit is never used: it would
-        drop those requests as plain-text 500s, with tracebacks."""
-        again = self.should_exit
+        Ctrl-C (SIGINT) during the stop means "stop now": the requests still running
+        are cut short at once, each with its JSON 503 (:meth:`Drain.cut_short`), and the
+        engines are stopped as usual (uvicorn's own forced exit would drop them as
+        plain-text 500s, with tracebacks; a third Ctrl-C still is that exit). Another
+        SIGTERM changes nothing: a service manager may send one to every process.
+
+        A worker (``--workers N``) ignores SIGINT: a Ctrl-C in a terminal reaches every
+        process of the group, and the supervisor passes the stop on (SIGTERM), and its
+        "now" (SIGUSR1, :data:`STOP_NOW`)."""
+        if self.worker is not None and sig == signal.SIGINT:
+            return
+        now = self.should_exit and sig == signal.SIGINT
+        third = now and self._hurry
         super().handle_exit(sig, frame)
-        self.force_exit = False
+        self.force_exit = third
         self._captured_signals.clear()
         if self._stop_signal is None:
             self._stop_signal = sig
         self.service.drain.begin()
-        if again and not self._hurry:
-            self._hurry = True
-            if self._loop is not None:  # a signal handler: the cut runs on the loop
-                self._loop.call_soon_threadsafe(self._cut_now)
+        if now and not third:
+            self._stop_now()
 
-    def _cut_now(self) -> None:
-        self.service.drain.cut_short("a second stop signal")
+    def _stop_now(self) -> None:
+        """Cut the requests short now (from a signal handler: on the loop)."""
+        self._hurry = True
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self.service.drain.cut_short, "a second stop signal")
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         drain = self.service.drain
@@ -176,7 +190,15 @@ class Server(uvicorn.Server):
         if not self.started:
             return
         asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self._reload_keys)
+        if self.worker is not None:  # the supervisor's "now" (see handle_exit)
+            asyncio.get_running_loop().add_signal_handler(STOP_NOW, self._supervisor_now)
         self.announce()
+
+    def _supervisor_now(self) -> None:
+        self.should_exit = True
+        self.service.drain.begin()
+        if not self._hurry:
+            self._stop_now()
 
     def _reload_keys(self) -> None:
         keys = self.app.state.keys
@@ -227,6 +249,7 @@ def run_server(
         app,
         lambda: announce(service),
         settings,
+        worker,
     )
     server.run(sockets=[sock])
     return bool(server.started)
@@ -247,6 +270,7 @@ async def check_engine(config: ServiceConfig) -> None:
 
 __all__ = [
     "CUT_MARGIN_S",
+    "STOP_NOW",
     "ServeError",
     "bind",
     "check_engine",

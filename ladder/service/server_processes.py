@@ -15,7 +15,10 @@ connection to one of them. The engines are split: worker *i* gets its share of
 * A worker that dies is logged (``worker_exited``) and started again
   (``worker_restarted``), after a delay that grows while it keeps dying young.
 * SIGHUP is passed on to every worker (each re-reads the API keys); SIGTERM or SIGINT
-  stops them all (each drains and stops its engines), SIGKILL after a grace period.
+  stops them all (each drains and stops its engines), SIGKILL after a grace period. A
+  worker ignores SIGINT itself (a terminal's Ctrl-C reaches the whole process group):
+  a second Ctrl-C is passed on as :data:`~ladder.service.server.STOP_NOW`, which cuts
+  their requests short at once.
   A worker dies with the supervisor (PR_SET_PDEATHSIG), its engines then see EOF.
 
 Per worker, not shared: the rate limit, the queue bound, the connection cap and the
@@ -44,7 +47,7 @@ from prometheus_client.multiprocess import mark_process_dead
 
 from ladder.service.config import ServiceConfig
 from ladder.service.mover import MoveService
-from ladder.service.server import run_server, start_logging
+from ladder.service.server import STOP_NOW, run_server, start_logging
 from ladder.service.settings import ServeSettings
 from protocol.process import die_with_parent
 
@@ -126,6 +129,8 @@ class Supervisor:
     # -- signals ------------------------------------------------------------------------
 
     def _on_stop(self, signum: int, frame: FrameType | None) -> None:
+        if self.stopping and signum == signal.SIGINT:  # Ctrl-C again: "now", passed on
+            self._forward(STOP_NOW)
         self.stopping = True
 
     def _on_hangup(self, signum: int, frame: FrameType | None) -> None:

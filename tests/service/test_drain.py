@@ -118,7 +118,7 @@ def test_a_request_that_ends_within_the_drain_is_answered() -> None:
 def test_a_second_stop_signal_cuts_the_requests_short_at_once(
     first: signal.Signals, delay: str, second_when: str
 ) -> None:
-    """A second stop signal (Ctrl-C twice, or SIGTERM then SIGINT) during the drain:
+    """Ctrl-C during the drain (Ctrl-C twice, or SIGTERM then SIGINT):
     the requests still running, searching or waiting for the engine, are answered the
     JSON 503 at once, long before the drain's timeout, instead of uvicorn's forced exit
     (plain-text 500s, "Exception in ASGI application" tracebacks: the reviewer's
@@ -151,3 +151,66 @@ def test_a_second_stop_signal_cuts_the_requests_short_at_once(
     assert not [line for line in log if "Traceback" in line or "Exception in ASGI" in line]
     cut = [json.loads(line) for line in log if '"drain_cut"' in line]
     assert [(c["requests"], c["reason"]) for c in cut] == [(cut_short, "a second stop signal")]
+
+
+def test_a_second_sigterm_changes_nothing() -> None:
+    """A service manager may send SIGTERM to every process, or twice: the drain goes on
+    (only Ctrl-C says "now"), and the searches in flight are answered."""
+    server = Server(["--engines", "1", "--log-format", "json", "--drain-timeout", "60"])
+    server.start()
+    try:
+        socks = [server.connect() for _ in range(2)]
+        for seed, sock in enumerate(socks):
+            post_move(sock, {**SLOW, "seed": seed})
+        wait_until(lambda: server.health()["queue_depth"] == 1)
+        start = len(server.log_lines)
+        server.signal(signal.SIGTERM)
+        wait_until(lambda: any('"event": "draining"' in x for x in server.log_lines[start:]))
+        server.signal(signal.SIGTERM)
+        assert [read_answer(sock)[0] for sock in socks] == [200, 200]
+        assert server.proc is not None and server.proc.wait(timeout=60) == 0
+    finally:
+        server.stop()
+    assert not any('"drain_cut"' in line for line in server.log_lines)
+
+
+@pytest.mark.parametrize("presses", [1, 2])
+def test_ctrl_c_with_workers_is_one_stop_signal(presses: int) -> None:
+    """`--workers 2` and a terminal's Ctrl-C, which reaches the whole process group: one
+    press drains (a worker ignores its own SIGINT and gets the supervisor's SIGTERM, so
+    it is not "a second signal": the reviewer saw it cut every request), two cut the
+    requests short at once, through the supervisor; exit 0 either way."""
+    server = Server(
+        ["--engines", "2", "--workers", "2", "--log-format", "json", "--drain-timeout", "60"]
+    )
+    server.start()
+    try:
+        socks = [server.connect() for _ in range(6)]
+        for seed, sock in enumerate(socks):
+            post_move(sock, {**SLOW, "seed": seed})
+        wait_until(lambda: sum(_in_flight(server).values()) >= 1)
+        start = len(server.log_lines)
+        assert server.proc is not None
+        os.killpg(server.proc.pid, signal.SIGINT)
+        if presses == 2:
+            wait_until(lambda: sum('"draining"' in x for x in server.log_lines[start:]) == 2)
+            os.killpg(server.proc.pid, signal.SIGINT)
+        answers = [read_answer(sock)[0] for sock in socks]
+        assert server.proc.wait(timeout=90) == 0
+    finally:
+        server.stop()
+    cut = [json.loads(x) for x in server.log_lines[start:] if '"drain_cut"' in x]
+    if presses == 1:
+        assert answers == [200] * 6 and not cut, (answers, cut)
+    else:
+        assert 503 in answers and set(answers) <= {200, 503}, answers
+        assert sum(c["requests"] for c in cut) == answers.count(503)
+        assert {c["reason"] for c in cut} == {"a second stop signal"}
+
+
+def _in_flight(server: Server) -> dict[str, float]:
+    """The level-8 searches in flight, summed over the workers (multiprocess metrics)."""
+    try:
+        return {k: v for k, v in samples(server).items() if "searches_in_flight" in k}
+    except httpx.TransportError:
+        return {}
