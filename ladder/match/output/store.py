@@ -15,6 +15,7 @@ import contextlib
 import json
 import socket
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -66,6 +67,12 @@ CREATE TABLE IF NOT EXISTS running (
     since      REAL NOT NULL
 );
 """
+
+
+#: How often a run refreshes its "being played" marks (seconds).
+HEARTBEAT_S = 30.0
+#: A mark from another host whose heartbeat is older than this is a dead run's (seconds).
+STALE_AFTER_S = 120.0
 
 
 class StoreError(ValueError):
@@ -156,10 +163,13 @@ class ResultStore:
         """Mark ``match_ids`` as being played by this process while the block runs:
         :class:`MatchBusy` if another live process plays one of them into this database
         (both would play every game, and the one whose writes lose would report none).
-        A mark left by a process that is gone (killed) is taken over."""
+        A mark left by a process that is gone (killed) is taken over: on this host, a
+        pid that no longer runs; from another host (a container that is gone), a mark
+        whose heartbeat (:data:`HEARTBEAT_S`) stopped :data:`STALE_AFTER_S` ago."""
         ids = list(match_ids)
         me = psutil.Process()
         host, started = socket.gethostname(), me.create_time()
+        mine = [(match_id, me.pid, host) for match_id in ids]
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")  # no other run between the check and the mark
             for match_id in ids:
@@ -167,10 +177,10 @@ class ResultStore:
                     "SELECT host, pid, started, since FROM running WHERE match_id = ?",
                     (match_id,),
                 ).fetchone()
-                if row is not None and _alive(row[0], row[1], row[2]) and row[1] != me.pid:
+                if row is not None and (row[0], row[1]) != (host, me.pid) and _alive(*row):
                     raise MatchBusy(
                         f"--db {self.path}: the match {match_id!r} is being played by process "
-                        f"{row[1]} on {row[0]} (since "
+                        f"{row[1]} on {row[0]} (its last sign of life at "
                         f"{time.strftime('%H:%M:%S', time.localtime(row[3]))}): wait for it to "
                         "end, or stop it; then the same command resumes the match"
                     )
@@ -178,14 +188,31 @@ class ResultStore:
                     "INSERT OR REPLACE INTO running VALUES (?, ?, ?, ?, ?)",
                     (match_id, host, me.pid, started, time.time()),
                 )
+        stop = threading.Event()
+        beat = threading.Thread(target=self._heartbeat, args=(mine, stop), daemon=True)
+        beat.start()
         try:
             yield
         finally:
+            stop.set()
+            beat.join()
             with self._db:
                 self._db.executemany(
-                    "DELETE FROM running WHERE match_id = ? AND pid = ? AND host = ?",
-                    [(match_id, me.pid, host) for match_id in ids],
+                    "DELETE FROM running WHERE match_id = ? AND pid = ? AND host = ?", mine
                 )
+
+    def _heartbeat(self, mine: list[tuple[str, int, str]], stop: threading.Event) -> None:
+        """Refresh this process's marks every HEARTBEAT_S (its own connection: a thread)."""
+        db = sqlite3.connect(self.path, timeout=30.0)
+        try:
+            while not stop.wait(HEARTBEAT_S):
+                with contextlib.suppress(sqlite3.Error), db:  # a busy moment: the next beat
+                    db.executemany(
+                        "UPDATE running SET since = ? WHERE match_id = ? AND pid = ? AND host = ?",
+                        [(time.time(), *key) for key in mine],
+                    )
+        finally:
+            db.close()
 
     def matches(self, tag: str | None = None) -> list[dict[str, Any]]:
         """Registered matches (optionally with one tag)."""
@@ -267,12 +294,12 @@ class ResultStore:
             yield text
 
 
-def _alive(host: str, pid: int, started: float) -> bool:
+def _alive(host: str, pid: int, started: float, since: float) -> bool:
     """Whether the process that marked a match as being played still runs: on this host,
-    the same pid started at the same time (a pid is reused); on another host it cannot
-    be told, so it counts as running."""
+    the same pid started at the same time (a pid is reused); on another host, whether
+    its heartbeat is recent."""
     if host != socket.gethostname():
-        return True
+        return time.time() - since < STALE_AFTER_S
     try:
         return abs(psutil.Process(pid).create_time() - started) < 1.0
     except psutil.Error:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from ladder.match.exit_codes import ExitCode
+from ladder.match.output.store import STALE_AFTER_S
 from tests.match.helpers import run_ladder
 
 
@@ -92,3 +93,25 @@ def _running(db: Path) -> list[int]:
             return [row[0] for row in conn.execute("SELECT pid FROM running")]
     except sqlite3.OperationalError:  # not created yet
         return []
+
+
+def test_a_mark_from_another_host_counts_while_its_heartbeat_lasts(tmp_path: Path) -> None:
+    """A run on another host (a container) cannot be asked whether it lives: its mark
+    counts while its heartbeat is recent, and is taken over once it stopped (a killed
+    container's: the reviewer's case, which would have blocked the match for ever)."""
+    db = tmp_path / "h.sqlite"
+    command = ["match", "random", "greedy", "--variant", "xiangqi", "--db", str(db)]
+    assert run_ladder(*command, "--games", "1").returncode == ExitCode.DONE
+    with sqlite3.connect(db) as conn:
+        (match_id,) = conn.execute("SELECT match_id FROM matches").fetchone()
+    for age, code in ((10.0, ExitCode.USAGE), (STALE_AFTER_S + 60, ExitCode.DONE)):
+        with sqlite3.connect(db) as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO running VALUES (?, 'elsewhere', 1, 0, ?)",
+                (match_id, time.time() - age),
+            )
+        done = run_ladder(*command, "--games", "2")
+        assert done.returncode == code, done.stderr
+        if code == ExitCode.USAGE:
+            assert "played by process 1 on elsewhere" in done.stderr
+    assert _running(db) == [] and len(_games(db)) == 2
