@@ -15,9 +15,9 @@ from ladder.match.output.store import ResultStore
 
 __all__ = ["PgnOptions", "PgnWriter", "foreign_games"]
 
-#: Where a game's tag section starts (a game that has no Event tag stays with the one before).
-_GAME_START = re.compile(r"^(?=\[Event )", re.MULTILINE)
-_EVENT = re.compile(r'\A\[Event "((?:[^"\\]|\\.)*)"\]')
+#: A tag pair's line (not a movetext line that starts with a comment's `[%eval ...]`).
+_TAG_LINE = re.compile(r'\[[A-Za-z0-9_]+\s+"')
+_EVENT = re.compile(r'^\[Event "((?:[^"\\]|\\.)*)"\]', re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -80,10 +80,27 @@ def foreign_games(path: Path, match_ids: set[str]) -> str:
     escapes undone): what a rewrite keeps, ending with a blank line if anything is left."""
     text = path.read_text(encoding="utf-8", errors="surrogateescape")
     kept = []
-    for chunk in _GAME_START.split(text):
-        event = _EVENT.match(chunk)
+    for game in _games(text):
+        event = _EVENT.search(game)
         if event is not None and re.sub(r"\\(.)", r"\1", event.group(1)) in match_ids:
             continue
-        if chunk.strip():
-            kept.append(chunk.rstrip("\n") + "\n\n")
+        if game.strip():
+            kept.append(game.rstrip("\n") + "\n\n")
     return "".join(kept)
+
+
+def _games(text: str) -> list[str]:
+    """``text`` cut into games: a game starts at a tag pair that follows movetext (its
+    tags in any order, an Event tag or none)."""
+    games: list[str] = []
+    lines: list[str] = []
+    moves = False
+    for line in text.splitlines(keepends=True):
+        tag = _TAG_LINE.match(line) is not None
+        if tag and moves:
+            games.append("".join(lines))
+            lines, moves = [], False
+        lines.append(line)
+        moves = moves or (not tag and bool(line.strip()) and not line.startswith("%"))
+    games.append("".join(lines))
+    return games

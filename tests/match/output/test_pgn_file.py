@@ -39,3 +39,23 @@ def test_a_pgn_file_keeps_the_games_of_other_matches(tmp_path: Path) -> None:
     ours = pgn.with_name("ours.pgn")
     ours.write_bytes(data[len(OTHER_TOOL) :])
     assert len(list(read_pgn(ours.read_text()))) == 5  # the ladder's games, read back whole
+
+
+def test_games_after_the_runs_are_kept_whatever_their_tags(tmp_path: Path) -> None:
+    """Games another tool appended after the run's own: one with no Event tag, one whose
+    tags start with another (xiangqi tools often write Game first): kept whole, where a
+    split at each Event line dropped the first and cut the second's first tag (the
+    reviewer's finding)."""
+    pgn, db = tmp_path / "all.pgn", tmp_path / "m.sqlite"
+    command = ["match", "random", "greedy", "--variant", "xiangqi", "--games", "1"]
+    assert run_ladder(*command, "--db", str(db), "--pgn", str(pgn)).returncode == 0
+    appended = (
+        '[Red "Wang"]\n[Black "Li"]\n[Result "1-0"]\n\n1. h2e2 h9g7 1-0\n\n'
+        '[Game "Chinese Chess"]\n[Event "club"]\n[Result "0-1"]\n\n1. c3c4 0-1\n'
+    )
+    pgn.write_text(pgn.read_text() + "\n" + appended)
+    again = run_ladder(*command[:-1], "2", "--db", str(db), "--pgn", str(pgn))
+    assert again.returncode == ExitCode.DONE, again.stderr
+    text = pgn.read_text()
+    assert text.startswith(appended), text[:300]  # kept whole, before the run's games
+    assert len(_events(pgn)) == 1 + 2  # the club's, and the run's two
