@@ -248,8 +248,9 @@ class EnginePool(Generic[W]):
 
         :class:`QueueFull` or :class:`QueueTimeout` when there is none; with
         ``refused=False`` the caller does without one then (a clocked move made without
-        a search): it is not counted ``on_busy``, and it pushes no other request out of
-        a full queue to make room for itself."""
+        a search): it is not counted ``on_busy``. Either way a full queue makes room for
+        a client under its fair share by pushing out a request of one over it: a client
+        that floods the queue must not leave every other one's clocked moves unsearched."""
         if self._closed:
             raise PoolClosed("the service is stopping")
         if lane not in self._lanes:
@@ -260,7 +261,7 @@ class EnginePool(Generic[W]):
             self._changed(engines=False)
             return worker
         full = len(self._waiting) >= self._max_queue
-        if full and not (refused and self._push_out_for(client)):
+        if full and not self._push_out_for(client):
             if self._on_busy is not None and refused:
                 self._on_busy()
             raise QueueFull(
