@@ -467,7 +467,7 @@ function stopClock() {
 // ---- showing a position ------------------------------------------------------------------
 
 // The ply on the board: the game's last, or an earlier one while stepping through it.
-const shownPly = () => game.viewPly ?? game.moves.length;
+const shownPly = () => (game ? (game.viewPly ?? game.moves.length) : 0);
 
 // Show the position at shownPly() (fetching its verdict first when the page has not got
 // it: a game loaded from the address), the move list, the ladder's move and the status.
@@ -570,6 +570,10 @@ function setState(state) {
   $('offer-draw').disabled = !canOfferDraw();
   $('hint').disabled = !canHint();
   analysis.enable(!!game && !!position(game));
+  // No game on the board (its start was refused): nothing to step through or export.
+  const none = !game || !position(game);
+  for (const id of ['pgn-wxf', 'pgn-iccs']) $(id).disabled = none;
+  if (none) for (const id of ['first', 'back', 'forward', 'last']) $(id).disabled = true;
   if (state === 'checking') $('status').textContent = 'Checking the move…';
 }
 
@@ -918,7 +922,8 @@ function showProblem(text, code = 'page') {
     history.replaceState(null, '', '?');
     newGame();
   };
-  app.dataset.state = 'error';
+  setState('error');
+  $('status').textContent = 'Stopped: see the message below.'; // not "Checking…" over it
 }
 
 function say(text) {

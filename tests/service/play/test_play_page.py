@@ -361,9 +361,19 @@ def test_refused_game_is_said(server: Server, open_page: Opener) -> None:
     text = error.inner_text()
     assert "moves[1]" in text and "422" in text and "h3e3" in text
     assert play.data()["state"] == "error"
+    # the status line does not say it is still checking under the error
+    assert "Checking" not in play.page.locator("#status").inner_text()
     play.page.click("#retry")
     assert play.wait_settled(0)["moves"] == ""
     assert play.page.locator("#error").is_hidden()
+    # a seed the page refuses: no game, so nothing to step through or export (the step
+    # buttons threw "Cannot read properties of null", a page error the driver fails on)
+    play.page.goto(f"{server.url}/play?variant=xiangqi&level=1&colour=red&seed=abc")
+    play.page.locator("#error[data-code=page]").wait_for(state="visible", timeout=WAIT_MS)
+    for button in ("first", "back", "forward", "last", "pgn-wxf", "pgn-iccs"):
+        assert play.page.locator(f"#{button}").is_disabled(), button
+    play.page.keyboard.press("ArrowLeft")
+    assert "Loading" not in play.page.locator("#status").inner_text()
 
 
 def test_any_elo_once_the_levels_are_measured(
