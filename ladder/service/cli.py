@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -183,6 +184,10 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    # A reload asked before the server's own SIGHUP handler is in place (the engines are
+    # still starting; systemd's `reload` is accepted from the first moment) is moot: not
+    # the default action, which would end the process and, as a clean exit, for good.
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     from ladder.engine_binary import EngineNotBuilt, find_engine
     from ladder.levels import levels_version
     from ladder.service.access import KeyFileError, read_keys

@@ -17,6 +17,7 @@ import psutil
 import pytest
 
 from ladder.rules import Game
+from ladder.service.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
 
 from .conftest import MOVED, NOT_RUN, Installation
 from .dockerfile import ROOT, Stage, exec_form, expand
@@ -233,6 +234,11 @@ def test_readme_docker_run_lines_are_the_images(installation: Installation) -> N
     assert f":{keys_path}:ro" in lines[0] and f"-p {expose.args}:{expose.args}" in lines[0]
     assert "-e LADDER_API_KEYS= -e LADDER_NO_AUTH=1" in lines[1]
     assert set(shlex.split(lines[1], comments=True)) >= {"-e", "LADDER_NO_AUTH=1"}
+    for line in lines:  # an init as PID 1, and docker stop's grace covering the drain
+        words = shlex.split(line, comments=True)
+        assert "--init" in words, line
+        grace = float(words[words.index("--stop-timeout") + 1])
+        assert grace > DRAIN_DELAY_S + DRAIN_TIMEOUT_S, line
 
 
 def dockerfile_env(installation: Installation, name: str) -> str:

@@ -239,3 +239,30 @@ def test_a_worker_that_cannot_start_stops_the_service(tmp_path: Path, engine_exe
     assert any('"worker_start_failed"' in line for line in lines)
     # (the engine's failure itself is logged by uvicorn's lifespan, as with one worker)
     assert any('"start-failed"' in line for line in lines)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_reload_while_the_engines_start_is_ignored(tmp_path: Path, workers: str) -> None:
+    """SIGHUP before the server's own handler is in place (its engines still starting:
+    systemd accepts `reload` from the first moment) used to end the service, a clean
+    exit that `Restart=on-failure` does not restart; now it is ignored, and it serves."""
+    keys = tmp_path / "keys.txt"
+    keys.write_text("k" * 32 + "\n")
+    server = Server(["--engines", "2", "--workers", workers, "--api-keys", str(keys)])
+    with ThreadPoolExecutor(1) as pool:
+        started = pool.submit(server.start)  # returns once the URL is printed
+        try:
+            wait_until(lambda: server.proc is not None)
+            assert server.proc is not None
+            leader = psutil.Process(server.proc.pid)
+
+            def engine_starting() -> bool:
+                kids = leader.children(recursive=True)
+                return any("stockfish" in p.name() for p in kids if p.is_running())
+
+            wait_until(engine_starting)
+            server.signal(signal.SIGHUP)
+            started.result(timeout=120)  # it served: not ended by the signal
+            assert server.health()["ready"]
+        finally:
+            server.stop()
