@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ladder.engine_binary import EngineNotBuilt, FoundEngine, find_engine
+from ladder.engine_binary import PATCHED_OPTION, EngineNotBuilt, FoundEngine, find_engine
 from ladder.engine_cli import add_engine_option
 from ladder.levels import LEVELS_FILE, LevelsError, load_levels
 from ladder.rules import Game, RulesError, divide
@@ -36,8 +36,6 @@ from protocol.uci import UciEngine
 
 __all__ = ["REFERENCE_POSITIONS", "Finding", "ReferencePosition", "add_doctor", "diagnose"]
 
-#: The UCI option our patch 0005 adds: its presence tells our build from a stock one.
-PATCHED_OPTION = "FinalInfoOnly"
 #: Seconds one reference perft may take in the engine (they take milliseconds).
 PERFT_TIMEOUT = 60.0
 

@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_ENGINE",
     "DEPRECATED_ENGINE_ENV",
     "ENGINE_ENV",
+    "PATCHED_OPTION",
     "UNPATCHED_ENGINE",
     "EngineNotBuilt",
     "FoundEngine",
@@ -43,6 +44,9 @@ __all__ = [
     "find_engine",
     "user_cache",
 ]
+
+#: The UCI option our patch 0005 adds: its presence tells our build from a stock one.
+PATCHED_OPTION = "FinalInfoOnly"
 
 log = logging.getLogger(__name__)
 

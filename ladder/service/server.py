@@ -25,6 +25,7 @@ from typing import Any
 
 import uvicorn
 
+from ladder.engine_binary import PATCHED_OPTION
 from ladder.levels import largest_hash_mb, load_levels
 from ladder.service.app import create_app
 from ladder.service.config import ServiceConfig
@@ -262,6 +263,16 @@ async def check_engine(config: ServiceConfig) -> None:
     slot = EngineSlot(0, config, hash_mb, start_up_check=True)
     try:
         await slot.start()
+        engine = slot.managed.engine
+        if engine is not None and PATCHED_OPTION not in engine.options:
+            log.warning(
+                "the engine %s is not our patched build (it has no %s option): its "
+                "atomic-xiangqi and crazyhouse-xiangqi rules are not docs/rules.md's, and "
+                "its moves there may be refused; `ladder doctor` says more",
+                config.engine_path,
+                PATCHED_OPTION,
+                extra={"event": "engine_unpatched", "engine_path": str(config.engine_path)},
+            )
     except EngineFailure as exc:
         raise ServeError(f"the engine cannot start: {exc}") from None
     finally:

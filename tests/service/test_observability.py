@@ -57,12 +57,26 @@ def test_one_line_per_request() -> None:
         assert records(server, event="request", path="/v1/levels", status=200)
         # the start-up check's engine is not logged as the pool's engine 0
         assert len(records(server, event="engine_checked")) == 1
+        assert not records(server, event="engine_unpatched")  # our build: no warning
         assert [r["engine"] for r in records(server, event="engine_started")] == [0]
         # the variant is named on every line of a request that has one, not only a move's
         (checked,) = records(server, event="request", path="/v1/position")
         (analysed,) = records(server, event="request", path="/v1/analysis")
         assert (checked["variant"], analysed["variant"]) == ("crazyhouse-xiangqi", "xiangqi")
         assert not records(server, logger="uvicorn.access")  # replaced, not doubled
+    finally:
+        server.stop()
+
+
+def test_a_stock_engine_is_served_with_a_warning(unpatched_engine_exe: Path) -> None:
+    """An engine without our patches plays other atomic and crazyhouse rules: `ladder
+    serve` says so at start (it served it without a word, where `ladder doctor` fails
+    it), and still serves (an operator may mean it)."""
+    server = start_server(engines=1, env={"LADDER_ENGINE": str(unpatched_engine_exe)})
+    try:
+        (warning,) = records(server, event="engine_unpatched")
+        assert warning["severity"] == "WARNING" and "ladder doctor" in warning["message"]
+        assert warning["engine_path"] == str(unpatched_engine_exe)
     finally:
         server.stop()
 
