@@ -7,8 +7,9 @@ client address, never the key; ``request_id``: the client's ``X-Request-ID`` or 
 made up, on this line and on every line written while the request is served),
 ``engine_incident`` / ``engine_started`` / ``engine_restarted`` (logger
 ``ladder.engine``, with the engine's stderr tail), ``engine_checked`` (the start-up
-check's engine, before the pool's), ``engine_unpatched`` (not our build: a warning), ``clock_hurried`` (a clocked move
-made without a search: every engine busy past its time), ``keys_loaded`` and the
+check's engine, before the pool's), ``engine_unpatched`` (not our build: a warning),
+``clock_hurried`` (a clocked move made without a search: every engine busy past its
+time), ``keys_loaded`` and the
 start-up and shutdown lines. uvicorn's own lines go through the same handler; its access log is
 replaced by ``ladder.access``.
 """
