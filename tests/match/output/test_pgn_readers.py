@@ -35,6 +35,8 @@ class Tokens(chess.pgn.BaseVisitor[dict[str, Any]]):
         self.tags[tagname] = tagvalue
 
     def begin_parse_san(self, board: chess.Board, san: str) -> chess.pgn.SkipType:
+        if san == "--":  # its null move, which its tokenizer finds inside WXF's `R--1`
+            return chess.pgn.SKIP  # (a rear rook's retreat): not a chess move
         raise AssertionError(f"a WXF move taken for a chess move: {san}")
 
     def visit_comment(self, comment: str) -> None:
