@@ -116,6 +116,7 @@ class Server(uvicorn.Server):
         self.worker = worker  #: this process's number under a supervisor (--workers N)
         self._stop_signal: int | None = None
         self._hurry = False  # "stop now" came: cut the requests short at once
+        self._streams: int | None = None  # analysis streams when the stop came
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
@@ -135,6 +136,8 @@ class Server(uvicorn.Server):
             return
         now = self.should_exit and sig == signal.SIGINT
         third = now and self._hurry
+        if not self.should_exit:  # the streams a stop finds (each ends at its next ply)
+            self._streams = self.app.state.analyser.streams
         super().handle_exit(sig, frame)
         self.force_exit = third
         self._captured_signals.clear()
@@ -155,7 +158,7 @@ class Server(uvicorn.Server):
         drain.begin()
         opts = self.settings
         delay = opts.drain_delay if self._stop_signal == signal.SIGTERM else 0.0
-        streams = self.app.state.analyser.streams
+        streams = self.app.state.analyser.streams if self._streams is None else self._streams
         log.info(
             "stopping: not ready; listening %g s more, then %d request(s) in flight get up to "
             "%g s; %d analysis stream(s) end at their next ply",
