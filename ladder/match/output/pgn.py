@@ -38,6 +38,7 @@ __all__ = [
     "iccs_move",
     "read_pgn",
     "replay",
+    "tag_pair",
     "wxf_moves",
 ]
 
@@ -242,6 +243,13 @@ _MOVE_NUMBER_RE = re.compile(r"\d+\.(\.\.)?")
 _SUFFIX_RE = re.compile(r"[!?]+$")
 
 
+def tag_pair(line: str) -> tuple[str, str] | None:
+    """``(name, value)`` of a tag pair's line (``[Event "x"]``; the value unescaped), or
+    None for any other line (movetext, a comment's ``[%eval ...]``)."""
+    m = _HEADER_RE.match(line.strip())
+    return None if m is None else (m[1], _TAG_ESCAPE_RE.sub(r"\1", m[2]))
+
+
 def read_pgn(text: str) -> Iterator[PgnGame]:
     """The games of a PGN text, in order: the tags of each (their values unescaped), its
     main line, its comments, its result. Variations (``( ... )``, nested), NAGs
@@ -276,14 +284,14 @@ def read_pgn(text: str) -> Iterator[PgnGame]:
 
     for raw in text.splitlines():
         line = raw.strip()
-        m = _HEADER_RE.match(line)
-        if m:
+        tag = tag_pair(line)
+        if tag is not None:
             if in_moves or game is None:
                 done = finish()
                 if done is not None:
                     yield done
                 game, in_moves, movetext = PgnGame({}), False, []
-            game.headers[m[1]] = _TAG_ESCAPE_RE.sub(r"\1", m[2])
+            game.headers[tag[0]] = tag[1]
         elif line.startswith("%"):
             continue  # an escaped line (PGN standard 6): not for this reader
         elif line:

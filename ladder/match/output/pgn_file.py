@@ -4,20 +4,15 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from ladder.match.game.play import GameRecord
-from ladder.match.output.pgn import format_pgn
+from ladder.match.output.pgn import format_pgn, tag_pair
 from ladder.match.output.store import ResultStore
 
 __all__ = ["PgnOptions", "PgnWriter", "foreign_games"]
-
-#: A tag pair's line (not a movetext line that starts with a comment's `[%eval ...]`).
-_TAG_LINE = re.compile(r'\[[A-Za-z0-9_]+\s+"')
-_EVENT = re.compile(r'^\[Event "((?:[^"\\]|\\.)*)"\]', re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -80,27 +75,28 @@ def foreign_games(path: Path, match_ids: set[str]) -> str:
     escapes undone): what a rewrite keeps, ending with a blank line if anything is left."""
     text = path.read_text(encoding="utf-8", errors="surrogateescape")
     kept = []
-    for game in _games(text):
-        event = _EVENT.search(game)
-        if event is not None and re.sub(r"\\(.)", r"\1", event.group(1)) in match_ids:
-            continue
-        if game.strip():
+    for game, event in _games(text):
+        if event not in match_ids and game.strip():
             kept.append(game.rstrip("\n") + "\n\n")
     return "".join(kept)
 
 
-def _games(text: str) -> list[str]:
-    """``text`` cut into games: a game starts at a tag pair that follows movetext (its
-    tags in any order, an Event tag or none)."""
-    games: list[str] = []
+def _games(text: str) -> list[tuple[str, str | None]]:
+    """``text`` cut into games, as :func:`~ladder.match.output.pgn.read_pgn` cuts it (a
+    game starts at a tag pair that follows movetext), each kept as written, with its
+    Event tag (None without one)."""
+    games: list[tuple[str, str | None]] = []
     lines: list[str] = []
+    event: str | None = None
     moves = False
     for line in text.splitlines(keepends=True):
-        tag = _TAG_LINE.match(line) is not None
-        if tag and moves:
-            games.append("".join(lines))
-            lines, moves = [], False
+        tag = tag_pair(line)
+        if tag is not None and moves:
+            games.append(("".join(lines), event))
+            lines, event, moves = [], None, False
         lines.append(line)
-        moves = moves or (not tag and bool(line.strip()) and not line.startswith("%"))
-    games.append("".join(lines))
+        if tag is not None and tag[0] == "Event":
+            event = tag[1]
+        moves = moves or (tag is None and bool(line.strip()) and not line.startswith("%"))
+    games.append(("".join(lines), event))
     return games
