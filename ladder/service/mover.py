@@ -213,9 +213,10 @@ class MoveService:
         queue_wait = m.labelled(m.queue_wait_seconds, label)
         # On a clock, the move's time bounds the wait, not --queue-timeout: an engine that
         # frees up after it would lose the game on time, and a 503 before it would refuse
-        # a move the clock still has time for. Past it (or at once if the queue is full)
-        # the move is played without a search. (A very long move time is cut where the
-        # request's deadline keeps one attempt's time for the search.)
+        # a move the clock still has time for. Past it (or at once if the queue is full
+        # and nobody's request there is over its fair share) the move is played without a
+        # search. (A very long move time is cut where the request's deadline keeps one
+        # attempt's time for the search.)
         wait = min(cfg.queue_timeout_s, budget)
         hurries = time_limit_ms is not None
         if time_limit_ms is not None:

@@ -93,6 +93,8 @@ CUT_MARGIN_S = 3.0
 #: What the supervisor of ``--workers N`` sends its workers for a second Ctrl-C: "stop
 #: now" (a worker ignores SIGINT itself, which a terminal sends every process).
 STOP_NOW = signal.SIGUSR1
+#: Why requests are cut short at once (the ``drain_cut`` line's reason).
+_NOW = "a second stop signal"
 
 
 class Server(uvicorn.Server):
@@ -151,7 +153,7 @@ class Server(uvicorn.Server):
         """Cut the requests short now (from a signal handler: on the loop)."""
         self._hurry = True
         if self._loop is not None:
-            self._loop.call_soon_threadsafe(self.service.drain.cut_short, "a second stop signal")
+            self._loop.call_soon_threadsafe(self.service.drain.cut_short, _NOW)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         drain = self.service.drain
@@ -181,7 +183,7 @@ class Server(uvicorn.Server):
         cut = asyncio.get_running_loop().call_later(
             0.0 if self._hurry else opts.drain_timeout,
             drain.cut_short,
-            "a second stop signal" if self._hurry else f"drain timeout ({opts.drain_timeout:g} s)",
+            _NOW if self._hurry else f"drain timeout ({opts.drain_timeout:g} s)",
         )
         try:
             await super().shutdown(sockets)
