@@ -135,8 +135,6 @@ class ResultStore:
         config: dict[str, Any],
     ) -> None:
         """Register a match (no-op when it exists: that is a resume)."""
-        if self.stored_config(match_id) is not None:
-            return
         with self._db:
             self._db.execute(
                 "INSERT OR IGNORE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?)",
