@@ -112,11 +112,16 @@ def _json_body(scope: Scope, body: bytes) -> bool:
     a JSON content type (``application/json``, ``…+json``)."""
     if body.lstrip()[:1] in (b"{", b"["):
         return True
+    media = (_content_type(scope) or b"").split(b";")[0].strip().lower()
+    return media == b"application/json" or media.endswith(b"+json")
+
+
+def _content_type(scope: Scope) -> bytes | None:
+    """The request's (first) content-type header."""
     for name, value in scope["headers"]:
         if name == b"content-type":
-            media = bytes(value).split(b";")[0].strip().lower()
-            return media == b"application/json" or media.endswith(b"+json")
-    return False
+            return bytes(value)
+    return None
 
 
 async def _no_receive() -> Message:
@@ -196,10 +201,7 @@ _JSON_TYPES = frozenset({b"application/json", b"application/json; charset=utf-8"
 
 def _json_content_type(scope: Scope) -> bool:
     """Whether the request's (first) content-type header is one of `_JSON_TYPES`."""
-    for name, value in scope["headers"]:
-        if name == b"content-type":
-            return value in _JSON_TYPES
-    return False
+    return _content_type(scope) in _JSON_TYPES
 
 
 def _replay(messages: list[Message], receive: Receive) -> Receive:
