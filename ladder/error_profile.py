@@ -45,6 +45,7 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from ladder.beginner import Threat, best_threat, exchanges, loses_at_once, parries
 from ladder.calibration.record import record_path
 from ladder.engine_binary import engine_path
 from ladder.engine_lines import MATE_CP
@@ -52,7 +53,7 @@ from ladder.level_move import SearchJob, search_level
 from ladder.levels import play_settings
 from ladder.master_games import master_lines
 from ladder.match.statistics import wilson
-from ladder.material import material
+from ladder.material import PIECE_VALUES
 from ladder.package_data import CHECKOUT_ROOT
 from ladder.rules import Game, RulesError
 from ladder.rules.notation import destination
@@ -134,34 +135,17 @@ def master_spots(count: int, seed: int, min_ply: int) -> list[Spot]:
     return spots
 
 
+def hang(game: Game) -> Threat | None:
+    """The capture that punishes the side that just moved, if it left the opponent (to
+    move in ``game``) one that wins at least :data:`HANG_CP` net after the best recapture
+    (:func:`ladder.beginner.best_threat`, every capture seen); else None."""
+    threat = best_threat(game)
+    return threat if threat is not None and threat.gain_cp >= HANG_CP else None
+
+
 def hangs(game: Game) -> bool:
-    """Whether the side that just moved has left the opponent (to move in ``game``) a
-    capture that wins at least :data:`HANG_CP` net after the best recapture."""
-    them = game.turn == "red"
-    for capture in game.legal_moves():
-        dest = destination(capture)
-        if dest is None or game.piece_at(dest) is None:
-            continue
-        before = material(game.board_fen(), them) - material(game.board_fen(), not them)
-        game.push(capture)
-        try:
-            if game.outcome() is not None:
-                continue
-            gained = material(game.board_fen(), them) - material(game.board_fen(), not them)
-            worst = gained
-            for reply in game.legal_moves():
-                rdest = destination(reply)
-                if rdest is None or game.piece_at(rdest) is None:
-                    continue
-                game.push(reply)
-                bf = game.board_fen()
-                worst = min(worst, material(bf, them) - material(bf, not them))
-                game.pop()
-            if worst - before >= HANG_CP:
-                return True
-        finally:
-            game.pop()
-    return False
+    """Whether the side that just moved hangs a piece (:func:`hang`)."""
+    return hang(game) is not None
 
 
 class Reference:
@@ -368,3 +352,122 @@ def mean_interval(total: int, total_sq: int, n: int) -> tuple[float, float]:
     var = max(0.0, (total_sq - n * mean * mean) / (n - 1))
     half = 1.96 * (var / n) ** 0.5
     return (mean - half, mean + half)
+
+
+#: How the one-move hangs are split by the piece that takes (lower-case FEN letters).
+CAPTURERS = ("c", "n", "r", "p", "other")
+
+
+async def measure_sets(
+    variant: str, players: list[str], *, half: str = "report", seed: int = 1
+) -> dict[str, Any]:
+    """The beginner's measures of every player (``NAME=SPEC`` texts) on ``half`` of
+    ``variant``'s frozen position sets (:mod:`ladder.position_sets`), by the rules
+    checker alone (no reference engine):
+
+    - ``check``: the share of moves in check that do not lose at once;
+    - ``threat``: the share of moves facing a threat to win at once that parry it;
+    - ``free``: the share of positions with a free piece (a capture winning 300 cp net,
+      two plies) where the player took one;
+    - ``hangs`` on the general positions: the share of moves that leave a one-move hang
+      (:func:`hang`), split by the piece that takes (``by``: cannon, horse, chariot,
+      soldier, other);
+    - ``drops`` (crazyhouse-xiangqi): of the player's drops where it holds a piece, the
+      share that the opponent takes at once for nothing (a capture on the point winning
+      at least the dropped piece's value net).
+    """
+    from ladder.match.players.player import Player
+    from ladder.match.players.specs import PlayerSpec
+    from ladder.match.players.start import make_player
+    from ladder.position_sets import FREE_CP, load_sets
+
+    positions = [p for p in load_sets(variant) if p.half == half]
+    specs = []
+    for text in players:
+        label, sep, spec_text = text.partition("=")
+        specs.append(PlayerSpec.parse(f"{spec_text},name={label}" if sep else text))
+    engines: list[Player] = [make_player(s) for s in specs]
+    counts: dict[str, dict[str, int]] = {s.name: {} for s in specs}
+    for p in engines:
+        await p.start()
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    try:
+        with Progress(*columns, TimeRemainingColumn(), transient=not sys.stderr.isatty()) as bar:
+            task = bar.add_task(f"{variant} sets ({half})", total=len(positions))
+            for i, pos in enumerate(positions):
+                game = pos.game()
+                free = (
+                    {
+                        destination(t.capture)
+                        for t in exchanges(game)
+                        if t.gain_cp >= FREE_CP and destination(t.capture)
+                    }
+                    if pos.kind == "free"
+                    else set()
+                )
+                for spec, player in zip(specs, engines, strict=True):
+                    await player.new_game(variant, seed)
+                    move = (await player.choose(game.copy(), seed * 1_000_003 + i)).move
+                    _count(counts[spec.name], pos.kind, game, move, free)
+                bar.advance(task)
+    finally:
+        for p in engines:
+            await p.close()
+    return {
+        "variant": variant,
+        "half": half,
+        "seed": seed,
+        "positions": {k: sum(1 for p in positions if p.kind == k) for k in _KINDS},
+        "players": {name: _sets_row(c) for name, c in counts.items()},
+    }
+
+
+_KINDS = ("check", "threat", "free", "general", "drops")
+
+
+def _count(row: dict[str, int], kind: str, game: Game, move: str, free: set[str | None]) -> None:
+    def add(key: str, hit: bool = True) -> None:
+        row[key] = row.get(key, 0) + int(hit)
+
+    add(f"{kind}_n")
+    if kind == "check":
+        add("check", not loses_at_once(game, move))
+    elif kind == "threat":
+        add("threat", parries(game, move))
+    elif kind == "free":
+        add("free", destination(move) in free)
+    elif kind == "general":
+        game.push(move)
+        try:
+            threat = hang(game) if game.outcome() is None else None
+        finally:
+            game.pop()
+        if threat is not None:
+            add("hang")
+            add("by_" + (threat.piece if threat.piece in CAPTURERS else "other"))
+    elif kind == "drops" and "@" in move:
+        add("drop")
+        point = move.split("@")[1]
+        value = PIECE_VALUES.get(move[0].lower(), 0)
+        game.push(move)
+        try:
+            lost = game.outcome() is None and any(
+                t.gain_cp >= value for t in exchanges(game, lambda c, _: destination(c) == point)
+            )
+        finally:
+            game.pop()
+        add("drop_hang", lost)
+
+
+def _sets_row(c: dict[str, int]) -> dict[str, Any]:
+    hangs_n = c.get("hang", 0)
+    return {
+        "check": share(c.get("check", 0), c.get("check_n", 0)),
+        "threat": share(c.get("threat", 0), c.get("threat_n", 0)),
+        "free": share(c.get("free", 0), c.get("free_n", 0)),
+        "hangs": share(hangs_n, c.get("general_n", 0)),
+        "hangs_by": {k: c.get(f"by_{k}", 0) for k in CAPTURERS},
+        "cannon_horse": share(c.get("by_c", 0) + c.get("by_n", 0), hangs_n),
+        "drops": {"positions": c.get("drops_n", 0), "drops": c.get("drop", 0)},
+        "drop_hangs": share(c.get("drop_hang", 0), c.get("drop", 0)),
+    }

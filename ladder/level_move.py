@@ -184,6 +184,7 @@ def choose(
     seed: int,
     legal: frozenset[str],
     captures: Mapping[str, int] | None = None,
+    game: Game | None = None,
 ) -> Choice | None:
     """The move to play, drawn with ``random.Random(seed)``: the best move without a
     variety rule; with one (:class:`ladder.levels.Variety`), with probability
@@ -194,7 +195,7 @@ def choose(
     Under the second-look rule (``variety.second_look`` > 0) the pick is
     :func:`ladder.second_look.second_look_pick`'s, with ``captures``
     (:func:`~ladder.second_look.first_look`) the material each capture takes at first
-    sight.
+    sight, and ``game`` (the position) its sight and guard.
 
     Returns None when the engine gave no legal move (the caller treats it as a failure).
     """
@@ -231,7 +232,7 @@ def choose(
         floor = min((ln.value() for ln in lines), default=0)
         unseen = sorted(legal - by_move.keys())
         lines += [Line(0, (move,), floor, None, 0, 0) for move in unseen]
-        pick = second_look_pick(lines, top, variety, captures or {}, rng) or best_line
+        pick = second_look_pick(lines, top, variety, captures or {}, rng, game) or best_line
         if pick.multipv == 0:
             return Choice(pick.move, None, None)
     else:
@@ -373,6 +374,7 @@ async def play_level_move(
         seed,
         legal if allowed is None else allowed,
         captures_seen(game, variety),
+        game.copy() if variety is not None and variety.second_look is not None else None,
     )
     if choice is None:  # the engine's best move is not allowed: its best allowed line
         assert allowed is not None  # (the bestmove is legal: the engine checked it)

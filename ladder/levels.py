@@ -59,6 +59,15 @@ class Variety:
     (the player saw the refutation). The first candidate not put aside is played; one
     past the second looks is played unchecked, however bad (the deeper tactic missed).
 
+    Under the second-look rule, ``sight`` is how often the second look sees a refutation a
+    beginner misses (:class:`ladder.beginner.Sight`: a cannon's capture over its screen, a
+    horse's capture, a capture along a line the move opened, or a reply that takes
+    nothing yet); any other refutation it sees always. ``guard`` (not None) is how often
+    the player makes sure, out of check, that the move it is about to play does not lose
+    at once (:func:`ladder.beginner.loses_at_once`; in check it always does, as a person
+    does when the board says "Check!"); such a move is put aside. None: the rule before
+    (no such look, in check or not).
+
     ``node_jitter_pct``: the strong levels' variety out of the book. In the rule's plies
     the node limit is drawn, with the move's seed, log-uniformly between 1 / (1 + j) and
     (1 + j) times the level's (j = ``node_jitter_pct`` / 100): where two moves are close,
@@ -81,6 +90,8 @@ class Variety:
     second_look: float | None = None
     reject_cp: int = 0
     node_jitter_pct: float = 0.0
+    guard: float | None = None
+    sight: float = 1.0
 
     def applies_at(self, ply: int) -> bool:
         """Whether the rule applies to the move at game ply ``ply`` (0: the first move)."""
@@ -99,6 +110,10 @@ class Variety:
             parts.append(f"{self.random_move_pct:g}% random")
         if self.second_look is not None:
             parts.append(f"second look at {self.second_look:g}, rejects -{self.reject_cp} cp")
+            if self.sight < 1:
+                parts.append(f"sight {self.sight:g}")
+            if self.guard is not None:
+                parts.append(f"guards {self.guard:g}")
         if self.node_jitter_pct:
             factor = 1 + self.node_jitter_pct / 100
             parts.append(f"nodes {1 / factor:.2g}-{factor:.2g}x")
@@ -131,6 +146,8 @@ def _variety(table: dict[str, Any], level: object, base: Variety | None = None) 
             ),
             reject_cp=int(merged.get("reject_cp", 0)),
             node_jitter_pct=float(merged.get("node_jitter_pct", 0.0)),
+            guard=None if merged.get("guard") is None else float(merged["guard"]),
+            sight=float(merged.get("sight", 1.0)),
         )
     except (TypeError, ValueError) as exc:
         raise LevelsError(f"level {level}: variety: {exc}") from exc
@@ -143,11 +160,14 @@ def _variety(table: dict[str, Any], level: object, base: Variety | None = None) 
         or (variety.second_look is not None and variety.second_look < 0)
         or variety.reject_cp < 0
         or not 0 <= variety.node_jitter_pct <= 300
+        or not 0 <= variety.sight <= 1
+        or (variety.guard is not None and not 0 <= variety.guard <= 1)
     ):
         raise LevelsError(
             f"level {level}: variety needs multipv >= 1, window_cp >= 0, "
             f"0 <= random_move_pct <= 100, 0 <= temperature_cp <= {MAX_TEMPERATURE_CP} "
-            "plies >= 1, second_look >= 0, reject_cp >= 0 and 0 <= node_jitter_pct <= 300"
+            "plies >= 1, second_look >= 0, reject_cp >= 0, 0 <= node_jitter_pct <= 300, "
+            "0 <= sight <= 1 and 0 <= guard <= 1"
         )
     if variety.multipv == 1 and variety.random_move_pct == 0 and not variety.node_jitter_pct:
         return None
@@ -226,6 +246,20 @@ class Blend:
     weight: float
 
 
+#: Variety fields added with the beginner's eyes (issue 35), with their "not used" value: a
+#: rule that uses neither leaves them out of its settings (:func:`variety_table`), so the
+#: records and match ids of the rules before them stay as they were.
+BEGINNER_FIELDS: dict[str, object] = {"guard": None, "sight": 1.0}
+
+
+def variety_table(variety: Variety) -> dict[str, Any]:
+    """A variety rule as plain data, without :data:`BEGINNER_FIELDS` when unused."""
+    table = asdict(variety)
+    if all(table[k] == v for k, v in BEGINNER_FIELDS.items()):
+        return {k: v for k, v in table.items() if k not in BEGINNER_FIELDS}
+    return table
+
+
 def play_settings(level: Level) -> dict[str, Any]:
     """What a level plays, as plain data: its node count, hash, variety rule and book
     (not its rating). Measurements of a level (the human reference) keep it, so that a
@@ -233,7 +267,7 @@ def play_settings(level: Level) -> dict[str, Any]:
     return {
         "nodes": level.nodes,
         "hash_mb": level.hash_mb,
-        "variety": asdict(level.variety) if level.variety else None,
+        "variety": variety_table(level.variety) if level.variety else None,
         "book": level.book,
     }
 

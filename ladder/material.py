@@ -8,7 +8,7 @@ first look (:func:`ladder.second_look.first_look`) sees captures by them.
 
 from __future__ import annotations
 
-__all__ = ["PIECE_VALUES", "material"]
+__all__ = ["PIECE_VALUES", "balance", "material"]
 
 #: Centipawns by FEN letter (either case); the general is not counted.
 PIECE_VALUES: dict[str, int] = {"r": 900, "c": 450, "n": 400, "a": 200, "b": 200, "p": 100, "k": 0}
@@ -21,3 +21,8 @@ def material(board_fen: str, red: bool) -> int:
     return sum(
         PIECE_VALUES.get(ch.lower(), 0) for ch in board if ch.isalpha() and ch.isupper() == red
     )
+
+
+def balance(board_fen: str, red: bool) -> int:
+    """One side's (``red`` or black) material on the board less the other's."""
+    return material(board_fen, red) - material(board_fen, not red)

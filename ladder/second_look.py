@@ -6,7 +6,10 @@ best one".
 A player first sees what each capture takes (:func:`first_look`: the site's piece
 values, an atomic blast's balance), then the other moves in a seeded order, natural
 moves first; the first candidates get a second look at the reply, and one the engine
-rates far below the best is put aside (:func:`second_look_pick`).
+rates far below the best is put aside when the player sees the refutation (a beginner's
+eyes, :class:`ladder.beginner.Sight`); a move about to be played that loses at once is
+put aside when the player guards against it (always in check:
+:func:`second_look_pick`).
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ import math
 import random
 from collections.abc import Mapping
 
+from ladder.beginner import Sight, loses_at_once
 from ladder.engine_lines import Line
 from ladder.levels import Variety
-from ladder.material import PIECE_VALUES, material
+from ladder.material import PIECE_VALUES, balance
 from ladder.rules import Game
-from ladder.rules.notation import destination
+from ladder.rules.notation import destination, origin
 
 __all__ = [
     "INTUITION_CAP_CP",
@@ -50,7 +54,7 @@ def first_look(game: Game) -> dict[str, int]:
     explodes = game.variant.atomic
     red = game.turn == "red"
     mover = game.turn
-    before = _material_balance(game.board_fen(), red) if explodes else 0
+    before = balance(game.board_fen(), red) if explodes else 0
     for move in game.legal_moves():
         point = destination(move)
         if point is None:  # a drop takes nothing
@@ -63,7 +67,7 @@ def first_look(game: Game) -> dict[str, int]:
             try:
                 outcome = game.outcome()
                 won = outcome is not None and outcome.winner == mover
-                gain = _material_balance(game.board_fen(), red) - before
+                gain = balance(game.board_fen(), red) - before
                 out[move] = WINNING_CAPTURE_CP if won else gain
             finally:
                 game.pop()
@@ -78,14 +82,23 @@ def captures_seen(game: Game, variety: Variety | None) -> dict[str, int] | None:
 
 
 def second_look_pick(
-    lines: list[Line], top: int, variety: Variety, captures: Mapping[str, int], rng: random.Random
+    lines: list[Line],
+    top: int,
+    variety: Variety,
+    captures: Mapping[str, int],
+    rng: random.Random,
+    game: Game | None = None,
 ) -> Line | None:
     """The second-look rule's move (:class:`ladder.levels.Variety`): the captures first,
     the most material first (ties in a seeded order), then the other moves drawn without
     replacement with weights ``exp(-loss / temperature_cp)``; the first
     ``variety.second_look`` of them (a fraction: the next one with that probability) are
     put aside when they lose ``variety.reject_cp`` or more against ``top`` (the best
-    line's value), and the first one left is played. None when there are no lines."""
+    line's value) and the player sees the refutation (the line's reply, through the eyes
+    of ``variety.sight``); a candidate that loses at once is put aside when the player
+    guards (``variety.guard``; always in check); the first one left is played. ``game``
+    (the position, left as it is) is needed for the sight and the guard. None when there
+    are no lines."""
     takes: list[Line] = []
     others: list[Line] = []
     taken = captures.get
@@ -109,12 +122,44 @@ def second_look_pick(
     looks = variety.second_look or 0.0
     whole = int(looks)
     looks_at = whole + (rng.random() < looks - whole)
+    eyes = Sight(variety.sight, variety.sight, variety.sight) if game is not None else None
+    guards = (
+        game is not None
+        and variety.guard is not None
+        and (game.is_check() or rng.random() < variety.guard)
+    )
     for i, ln in enumerate(order):
-        if i < looks_at and top - ln.value() >= variety.reject_cp:
+        if (
+            i < looks_at
+            and top - ln.value() >= variety.reject_cp
+            and (eyes is None or game is None or _sees_refutation(game, ln, eyes, rng))
+        ):
+            continue
+        if guards and game is not None and loses_at_once(game, ln.move):
             continue
         return ln
     # Every candidate was looked at and put aside: the one that loses least.
     return max(order, key=lambda ln: ln.value(), default=None)
+
+
+def _sees_refutation(game: Game, line: Line, eyes: Sight, rng: random.Random) -> bool:
+    """Whether the player sees ``line``'s reply (the engine's refutation of its move in
+    ``game``): a capture by a piece a beginner always sees, on a line the move did not
+    open, is seen; a cannon's or a horse's capture, a capture along the opened line, and a
+    reply that takes nothing yet (a deeper threat) only with the chance ``eyes`` gives."""
+    if len(line.pv) < 2:
+        return eyes.cannon >= 1.0 or rng.random() < eyes.cannon
+    move, reply = line.pv[0], line.pv[1]
+    target = destination(reply)
+    start = origin(reply)
+    ours = target is not None and (
+        target == destination(move)
+        or (game.piece_at(target) is not None and target != origin(move))
+    )
+    if not ours or start is None:  # a quiet reply: the threat is deeper than one move
+        return eyes.cannon >= 1.0 or rng.random() < eyes.cannon
+    piece = (game.piece_at(start) or "?").lower()
+    return eyes.sees(move, reply, piece, rng)
 
 
 def _first(pair: tuple[float, Line]) -> float:
@@ -125,8 +170,3 @@ def _felt(value: int) -> int:
     """A score as the second-look rule's intuition weighs it: mates count as a lost or won
     piece or two (:data:`INTUITION_CAP_CP`)."""
     return max(-INTUITION_CAP_CP, min(INTUITION_CAP_CP, value))
-
-
-def _material_balance(board_fen: str, red: bool) -> int:
-    """The mover's material on the board less the opponent's (centipawns)."""
-    return material(board_fen, red) - material(board_fen, not red)

@@ -7,6 +7,12 @@
         --player L1=level:1 ... --player L6=level:6 --reference-nodes 200000
 
 With ``--source master`` the masters' own moves are judged too (the human reference).
+
+With ``--sets`` the beginner's measures on the frozen position sets (data/positions-*;
+ladder/error_profile.py, ``measure_sets``), the rules checker alone, half ``--half``:
+
+    python scripts/measure_mistakes.py --sets --variant atomic-xiangqi --half tune \
+        --player novice=novice --player L1=level:1 --player random=random
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from ladder.error_profile import measure
+from ladder.error_profile import measure, measure_sets
 from ladder.levels import load_levels, play_settings
 
 
@@ -48,7 +54,15 @@ def main(argv: list[str] | None = None) -> int:
         "(ladder/human_reference.json) "
         "from the players named L<level>, beside the masters",
     )
+    p.add_argument("--sets", action="store_true", help="the beginner's measures on the sets")
+    p.add_argument("--half", choices=("tune", "report"), default="report")
     args = p.parse_args(argv)
+    if args.sets:
+        sets = asyncio.run(measure_sets(args.variant, args.player, half=args.half, seed=args.seed))
+        print_sets(sets)
+        if args.json is not None:
+            args.json.write_text(json.dumps(sets, indent=2))
+        return 0
     if args.human_reference is not None and args.source != "master":
         p.error("--human-reference needs --source master")
     try:
@@ -85,6 +99,22 @@ def main(argv: list[str] | None = None) -> int:
         text = json.dumps(human_reference(out, command), indent=1)
         args.human_reference.write_text(text + "\n")
     return 0
+
+
+def print_sets(out: dict[str, Any]) -> None:
+    """The beginner's measures as a table, a row a player."""
+    print(
+        f"{out['variant']} ({out['half']} half of the sets: {out['positions']}): checks answered "
+        "| threats parried | free pieces taken | one-move hangs | of them to a cannon or "
+        "a horse | drops taken for nothing"
+    )
+    for name, row in out["players"].items():
+        by = " ".join(f"{k}{v}" for k, v in row["hangs_by"].items())
+        print(
+            f"  {name:>8}: check {_pct(row['check'])} | threat {_pct(row['threat'])} | "
+            f"free {_pct(row['free'])} | hangs {_pct(row['hangs'])} ({by}) | "
+            f"c+n {_pct(row['cannon_horse'])} | drops {_pct(row['drop_hangs'])}"
+        )
 
 
 def _measuring_args(argv: list[str]) -> list[str]:

@@ -80,3 +80,14 @@ def destination(move: str) -> str | None:
     """The point a canonical board move lands on (``h3e3`` -> ``e3``); None for a drop."""
     found = _DESTINATION.search(move)
     return found.group(0) if found and "@" not in move else None
+
+
+#: The origin point of a canonical board move (``h3e3`` -> ``h3``, ``a10a9`` -> ``a10``).
+_ORIGIN: Final = re.compile(r"^[a-i]\d{1,2}(?=[a-i]\d{1,2}$)")
+
+
+@functools.lru_cache(maxsize=4096)
+def origin(move: str) -> str | None:
+    """The point a canonical board move leaves (``h3e3`` -> ``h3``); None for a drop."""
+    found = _ORIGIN.search(move)
+    return found.group(0) if found else None

@@ -8,10 +8,8 @@ where it has its "not used" value.
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from ladder.book import book_digest
-from ladder.levels import Level, Variety
+from ladder.levels import Level, Variety, variety_table
 
 __all__ = ["level_identity"]
 
@@ -46,7 +44,7 @@ def _variety_settings(variety: Variety | None) -> dict[str, object] | None:
     """A variety rule as it goes into a level's settings (and so its match ids)."""
     if variety is None:
         return None
-    table = asdict(variety)
-    if all(table[k] == v for k, v in _LATER_VARIETY_FIELDS.items()):  # a rule from before
+    table = variety_table(variety)
+    if all(table.get(k) == v for k, v in _LATER_VARIETY_FIELDS.items()):  # a rule from before
         return {k: v for k, v in table.items() if k not in _LATER_VARIETY_FIELDS}
     return table

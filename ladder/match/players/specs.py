@@ -15,7 +15,7 @@
   the hash before every search). Any other ``Key=value`` is an engine option.
   ``Threads`` is 1. A value (the path too) may be double-quoted, so that it can hold a
   comma: ``engine:"/opt/my,engine",nodes=100``.
-* ``random`` / ``greedy`` -- the seeded baselines (key ``name=``).
+* ``random`` / ``greedy`` / ``novice`` -- the seeded baselines (key ``name=``).
 
 cutechess-cli's engine form (``-engine cmd=PATH proto=uci ...``) is read by
 :mod:`ladder.match.players.cutechess_form` and ends in :func:`build_engine` too.
@@ -62,7 +62,7 @@ class PlayerSpecError(ValueError):
 class PlayerSpec:
     """A parsed player spec (hashable, picklable: it travels to worker processes)."""
 
-    kind: str  #: "level", "engine", "random" or "greedy"
+    kind: str  #: "level", "engine", "random", "greedy" or "novice"
     text: str  #: the spec as given (the default display name)
     level: int | None = None
     path: str | None = None  #: engine executable (None: the patched engine)
@@ -228,7 +228,7 @@ def parse_fields(text: str) -> dict[str, str]:
 
 
 def parse_baseline(head: str, text: str, rest: str) -> PlayerSpec:
-    """``random`` / ``greedy`` (key ``name=``)."""
+    """``random`` / ``greedy`` / ``novice`` (key ``name=``)."""
     opts = parse_fields(rest) if rest else {}
     display = opts.pop("name", None)
     if opts:
@@ -379,6 +379,7 @@ def build_engine(
 _PARSERS: dict[str, Callable[[str, str, str], PlayerSpec]] = {
     "random": parse_baseline,
     "greedy": parse_baseline,
+    "novice": parse_baseline,
     "level": parse_level,
     "elo": parse_level,
     "engine": parse_engine,
@@ -386,13 +387,14 @@ _PARSERS: dict[str, Callable[[str, str, str], PlayerSpec]] = {
 
 
 def parse_player(text: str) -> PlayerSpec:
-    """Parse ``level:N``, ``elo:N``, ``engine:PATH,key=value,...``, ``random`` or
-    ``greedy``."""
+    """Parse ``level:N``, ``elo:N``, ``engine:PATH,key=value,...``, ``random``,
+    ``greedy`` or ``novice``."""
     text = text.strip()
     head, _, rest = text.partition(":")
     parser = _PARSERS.get(head.lower())
     if parser is None:
         raise PlayerSpecError(
-            f"unknown player {text!r}: expected level:N, elo:N, engine:PATH,..., random or greedy"
+            f"unknown player {text!r}: expected level:N, elo:N, engine:PATH,..., random, greedy "
+            "or novice"
         )
     return parser(head.lower(), text, rest)

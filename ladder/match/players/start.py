@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from ladder.match.players.baselines import GreedyPlayer, RandomPlayer
+from ladder.match.players.baselines import GreedyPlayer, NovicePlayer, RandomPlayer
 from ladder.match.players.engines import EnginePlayer, LevelPlayer
 from ladder.match.players.player import Player, PlayerError
 from ladder.match.players.specs import PlayerSpec, PlayerSpecError
@@ -21,6 +21,8 @@ def make_player(spec: PlayerSpec) -> Player:
         return RandomPlayer(spec)
     if spec.kind == "greedy":
         return GreedyPlayer(spec)
+    if spec.kind == "novice":
+        return NovicePlayer(spec)
     if spec.kind == "level":
         return LevelPlayer(spec)
     return EnginePlayer(spec)
