@@ -52,6 +52,7 @@ from ladder.engine_lines import MATE_CP
 from ladder.level_move import SearchJob, search_level
 from ladder.levels import play_settings
 from ladder.master_games import master_lines
+from ladder.match.players.specs import PlayerSpec
 from ladder.match.statistics import wilson
 from ladder.material import PIECE_VALUES
 from ladder.package_data import CHECKOUT_ROOT
@@ -242,7 +243,6 @@ async def measure(
     """Every player's error profile (``players``: ``NAME=SPEC`` texts of
     :mod:`ladder.match.players.specs`) over the same positions; a JSON-ready table."""
     from ladder.match.players.player import Player
-    from ladder.match.players.specs import PlayerSpec
     from ladder.match.players.start import make_player
 
     if source == "master":
@@ -253,15 +253,14 @@ async def measure(
         spots = record_spots(variant, positions, seed)
     if not spots:
         raise ValueError(f"no {variant} positions from {source}")
-    specs = []
+    specs = named_specs(players)
     given: dict[str, str] = {}  # each player's spec as given, for the table
     settings: dict[str, dict[str, Any]] = {}
-    for text in players:
+    for text, spec in zip(players, specs, strict=True):
         label, sep, spec_text = text.partition("=")
-        specs.append(PlayerSpec.parse(f"{spec_text},name={label}" if sep else text))
-        given[specs[-1].name] = spec_text if sep else text
-        if specs[-1].kind == "level":
-            settings[specs[-1].name] = play_settings(specs[-1].level_settings(variant))
+        given[spec.name] = spec_text if sep else text
+        if spec.kind == "level":
+            settings[spec.name] = play_settings(spec.level_settings(variant))
     engines: list[Player] = [make_player(s) for s in specs]
     reference = Reference(reference_nodes, cache)
     names = [s.name for s in specs] + (["masters"] if source == "master" else [])
@@ -305,6 +304,16 @@ async def measure(
         "seed": seed,
         "players": table,
     }
+
+
+def named_specs(players: list[str]) -> list[PlayerSpec]:
+    """The players of ``NAME=SPEC`` texts (or bare specs), each named by its NAME."""
+    specs = []
+    for text in players:
+        label, sep, spec_text = text.partition("=")
+        spec = PlayerSpec.parse(spec_text if sep else text)
+        specs.append(spec.with_name(label) if sep else spec)
+    return specs
 
 
 def _profile_row(
@@ -377,15 +386,11 @@ async def measure_sets(
       at least the dropped piece's value net).
     """
     from ladder.match.players.player import Player
-    from ladder.match.players.specs import PlayerSpec
     from ladder.match.players.start import make_player
     from ladder.position_sets import FREE_CP, load_sets
 
     positions = [p for p in load_sets(variant) if p.half == half]
-    specs = []
-    for text in players:
-        label, sep, spec_text = text.partition("=")
-        specs.append(PlayerSpec.parse(f"{spec_text},name={label}" if sep else text))
+    specs = named_specs(players)
     engines: list[Player] = [make_player(s) for s in specs]
     counts: dict[str, dict[str, int]] = {s.name: {} for s in specs}
     for p in engines:

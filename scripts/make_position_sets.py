@@ -3,10 +3,10 @@ calibration record: ``data/positions-<variant>.jsonl.gz``.
 
     python scripts/make_position_sets.py --variant atomic-xiangqi
 
-Games are taken in an order drawn with ``--seed``; in each, the plies past the opening
-are looked at in an order drawn from the game, and a position joins every set it
-qualifies for that still needs positions (at most ``--per-game`` positions a game per
-set, so that a few long games do not fill a set). The general set takes one ply a game.
+Games are taken in an order drawn with ``--seed``; in each, ``--plies`` plies past the
+opening drawn from the game are looked at, and a position joins every set it qualifies
+for that still needs positions (at most ``--per-game`` positions a game per set, so that
+a few long games do not fill a set). The general set takes the first ply drawn.
 """
 
 from __future__ import annotations
@@ -30,7 +30,9 @@ RECORD = (CHECKOUT_ROOT or Path.cwd()) / "calibration"
 WANTED = {"check": 600, "threat": 400, "free": 300, "general": 500, "drops": 600}
 
 
-def build(variant: str, seed: int, per_game: int, wanted: dict[str, int]) -> list[SetPosition]:
+def build(
+    variant: str, seed: int, per_game: int, plies_a_game: int, wanted: dict[str, int]
+) -> list[SetPosition]:
     if variant != "crazyhouse-xiangqi":
         wanted = {k: n for k, n in wanted.items() if k != "drops"}
     games = []
@@ -43,6 +45,7 @@ def build(variant: str, seed: int, per_game: int, wanted: dict[str, int]) -> lis
     rng.shuffle(games)
     found: dict[str, list[SetPosition]] = {kind: [] for kind in wanted}
     seen: set[str] = set()
+    games_done = 0
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, TimeElapsedColumn(), transient=not sys.stderr.isatty()) as bar:
         tasks = {k: bar.add_task(f"{variant} {k}", total=n) for k, n in wanted.items()}
@@ -51,21 +54,29 @@ def build(variant: str, seed: int, per_game: int, wanted: dict[str, int]) -> lis
                 break
             moves = row["mv"].split()
             first = int(row.get("k", 0))
-            plies = list(range(first, len(moves)))
-            random.Random(f"{seed}:{row['m']}:{row['g']}").shuffle(plies)
+            rng_game = random.Random(f"{seed}:{row['m']}:{row['g']}")
+            drawn = rng_game.sample(range(first, len(moves)), min(plies_a_game, len(moves) - first))
+            general_ply = drawn[0] if drawn else -1
             taken = dict.fromkeys(wanted, 0)
             source = f"{row['m']}#{row['g']}"
-            for n, ply in enumerate(plies):
-                try:
-                    game = Game.from_fen(variant, row["f"], moves[:ply])
-                except RulesError:
+            try:
+                game = Game.from_fen(variant, row["f"], moves[:first])
+            except RulesError:
+                continue
+            for ply in range(first, max(drawn, default=first - 1) + 1):
+                if ply > first:
+                    try:
+                        game.push(moves[ply - 1])
+                    except RulesError:
+                        break
+                if ply not in drawn:
                     continue
                 fen = game.fen()
                 if fen in seen or game.outcome() is not None:
                     continue
                 need = {k for k in wanted if len(found[k]) < wanted[k] and taken[k] < per_game}
                 kinds = kinds_of(game, need - {"general"})
-                if "general" in need and n == 0:
+                if "general" in need and ply == general_ply:
                     kinds.append("general")
                 for kind in kinds:
                     half = HALVES[len(found[kind]) % 2]
@@ -74,6 +85,10 @@ def build(variant: str, seed: int, per_game: int, wanted: dict[str, int]) -> lis
                     bar.advance(tasks[kind])
                 if kinds:
                     seen.add(fen)
+            games_done += 1
+            if games_done % 200 == 0 and not sys.stderr.isatty():
+                counts = {k: len(v) for k, v in found.items()}
+                print(f"{variant}: {games_done} games, {counts}", file=sys.stderr, flush=True)
     short = {k: len(found[k]) for k in wanted if len(found[k]) < wanted[k]}
     if short:
         print(f"{variant}: the record ran out: {short}", file=sys.stderr)
@@ -85,9 +100,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--variant", required=True)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--per-game", type=int, default=2)
+    p.add_argument("--plies", type=int, default=12, help="plies looked at in each game")
     p.add_argument("--out", type=Path, default=None, help="default: data/positions-VARIANT")
     args = p.parse_args(argv)
-    positions = build(args.variant, args.seed, args.per_game, WANTED)
+    positions = build(args.variant, args.seed, args.per_game, args.plies, WANTED)
     out = args.out or sets_path(args.variant)
     with gzip.GzipFile(out, "wb", mtime=0) as fh:  # mtime 0: the same sets, the same bytes
         for pos in positions:

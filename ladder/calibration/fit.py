@@ -15,8 +15,14 @@ The criteria (:func:`check_ladder`), each one a finite number of games decides:
   level 5, ±100 above: intervals of single levels anchored at random = 0 add up along
   the chain, so the gaps are what is measured), and then its point estimate within
   :data:`GAP_RANGE` with an interval that excludes 0;
-- level 1's score against ``greedy`` in direct games, known to the same precision as
-  the lowest gap, as a point estimate within :data:`L1_VS_GREEDY`.
+- level 1 against ``novice`` (the beginner yardstick, docs/tuning.md) in direct games:
+  its score within :data:`L1_VS_NOVICE`, its 95 % interval inside
+  :data:`L1_VS_NOVICE_INTERVAL`; and no more than :data:`EARLY_LOSS_SHARE` of those games
+  lost before ply :data:`EARLY_LOSS_PLY`;
+- level 1 at least :data:`L1_OVER_RANDOM` Elo above ``random`` (a 90 % score).
+
+Level 1's score against ``greedy`` is reported (:attr:`VariantCalibration.l1_vs_greedy`),
+not bounded: greedy never sees a threat, so a level that answers checks beats it.
 
 A criterion is "not decided" only while its interval is wider than its target (or it
 has fewer than :data:`MIN_GAMES` games); then the report says about how many more games
@@ -42,9 +48,13 @@ from ladder.match.statistics.elo import score_to_elo, wilson
 from ladder.rules import Game
 
 __all__ = [
+    "EARLY_LOSS_PLY",
+    "EARLY_LOSS_SHARE",
     "GAP_HALF_WIDTHS",
     "GAP_RANGE",
-    "L1_VS_GREEDY",
+    "L1_OVER_RANDOM",
+    "L1_VS_NOVICE",
+    "L1_VS_NOVICE_INTERVAL",
     "MIN_GAMES",
     "Criterion",
     "VariantCalibration",
@@ -57,7 +67,16 @@ __all__ = [
 ]
 
 GAP_RANGE = (150.0, 450.0)
-L1_VS_GREEDY = (0.55, 0.80)
+#: Level 1's score against ``novice``, and where its 95 % interval must lie.
+L1_VS_NOVICE = (0.35, 0.65)
+L1_VS_NOVICE_INTERVAL = (0.30, 0.70)
+#: Level 1's least Elo above ``random`` (a 90 % score).
+L1_OVER_RANDOM = 382.0
+#: Level 1 loses at most this share of its games against ``novice`` before this ply.
+EARLY_LOSS_SHARE = 0.02
+EARLY_LOSS_PLY = 20
+#: Games against ``novice`` before the early losses are judged.
+EARLY_LOSS_GAMES = 100
 #: The 95 % half-widths (Elo) a gap must reach to be decided: up to level 5, above.
 GAP_HALF_WIDTHS = (60.0, 100.0)
 #: The highest level whose gap below it gets the narrower target.
@@ -106,7 +125,10 @@ class VariantCalibration:
     others: dict[str, Rating] = field(default_factory=dict)  #: random, greedy, extras
     gaps: dict[int, tuple[Difference, int]] = field(default_factory=dict)  #: L(n)-L(n-1)
     seconds: dict[int, float] = field(default_factory=dict)  #: median search s/move
-    l1_vs_greedy: tuple[float, int] | None = None  #: L1's score, games
+    l1_vs_greedy: tuple[float, int] | None = None  #: L1's score, games (reported)
+    l1_vs_novice: tuple[float, int] | None = None  #: L1's score, games
+    #: L1's games against novice lost before :data:`EARLY_LOSS_PLY`, and its games
+    l1_early_losses: tuple[int, int] | None = None
     #: What its variety costs a level: (level, its plain twin's name, the twin's score
     #: against it, games, the games planned), from their direct games.
     variety_costs: list[tuple[int, str, float, int, int]] = field(default_factory=list)
@@ -208,6 +230,8 @@ def fit_variant(
     secs = seconds_per_move(records)
     cal.seconds = {n: secs[level_name(n)] for n in levels if level_name(n) in secs}
     cal.l1_vs_greedy = direct_score(records, level_name(1), "greedy")
+    cal.l1_vs_novice = direct_score(records, level_name(1), "novice")
+    cal.l1_early_losses = early_losses(records, level_name(1), "novice")
     for name, n, planned in plain_twins:
         twin = direct_score(records, name, level_name(n))
         if twin is not None:
@@ -326,32 +350,84 @@ def check_ladder(cal: VariantCalibration, max_games: int = MAX_GAMES) -> list[Cr
             ", ".join(parts),
         )
     )
-    lo_s, hi_s = L1_VS_GREEDY
-    name = f"L1 scores {100 * lo_s:.0f}-{100 * hi_s:.0f}% vs greedy"
-    if cal.l1_vs_greedy is None:
-        out.append(Criterion(name, None, "no direct games"))
-    else:
-        score, games = cal.l1_vs_greedy
-        s_lo, s_hi = wilson(score, games)
-        e_lo, e_hi = score_to_elo(max(s_lo, 1e-6)), score_to_elo(min(s_hi, 1 - 1e-6))
-        elo = score_to_elo(min(max(score, 1e-6), 1 - 1e-6))
-        half = max(elo - e_lo, e_hi - elo)
-        detail = f"{100 * score:.1f}% [{100 * s_lo:.1f}, {100 * s_hi:.1f}] in {games} direct games"
-        target = gap_target(1)
-        if games < MIN_GAMES or half > target:
-            if s_hi < lo_s or s_lo > hi_s:
-                l1_verdict: bool | None = False
-            else:
-                l1_verdict = None
-                more = _more(games, half, target, max_games)
-                detail += f"; not decided: about {more} more" if more else _at_cap(games, half)
-        else:
-            l1_verdict = lo_s <= score <= hi_s
-        out.append(Criterion(name, l1_verdict, detail))
+    out.append(_l1_vs_novice(cal.l1_vs_novice, max_games))
+    out.append(_l1_early_losses(cal.l1_early_losses))
+    out.append(_l1_over_random(cal.ratings.get(1)))
     out.extend(_variety_cost(*twin) for twin in cal.variety_costs)
     out.extend(_elo_point_criterion(point) for point in cal.elo_points)
     out.extend(cal.unplayed)
     return out
+
+
+def _l1_vs_novice(direct: tuple[float, int] | None, max_games: int) -> Criterion:
+    """L1 scores within :data:`L1_VS_NOVICE` against novice, decided once its Wilson
+    interval lies inside :data:`L1_VS_NOVICE_INTERVAL` (or wholly outside the band)."""
+    lo_s, hi_s = L1_VS_NOVICE
+    in_lo, in_hi = L1_VS_NOVICE_INTERVAL
+    name = (
+        f"L1 scores {100 * lo_s:.0f}-{100 * hi_s:.0f}% against novice, its 95% interval "
+        f"inside {100 * in_lo:.0f}-{100 * in_hi:.0f}%"
+    )
+    if direct is None:
+        return Criterion(name, None, "no direct games")
+    score, games = direct
+    s_lo, s_hi = wilson(score, games)
+    detail = f"{100 * score:.1f}% [{100 * s_lo:.1f}, {100 * s_hi:.1f}] in {games} direct games"
+    if s_hi < lo_s or s_lo > hi_s:
+        return Criterion(name, False, detail)
+    if games >= MIN_GAMES and in_lo <= s_lo and s_hi <= in_hi:
+        return Criterion(name, lo_s <= score <= hi_s, detail)
+    half, target = (s_hi - s_lo) / 2, max(0.01, min(score - in_lo, in_hi - score))
+    more = _more(games, half, target, max_games)
+    return Criterion(name, None, detail + (f"; not decided: about {more} more" if more else ""))
+
+
+def _l1_early_losses(early: tuple[int, int] | None) -> Criterion:
+    """L1 loses before :data:`EARLY_LOSS_PLY` in at most :data:`EARLY_LOSS_SHARE` of its
+    games against novice, judged on :data:`EARLY_LOSS_GAMES` games or more."""
+    name = (
+        f"L1 loses before ply {EARLY_LOSS_PLY} in at most {100 * EARLY_LOSS_SHARE:.0f}% "
+        "of its games against novice"
+    )
+    if early is None:
+        return Criterion(name, None, "no direct games")
+    lost, games = early
+    detail = f"{lost} of {games} games ({100 * lost / games:.1f}%)"
+    if games < EARLY_LOSS_GAMES:
+        if lost > EARLY_LOSS_SHARE * EARLY_LOSS_GAMES:
+            return Criterion(name, False, detail)
+        return Criterion(name, None, f"{detail}; not decided: {EARLY_LOSS_GAMES} games needed")
+    return Criterion(name, lost <= EARLY_LOSS_SHARE * games, detail)
+
+
+def _l1_over_random(rating: Rating | None) -> Criterion:
+    """L1 at least :data:`L1_OVER_RANDOM` Elo above random (= 0), decided by its interval."""
+    name = f"L1 at least {L1_OVER_RANDOM:.0f} Elo above random"
+    if rating is None or rating.extrapolated:
+        return Criterion(name, None, "not measured")
+    detail = f"{rating.elo:.0f} [{rating.elo_lo:.0f}, {rating.elo_hi:.0f}]"
+    if rating.elo_lo >= L1_OVER_RANDOM:
+        return Criterion(name, True, detail)
+    if rating.elo_hi < L1_OVER_RANDOM:
+        return Criterion(name, False, detail)
+    return Criterion(name, None, detail + "; not decided: its interval holds the bound")
+
+
+def early_losses(
+    records: Sequence[GameRecord], player: str, opponent: str
+) -> tuple[int, int] | None:
+    """How many of ``player``'s games against ``opponent`` it lost before
+    :data:`EARLY_LOSS_PLY` plies, and how many they played; None when they have not met."""
+    direct = [r for r in records if {r.red, r.black} == {player, opponent}]
+    if not direct:
+        return None
+    lost = sum(
+        1
+        for r in direct
+        if len(r.moves) < EARLY_LOSS_PLY
+        and (r.red_score if r.red == player else 1 - r.red_score) == 0
+    )
+    return lost, len(direct)
 
 
 def _unplayed(criterion: str, player: str, planned: int) -> Criterion:

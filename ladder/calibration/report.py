@@ -212,6 +212,12 @@ def ladder_markdown(
         for c in cal.criteria:
             mark = {True: "met", False: "NOT met", None: "not decided"}[c.ok]
             out.append(f"- {c.name}: **{mark}** ({c.detail})")
+        if cal.l1_vs_greedy is not None:
+            score, games = cal.l1_vs_greedy
+            out.append(
+                f"- reported, not bounded: L1 scores {100 * score:.1f}% against greedy in "
+                f"{games} direct games"
+            )
         if cal.variant in plots:
             out += ["", f"![Elo against level, {cal.variant}]({plots[cal.variant]})"]
         if extra and cal.variant in extra:

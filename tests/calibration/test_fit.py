@@ -9,6 +9,7 @@ import pytest
 
 from ladder.calibration.fit import (
     MIN_GAMES,
+    Criterion,
     VariantCalibration,
     bt_games,
     check_ladder,
@@ -74,7 +75,8 @@ def _calibration(elos: list[float], games_per_gap: int) -> VariantCalibration:
     )
     gaps = {n: elos[n - 1] - elos[n - 2] for n in range(2, 9)}
     cal.gaps = {n: (Difference(g, g - 60, g + 60, 30), games_per_gap) for n, g in gaps.items()}
-    cal.l1_vs_greedy = (0.7, games_per_gap)
+    cal.l1_vs_novice = (0.5, games_per_gap)
+    cal.l1_early_losses = (0, games_per_gap)
     return cal
 
 
@@ -93,7 +95,8 @@ def test_criteria_are_decided_by_a_finite_number_of_games() -> None:
     assert all(c.ok is True for c in crit.values()), crit
     few = {c.name.split()[0]: c for c in check_ladder(_calibration(good, MIN_GAMES - 2))}
     assert few["adjacent"].ok is None and "not decided: about" in few["adjacent"].detail
-    assert few["L1"].ok is None and "not decided" in few["L1"].detail
+    few_l1 = [c for c in check_ladder(_calibration(good, MIN_GAMES - 2)) if "novice" in c.name]
+    assert len(few_l1) == 2 and all(c.ok is None and "not decided" in c.detail for c in few_l1)
     # 170 +- 60 straddles the 150 bound, but the interval is as narrow as asked: the
     # point estimate decides (the old rule asked for about 1,600 more games here).
     near = {c.name.split()[0]: c for c in check_ladder(_with_gap(good, 2, 170, 60))}
@@ -119,10 +122,29 @@ def test_criteria_are_decided_by_a_finite_number_of_games() -> None:
     crit = {c.name.split()[0]: c for c in check_ladder(_calibration(bad, 200))}
     assert crit["adjacent"].ok is False and "L3-L4 +60" in crit["adjacent"].detail
     cal = _calibration(good, 200)
-    cal.l1_vs_greedy = (0.9, 100)
-    assert {c.name.split()[0]: c for c in check_ladder(cal)}["L1"].ok is False
-    cal.l1_vs_greedy = (0.78, 400)  # [73.7, 81.8]: narrow enough, the point is in 55-80
-    assert {c.name.split()[0]: c for c in check_ladder(cal)}["L1"].ok is True
+
+    def l1(cal: VariantCalibration, word: str) -> Criterion:
+        return next(c for c in check_ladder(cal) if c.name.startswith("L1") and word in c.name)
+
+    cal.l1_vs_novice = (0.9, 100)  # beyond the band, whatever more games say
+    assert l1(cal, "scores").ok is False
+    cal.l1_vs_novice = (0.6, 100)  # [50.2, 69.2]: inside 30-70 %, the point in 35-65 %
+    assert l1(cal, "scores").ok is True
+    cal.l1_vs_novice = (0.6, 60)  # [47.4, 71.4]: not yet inside 30-70 %
+    assert l1(cal, "scores").ok is None and "not decided: about" in l1(cal, "scores").detail
+    cal.l1_early_losses = (3, 200)  # 1.5 %
+    assert l1(cal, "ply").ok is True
+    cal.l1_early_losses = (5, 200)  # 2.5 %
+    assert l1(cal, "ply").ok is False
+    cal.l1_early_losses = (3, 40)  # more than 2 % of the games it needs, already
+    assert l1(cal, "ply").ok is False
+    assert l1(cal, "random").ok is True  # 450 [400, 500]
+    one = cal.ratings[1]
+    assert one is not None
+    cal.ratings[1] = replace(one, elo=390.0, elo_lo=340.0, elo_hi=440.0)
+    assert l1(cal, "random").ok is None
+    cal.ratings[1] = replace(one, elo=300.0, elo_lo=250.0, elo_hi=350.0)
+    assert l1(cal, "random").ok is False
     three, four = cal.ratings[3], cal.ratings[4]
     assert three is not None and four is not None
     cal.ratings[4] = replace(four, elo=three.elo - 1)
