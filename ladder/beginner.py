@@ -34,6 +34,7 @@ __all__ = [
     "exchanges",
     "faces_threat",
     "loses_at_once",
+    "loses_by_force",
     "opens_line",
     "parries",
     "threatens",
@@ -114,16 +115,25 @@ def faces_threat(game: Game) -> bool:
     return threatens(passed)
 
 
-def parries(game: Game, move: str) -> bool:
-    """Whether legal ``move`` neither loses at once nor leaves the opponent a forced win at
-    once (:func:`threatens`): the threat the position faced is met."""
+def loses_by_force(game: Game, move: str) -> bool:
+    """Whether legal ``move`` loses at once (:func:`loses_at_once`) or, in a variant whose
+    captures explode, leaves the opponent a check that nothing answers (:func:`threatens`;
+    elsewhere that is a loss at once already)."""
     if loses_at_once(game, move):
+        return True
+    if not game.variant.atomic:
         return False
     game.push(move, after_end=True)
     try:
-        return game.outcome() is not None or not threatens(game)
+        return game.outcome() is None and threatens(game)
     finally:
         game.pop()
+
+
+def parries(game: Game, move: str) -> bool:
+    """Whether legal ``move`` meets the threat the position faced: it does not lose by
+    force (:func:`loses_by_force`)."""
+    return not loses_by_force(game, move)
 
 
 @dataclass(frozen=True)

@@ -257,7 +257,7 @@ async def measure(
     given: dict[str, str] = {}  # each player's spec as given, for the table
     settings: dict[str, dict[str, Any]] = {}
     for text, spec in zip(players, specs, strict=True):
-        label, sep, spec_text = text.partition("=")
+        _, sep, spec_text = text.partition("=")
         given[spec.name] = spec_text if sep else text
         if spec.kind == "level":
             settings[spec.name] = play_settings(spec.level_settings(variant))
@@ -368,11 +368,16 @@ CAPTURERS = ("c", "n", "r", "p", "other")
 
 
 async def measure_sets(
-    variant: str, players: list[str], *, half: str = "report", seed: int = 1
+    variant: str,
+    players: list[str],
+    *,
+    half: str = "report",
+    seed: int = 1,
+    folder: Path | None = None,
 ) -> dict[str, Any]:
     """The beginner's measures of every player (``NAME=SPEC`` texts) on ``half`` of
-    ``variant``'s frozen position sets (:mod:`ladder.position_sets`), by the rules
-    checker alone (no reference engine):
+    ``variant``'s frozen position sets (:mod:`ladder.position_sets`; in ``folder``,
+    default ``data/``), by the rules checker alone (no reference engine):
 
     - ``check``: the share of moves in check that do not lose at once;
     - ``threat``: the share of moves facing a threat to win at once that parry it;
@@ -387,10 +392,13 @@ async def measure_sets(
     """
     from ladder.match.players.player import Player
     from ladder.match.players.start import make_player
-    from ladder.position_sets import FREE_CP, load_sets
+    from ladder.position_sets import DATA, FREE_CP, load_sets
 
-    positions = [p for p in load_sets(variant) if p.half == half]
+    positions = [p for p in load_sets(variant, folder or DATA) if p.half == half]
     specs = named_specs(players)
+    given = {
+        spec.name: text.partition("=")[2] or text for text, spec in zip(players, specs, strict=True)
+    }
     engines: list[Player] = [make_player(s) for s in specs]
     counts: dict[str, dict[str, int]] = {s.name: {} for s in specs}
     for p in engines:
@@ -423,7 +431,17 @@ async def measure_sets(
         "half": half,
         "seed": seed,
         "positions": {k: sum(1 for p in positions if p.kind == k) for k in _KINDS},
-        "players": {name: _sets_row(c) for name, c in counts.items()},
+        "players": {
+            spec.name: {
+                "spec": given[spec.name],
+                # a level's settings: docs/ladder.md shows a retuned level's row as stale
+                "settings": (
+                    play_settings(spec.level_settings(variant)) if spec.kind == "level" else None
+                ),
+                **_sets_row(counts[spec.name]),
+            }
+            for spec in specs
+        },
     }
 
 

@@ -375,16 +375,33 @@ def largest_hash_mb(levels: dict[str, dict[int, Level]]) -> int:
     return max(level.hash_mb for per_variant in levels.values() for level in per_variant.values())
 
 
-def elo_range(levels: dict[int, Level]) -> tuple[float, float] | None:
-    """The Elo span an ``elo`` request may ask for: level 1's measured Elo to level 8's;
-    None unless every level has a measured rating and they increase strictly."""
-    ratings = [levels[n].rating for n in sorted(levels)]
+def measured_run(levels: dict[int, Level]) -> list[int]:
+    """The levels an ``elo`` request may be played by: every level from the lowest one
+    measured up to level 8, each with a measured (not extrapolated) rating, strictly
+    increasing; empty otherwise (fewer than two, a gap in the run, or a dip). Levels below
+    the run are not rated yet (retuned, their calibration under way)."""
+    rated = [n for n in sorted(levels) if levels[n].rating is not None]
+    if len(rated) < 2 or rated != list(range(rated[0], max(levels) + 1)):
+        return []
+    ratings = [levels[n].rating for n in rated]
     if any(r is None or r.extrapolated for r in ratings):
-        return None
+        return []
     elos = [r.elo for r in ratings if r is not None]
     if any(b <= a for a, b in itertools.pairwise(elos)):
+        return []
+    return rated
+
+
+def elo_range(levels: dict[int, Level]) -> tuple[float, float] | None:
+    """The Elo span an ``elo`` request may ask for: from the measured Elo of the lowest
+    level of :func:`measured_run` (level 1 once the whole ladder is measured) to level
+    8's; None without such a run."""
+    run = measured_run(levels)
+    if not run:
         return None
-    return elos[0], elos[-1]
+    low, high = levels[run[0]].rating, levels[run[-1]].rating
+    assert low is not None and high is not None
+    return low.elo, high.elo
 
 
 def check_elo_in_span(span: tuple[float, float], elo: float) -> None:
@@ -426,18 +443,24 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
     and a full search is sure to lie between them in strength.) The result carries the
     weaker level's number and no rating of its own, and plays the levels' opening book.
     An Elo printed as a level's rating (`ladder levels`, rounded) plays that level.
-    Raises :class:`LevelsError` outside :func:`elo_range`.
+    Raises :class:`LevelsError` outside :func:`elo_range` (while levels 1-3 are retuned
+    and not yet rated, the span starts at the lowest rated level).
     """
     span = elo_range(levels)
     if span is None:
-        raise LevelsError("an Elo needs every level measured, strictly increasing")
+        raise LevelsError(
+            "an Elo needs every level measured from some level up to level 8, strictly "
+            "increasing"
+        )
     check_elo_in_span(span, elo)
-    for level in levels.values():  # the Elo a level is printed with plays that level
-        if level.rating is not None and f"{level.rating.elo:.0f}" == f"{elo:.0f}":
-            return level
+    run = measured_run(levels)
+    for n in run:  # the Elo a level is printed with plays that level
+        rating = levels[n].rating
+        if rating is not None and f"{rating.elo:.0f}" == f"{elo:.0f}":
+            return levels[n]
     elo = nearest_in_span(span, elo)
-    elos = {n: lv.rating.elo for n, lv in levels.items() if lv.rating is not None}
-    low, high = next((a, b) for a, b in itertools.pairwise(sorted(levels)) if elo <= elos[b])
+    elos = {n: r.elo for n in run if (r := levels[n].rating) is not None}
+    low, high = next((a, b) for a, b in itertools.pairwise(run) if elo <= elos[b])
     a, b = levels[low], levels[high]
     f = (elo - elos[low]) / (elos[high] - elos[low])
     if f <= 0:

@@ -18,7 +18,7 @@ import math
 import random
 from collections.abc import Mapping
 
-from ladder.beginner import Sight, loses_at_once
+from ladder.beginner import Sight, best_threat, loses_at_once, loses_by_force
 from ladder.engine_lines import Line
 from ladder.levels import Variety
 from ladder.material import PIECE_VALUES, balance
@@ -96,7 +96,9 @@ def second_look_pick(
     put aside when they lose ``variety.reject_cp`` or more against ``top`` (the best
     line's value) and the player sees the refutation (the line's reply, through the eyes
     of ``variety.sight``); a candidate that loses at once is put aside when the player
-    guards (``variety.guard``; always in check); the first one left is played. ``game``
+    guards (``variety.guard``; always in check: :func:`ladder.beginner.loses_by_force`,
+    which in atomic-xiangqi also sees a check nothing would answer); the first one left
+    is played. ``game``
     (the position, left as it is) is needed for the sight and the guard. None when there
     are no lines."""
     takes: list[Line] = []
@@ -122,34 +124,76 @@ def second_look_pick(
     looks = variety.second_look or 0.0
     whole = int(looks)
     looks_at = whole + (rng.random() < looks - whole)
-    eyes = Sight(variety.sight, variety.sight, variety.sight) if game is not None else None
     guards = (
         game is not None
         and variety.guard is not None
         and (game.is_check() or rng.random() < variety.guard)
     )
+    losing: set[str] = set()
     for i, ln in enumerate(order):
-        if (
-            i < looks_at
-            and top - ln.value() >= variety.reject_cp
-            and (eyes is None or game is None or _sees_refutation(game, ln, eyes, rng))
+        if i < looks_at and (
+            (
+                top - ln.value() >= variety.reject_cp
+                and (game is None or _sees_refutation(game, ln, variety.sight, rng))
+            )
+            or (
+                game is not None
+                and variety.sight < 1
+                and _seen_loss(game, ln.move, variety.sight, rng) - taken(ln.move, 0)
+                >= variety.reject_cp
+            )
         ):
             continue
-        if guards and game is not None and loses_at_once(game, ln.move):
+        if guards and game is not None and loses_by_force(game, ln.move):
+            losing.add(ln.move)
             continue
         return ln
-    # Every candidate was looked at and put aside: the one that loses least.
-    return max(order, key=lambda ln: ln.value(), default=None)
+    # Every candidate was put aside: the one that loses least, among those the guard did
+    # not find losing (a guarded player in check answers it whenever it can).
+    kept = [ln for ln in order if ln.move not in losing]
+    if guards and game is not None:
+        kept = (
+            [ln for ln in kept if not loses_by_force(game, ln.move)]
+            or [ln for ln in order if not loses_at_once(game, ln.move)]
+            or order
+        )
+    return max(kept or order, key=lambda ln: ln.value(), default=None)
 
 
-def _sees_refutation(game: Game, line: Line, eyes: Sight, rng: random.Random) -> bool:
+def _seen_loss(game: Game, move: str, sight: float, rng: random.Random) -> int:
+    """What the player sees the opponent win after ``move`` in ``game`` (the two-ply
+    exchange of :func:`ladder.beginner.best_threat`, through eyes of ``sight``): the look
+    at the reply the rules checker gives, where a shallow line of the engine saw nothing."""
+    eyes = Sight(cannon=sight, horse=sight, opened=sight)
+    game.push(move, after_end=True)
+    try:
+        if game.outcome() is not None:
+            return 0
+        threat = best_threat(game, eyes.after(move, rng))
+        return threat.gain_cp if threat is not None else 0
+    finally:
+        game.pop()
+
+
+def _sees_refutation(game: Game, line: Line, sight: float, rng: random.Random) -> bool:
     """Whether the player sees ``line``'s reply (the engine's refutation of its move in
     ``game``): a capture by a piece a beginner always sees, on a line the move did not
     open, is seen; a cannon's or a horse's capture, a capture along the opened line, and a
-    reply that takes nothing yet (a deeper threat) only with the chance ``eyes`` gives."""
-    if len(line.pv) < 2:
-        return eyes.cannon >= 1.0 or rng.random() < eyes.cannon
-    move, reply = line.pv[0], line.pv[1]
+    reply that takes nothing yet (a deeper threat) only with the chance ``sight``."""
+    if sight >= 1.0:
+        return True
+    move = line.pv[0]
+    if len(line.pv) >= 2:
+        reply = line.pv[1]
+    else:  # a line too shallow to name its reply: the capture that wins most after it
+        game.push(move, after_end=True)
+        try:
+            threat = best_threat(game) if game.outcome() is None else None
+        finally:
+            game.pop()
+        if threat is None:
+            return rng.random() < sight
+        reply = threat.capture
     target = destination(reply)
     start = origin(reply)
     ours = target is not None and (
@@ -157,9 +201,9 @@ def _sees_refutation(game: Game, line: Line, eyes: Sight, rng: random.Random) ->
         or (game.piece_at(target) is not None and target != origin(move))
     )
     if not ours or start is None:  # a quiet reply: the threat is deeper than one move
-        return eyes.cannon >= 1.0 or rng.random() < eyes.cannon
+        return rng.random() < sight
     piece = (game.piece_at(start) or "?").lower()
-    return eyes.sees(move, reply, piece, rng)
+    return Sight(cannon=sight, horse=sight, opened=sight).sees(move, reply, piece, rng)
 
 
 def _first(pair: tuple[float, Line]) -> float:

@@ -227,3 +227,23 @@ def test_an_elo_off_the_curve_or_an_uncalibrated_ladder_is_refused() -> None:
     assert elo_range(bent) is None
     with pytest.raises(LevelsError, match="strictly increasing"):
         at_elo(bent, 500)
+
+
+def test_retuned_weak_levels_leave_the_measured_span_above_them() -> None:
+    """While levels 1-3 are retuned and not yet rated, an Elo is played by the measured
+    run above them (it was refused at every Elo); a gap inside the run, or one rated
+    level alone, gives no span."""
+    ladder = _ladder([400, 700, 1000, 1400, 1750, 2100, 2450, 2800])
+    for n in (1, 2, 3):
+        ladder[n] = replace(ladder[n], rating=None)
+    assert elo_range(ladder) == (1400, 2800)
+    assert at_elo(ladder, 1575).nodes == round((3000 * 14000) ** 0.5)
+    with pytest.raises(LevelsError, match="between 1400 and 2800"):
+        at_elo(ladder, 1000)
+    holed = dict(ladder)
+    holed[6] = replace(holed[6], rating=None)
+    assert elo_range(holed) is None
+    with pytest.raises(LevelsError, match="every level measured from some level up"):
+        at_elo(holed, 2000)
+    alone = {n: replace(lv, rating=None) if n < 8 else lv for n, lv in ladder.items()}
+    assert elo_range(alone) is None

@@ -6,6 +6,10 @@
 - **Error profile** of the weak levels (``scripts/measure_mistakes.py --json
   calibration/profile-<variant>.json``): free pieces taken, one-move hangs, gross
   blunders and mean loss against a reference search, beside the rule they replaced.
+- **A beginner's measures** (``scripts/measure_mistakes.py --sets --json
+  calibration/beginner-<variant>.json``): on the report half of the frozen position sets,
+  checks answered, threats parried, free pieces taken, one-move hangs and their share to
+  a cannon or a horse, drops taken for nothing.
 - **Human reference** (``ladder/human_reference.json``, xiangqi): each level's share of
   the grandmaster's move and its mean loss on master positions, beside the masters'.
 - **At equal Elo**: each rule the weak levels replaced (a profile row that is not a
@@ -109,6 +113,37 @@ def profile_section(record: Mapping[str, Any], levels: Mapping[int, Level]) -> l
             f"{_share(row['hangs'])} | {_share(row['gross'])} | "
             f"{row['mean_loss_capped']:.0f} cp [{lo:.0f}, {hi:.0f}] |"
         )
+    return out
+
+
+def beginner_section(record: Mapping[str, Any], levels: Mapping[int, Level]) -> list[str]:
+    """The beginner's measures table (:func:`ladder.error_profile.measure_sets`)."""
+    drops = record["variant"] == "crazyhouse-xiangqi"
+    counts = ", ".join(f"{n} {k}" for k, n in record["positions"].items() if n)
+    out = [
+        f"**A beginner's measures** (`scripts/measure_mistakes.py --sets`, the "
+        f"{record['half']} half of the frozen position sets: {counts}; 95 % intervals): "
+        "moves in check that do not lose at once, threats to win at once parried, free "
+        "pieces taken, one-move hangs on the general positions and the share of them to a "
+        "cannon or a horse (a beginner's blind spots; `random`'s share is uniform noise)"
+        + (", drops the opponent takes at once for nothing." if drops else "."),
+        "",
+        "| player | spec | checks answered | threats parried | free pieces taken | "
+        "one-move hangs | to a cannon or a horse |"
+        + (" drops taken for nothing |" if drops else ""),
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |" + (" ---: |" if drops else ""),
+    ]
+    for name, row in record["players"].items():
+        spec = row.get("spec", "-")
+        stale = ""
+        player = _level_spec(spec)
+        if player is not None and player.levels_file is None and player.level is not None:
+            stale = "" if _current(row.get("settings"), levels.get(player.level)) else f" ({STALE})"
+        line = (
+            f"| {name}{stale} | `{spec}` | {_share(row['check'])} | {_share(row['threat'])} | "
+            f"{_share(row['free'])} | {_share(row['hangs'])} | {_share(row['cannon_horse'])} |"
+        )
+        out.append(line + (f" {_share(row['drop_hangs'])} |" if drops else ""))
     return out
 
 
@@ -260,6 +295,9 @@ def measurement_sections(
         variety = _read(folder / f"variety-{variant}.json")
         if variety is not None:
             parts.append(variety_section(variety, levels))
+        beginner = _read(folder / f"beginner-{variant}.json")
+        if beginner is not None:
+            parts.append(beginner_section(beginner, levels))
         profile = _read(folder / f"profile-{variant}.json")
         if profile is not None:
             parts.append(profile_section(profile, levels))

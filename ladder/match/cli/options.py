@@ -33,7 +33,8 @@ __all__ = [
 PLAYERS_HELP = (
     "players: level:N | elo:N | engine:PATH,protocol=uci|ucci|xboard,[ranks=0-9|1-10,]"
     "nodes=N|depth=N|movetime=MS|"
-    'st=S|tc=[M/]S[+I],args="...",Option=value,... | random | greedy; or cutechess\'s form '
+    'st=S|tc=[M/]S[+I],args="...",Option=value,... | random | greedy | novice; '
+    "or cutechess's form "
     "-engine cmd=PATH proto=uci|ucci|xboard option.Hash=16 tc=40/60+0.6 name=N ... (with -each "
     "KEY=VALUE ... for every -engine). Exit codes: "
     + ", ".join(f"{int(c)} {c.name.lower().replace('_', '-')}" for c in ExitCode)
