@@ -98,9 +98,8 @@ def second_look_pick(
     of ``variety.sight``); a candidate that loses at once is put aside when the player
     guards (``variety.guard``; always in check: :func:`ladder.beginner.loses_by_force`,
     which in atomic-xiangqi also sees a check nothing would answer); the first one left
-    is played. ``game``
-    (the position, left as it is) is needed for the sight and the guard. None when there
-    are no lines."""
+    is played. ``game`` (the position, left as it is) is needed for the sight and the
+    guard. None when there are no lines."""
     takes: list[Line] = []
     others: list[Line] = []
     taken = captures.get
@@ -131,18 +130,7 @@ def second_look_pick(
     )
     losing: set[str] = set()
     for i, ln in enumerate(order):
-        if i < looks_at and (
-            (
-                top - ln.value() >= variety.reject_cp
-                and (game is None or _sees_refutation(game, ln, variety.sight, rng))
-            )
-            or (
-                game is not None
-                and variety.sight < 1
-                and _seen_loss(game, ln.move, variety.sight, rng) - taken(ln.move, 0)
-                >= variety.reject_cp
-            )
-        ):
+        if i < looks_at and _refuted(ln, top, taken(ln.move, 0), variety, game, rng):
             continue
         if guards and game is not None and loses_by_force(game, ln.move):
             losing.add(ln.move)
@@ -158,6 +146,29 @@ def second_look_pick(
             or order
         )
     return max(kept or order, key=lambda ln: ln.value(), default=None)
+
+
+def _refuted(
+    line: Line,
+    top: int,
+    took: int,
+    variety: Variety,
+    game: Game | None,
+    rng: random.Random,
+) -> bool:
+    """The second look at ``line``'s move (which took ``took`` at first sight): put aside
+    when the engine rates it ``reject_cp`` or more below ``top`` and the player sees the
+    refutation, or (through a beginner's eyes) when the rules checker shows the opponent
+    winning back ``reject_cp`` or more beyond what it took."""
+    if top - line.value() >= variety.reject_cp and (
+        game is None or _sees_refutation(game, line, variety.sight, rng)
+    ):
+        return True
+    return (
+        game is not None
+        and variety.sight < 1
+        and _seen_loss(game, line.move, variety.sight, rng) - took >= variety.reject_cp
+    )
 
 
 def _seen_loss(game: Game, move: str, sight: float, rng: random.Random) -> int:
