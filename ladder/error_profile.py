@@ -270,9 +270,8 @@ async def measure(
     }
     for p in engines:
         await p.start()
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     try:
-        with Progress(*columns, TimeRemainingColumn(), transient=not sys.stderr.isatty()) as bar:
+        with _progress() as bar:
             task = bar.add_task(f"{variant} {source} positions", total=len(spots))
             for i, spot in enumerate(spots):
                 free = await reference.free_point(spot)
@@ -304,6 +303,12 @@ async def measure(
         "seed": seed,
         "players": table,
     }
+
+
+def _progress() -> Progress:
+    """A measurement's progress bar (kept on a terminal, gone from a log)."""
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    return Progress(*columns, TimeRemainingColumn(), transient=not sys.stderr.isatty())
 
 
 def named_specs(players: list[str]) -> list[PlayerSpec]:
@@ -403,9 +408,8 @@ async def measure_sets(
     counts: dict[str, dict[str, int]] = {s.name: {} for s in specs}
     for p in engines:
         await p.start()
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     try:
-        with Progress(*columns, TimeRemainingColumn(), transient=not sys.stderr.isatty()) as bar:
+        with _progress() as bar:
             task = bar.add_task(f"{variant} sets ({half})", total=len(positions))
             for i, pos in enumerate(positions):
                 game = pos.game()

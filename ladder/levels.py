@@ -449,8 +449,7 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
     span = elo_range(levels)
     if span is None:
         raise LevelsError(
-            "an Elo needs every level measured from some level up to level 8, strictly "
-            "increasing"
+            "an Elo needs every level measured from some level up to level 8, strictly increasing"
         )
     check_elo_in_span(span, elo)
     run = measured_run(levels)

@@ -62,6 +62,15 @@ def _level_spec(text: str) -> PlayerSpec | None:
     return spec if spec.kind == "level" else None
 
 
+def _stale(spec: str, row: Mapping[str, Any], levels: Mapping[int, Level]) -> str:
+    """`` (measured on earlier settings)`` for a row of a shipped level that has been
+    retuned since it was measured (checked against what it plays now), else ``""``."""
+    player = _level_spec(spec)
+    if player is None or player.levels_file is not None or player.level is None:
+        return ""
+    return "" if _current(row.get("settings"), levels.get(player.level)) else f" ({STALE})"
+
+
 def _share(cell: Mapping[str, Any] | None) -> str:
     if not cell or not cell.get("n"):
         return "-"
@@ -102,11 +111,7 @@ def profile_section(record: Mapping[str, Any], levels: Mapping[int, Level]) -> l
     ]
     for name, row in record["players"].items():
         spec = row.get("spec", "-")
-        stale = ""
-        player = _level_spec(spec)
-        if player is not None and player.levels_file is None and player.level is not None:
-            # a shipped level: checked against what it plays now
-            stale = "" if _current(row.get("settings"), levels.get(player.level)) else f" ({STALE})"
+        stale = _stale(spec, row, levels)
         lo, hi = row["mean_loss_ci"]
         out.append(
             f"| {name}{stale} | `{spec}` | {_share(row['free_taken'])} | "
@@ -135,10 +140,7 @@ def beginner_section(record: Mapping[str, Any], levels: Mapping[int, Level]) -> 
     ]
     for name, row in record["players"].items():
         spec = row.get("spec", "-")
-        stale = ""
-        player = _level_spec(spec)
-        if player is not None and player.levels_file is None and player.level is not None:
-            stale = "" if _current(row.get("settings"), levels.get(player.level)) else f" ({STALE})"
+        stale = _stale(spec, row, levels)
         line = (
             f"| {name}{stale} | `{spec}` | {_share(row['check'])} | {_share(row['threat'])} | "
             f"{_share(row['free'])} | {_share(row['hangs'])} | {_share(row['cannon_horse'])} |"
