@@ -83,7 +83,17 @@ def execute(
                     stop = True
                 while pending and not stop and len(in_flight) < backend.slots:
                     task = pending.pop()
-                    in_flight[backend.submit(task)] = task
+                    try:
+                        handle = backend.submit(task)
+                    except Exception as exc:
+                        # The backend broke (a worker died before its game's failure was
+                        # seen): the games in flight end, no other starts, and the run
+                        # fails as when a game does (it raised a traceback here).
+                        pending.append(task)
+                        failure = failure or exc
+                        stop = True
+                        break
+                    in_flight[handle] = task
                 if not in_flight:
                     break
                 for handle, outcome in backend.wait(list(in_flight), timeout=WAIT_SLICE_S):

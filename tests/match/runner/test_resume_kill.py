@@ -9,12 +9,19 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import Any
 
 import psutil
+import pytest
 
 from ladder.match.output.pgn import read_pgn
-from tests.match.helpers import start_interruptible
+from ladder.match.output.store import ResultStore
+from ladder.match.runner.execute import MatchError, execute
+from ladder.match.runner.match_run import match_tasks
+from tests.match.helpers import match_config, start_interruptible
 
 GAMES = 10
 
@@ -164,3 +171,37 @@ def test_a_dead_worker_aborts_the_match_with_exit_1(tmp_path: Path, engine_exe: 
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(out.read_text())["status"] == "done" and _stored(db) == GAMES
+
+
+class _BrokenAtSubmit:
+    """A process pool whose worker died before its game's failure was seen: the next
+    submit raises (as concurrent.futures does), then the game in flight fails too."""
+
+    slots = 2
+
+    def __init__(self) -> None:
+        self.submitted = 0
+        self.cancelled = False
+
+    def submit(self, task: object) -> object:
+        self.submitted += 1
+        if self.submitted > 1:
+            raise BrokenProcessPool("A child process terminated abruptly")
+        return task
+
+    def wait(self, handles: Sequence[object], timeout: float | None) -> list[Any]:
+        return [(h, BrokenProcessPool("A child process terminated abruptly")) for h in handles]
+
+    def close(self, cancel: bool = False) -> None:
+        self.cancelled = cancel
+
+
+def test_a_pool_broken_at_submit_fails_the_run_like_a_dead_worker(tmp_path: Path) -> None:
+    """The race of the test above (the pool found broken when the next game is handed to
+    it) is the same failure: MatchError naming it, not a traceback out of the driver."""
+    with pytest.raises(MatchError, match="a game failed: BrokenProcessPool"):
+        execute(
+            match_tasks(match_config("random", "random", 4)),
+            ResultStore(tmp_path / "r.sqlite"),
+            _BrokenAtSubmit(),
+        )
