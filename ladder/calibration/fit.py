@@ -154,12 +154,32 @@ def bt_games(records: Sequence[GameRecord]) -> list[GameResult]:
 
 
 def fit_pool(records: Sequence[GameRecord], bootstrap: int = 0, seed: int = 1) -> LadderFit | None:
-    """The pool's fit anchored at random = 0 (None before random has played)."""
+    """The pool's fit anchored at random = 0 (None before random has played), over the
+    players linked to random by games: a player no game chain links to random (the
+    levels above a retuned bottom, before its new levels have played them) is left
+    unrated, not an error."""
     games = bt_games(records)
-    names = {g.red for g in games} | {g.black for g in games}
-    if not games or "random" not in names:
+    linked = _linked_to(games, "random")
+    games = [g for g in games if g.red in linked and g.black in linked]
+    if not games:
         return None
     return fit_ladder(games, anchor="random", bootstrap=bootstrap, seed=seed)
+
+
+def _linked_to(games: Sequence[GameResult], anchor: str) -> set[str]:
+    """The players that a chain of games links to ``anchor`` (empty if it has none)."""
+    neighbours: dict[str, set[str]] = defaultdict(set)
+    for g in games:
+        neighbours[g.red].add(g.black)
+        neighbours[g.black].add(g.red)
+    if anchor not in neighbours:
+        return set()
+    linked, frontier = {anchor}, [anchor]
+    while frontier:
+        for other in neighbours[frontier.pop()] - linked:
+            linked.add(other)
+            frontier.append(other)
+    return linked
 
 
 def seconds_per_move(records: Sequence[GameRecord]) -> dict[str, float]:

@@ -53,6 +53,20 @@ def test_fit_rates_the_played_levels_and_extrapolates_the_rest(tmp_path: Path) -
     assert crit["every"].ok is False and "L5" in crit["every"].detail
 
 
+def test_levels_no_game_links_to_random_are_left_unrated(tmp_path: Path) -> None:
+    """A retuned bottom: levels 1-2 are new players; levels 3-4 have games among
+    themselves only, no chain to random. The fit rates what is linked and leaves the rest
+    unrated (it raised "comparison graph is not connected", and --fit-only wrote no page)."""
+    levels = _levels(tmp_path)
+    bottom = games({k: TRUTH[k] for k in ("random", "greedy", "L1", "L2")}, 30)
+    top = games({k: TRUTH[k] for k in ("L3", "L4")}, 30, seed=2)
+    cal = fit_variant(bottom + top, "xiangqi", levels, bootstrap=10, seed=1)
+    assert cal.ratings[1] is not None and cal.ratings[2] is not None
+    assert cal.ratings[3] is None or cal.ratings[3].extrapolated
+    crit = {c.name.split()[0]: c for c in cal.criteria}
+    assert crit["every"].ok is False and "L3" in crit["every"].detail
+
+
 def test_extrapolation_follows_the_strongest_searching_levels(tmp_path: Path) -> None:
     # Elo gained per doubling grows with nodes here (as the node scans measured): the
     # line through the top levels, not through all, predicts the next level.
