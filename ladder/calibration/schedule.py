@@ -11,7 +11,7 @@ First every pairing of the chain plays its first games (:attr:`Plan.games` for t
 fewer for the others), game pair ``k`` of every pairing before pair ``k + 1`` of any, so
 that a run cut short has measured every pairing a little. Then the games go where the
 intervals are still too wide: after each round the pool is refitted, and each adjacent
-pairing whose gap is not yet known to its criterion's precision
+pairing of two levels whose gap is not yet known to its criterion's precision
 (:func:`ladder.calibration.fit.gap_target`: ±60 Elo up to level 5, ±100 above) gets more
 game pairs, widest (against its target) first, up to :attr:`Plan.max_games`: as many as
 keep it level with the gap whose remaining games cost the most (:func:`pairs_per_gap`,
@@ -139,7 +139,10 @@ def widest_gaps(
         if not s.pairing.adjacent or fit is None or s.scheduled >= s.plan.max_games:
             continue
         a, b = s.pairing.stronger.name, s.pairing.weaker.name
-        if a not in fit.ratings or b not in fit.ratings:
+        if a not in fit.ratings or b not in fit.ratings or not (_level(a) and _level(b)):
+            # The chain's bottom (random-greedy, greedy-L1) links level 1 to random; no
+            # criterion asks its gap's precision since level 1 is judged against novice
+            # (it was L1 against greedy, a lopsided score that took ~1,000 games).
             continue
         gap = fit.difference(a, b)
         if records is not None:
@@ -153,10 +156,14 @@ def widest_gaps(
     return sorted(out, key=lambda w: -w.half_width / _target(w.state.pairing.stronger.name))
 
 
+def _level(name: str) -> bool:
+    """Whether ``name`` is a level of the chain (``L1`` ... ``L8``)."""
+    return name[:1] == "L" and name[1:].isdigit()
+
+
 def _target(name: str) -> float:
-    """The precision target of the gap below the player ``name`` (a level ``Ln`` or, for
-    the chain's bottom, greedy: the narrow one)."""
-    return gap_target(int(name[1:]) if name[:1] == "L" and name[1:].isdigit() else 1)
+    """The precision target of the gap below the level ``name``."""
+    return gap_target(int(name[1:]))
 
 
 def next_round(

@@ -97,8 +97,16 @@ def test_a_tiny_calibration_plays_resumes_and_writes_only_its_output(tmp_path: P
     with ResultStore(tmp_path / "a.sqlite") as store:
         played = {m["match_id"]: len(store.done_games(m["match_id"])) for m in store.matches()}
     counts = list(played.values())
-    chain = [n for match_id, n in played.items() if "plain-L2" not in match_id]
+    bottom = [n for match_id, n in played.items() if "random" in match_id or "greedy" in match_id]
+    chain = [
+        n
+        for match_id, n in played.items()
+        if "plain-L2" not in match_id and "random" not in match_id and "greedy" not in match_id
+    ]
     assert chain and all(n == 4 for n in chain)  # first 2 games, then up to the maximum
+    # the chain's bottom (random-greedy, greedy-L1) links level 1 to random: its first
+    # games only, as no criterion asks its precision
+    assert bottom and all(n == 2 for n in bottom)
     # the extra starts once the chain below it is decided, and plays its 2 games
     assert "the chain is decided below them: xiangqi plain-L2-L2" in run.stderr
     assert [n for match_id, n in played.items() if "plain-L2" in match_id] == [2]
