@@ -254,13 +254,12 @@ async def measure(
     if not spots:
         raise ValueError(f"no {variant} positions from {source}")
     specs = named_specs(players)
-    given: dict[str, str] = {}  # each player's spec as given, for the table
-    settings: dict[str, dict[str, Any]] = {}
-    for text, spec in zip(players, specs, strict=True):
-        _, sep, spec_text = text.partition("=")
-        given[spec.name] = spec_text if sep else text
-        if spec.kind == "level":
-            settings[spec.name] = play_settings(spec.level_settings(variant))
+    given = {spec.name: spec.text for spec in specs}  # each player's spec as given
+    settings = {
+        spec.name: play_settings(spec.level_settings(variant))
+        for spec in specs
+        if spec.kind == "level"
+    }
     engines: list[Player] = [make_player(s) for s in specs]
     reference = Reference(reference_nodes, cache)
     names = [s.name for s in specs] + (["masters"] if source == "master" else [])
@@ -397,13 +396,10 @@ async def measure_sets(
     """
     from ladder.match.players.player import Player
     from ladder.match.players.start import make_player
-    from ladder.position_sets import DATA, FREE_CP, load_sets
+    from ladder.position_sets import DATA, FREE_CP, KINDS, load_sets
 
     positions = [p for p in load_sets(variant, folder or DATA) if p.half == half]
     specs = named_specs(players)
-    given = {
-        spec.name: text.partition("=")[2] or text for text, spec in zip(players, specs, strict=True)
-    }
     engines: list[Player] = [make_player(s) for s in specs]
     counts: dict[str, dict[str, int]] = {s.name: {} for s in specs}
     for p in engines:
@@ -434,10 +430,10 @@ async def measure_sets(
         "variant": variant,
         "half": half,
         "seed": seed,
-        "positions": {k: sum(1 for p in positions if p.kind == k) for k in _KINDS},
+        "positions": {k: sum(1 for p in positions if p.kind == k) for k in KINDS},
         "players": {
             spec.name: {
-                "spec": given[spec.name],
+                "spec": spec.text,
                 # a level's settings: docs/ladder.md shows a retuned level's row as stale
                 "settings": (
                     play_settings(spec.level_settings(variant)) if spec.kind == "level" else None
@@ -447,9 +443,6 @@ async def measure_sets(
             for spec in specs
         },
     }
-
-
-_KINDS = ("check", "threat", "free", "general", "drops")
 
 
 def _count(row: dict[str, int], kind: str, game: Game, move: str, free: set[str | None]) -> None:
