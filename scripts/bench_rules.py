@@ -63,6 +63,7 @@ def time_ours(game: Game, repeat: int) -> float:
     for _ in range(repeat):
         game._legal = None  # measure generation from scratch, not the per-ply cache
         game._legal_names = None
+        game._any_legal = None
         t0 = time.perf_counter()
         game.legal_moves()
         game.outcome()
@@ -72,7 +73,8 @@ def time_ours(game: Game, repeat: int) -> float:
 
 def time_pyffish(sf: object, variant: str, game: Game, repeat: int) -> float:
     section = FSF_VARIANT[variant]
-    fen, moves = game.engine_position()  # the history an engine gets
+    fen, history = game.engine_position()  # the history an engine gets
+    moves = list(history)  # pyffish takes a list, not a tuple
     best = float("inf")
     for _ in range(repeat):
         t0 = time.perf_counter()
