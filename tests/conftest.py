@@ -18,6 +18,12 @@ from ladder.engine_binary import (
 from ladder.variants import VARIANTS_INI
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--update-golden``: write the golden outputs (tests/golden/) instead of comparing
+    with them, for a commit that changes them on purpose (and says why)."""
+    parser.addoption("--update-golden", action="store_true", default=False)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """The suite tests the checkout's build (`make engine`), here and in every process it
     starts: a `ladder engine build` in the per-user cache, which the engine lookup puts
