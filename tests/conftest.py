@@ -24,6 +24,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", default=False)
 
 
+def check_golden(request: pytest.FixtureRequest, path: Path, text: str) -> None:
+    """``text`` equals the golden file ``path`` (under tests/golden/); with
+    ``--update-golden`` it is written there instead."""
+    if request.config.getoption("--update-golden"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return
+    assert path.exists(), f"{path} missing: run with --update-golden"
+    assert text == path.read_text(), f"{path.name} differs from {path}"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """The suite tests the checkout's build (`make engine`), here and in every process it
     starts: a `ladder engine build` in the per-user cache, which the engine lookup puts
