@@ -25,8 +25,8 @@ file and place: ``R9+``, ``R92``, ``R9-``.
 :func:`wxf_move` and :func:`wxf_moves` write; :func:`parse_wxf` reads any standard form
 (also ``.`` for ``=``, ``B``/``N`` for ``E``/``H``, lower case) and, for PGNs this project
 wrote before, the form Fairy-Stockfish's writer gave a tandem piece (``C8+7``) when it
-names exactly one legal move. Chinese notation (``炮二平五``, ``前马进七``, ``马８进７``) is
-read by :func:`parse_chinese`.
+names exactly one legal move. Chinese notation (``炮二平五``, ``前马进七``, ``马８进７``)
+names its pieces as WXF does (:class:`Named`): :mod:`ladder.chinese` writes and reads it.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
 
@@ -44,11 +45,14 @@ from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol.notation import from_ucci, to_ucci
 
 __all__ = [
+    "Named",
     "WxfError",
     "WxfWriter",
     "canonical_from_iccs",
     "iccs_move",
-    "parse_chinese",
+    "named",
+    "named_move",
+    "named_moves",
     "parse_san",
     "parse_wxf",
     "pyffish_module",
@@ -120,43 +124,83 @@ def _tandem(board: Board, frm: tuple[int, int], red: bool) -> tuple[int, int]:
     return ranks.index(frm[1]), len(ranks)
 
 
-def _designator(board: Board, frm: tuple[int, int], red: bool) -> str:
-    """How the moving piece is named: letter and file (``C2``), or its place in a tandem
-    (``C+``, ``P3``, ``++``, ``3-``), before the A/E exception (see :func:`wxf_move`)."""
+@dataclass(frozen=True)
+class Named:
+    """How a move names its piece and its motion, before a notation spells it: the one
+    decision WXF (:func:`wxf_move`) and Chinese notation (:mod:`ladder.chinese`) share.
+
+    ``form``: ``file`` (the piece and its file, ``C2``), ``tandem`` (its ``place`` among
+    the ``count`` like pieces on its file, front first: ``C+``, ``P3``, ``++``),
+    ``files`` (tandem pawns on two files: the file and the place, ``3+``), ``beyond``
+    (past the federation's cases: letter, file and place, ``R9+``), or ``drop``
+    (``figure`` is then the point's rank from the mover's side). ``sign`` is ``+``,
+    ``-``, ``=`` or ``@``; ``figure`` the file gone to or the points moved.
+    """
+
+    letter: str
+    file: int
+    form: str
+    sign: str
+    figure: int
+    place: int = 0
+    count: int = 1
+
+    @property
+    def wxf(self) -> str:
+        """The move in WXF."""
+        if self.form == "drop":
+            return f"{self.letter}@{self.file}{self.figure}"
+        return self._wxf_piece() + f"{self.sign}{self.figure}"
+
+    def _wxf_piece(self) -> str:
+        place, n, letter, file_no = self.place, self.count, self.letter, self.file
+        end = "+" if place == 0 else "-" if place == n - 1 else None
+        if self.form == "file":
+            return f"{letter}{file_no}"
+        if self.form == "tandem" and letter != "P":
+            return letter + (end or "")
+        if self.form == "tandem":
+            return _PAWN_PLACES[n][place] or f"P{file_no}"
+        if self.form == "files":  # front, middle (the file again), rear
+            return f"{file_no}{end or file_no}"
+        return f"{letter}{file_no}{end or place + 1}"
+
+
+def _designator(board: Board, frm: tuple[int, int], red: bool) -> tuple[str, int, int, int]:
+    """How the moving piece is named, before the A/E exception (see :func:`wxf_move`):
+    (the form, its file as the mover counts it, its place on the file from the front, how
+    many of its kind are there)."""
     letter = board[frm]
     wxf = _LETTERS[letter.lower()]
     file_no = _file_number(frm[0], red)
     place, n = _tandem(board, frm, red)
     if n == 1:
-        return f"{wxf}{file_no}"
+        return "file", file_no, 0, 1
     per_file: dict[int, int] = {}
     for (f, _), p in board.items():
         if p == letter:
             per_file[f] = per_file.get(f, 0) + 1
     tandem_files = sum(count > 1 for count in per_file.values())
     if wxf != "P" and n == 2 and tandem_files == 1:
-        return wxf + ("+" if place == 0 else "-")
+        return "tandem", file_no, place, n
     if wxf == "P" and tandem_files == 1 and n <= 5:
-        return _PAWN_PLACES[n][place] or f"P{file_no}"
+        return "tandem", file_no, place, n
     if wxf == "P" and tandem_files == 2 and n <= 3:
-        # Two files of tandem pawns: the file, then front, middle (the file again), rear.
-        mark = "+" if place == 0 else "-" if place == n - 1 else str(file_no)
-        return f"{file_no}{mark}"
+        return "files", file_no, place, n
     # Beyond the federation's cases (only crazyhouse-xiangqi's hands get there: three
     # chariots on a file, two files of tandem cannons, six pawns): the letter, the file
     # and the place, front (+), rear (-) or counted from the front.
-    mark = "+" if place == 0 else "-" if place == n - 1 else str(place + 1)
-    return f"{wxf}{file_no}{mark}"
+    return "beyond", file_no, place, n
 
 
-def _motion(frm: tuple[int, int], to: tuple[int, int], letter: str, red: bool) -> str:
-    """Direction and figure: ``=5``, ``+7``, ``-1``."""
+def _motion(frm: tuple[int, int], to: tuple[int, int], letter: str, red: bool) -> tuple[str, int]:
+    """Direction and figure: ``("=", 5)``, ``("+", 7)``, ``("-", 1)``."""
     if frm[1] == to[1]:
-        return f"={_file_number(to[0], red)}"
+        return "=", _file_number(to[0], red)
     sign = "+" if (to[1] > frm[1]) == red else "-"
     if _LETTERS[letter.lower()] in _STRAIGHT and frm[0] == to[0]:
-        return f"{sign}{abs(to[1] - frm[1])}"
-    return f"{sign}{_file_number(to[0], red)}"
+        return sign, abs(to[1] - frm[1])
+    return sign, _file_number(to[0], red)
 
 
 _BOARD_MOVE_RE = re.compile(r"([a-i]\d{1,2})([a-i]\d{1,2})")
@@ -169,21 +213,25 @@ def _split(move: str) -> tuple[tuple[int, int], tuple[int, int]]:
     return _point(m[1]), _point(m[2])
 
 
-def _drop(move: str, red: bool) -> str:
+def _drop(move: str, red: bool) -> Named:
     letter, point = move.split("@")
     file, rank = _point(point)
     own_rank = rank + 1 if red else 10 - rank
-    return f"{_LETTERS[letter.lower()]}@{_file_number(file, red)}{own_rank}"
+    return Named(_LETTERS[letter.lower()], _file_number(file, red), "drop", "@", own_rank)
 
 
-def _plain(board: Board, move: str, red: bool) -> str:
+def _plain(board: Board, move: str, red: bool) -> Named:
     """A board move with its piece named by letter and file, tandem or not."""
     frm, to = _split(move)
     letter = board[frm]
-    return f"{_LETTERS[letter.lower()]}{_file_number(frm[0], red)}" + _motion(frm, to, letter, red)
+    return Named(
+        _LETTERS[letter.lower()], _file_number(frm[0], red), "file", *_motion(frm, to, letter, red)
+    )
 
 
-def _written(board: Board, legal: Callable[[], Sequence[str]], move: str, red: bool) -> str:
+def named_move(board: Board, legal: Callable[[], Sequence[str]], move: str, red: bool) -> Named:
+    """How ``move`` (canonical, legal on ``board``, whose ``legal`` moves are listed on
+    demand) names its piece and motion, ``red`` to move."""
     if "@" in move:
         return _drop(move, red)
     frm, to = _split(move)
@@ -199,16 +247,36 @@ def _written(board: Board, legal: Callable[[], Sequence[str]], move: str, red: b
             for m in legal()
         ):  # fmt: skip
             return plain
-    return _designator(board, frm, red) + _motion(frm, to, letter, red)
+    form, file_no, place, n = _designator(board, frm, red)
+    sign, figure = _motion(frm, to, letter, red)
+    return Named(_LETTERS[letter.lower()], file_no, form, sign, figure, place, n)
+
+
+def _written(board: Board, legal: Callable[[], Sequence[str]], move: str, red: bool) -> str:
+    return named_move(board, legal, move, red).wxf
+
+
+def named(game: Game, move: str) -> Named:
+    """How ``move`` (canonical, legal) names its piece in ``game``'s current position."""
+    return named_move(_board(game), game.legal_moves, move, game.turn == "red")
+
+
+def named_moves(game: Game) -> dict[str, Named]:
+    """Every legal move of ``game``'s current position, by how it names its piece (one
+    board and one list of legal moves for all of them: what a reader compares)."""
+    board, legal, red = _board(game), game.legal_moves(), game.turn == "red"
+    return {m: named_move(board, lambda: legal, m, red) for m in legal}
 
 
 def wxf_move(game: Game, move: str) -> str:
     """The WXF of ``move`` (canonical, legal) in ``game``'s current position."""
-    return _written(_board(game), game.legal_moves, move, game.turn == "red")
+    return named(game, move).wxf
 
 
 class WxfWriter:
-    """A game's moves in WXF, written one at a time in the position each is played from.
+    """A game's moves in WXF (or in the notation ``spell`` writes, such as
+    :func:`ladder.chinese.chinese_move`), written one at a time in the position each is
+    played from.
 
     The game loop writes each move just before it pushes it, so a match game's PGN needs
     no second replay of the game. ``bests``: at a ply whose move the variety rule chose,
@@ -216,7 +284,8 @@ class WxfWriter:
     cannot write, the moves stay canonical (``h3e3``), as :func:`wxf_moves` gives them.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, spell: Callable[[Game, str], str] = wxf_move) -> None:
+        self.spell = spell
         self.moves: list[str] = []
         self.bests: dict[int, str] = {}
         self.stopped = False
@@ -231,14 +300,14 @@ class WxfWriter:
             return
         self._write_best(game, best)
         try:
-            self.moves.append(wxf_move(game, move))
+            self.moves.append(self.spell(game, move))
         except WxfError:
             self.stop([move])
 
     def _write_best(self, game: Game, best: str | None) -> None:
         if best is not None and game.outcome() is None and game.is_legal(best):
             with contextlib.suppress(WxfError):
-                self.bests[len(self.moves)] = wxf_move(game, normalize_move(best))
+                self.bests[len(self.moves)] = self.spell(game, normalize_move(best))
 
     def stop(self, rest: Sequence[str]) -> None:
         """The rest of the game in canonical notation (a move WXF or the rules refused)."""
@@ -330,94 +399,6 @@ def _legacy(game: Game, text: str) -> list[str]:
     return out
 
 
-# --- Chinese notation ------------------------------------------------------------------
-
-_CN_PIECES = {
-    "帥": "K", "帅": "K", "將": "K", "将": "K",
-    "仕": "A", "士": "A",
-    "相": "E", "象": "E",
-    "馬": "H", "马": "H", "傌": "H",
-    "車": "R", "车": "R", "俥": "R",
-    "炮": "C", "砲": "C", "包": "C",
-    "兵": "P", "卒": "P",
-}  # fmt: skip
-_CN_MOVES = {"進": "+", "进": "+", "退": "-", "平": "="}
-#: A place in a tandem, front first: 前 front, 中 middle (of three), 二 三 四 (of four or
-#: five, counted from the front), 後/后 rear (-1).
-#: Black's figures, full-width digits (U+FF11..U+FF19).
-_FULL_WIDTH = "".join(chr(0xFF11 + n) for n in range(9))
-_DIGITS = ("一二三四五六七八九", _FULL_WIDTH, "123456789")
-#: A place in a tandem, front first: 前 front, 中 middle (of three), 二 三 四 (of four or
-#: five, counted from the front, also in Black's figures), 後/后 rear (-1).
-_CN_PLACES = {
-    "前": 0, "中": 1, "後": -1, "后": -1,
-    **{figures[n]: n for figures in _DIGITS[:2] for n in (1, 2, 3)},
-}  # fmt: skip
-
-
-def _cn_figure(ch: str) -> int:
-    for digits in _DIGITS:
-        if ch in digits:
-            return digits.index(ch) + 1
-    raise WxfError(f"{ch!r} is not a figure 1-9")
-
-
-def _cn_starts(board: Board, token: str, red: bool) -> tuple[list[tuple[int, int]], str]:
-    """The points the piece that ``token``'s first two characters name may stand on, and
-    its WXF letter."""
-    first, second = token[0], token[1]
-    if first in _CN_PIECES:  # 炮二: the piece and its file
-        letter, file_no = _CN_PIECES[first], _cn_figure(second)
-        return [
-            (f, r) for (f, r), p in board.items()
-            if _LETTERS[p.lower()] == letter and p.isupper() == red
-            and _file_number(f, red) == file_no
-        ], letter  # fmt: skip
-    if first not in _CN_PLACES:
-        raise WxfError(f"{token!r} is not Chinese notation")
-    place = _CN_PLACES[first]
-    if second in _CN_PIECES:  # 前炮, 中兵: the one file holding several of them
-        letter, files = _CN_PIECES[second], None
-    else:  # 前七: pawns on two files; the file is given
-        letter, files = "P", {_cn_figure(second)}
-    tandems: dict[int, list[int]] = {}
-    for (f, r), p in board.items():
-        if _LETTERS[p.lower()] == letter and p.isupper() == red:
-            tandems.setdefault(f, []).append(r)
-    tandems = {f: rs for f, rs in tandems.items() if len(rs) > 1}
-    if files is not None:
-        tandems = {f: rs for f, rs in tandems.items() if _file_number(f, red) in files}
-    if len(tandems) != 1:
-        raise WxfError(f"{token!r}: no single file holds several of that piece")
-    ((file, ranks),) = tandems.items()
-    ranks.sort(reverse=red)  # front first
-    if place >= len(ranks) or (first == "中" and len(ranks) != 3):
-        raise WxfError(f"{token!r}: no such place among {len(ranks)} on the file")
-    return [(file, ranks[place])], letter
-
-
-def parse_chinese(game: Game, token: str) -> str:
-    """The legal move that Chinese-notation ``token`` (``炮二平五``, ``前马进七``,
-    ``马８进７``, ``中兵平四``, ``二兵进一``) names, in canonical notation."""
-    chars = "".join(token.split())
-    if len(chars) != 4 or chars[2] not in _CN_MOVES:
-        raise WxfError(f"{token!r} is not Chinese notation (e.g. 炮二平五)")
-    board, red = _board(game), game.turn == "red"
-    starts, _ = _cn_starts(board, chars, red)
-    motion = _CN_MOVES[chars[2]] + str(_cn_figure(chars[3]))
-    named = []
-    for move in game.legal_moves():
-        if "@" in move:
-            continue
-        frm, to = _split(move)
-        if frm in starts and _motion(frm, to, board[frm], red) == motion:
-            named.append(move)
-    if len(named) != 1:
-        what = "no legal move" if not named else f"ambiguous ({', '.join(named)})"
-        raise WxfError(f"{token!r} is {what} in {game.fen()}")
-    return named[0]
-
-
 # --- ICCS and XBoard's SAN ----------------------------------------------------------------
 
 
@@ -491,6 +472,9 @@ def read_move(game: Game, token: str, iccs: bool = False) -> str:
     if game.is_legal(text):
         return normalize_move(text)
     if any(ord(ch) > 0x2E7F for ch in text):
+        # Imported here: ladder.chinese builds on this module.
+        from ladder.chinese import parse_chinese
+
         return parse_chinese(game, text)
     if _normal(text):
         return parse_wxf(game, text)

@@ -10,12 +10,12 @@ from pathlib import Path
 import cchess  # type: ignore[import-untyped]
 import pytest
 
+from ladder.chinese import parse_chinese
 from ladder.match.output.pgn import read_pgn, replay
 from ladder.rules import Game
 from ladder.wxf import (
     WxfError,
     WxfWriter,
-    parse_chinese,
     parse_san,
     parse_wxf,
     read_move,
