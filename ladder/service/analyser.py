@@ -40,6 +40,7 @@ from ladder.analysis.plies import PlyAnalysis
 from ladder.analysis.runner import AnalysisInputError, GamePositions, analyse
 from ladder.analysis.search import Evaluation
 from ladder.analysis.summary import summarise
+from ladder.notations import line_in, move_in
 from ladder.rules import Game
 from ladder.service.analysis_models import (
     AnalysisError,
@@ -85,6 +86,24 @@ class PreparedAnalysis:
     from_ply: int
     client: str
     key: CacheKey
+    notations: tuple[str, ...] = ()
+
+
+def _ply_line(ply: PlyAnalysis, job: PreparedAnalysis) -> AnalysisPly:
+    """A ply's line, with its moves in the notations the request asked for (written here,
+    not cached: the cache holds one analysis for every notation)."""
+    line = ply.to_dict()
+    if job.notations:
+        game, best = job.game.positions[ply.ply - 1], ply.before.best
+        line["notations"] = {
+            n: {
+                "move": move_in(n, game, ply.move),
+                "best": None if best is None else move_in(n, game, best),
+                "pv": line_in(n, game, ply.before.pv),
+            }
+            for n in job.notations
+        }
+    return AnalysisPly.model_validate(line)
 
 
 def _line(model: AnalysisStart | AnalysisPly | AnalysisSummary | AnalysisError) -> bytes:
@@ -146,7 +165,7 @@ class Analyser:
                 "one or wait for it to finish",
             )
         key = (game.variant, game.start_fen, game.moves, nodes, self.engine)
-        return PreparedAnalysis(game, nodes, req.from_ply, client, key)
+        return PreparedAnalysis(game, nodes, req.from_ply, client, key, tuple(req.notations))
 
     async def stream(self, job: PreparedAnalysis) -> AsyncIterator[bytes]:
         """The NDJSON lines of ``job`` (see the module docstring)."""
@@ -174,7 +193,7 @@ class Analyser:
             try:
                 async for ply in source:
                     plies.append(ply)
-                    yield _line(AnalysisPly.model_validate(ply.to_dict()))
+                    yield _line(_ply_line(ply, job))
                     sent = ply.ply + 1
                     if self.service.drain.draining and sent <= g.plies:
                         raise ServiceError(

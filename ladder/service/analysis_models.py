@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from ladder.analysis.judgement import Judgement
-from ladder.service.models import ErrorDetail, GameRequest
+from ladder.service.models import ErrorDetail, GameRequest, unasked
 from ladder.variants import VariantId
 
 Side = Literal["red", "black"]
@@ -20,7 +20,15 @@ class AnalysisRequest(GameRequest):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
-            "examples": [{"variant": "xiangqi", "moves": ["h3e3", "h8e8", "h1g3"], "nodes": 50000}]
+            "examples": [
+                {"variant": "xiangqi", "moves": ["h3e3", "h8e8", "h1g3"], "nodes": 50000},
+                {
+                    "variant": "xiangqi",
+                    "moves": ["h3e3", "h8e8", "h1g3"],
+                    "nodes": 50000,
+                    "notations": ["chinese"],
+                },
+            ]
         },
     )
 
@@ -71,6 +79,14 @@ class AnalysisStart(BaseModel):
     cached: bool = Field(description="The lines come from this instance's finished-result cache.")
 
 
+class PlyNotation(BaseModel):
+    """A ply's moves in one notation: the move played, the best move, the line."""
+
+    move: str
+    best: str | None
+    pv: list[str]
+
+
 class AnalysisPly(BaseModel):
     """One line per ply, in order, each as soon as it is done."""
 
@@ -105,6 +121,15 @@ class AnalysisPly(BaseModel):
     )
     note: str | None = Field(
         description="What the rules did: an atomic blast, a crazyhouse drop that checks."
+    )
+    notations: dict[str, PlyNotation] | None = Field(
+        None,
+        exclude_if=unasked,
+        examples=[
+            {"chinese": {"move": "炮二平五", "best": "炮二平五", "pv": ["炮二平五", "马８进７"]}}
+        ],
+        description="With `notations` in the request: `move`, `best` and `pv` in each "
+        "notation asked for, by name (absent otherwise).",
     )
 
 

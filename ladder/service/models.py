@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from ladder.levels import LEVEL_NUMBERS, Rating, Variety
+from ladder.notations import NOTATIONS, UnknownNotation, check_notation
 from ladder.rules import MAX_MOVES, Reason
 from ladder.service.config import MAX_ELO, MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_SEED
 from ladder.service.errors import ErrorCode
@@ -46,16 +47,44 @@ Moves = Annotated[
 ]
 
 
+def _known_notation(name: str) -> str:
+    try:
+        return check_notation(name)
+    except UnknownNotation as exc:
+        raise PydanticCustomError("unknown_notation", "{why}", {"why": str(exc)}) from None
+
+
+NotationName = Annotated[
+    str, Field(min_length=1, max_length=32, examples=["chinese"]), AfterValidator(_known_notation)
+]
+_NOTATIONS_TEXT = ", ".join(f"`{n}`" for n in NOTATIONS)
+
+
+def unasked(value: object) -> bool:
+    """An answer's `notations` when none were asked for: left out (a lean answer)."""
+    return value is None
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
 class GameRequest(_Strict):
-    """What every request about a game starts with: the variant, start FEN and moves."""
+    """What every request about a game starts with: the variant, start FEN and moves, and
+    the notations to write moves in beside the coordinates."""
 
     variant: VariantId
     fen: Fen | None = Field(None, description="Start position; the variant's own if omitted.")
     moves: Moves = Field(default_factory=list)
+    notations: list[NotationName] = Field(
+        default_factory=list,
+        max_length=8,
+        examples=[["chinese", "wxf"]],
+        description=f"Write the answer's moves also in these notations ({_NOTATIONS_TEXT}: "
+        "`C2=5`, `炮二平五`, `馬８進７`; docs/rules.md), given in the answer's `notations` by "
+        "name. An unknown name is refused (422, naming it); none asked for, no "
+        "`notations` in the answer.",
+    )
 
 
 class OutcomeInfo(BaseModel):
@@ -110,7 +139,16 @@ class MoveRequest(GameRequest):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
-            "examples": [{"variant": "xiangqi", "moves": ["h3e3"], "level": 3, "seed": 12345}]
+            "examples": [
+                {"variant": "xiangqi", "moves": ["h3e3"], "level": 3, "seed": 12345},
+                {
+                    "variant": "xiangqi",
+                    "moves": ["h3e3"],
+                    "level": 3,
+                    "seed": 12345,
+                    "notations": ["chinese", "wxf"],
+                },
+            ]
         },
     )
 
@@ -203,6 +241,13 @@ class MoveResponse(BaseModel):
         description="Which ladder played it: the first 12 hex digits of the SHA-256 of the "
         "levels file (a recalibration changes what a level and a seed play).",
     )
+    notations: dict[str, str] | None = Field(
+        None,
+        exclude_if=unasked,
+        examples=[{"chinese": "炮二平五", "wxf": "C2=5"}],
+        description="With `notations` in the request: `move` in each notation asked for, by "
+        "name (absent otherwise).",
+    )
 
 
 class PositionRequest(GameRequest):
@@ -229,8 +274,15 @@ class PositionResponse(BaseModel):
     wxf: list[str] | None = Field(
         None,
         description='With `"wxf": true`: each of `moves` in WXF notation (`C2=5`, `H8+7`, '
-        "drops `A@52`), as in a match's PGN; canonical notation for a move the notation "
-        "writer (pyffish) cannot write.",
+        "drops `A@52`), as in a match's PGN; canonical notation for a move the rules "
+        'checker refuses. `"notations": ["wxf"]` gives the same in `notations`.',
+    )
+    notations: dict[str, list[str]] | None = Field(
+        None,
+        exclude_if=unasked,
+        examples=[{"chinese": ["炮二平五", "马８进７"]}],
+        description="With `notations` in the request: each of `moves` in each notation "
+        "asked for, by name (absent otherwise).",
     )
 
 

@@ -4,6 +4,8 @@ the level's move (searched, from the book, or hurried) and the position after it
 from __future__ import annotations
 
 from ladder.level_move import LevelMove
+from ladder.notations import move_in
+from ladder.rules import Game
 from ladder.service.models import MoveRequest, MoveResponse, Score
 from ladder.service.positions import Checked
 
@@ -13,14 +15,16 @@ __all__ = ["move_response"]
 def move_response(
     req: MoveRequest,
     seed: int,
+    before: Game,
     after: Checked,
     moved: LevelMove,
     elapsed: float,
     time_limit_ms: int | None,
     levels_version: str,
 ) -> MoveResponse:
-    """``moved`` as the API answers it: ``after`` the position it leads to (its ponder
-    move kept only if legal there), ``elapsed`` the search's wall time (0 without one)."""
+    """``moved`` as the API answers it: ``before`` the position it is played in (its
+    notations are written there), ``after`` the position it leads to (its ponder move
+    kept only if legal there), ``elapsed`` the search's wall time (0 without one)."""
     choice, result = moved.choice, moved.result
     ponder = choice.ponder if choice.ponder in after.legal else None
     line = choice.line
@@ -45,4 +49,7 @@ def move_response(
         book=moved.book,
         hurried=moved.hurried,
         levels_version=levels_version,
+        notations={n: move_in(n, before, choice.move) for n in req.notations}
+        if req.notations
+        else None,
     )

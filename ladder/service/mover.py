@@ -34,6 +34,8 @@ from ladder.levels import (
     levels_version,
     load_levels,
 )
+from ladder.notations import check_notations, moves_in
+from ladder.rules import Game
 from ladder.service.config import ServiceConfig
 from ladder.service.drain import Drain
 from ladder.service.engine_slot import EngineSlot, SearchAttemptFailed, SlotFactory, default_slots
@@ -61,9 +63,13 @@ from ladder.service.move_answer import move_response
 from ladder.service.pool import EnginePool, QueueFull, QueueTimeout
 from ladder.service.positions import INLINE_PLIES, Checked, Positions, start_fen
 from ladder.variants import VARIANT_IDS
-from ladder.wxf import wxf_moves
 
 log = logging.getLogger(__name__)
+
+
+def _written(notations: list[str], variant: str, game: Game) -> dict[str, list[str]]:
+    """``game``'s moves in each of ``notations``, by name."""
+    return {n: moves_in(n, variant, game.start_fen, game.moves) for n in notations}
 
 
 @dataclass
@@ -359,21 +365,21 @@ class MoveService:
         and cached for the game's next request."""
         self.metrics.labelled(self.metrics.moves, req.variant, self._label(req)).inc()
         after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
-        return move_response(req, seed, after, moved, elapsed, time_limit_ms, self.levels_version)
+        return move_response(
+            req, seed, checked.game, after, moved, elapsed, time_limit_ms, self.levels_version
+        )
 
     async def position(self, req: PositionRequest) -> PositionResponse:
         """The rules checker's verdict on a position."""
         checked = await self.positions.judge(req.variant, req.fen, req.moves)
-        wxf = None
-        if req.wxf:
-            game = checked.game
-            args = (req.variant, game.start_fen, game.moves)
+        game = checked.game
+        asked = check_notations([*(["wxf"] if req.wxf else []), *req.notations])
+        written = (
             # A long game's notation is written off the event loop, like its replay.
-            wxf = (
-                await asyncio.to_thread(wxf_moves, *args)
-                if len(req.moves) > INLINE_PLIES
-                else wxf_moves(*args)
-            )
+            await asyncio.to_thread(_written, asked, req.variant, game)
+            if len(req.moves) > INLINE_PLIES
+            else _written(asked, req.variant, game)
+        )
         return PositionResponse(
             variant=req.variant,
             fen=checked.fen,
@@ -382,7 +388,8 @@ class MoveService:
             legal_moves=[] if checked.outcome is not None else sorted(checked.legal),
             check=checked.check,
             outcome=checked.outcome,
-            wxf=wxf,
+            wxf=written["wxf"] if req.wxf else None,
+            notations={n: written[n] for n in req.notations} if req.notations else None,
         )
 
     def level_table(self) -> LevelsResponse:

@@ -76,12 +76,17 @@ def test_schema_seed_bound_is_an_exact_integer(server: Server) -> None:
 
 
 def test_schema_example_request_is_accepted(server: Server) -> None:
-    """What Swagger's "Try it out" sends by default: the schema's example."""
-    schema = httpx.get(server.url + "/openapi.json", timeout=30).json()
-    (example,) = schema["components"]["schemas"]["MoveRequest"]["examples"]
-    r = httpx.post(server.url + "/v1/move", json=example, timeout=60)
-    assert r.status_code == 200, r.text
-    check_move_reply(example["variant"], example["moves"], r.json())
+    """What Swagger's "Try it out" sends by default: the schema's examples (one asks
+    for the move in notations, answered beside it)."""
+    schemas = httpx.get(server.url + "/openapi.json", timeout=30).json()["components"]["schemas"]
+    plain, with_notations = schemas["MoveRequest"]["examples"]
+    for example in (plain, with_notations):
+        r = httpx.post(server.url + "/v1/move", json=example, timeout=60)
+        assert r.status_code == 200, r.text
+        check_move_reply(example["variant"], example["moves"], r.json())
+        assert sorted(r.json().get("notations", {})) == sorted(example.get("notations", []))
+    for answer in ("MoveResponse", "PositionResponse", "AnalysisPly"):
+        assert "notations" in schemas[answer]["properties"], answer
 
 
 def test_schema_enums_and_descriptions(server: Server) -> None:
