@@ -209,10 +209,12 @@ class Ladder:
         seed: int | None = None,
         elo: float | None = None,
         clock: Clock | None = None,
+        notations: Sequence[str] = (),
     ) -> MoveResponse:
         """The computer's move at `level` (or at `elo`, any rating on the measured curve)
         after `moves` (from `fen`, or the start); with `clock` (the mover's, in a timed
-        game) the search also stops at a safe share of it."""
+        game) the search also stops at a safe share of it; with `notations` (`wxf`,
+        `chinese`, `chinese-traditional`) the move written in them too."""
         req = _request(
             MoveRequest,
             variant=variant,
@@ -222,16 +224,29 @@ class Ladder:
             elo=elo,
             seed=seed,
             clock=clock,
+            notations=list(notations),
         )
         if self._service is not None:
             return await self._local(lambda service: service.move(req))
         return await self._call("POST", "/v1/move", MoveResponse, req)
 
     async def position(
-        self, *, variant: str, moves: Sequence[str] = (), fen: str | None = None
+        self,
+        *,
+        variant: str,
+        moves: Sequence[str] = (),
+        fen: str | None = None,
+        notations: Sequence[str] = (),
     ) -> PositionResponse:
-        """The rules checker's view of a position: FEN, legal moves, check, outcome."""
-        req = _request(PositionRequest, variant=variant, fen=fen, moves=_as_list(moves))
+        """The rules checker's view of a position: FEN, legal moves, check, outcome (and
+        `moves` in `notations`, if any)."""
+        req = _request(
+            PositionRequest,
+            variant=variant,
+            fen=fen,
+            moves=_as_list(moves),
+            notations=list(notations),
+        )
         if self._service is not None:
             return await self._local(lambda service: service.position(req))
         return await self._call("POST", "/v1/position", PositionResponse, req)

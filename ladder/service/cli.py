@@ -23,6 +23,7 @@ __all__ = ["add_levels", "add_move", "add_serve"]
 
 
 def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from ladder.notations import NOTATIONS
     from ladder.rules.cli import add_position_options
     from ladder.service.settings import positive_float
 
@@ -74,6 +75,13 @@ def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="SECONDS",
         help=f"with --url: give up when no answer has come within this (default "
         f"{MOVE_TIMEOUT_S:g}; exit status 3)",
+    )
+    p.add_argument(
+        "--notation",
+        action="append",
+        default=[],
+        choices=NOTATIONS,
+        help="also write the move in this notation (C2=5, 炮二平五, 馬８進７; repeat for several)",
     )
     p.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     _add_levels_option(p)
@@ -135,6 +143,7 @@ def _cmd_move(args: argparse.Namespace) -> int:
                 elo=args.elo,
                 seed=args.seed,
                 clock=clock,
+                notations=args.notation,
             )
     except ServiceError as exc:
         print(f"ladder move: {exc.message} [{exc.status} {exc.code}]", file=sys.stderr)
@@ -161,8 +170,9 @@ def _move_line(reply: MoveResponse) -> str:
         score = f"cp {reply.score.cp}"
     extra = f" ({reply.outcome.reason}, {reply.outcome.result})" if reply.outcome else ""
     # The ladder's version: a recalibrated ladder plays another move for the seed.
+    written = "".join(f" {text}" for text in (reply.notations or {}).values())
     return (
-        f"{reply.move}  {score}  depth {reply.depth}  seed {reply.seed}  "
+        f"{reply.move}{written}  {score}  depth {reply.depth}  seed {reply.seed}  "
         f"ladder {reply.levels_version}{extra}"
     )
 

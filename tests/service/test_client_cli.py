@@ -16,10 +16,13 @@ from typing import Any
 import httpx
 import pytest
 
+from ladder.chinese import parse_chinese
 from ladder.client import Ladder, LadderSync
+from ladder.rules import Game
 from ladder.service.config import ServiceConfig
 from ladder.service.errors import ServiceError
 from ladder.service.launch import ladder_command
+from ladder.wxf import parse_wxf
 
 from .helpers import (
     OUT_OF_BOOK,
@@ -94,6 +97,36 @@ def test_cli_move_in_process_and_url(server: Server) -> None:
     assert bad.returncode == 2 and "ply 2" in bad.stderr
     book = run_ladder("move", "--variant", "xiangqi", "--level", "3", "--seed", "1")
     assert book.returncode == 0 and book.stdout.split()[1] == "book", book.stdout  # not "cp None"
+
+
+def test_cli_move_in_notations(server: Server) -> None:
+    """`--notation` writes the move after its coordinates, in-process and over --url, in
+    the order asked; the JSON answer has them by name, and none without the option."""
+    move = ["move", "--variant", "xiangqi", "--moves", " ".join(OUT_OF_BOOK), "--level", "2"]
+    move += ["--seed", "5"]
+    asked = ["--notation", "chinese-traditional", "--notation", "wxf"]
+    local = run_ladder(*move, *asked, "--json")
+    assert local.returncode == 0, local.stderr
+    reply = json.loads(local.stdout)
+    game = Game.from_fen("xiangqi", None, OUT_OF_BOOK)
+    written = reply["notations"]
+    assert parse_chinese(game, written["chinese-traditional"]) == reply["move"]
+    assert parse_wxf(game, written["wxf"]) == reply["move"]
+    remote = run_ladder(*move, *asked, "--url", server.url)
+    assert remote.returncode == 0, remote.stderr
+    assert remote.stdout.split()[:3] == [
+        reply["move"],
+        written["chinese-traditional"],
+        written["wxf"],
+    ]
+    plain = run_ladder(*move, "--json")
+    assert plain.returncode == 0 and "notations" not in json.loads(plain.stdout)
+
+
+def test_blocking_client_position_in_notations(server: Server) -> None:
+    with LadderSync(server.url) as ladder:
+        answer = ladder.position(variant="xiangqi", moves=["h3e3", "h10g8"], notations=["chinese"])
+    assert answer.notations == {"chinese": ["炮二平五", "马８进７"]}
 
 
 def test_cli_levels() -> None:
@@ -238,6 +271,7 @@ def test_cli_errors_are_one_line() -> None:
             "bad service URL",
         ),
         (("move", "--variant", "xiangqi", "--level", "9"), 2, "level"),
+        (("move", "--variant", "xiangqi", "--level", "1", "--notation", "san"), 2, "'san'"),
         (
             ("move", "--variant", "xiangqi", "--level", "1", "--levels", "x.toml", "--url", "x"),
             2,
