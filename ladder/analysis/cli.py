@@ -1,6 +1,7 @@
 """``ladder analyse``: a game's computer analysis, as an annotated PGN (and JSON).
 
     ladder analyse GAME.pgn [-o OUT.pgn] [--json OUT.json] [--nodes N] [-j ENGINES]
+                   [--pgn-notation wxf|chinese|chinese-traditional]
     ladder analyse --moves "h3e3 h8e8 ..." [--variant V] [--fen FEN] ...
 
 Every game of the PGN file (or the game given by ``--moves``) is analysed on ``-j``
@@ -23,7 +24,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ladder.analysis.pgn import format_analysis_pgn
+from ladder.analysis.pgn import PGN_NOTATIONS, format_analysis_pgn
 from ladder.analysis.runner import AnalysisInputError, GameAnalysis, GamePositions, analyse
 from ladder.analysis.search import Evaluation, search_position
 from ladder.level_move import level_engine
@@ -115,6 +116,13 @@ def add_analyse(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         metavar="FILE",
         help="the analysis as JSON ('-': standard output)",
     )
+    p.add_argument(
+        "--pgn-notation",
+        choices=tuple(PGN_NOTATIONS),
+        default="wxf",
+        help="the PGN's move notation: WXF (C2=5, the default) or Chinese (炮二平五, "
+        "traditional 馬８進７)",
+    )
     p.set_defaults(func=_cmd_analyse)
 
 
@@ -143,6 +151,7 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
             out=args.out,
             json_path=args.json_path,
             engine_path=args.engine_path,
+            notation=args.pgn_notation,
         )
     except KeyboardInterrupt:
         print("ladder analyse: interrupted", file=sys.stderr)
@@ -196,9 +205,11 @@ def run_analyse(
     json_path: str | None,
     console: Console | None = None,
     engine_path: Path | None = None,
+    notation: str = "wxf",
 ) -> int:
-    """Analyse ``games`` and write them (``out`` None: no PGN); the exit code.
-    ``engine_path``: the patched engine's (None: the usual lookup)."""
+    """Analyse ``games`` and write them (``out`` None: no PGN, else its moves in
+    ``notation``); the exit code. ``engine_path``: the patched engine's (None: the usual
+    lookup)."""
     console = console or Console(stderr=True)
     try:
         done = asyncio.run(_analyse_all(games, nodes, engines, console, engine_path))
@@ -206,7 +217,7 @@ def run_analyse(
         print(f"ladder analyse: the engine failed: {exc}", file=sys.stderr)
         return ExitCode.ENGINE_FAILURE
     text = "\n".join(
-        format_analysis_pgn(a, headers=g.headers, result=g.result)
+        format_analysis_pgn(a, headers=g.headers, result=g.result, notation=notation)
         for g, a in zip(games, done, strict=True)
     )
     if out == "-":

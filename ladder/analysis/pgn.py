@@ -9,7 +9,8 @@
 * a judged move carries its NAG (``?!`` inaccuracy, ``?`` mistake, ``??`` blunder), a
   comment ``{ (0.35 → -1.20) Mistake. H2+3 was best. }`` and the engine's line as a
   variation from that ply: ``( 3. H2+3 C8=5 ... )``;
-* the rules' notes (an atomic blast, a crazyhouse drop that checks) in the comment.
+* the rules' notes (an atomic blast, a crazyhouse drop that checks) in the comment;
+* the moves in WXF, or in Chinese notation (``Format "Chinese"``, ``炮二平五``).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from collections.abc import Sequence
 
 from ladder.analysis.runner import GameAnalysis
 from ladder.analysis.search import Evaluation
+from ladder.notations import line_in, move_in
 from ladder.pgn_text import pgn_text
+from ladder.rules import Game
 
-__all__ = ["eval_text", "format_analysis_pgn"]
+__all__ = ["PGN_NOTATIONS", "eval_text", "format_analysis_pgn"]
 
 
 def eval_text(evaluation: Evaluation) -> str:
@@ -41,15 +44,40 @@ def _number(ply_index: int, red_first: bool, first_move_number: int, always: boo
     return f"{number}..." if always else ""
 
 
+#: The notations the analysed PGN is written in, with their ``Format`` tag.
+PGN_NOTATIONS = {"wxf": "WXF", "chinese": "Chinese", "chinese-traditional": "Chinese"}
+
+
+def _written(analysis: GameAnalysis, notation: str) -> list[tuple[str, str | None, list[str]]]:
+    """Each ply's move, best move and line in ``notation`` (WXF as the plies hold it)."""
+    if notation == "wxf":
+        return [(p.wxf, p.best_wxf, list(p.pv_wxf)) for p in analysis.plies]
+    game = Game.from_fen(analysis.variant, analysis.start_fen)
+    out: list[tuple[str, str | None, list[str]]] = []
+    for p in analysis.plies:
+        best = p.before.best
+        out.append(
+            (
+                move_in(notation, game, p.move),
+                None if best is None else move_in(notation, game, best),
+                line_in(notation, game, p.before.pv),
+            )
+        )
+        game.push(p.move)
+    return out
+
+
 def format_analysis_pgn(
     analysis: GameAnalysis,
     *,
     headers: Sequence[tuple[str, str]] = (),
     result: str = "*",
     annotator: str = "ladder analyse",
+    notation: str = "wxf",
 ) -> str:
     """The PGN text of ``analysis`` (its plies from the first; ``headers`` are the
-    source game's, e.g. ``Event``, ``White``, ``Date``, which override the defaults)."""
+    source game's, e.g. ``Event``, ``White``, ``Date``, which override the defaults),
+    its moves in ``notation`` (:data:`PGN_NOTATIONS`)."""
     given = dict(headers)
     red_first = analysis.start_fen.split()[1] == "w"
     fullmove = (
@@ -64,7 +92,7 @@ def format_analysis_pgn(
         "Black": given.get("Black", "?"),
         "Result": result,
         "Game": "Chinese Chess",
-        "Format": "WXF",
+        "Format": PGN_NOTATIONS[notation],
         "Variant": analysis.variant,
         "FEN": analysis.start_fen,
         "SetUp": "1",
@@ -84,29 +112,29 @@ def format_analysis_pgn(
         if summary.accuracy is not None:
             tags[f"{prefix}Accuracy"] = str(round(summary.accuracy))
     tokens: list[str] = []
-    for p in analysis.plies:
+    for p, (move, best, pv) in zip(analysis.plies, _written(analysis, notation), strict=True):
         i = p.ply - 1
         # every move carries a comment, so Black's moves are numbered too (``1...``)
         number = _number(i, red_first, fullmove, always=True)
         if number:
             tokens.append(number)
-        tokens.append(p.wxf + (p.judgement.nag if p.judgement else ""))
+        tokens.append(move + (p.judgement.nag if p.judgement else ""))
         tokens.append("{ [%eval " + eval_text(p.after) + "] }")
         words = []
         if p.judgement is not None:
             words.append(
                 f"({eval_text(p.before)} → {eval_text(p.after)}) {p.judgement.label}."
-                + (f" {p.best_wxf} was best." if p.best_wxf else "")
+                + (f" {best} was best." if best else "")
             )
         if p.note:
             words.append(p.note + ".")
         if words:
             tokens.append("{ " + " ".join(words).replace("}", ")") + " }")
-        if p.judgement is not None and p.pv_wxf:
+        if p.judgement is not None and pv:
             line = []
-            for j, move in enumerate(p.pv_wxf):
+            for j, pv_move in enumerate(pv):
                 n = _number(i + j, red_first, fullmove, always=j == 0)
-                line += [n, move] if n else [move]
+                line += [n, pv_move] if n else [pv_move]
             tokens.append("( " + " ".join(line) + " )")
     tokens.append(result)
     return pgn_text(tags.items(), tokens)

@@ -17,7 +17,10 @@ import chess
 import chess.pgn
 import pytest
 
+from ladder.chinese import parse_chinese
 from ladder.match.exit_codes import ExitCode
+from ladder.match.output.pgn import read_pgn, replay
+from ladder.rules import Game
 from tests.analysis.test_core import PLANTED
 
 FAULTY_ENGINE = Path(__file__).parents[1] / "match" / "faulty_engine.py"
@@ -141,6 +144,34 @@ def test_a_pgn_game_analysed_into_pgn_and_json(tmp_path: Path) -> None:
     done = ladder("analyse", str(out), "--json", str(again), "--nodes", NODES)
     assert done.returncode == ExitCode.DONE, done.stderr
     assert [p["move"] for p in json.loads(again.read_text())["games"][0]["plies"]] == PLANTED
+
+
+def test_the_pgn_in_chinese_notation(tmp_path: Path) -> None:
+    """`--pgn-notation chinese-traditional`: the moves, the best moves and the lines in
+    Chinese, each reading back as the analysis's own (JSON) move."""
+    out, data = tmp_path / "out.pgn", tmp_path / "out.json"
+    done = ladder("analyse", "--moves", " ".join(PLANTED), "-o", str(out), "--json", str(data),
+                  "--nodes", NODES, "--pgn-notation", "chinese-traditional")  # fmt: skip
+    assert done.returncode == ExitCode.DONE, done.stderr
+    plies = json.loads(data.read_text())["games"][0]["plies"]
+    text = out.read_text()
+    (game,) = read_pgn(text)
+    assert game.headers["Format"] == "Chinese" and game.moves[0] == "兵三進一"
+    assert replay(game).moves == PLANTED
+    board = Game.from_fen("xiangqi")
+    lines = iter(re.findall(r"\( ([^()]*) \)", text))
+    assert sum(1 for p in plies if p["judgement"] and p["pv"]) >= 1  # the planted blunder
+    for ply in plies:
+        if ply["judgement"] and ply["pv"]:
+            line = [t for t in next(lines).split() if not t[0].isdigit()]
+            replayed = board.copy()
+            for token in line:
+                replayed.push(parse_chinese(replayed, token))
+            assert replayed.moves[board.ply :] == ply["pv"]
+        board.push(ply["move"])
+    assert next(lines, None) is None
+    bad = ladder("analyse", "--moves", "h3e3", "--pgn-notation", "iccs")
+    assert bad.returncode == ExitCode.USAGE and "invalid choice: 'iccs'" in bad.stderr
 
 
 def test_an_illegal_move_is_refused_with_its_ply(tmp_path: Path) -> None:

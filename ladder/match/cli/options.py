@@ -224,13 +224,16 @@ def _add_openings(p: argparse.ArgumentParser) -> None:
 
 
 def _add_pgn(p: argparse.ArgumentParser) -> None:
+    from ladder.match.output.pgn import NOTATIONS
+
     o = p.add_argument_group("PGN output")
     o.add_argument("--pgn", type=Path, default=None, metavar="FILE", help="write the games here")
     o.add_argument(
         "--pgn-notation",
-        choices=("wxf", "iccs"),
+        choices=tuple(NOTATIONS),
         default="wxf",
-        help="move notation: WXF (C2=5, the default) or ICCS (H2-E2); the Format tag says which",
+        help="move notation: WXF (C2=5, the default), ICCS (H2-E2), Chinese (炮二平五, "
+        "traditional 馬８進７); the Format tag says which",
     )
     o.add_argument(
         "--pgn-min",

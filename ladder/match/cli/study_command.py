@@ -16,6 +16,8 @@ __all__ = ["add_study"]
 
 def add_study(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register ``ladder study``."""
+    from ladder.match.output.pgn import NOTATIONS
+
     p = sub.add_parser(
         "study",
         help="annotate the games of matches or a PGN file for a study",
@@ -59,7 +61,12 @@ def add_study(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         metavar="FILE",
         help="the summary and the notes as JSON ('-': standard output)",
     )
-    p.add_argument("--pgn-notation", choices=("wxf", "iccs"), default="wxf", help="move notation")
+    p.add_argument(
+        "--pgn-notation",
+        choices=tuple(NOTATIONS),
+        default="wxf",
+        help="move notation",
+    )
     p.set_defaults(func=_cmd_study)
 
 

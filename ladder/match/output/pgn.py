@@ -8,7 +8,8 @@ WXF (``C2=5``, ``H8+7``, tandems ``C-+7``, drops ``A@45``: :mod:`ladder.wxf`), o
 (``H2-E2``, ranks 0..9). Comments: ``{book}`` for opening
 moves, else ``[%eval 0.35,9]`` (Red's view, pawns or ``#-3``, with the depth),
 ``[%clk 0:00:59.2]`` (the mover's clock after the move), nodes and search time, and a
-mark on a random or varied choice.
+mark on a random or varied choice. Chinese moves (``炮二平五``, ``馬８進７``:
+:mod:`ladder.chinese`) are ``Format "Chinese"``.
 
 :func:`read_pgn` parses the text back and :func:`replay` turns a parsed game into a
 rules-checker :class:`~ladder.rules.Game`, reading each move in whichever notation
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ladder.match.game.clocks import format_clock
+from ladder.notations import writer
 from ladder.pgn_text import DECIDED_RESULTS, pgn_text
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT
@@ -48,7 +50,7 @@ class PgnError(ValueError):
 
 
 #: The PGN notations :func:`format_pgn` writes, with their ``Format`` tag.
-NOTATIONS = {"wxf": "WXF", "iccs": "ICCS"}
+NOTATIONS = {"wxf": "WXF", "iccs": "ICCS", "chinese": "Chinese", "chinese-traditional": "Chinese"}
 
 
 def _eval_text(info: dict[str, Any], red_moved: bool) -> str | None:
@@ -93,18 +95,18 @@ def _comment(info: dict[str, Any], red_moved: bool, notation: str, best_wxf: str
     return " ".join(parts)
 
 
-def _written_wxf(record: Any) -> WxfWriter:
-    """The WXF of ``record``'s moves (as :func:`wxf_moves` writes them: canonical from
-    the first move the rules checker refuses on), and at each ply whose move the variety
-    rule chose, the WXF of the engine's best move there: one replay of the game for all
-    of them (a match game's loop writes them as it plays: :func:`format_pgn`'s
-    ``written``)."""
+def _written_wxf(record: Any, notation: str = "wxf") -> WxfWriter:
+    """The WXF (or Chinese: ``notation``) of ``record``'s moves (as :func:`wxf_moves`
+    writes them: canonical from the first move the rules checker refuses on), and at each
+    ply whose move the variety rule chose, the engine's best move there: one replay of
+    the game for all of them (a match game's loop writes WXF as it plays:
+    :func:`format_pgn`'s ``written``)."""
     r = record
     bests: dict[int, str] = {}
     for k, info in enumerate(r.infos):
         if info.get("chosen") == "varied":
             bests[r.book_plies + k] = str(info.get("best", "?"))
-    return WxfWriter().replay(r.variant, r.start_fen, r.moves, bests)
+    return writer(notation).replay(r.variant, r.start_fen, r.moves, bests)
 
 
 def _time_control_tags(controls: tuple[str, str] | None) -> list[tuple[str, str]]:
@@ -187,8 +189,8 @@ def _movetext(
     best_wxf: dict[int, str] = {}
     if notation == "iccs":
         written = [iccs_move(m) for m in r.moves]
-    else:
-        wxf = wxf or _written_wxf(r)
+    else:  # the game loop's writer wrote WXF
+        wxf = wxf if wxf is not None and notation == "wxf" else _written_wxf(r, notation)
         written, best_wxf = wxf.moves, wxf.bests
     fields = r.start_fen.split()
     black_first = fields[1] == "b"

@@ -43,6 +43,7 @@ from ladder.match.output.summary import MatchStats, match_stats
 from ladder.match.players.engines import EnginePlayer, LevelPlayer
 from ladder.match.players.specs import PlayerSpec, PlayerSpecError, parse_player
 from ladder.match.players.start import make_player
+from ladder.notations import move_in
 from ladder.pgn_text import DECIDED_RESULTS
 from ladder.rules import Game, RulesError
 from protocol import EngineError, Limit
@@ -96,6 +97,9 @@ def decisive_move(
     best = worst.before.best
     if best is not None and best != worst.move:
         shown = iccs_move(best) if notation == "iccs" else worst.best_wxf
+        if notation not in ("iccs", "wxf"):  # Chinese: written in the position it was best in
+            before = Game.from_fen(record.variant, record.start_fen, record.moves[: worst.ply - 1])
+            shown = move_in(notation, before, best)
         text += f"; the engine preferred {shown}"
     return worst.ply - 1, text
 

@@ -134,6 +134,33 @@ def test_match_pgn_read_by_python_chess_and_cchess(tmp_path: Path, engine_exe: P
             board.next_turn()
         assert board.to_fen().split()[0] == replayed.board_fen().split("[")[0]
 
+    # Chinese notation: cchess reads the minimal PGN with its own Chinese reader; ours
+    # reads the traditional one with its comments, the same as the WXF PGN's
+    chinese, traditional = tmp_path / "chinese.pgn", tmp_path / "traditional.pgn"
+    for path, notation, extra in ((chinese, "chinese", ["--pgn-min"]),
+                                  (traditional, "chinese-traditional", [])):  # fmt: skip
+        done = ladder("match", "level:1", f"engine:{engine_exe},nodes=300,name=fsf300", *common,
+                      "--pgn", str(path), "--pgn-notation", notation, *extra)  # fmt: skip
+        assert done.returncode == 0 and "played 0, resumed past 2" in done.stdout, done.stderr
+    text = chinese.read_text()
+    chunks = ["[Event" + c for c in text.split("[Event")[1:]]
+    assert len(chunks) == 2 and "{" not in text and text.count('[Format "Chinese"]') == 2
+    for n, (chunk, rec) in enumerate(zip(chunks, records, strict=True)):
+        path = tmp_path / f"chinese{n}.pgn"
+        path.write_text(chunk)
+        theirs = cchess.Game.read_from(str(path))
+        moves = [m for line in theirs.dump_iccs_moves() for m in line]
+        assert len(moves) == len(rec.moves), f"cchess stopped at move {len(moves)}"
+        assert replay(next(iter(read_pgn(chunk)))).moves == rec.moves
+    in_chinese = list(read_pgn(traditional.read_text()))
+    in_wxf = list(read_pgn(wxf.read_text()))
+    for cn_game, wxf_game, rec in zip(in_chinese, in_wxf, records, strict=True):
+        assert cn_game.headers["Format"] == "Chinese" and replay(cn_game).moves == rec.moves
+        assert all(re.search("[\u4e00-\u9fff]", move) for move in cn_game.moves)
+        assert [c if c is None or "varied" not in c else "" for c in cn_game.comments] == [
+            c if c is None or "varied" not in c else "" for c in wxf_game.comments
+        ]
+
 
 def test_variations_nags_and_annotations_are_read_and_left_out() -> None:
     """The PGN standard's movetext besides the main line: variations (nested, over

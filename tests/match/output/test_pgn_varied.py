@@ -5,6 +5,7 @@ written from one replay of the game (it was one replay per varied move)."""
 
 from __future__ import annotations
 
+from ladder.chinese import chinese_moves
 from ladder.match.game.play import GameRecord
 from ladder.match.output.pgn import format_pgn, read_pgn
 from ladder.wxf import wxf_moves
@@ -30,8 +31,9 @@ def record(moves: list[str], bests: list[str | None]) -> GameRecord:
     )  # fmt: skip
 
 
-def varied_notes(rec: GameRecord) -> dict[int, str]:
-    comments = next(iter(read_pgn(format_pgn(rec, date="2026.12.02")))).comments
+def varied_notes(rec: GameRecord, notation: str = "wxf") -> dict[int, str]:
+    text = format_pgn(rec, date="2026.12.02", notation=notation)
+    comments = next(iter(read_pgn(text))).comments
     marker = "varied: the engine's best was "
     return {p: c.split(marker)[1] for p, c in enumerate(comments) if c and marker in c}
 
@@ -54,3 +56,15 @@ def test_varied_note_after_a_refused_move_is_canonical() -> None:
     notes = varied_notes(rec)
     assert notes[2] == wxf_moves("xiangqi", rec.start_fen, [*moves[:2], "b1c3"])[-1] != "b1c3"
     assert (notes[4], notes[5], notes[6], notes[7]) == ("a1a3", "e7e6", "zz", "a1a1")
+
+
+def test_varied_note_in_chinese_notation() -> None:
+    """With `notation="chinese"` the engine's best is written in Chinese, as the moves."""
+    rec = record(MOVES, list(BESTS))
+    expected = {
+        ply: chinese_moves("xiangqi", rec.start_fen, [*MOVES[:ply], b])[-1]
+        for ply, b in enumerate(BESTS, start=rec.book_plies)
+        if b is not None
+    }
+    assert varied_notes(rec, "chinese") == expected
+    assert expected[2] == "马八进七" and expected[6] == "zz"

@@ -7,7 +7,8 @@ import json
 import re
 from pathlib import Path
 
-from ladder.match.output.pgn import read_pgn
+from ladder.chinese import parse_chinese
+from ladder.match.output.pgn import read_pgn, replay
 from ladder.match.output.store import ResultStore
 from ladder.rules import Game
 from tests.match.helpers import elo_beyond_atomic, run_ladder
@@ -63,6 +64,25 @@ def test_study_of_known_games(tmp_path: Path, engine_exe: Path) -> None:
     doc = json.loads(out.read_text())
     assert [m["endings"] for m in doc["matches"]] == [{"general-exploded": 1}, {"max-plies": 1}]
     assert doc["games"][0]["notes"]["1"] == capture
+
+
+def test_study_in_chinese_notation(tmp_path: Path, engine_exe: Path) -> None:
+    """`--pgn-notation chinese`: the moves and the engine's preferred move in Chinese,
+    each reading back as the move (the same games as the WXF study)."""
+    source, study = tmp_path / "known.pgn", tmp_path / "study.pgn"
+    source.write_text(KNOWN)
+    done = run_ladder("study", str(source), "--out", str(study), "--engine", "level:3,variety=off",
+                      "--pgn-notation", "chinese")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    atomic, drop = read_pgn(study.read_text())
+    assert atomic.headers["Format"] == drop.headers["Format"] == "Chinese"
+    assert atomic.moves == ["炮４退１", "车六进七"] and drop.moves == ["车打六五", "将４平５"]
+    assert replay(atomic).moves == ["d7d8", "d1d8"] and replay(drop).moves == ["R@d5", "d10e10"]
+    blunder = atomic.comments[0]
+    assert blunder is not None
+    preferred = blunder.split("the engine preferred ")[1]
+    before = Game.from_fen("atomic-xiangqi", atomic.headers["FEN"])
+    assert parse_chinese(before, preferred) != "d7d8"  # a legal move, and not the blunder
 
 
 def test_study_of_a_stored_match_marks_every_capture(tmp_path: Path, engine_exe: Path) -> None:
