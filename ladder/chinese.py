@@ -95,7 +95,7 @@ def _spelled(name: Named, red: bool, script: _Script) -> str:
     if name.form == "drop":
         return piece + _DROP + _figure(name.file, red) + _figure(name.figure, red)
     file_no = _figure(name.file, red)
-    place = _place(name.place, name.count, red, script)
+    place = _place(name.place, name.among, red, script)
     head = {
         "file": piece + file_no,
         "tandem": place + piece,
@@ -166,14 +166,14 @@ class _Reading:
             return False
         if self.place is None:
             return True
-        if name.form == "drop" or name.count < 2:
+        if name.form == "drop" or name.among < 2:
             return False
         at = _PLACES.get(self.place)
         if at is None:  # a figure: counted from the front
             return name.place == _FIGURES[self.place] - 1
-        if self.place == "中" and name.count != 3:
+        if self.place == "中" and name.among != 3:
             return False
-        return name.place == at % name.count
+        return name.place == at % name.among
 
 
 def _not_chinese(token: str) -> WxfError:

@@ -34,9 +34,9 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
+from typing import NamedTuple
 
 from ladder.rules import Game
 from ladder.rules.board import piece_letter
@@ -124,13 +124,12 @@ def _tandem(board: Board, frm: tuple[int, int], red: bool) -> tuple[int, int]:
     return ranks.index(frm[1]), len(ranks)
 
 
-@dataclass(frozen=True)
-class Named:
+class Named(NamedTuple):
     """How a move names its piece and its motion, before a notation spells it: the one
     decision WXF (:func:`wxf_move`) and Chinese notation (:mod:`ladder.chinese`) share.
 
-    ``form``: ``file`` (the piece and its file, ``C2``), ``tandem`` (its ``place`` among
-    the ``count`` like pieces on its file, front first: ``C+``, ``P3``, ``++``),
+    ``form``: ``file`` (the piece and its file, ``C2``), ``tandem`` (its ``place``, front
+    first, among the ``among`` like pieces on its file: ``C+``, ``P3``, ``++``),
     ``files`` (tandem pawns on two files: the file and the place, ``3+``), ``beyond``
     (past the federation's cases: letter, file and place, ``R9+``), or ``drop``
     (``figure`` is then the point's rank from the mover's side). ``sign`` is ``+``,
@@ -143,7 +142,7 @@ class Named:
     sign: str
     figure: int
     place: int = 0
-    count: int = 1
+    among: int = 1
 
     @property
     def wxf(self) -> str:
@@ -153,7 +152,7 @@ class Named:
         return self._wxf_piece() + f"{self.sign}{self.figure}"
 
     def _wxf_piece(self) -> str:
-        place, n, letter, file_no = self.place, self.count, self.letter, self.file
+        place, n, letter, file_no = self.place, self.among, self.letter, self.file
         end = "+" if place == 0 else "-" if place == n - 1 else None
         if self.form == "file":
             return f"{letter}{file_no}"
