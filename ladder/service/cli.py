@@ -81,7 +81,9 @@ def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         action="append",
         default=[],
         choices=NOTATIONS,
-        help="also write the move in this notation (C2=5, 炮二平五, 馬８進７; repeat for several)",
+        metavar="NAME",
+        help=f"also write the move in this notation: {', '.join(NOTATIONS)} (C2=5, 炮二平五, "
+        "馬８進７; repeat for several)",
     )
     p.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     _add_levels_option(p)
