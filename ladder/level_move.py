@@ -19,10 +19,10 @@ level move, given a game that the rules checker holds, a level and a seed, is:
    moves. With the patched engine (engine/patches/0002: ``ucinewgame`` clears every
    per-thread table) the answer depends only on the job, never on what the engine
    searched before.
-4. **The choice** (:func:`choose`): the engine's best move, or under the variety rule a
-   pick among the lines within ``window_cp`` of the best (beyond it, the mistake rule's
-   decaying weight), or with probability ``random_move_pct`` % a random legal move,
-   drawn with ``random.Random(seed)``.
+4. **The choice** (:func:`choose`): the rule the level's variety names
+   (:mod:`ladder.choice_rules`: the engine's best move, a weighted pick among the lines
+   within a window, the weak levels' second look, or a random legal move), drawn with
+   ``random.Random(seed)``.
 
 The seed is the caller's: the service takes the request's (or draws one and returns
 it); a match derives one per move, ``derive_seed(game seed, ply)``; the bridge one per
@@ -42,12 +42,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ladder.book import load_book
+from ladder.choice_rules import Candidates, Choice, rule_for
 from ladder.clock import deadline_after
 from ladder.engine_binary import engine_path
-from ladder.engine_lines import Line, SearchResult, search_result
+from ladder.engine_lines import SearchResult, search_result
 from ladder.levels import Level, Variety
 from ladder.rules import Game
-from ladder.second_look import captures_seen, first_look, second_look_pick
+from ladder.second_look import captures_seen, first_look
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol.errors import EngineFailure, Incident
 from protocol.limits import Limit
@@ -136,15 +137,6 @@ class SearchJob:
 
 
 @dataclass(frozen=True)
-class Choice:
-    """The move played, and the line that backs it."""
-
-    move: str
-    ponder: str | None
-    line: Line | None
-
-
-@dataclass(frozen=True)
 class LevelSearch:
     """What :func:`search_level` returns: the answer, and the engine faults (already
     recovered from: killed, restarted, retried) it took to get it."""
@@ -186,16 +178,11 @@ def choose(
     captures: Mapping[str, int] | None = None,
     game: Game | None = None,
 ) -> Choice | None:
-    """The move to play, drawn with ``random.Random(seed)``: the best move without a
-    variety rule; with one (:class:`ladder.levels.Variety`), with probability
-    ``random_move_pct`` % a uniformly random legal move (the old rule), else a weighted
-    pick among the searched lines: weight 1 within ``window_cp`` of the best line, and
-    ``exp(-(loss - window_cp) / temperature_cp)`` beyond it (0 with no temperature).
-
-    Under the second-look rule (``variety.second_look`` > 0) the pick is
-    :func:`ladder.second_look.second_look_pick`'s, with ``captures``
-    (:func:`~ladder.second_look.first_look`) the material each capture takes at first
-    sight, and ``game`` (the position) its sight and guard.
+    """The move to play, drawn with ``random.Random(seed)`` by the rule ``variety``
+    names (:func:`ladder.choice_rules.rule_for`: the best move without one). Under the
+    second-look rule ``captures`` (:func:`~ladder.second_look.first_look`) is the
+    material each capture takes at first sight, and ``game`` (the position) gives its
+    sight and guard.
 
     Returns None when the engine gave no legal move (the caller treats it as a failure).
     """
@@ -204,58 +191,8 @@ def choose(
     best_line = result.lines.get(1)
     if best_line is not None and best_line.move != result.bestmove:
         best_line = next((ln for ln in result.lines.values() if ln.move == result.bestmove), None)
-    rng = random.Random(seed)
-    if (
-        variety is not None
-        and variety.random_move_pct > 0
-        and rng.random() * 100 < variety.random_move_pct
-    ):
-        move = rng.choice(sorted(legal))
-        line = next((ln for ln in result.lines.values() if ln.pv and ln.move == move), None)
-        return Choice(move, line.pv[1] if line and len(line.pv) > 1 else None, line)
-    if variety is None or variety.multipv < 2 or best_line is None:
-        ponder = result.ponder
-        if ponder is None and best_line is not None and len(best_line.pv) > 1:
-            ponder = best_line.pv[1]
-        return Choice(result.bestmove, ponder, best_line)
-    top = best_line.value()
-    # One line per move (a line can be reported twice in odd cases), in MultiPV order.
-    by_move: dict[str, Line] = {}
-    for ln in sorted(result.lines.values(), key=_multipv):
-        pv = ln.pv
-        if pv and pv[0] in legal and pv[0] not in by_move:
-            by_move[pv[0]] = ln
-    lines = list(by_move.values())
-    if variety.second_look is not None:
-        # A player considers every move, also those the engine's lines did not reach in
-        # its node budget: they count as bad as its worst line (multipv 0: no line).
-        floor = min((ln.value() for ln in lines), default=0)
-        unseen = sorted(legal - by_move.keys())
-        lines += [Line(0, (move,), floor, None, 0, 0) for move in unseen]
-        pick = second_look_pick(lines, top, variety, captures or {}, rng, game) or best_line
-        if pick.multipv == 0:
-            return Choice(pick.move, None, None)
-    else:
-        weights = [_weight(top - ln.value(), variety) for ln in lines]
-        pick = best_line if sum(weights) <= 0 else rng.choices(lines, weights=weights)[0]
-    ponder = pick.pv[1] if len(pick.pv) > 1 else None
-    if pick.move == result.bestmove and result.ponder is not None:
-        ponder = result.ponder
-    return Choice(pick.move, ponder, pick)
-
-
-def _multipv(line: Line) -> int:
-    return line.multipv
-
-
-def _weight(loss: int, variety: Variety) -> float:
-    """A line's weight in the pick: 1 within the window, decaying with the loss beyond."""
-    excess = loss - variety.window_cp
-    if excess <= 0:
-        return 1.0
-    if variety.temperature_cp <= 0:
-        return 0.0
-    return math.exp(-excess / variety.temperature_cp)
+    candidates = Candidates(result, best_line, legal, captures or {}, game)
+    return rule_for(variety).pick(candidates, random.Random(seed))
 
 
 # ---------------------------------------------------------------------------------------
