@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 
-from ladder.chinese import chinese_move
+from ladder import wxf
+from ladder.chinese import chinese_move, parse_chinese
 from ladder.rules import Game
 from ladder.wxf import WxfError, WxfWriter, wxf_move
 
@@ -23,6 +24,7 @@ __all__ = [
     "line_in",
     "move_in",
     "moves_in",
+    "read_move",
     "writer",
 ]
 
@@ -80,3 +82,13 @@ def line_in(name: str, game: Game, line: Sequence[str]) -> list[str]:
         out.append(move_in(name, board, move))
         board.push(move)
     return out
+
+
+def read_move(game: Game, token: str, iccs: bool = False) -> str:
+    """The legal move of ``game`` that ``token`` names in any notation read here:
+    Chinese (``炮二平五``, either script: :func:`ladder.chinese.parse_chinese`), or any
+    :func:`ladder.wxf.read_move` reads (canonical, ICCS, WXF, XBoard's SAN).
+    :class:`WxfError` when it names no legal move or several."""
+    if any(ord(ch) > 0x2E7F for ch in token):  # CJK: Chinese notation
+        return parse_chinese(game, token.strip())
+    return wxf.read_move(game, token, iccs=iccs)

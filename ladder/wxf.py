@@ -459,9 +459,10 @@ _ICCS_RE = re.compile(r"^[A-Ia-i]\d-[A-Ia-i]\d$")
 def read_move(game: Game, token: str, iccs: bool = False) -> str:
     """The legal move of ``game`` that ``token`` names, in canonical notation, whichever
     way xiangqi tools write moves: canonical (``h3e3``), ICCS (``H2-E2``; any token when
-    ``iccs``, as a ``Format "ICCS"`` PGN says), WXF (``C2=5``, ``C-+7``, ``A@45``),
-    XBoard's SAN (``Ece2``) or Chinese (``炮二平五``). :class:`WxfError` when it names no
-    legal move or several."""
+    ``iccs``, as a ``Format "ICCS"`` PGN says), WXF (``C2=5``, ``C-+7``, ``A@45``) or
+    XBoard's SAN (``Ece2``); Chinese notation too through
+    :func:`ladder.notations.read_move`. :class:`WxfError` when it names no legal move or
+    several."""
     text = token.strip()
     if iccs or _ICCS_RE.match(text):
         try:
@@ -470,11 +471,6 @@ def read_move(game: Game, token: str, iccs: bool = False) -> str:
             raise WxfError(f"{token!r} is not an ICCS move") from exc
     if game.is_legal(text):
         return normalize_move(text)
-    if any(ord(ch) > 0x2E7F for ch in text):
-        # Imported here: ladder.chinese builds on this module.
-        from ladder.chinese import parse_chinese
-
-        return parse_chinese(game, text)
     if _normal(text):
         return parse_wxf(game, text)
     if _SAN_RE.match(text):

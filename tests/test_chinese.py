@@ -12,8 +12,9 @@ import pytest
 
 from ladder.chinese import chinese_move, chinese_moves, chinese_writer, parse_chinese
 from ladder.master_games import master_lines
+from ladder.notations import read_move
 from ladder.rules import Game
-from ladder.wxf import WxfError, read_move, wxf_move
+from ladder.wxf import WxfError, wxf_move
 from protocol.notation import to_ucci
 
 VARIANTS = ["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi"]

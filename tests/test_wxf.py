@@ -12,13 +12,13 @@ import pytest
 
 from ladder.chinese import parse_chinese
 from ladder.match.output.pgn import read_pgn, replay
+from ladder.notations import read_move
 from ladder.rules import Game
 from ladder.wxf import (
     WxfError,
     WxfWriter,
     parse_san,
     parse_wxf,
-    read_move,
     wxf_move,
     wxf_moves,
 )

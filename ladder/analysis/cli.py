@@ -31,9 +31,10 @@ from ladder.level_move import level_engine
 from ladder.match.exit_codes import ExitCode
 from ladder.match.output.paths import check_output_path
 from ladder.match.output.pgn import PgnError, read_pgn, replay
+from ladder.notations import read_move
 from ladder.rules import Game, RulesError
 from ladder.variants import VARIANT_IDS
-from ladder.wxf import WxfError, read_move
+from ladder.wxf import WxfError
 from protocol.errors import EngineError
 from protocol.managed import ManagedEngine
 

@@ -13,7 +13,7 @@ mark on a random or varied choice. Chinese moves (``炮二平五``, ``馬８進�
 
 :func:`read_pgn` parses the text back and :func:`replay` turns a parsed game into a
 rules-checker :class:`~ladder.rules.Game`, reading each move in whichever notation
-xiangqi tools write (:func:`ladder.wxf.read_move`: canonical, ICCS, WXF, XBoard's SAN,
+xiangqi tools write (:func:`ladder.notations.read_move`: canonical, ICCS, WXF, XBoard's SAN,
 Chinese): it fails on a move that is illegal or ambiguous.
 """
 
@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ladder.match.game.clocks import format_clock
-from ladder.notations import writer
+from ladder.notations import read_move, writer
 from ladder.pgn_text import DECIDED_RESULTS, pgn_text
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT
-from ladder.wxf import WxfError, WxfWriter, canonical_from_iccs, iccs_move, read_move, wxf_moves
+from ladder.wxf import WxfError, WxfWriter, canonical_from_iccs, iccs_move, wxf_moves
 
 __all__ = [
     "PgnError",
@@ -312,7 +312,7 @@ def replay(pgn: PgnGame, variant: str | None = None) -> Game:
 
     The rule set is the ``Variant`` tag's; a game without one is ``variant`` (default:
     plain xiangqi when the ``Game`` tag says ``Chinese Chess``). Moves: see
-    :func:`ladder.wxf.read_move` (any token is ICCS when the ``Format`` tag says so).
+    :func:`ladder.notations.read_move` (any token is ICCS when the ``Format`` tag says so).
     """
     tag = pgn.headers.get("Variant")
     if tag is None and pgn.headers.get("Game", "").lower() == "chinese chess":
