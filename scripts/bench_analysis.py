@@ -26,7 +26,6 @@ import json
 import os
 import random
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -36,16 +35,15 @@ from typing import TypeVar
 import httpx
 import psutil
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from ladder.analysis import GamePositions, analyse, search_position
+from ladder.analysis.search import HASH_MB, Evaluation
+from ladder.engine_binary import engine_path
+from ladder.level_move import level_engine
+from ladder.rules import Game
+from ladder.service.launch import ServeProcess
+from ladder.variants import FSF_VARIANT, VARIANTS_INI
 
-from ladder.analysis import GamePositions, analyse, search_position  # noqa: E402
-from ladder.analysis.search import HASH_MB, Evaluation  # noqa: E402
-from ladder.engine_binary import engine_path  # noqa: E402
-from ladder.level_move import level_engine  # noqa: E402
-from ladder.rules import Game  # noqa: E402
-from ladder.service.launch import ServeProcess  # noqa: E402
-from ladder.variants import FSF_VARIANT, VARIANTS_INI  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 T = TypeVar("T")
 

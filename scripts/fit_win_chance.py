@@ -24,18 +24,16 @@ import json
 import math
 import random
 import re
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from ladder.analysis.search import search_position
+from ladder.analysis.winchance import CHESS_K, CP_CEILING
+from ladder.level_move import level_engine
+from ladder.rules import Game, RulesError
+from ladder.variants import VARIANT_IDS
 
-from ladder.analysis.search import search_position  # noqa: E402
-from ladder.analysis.winchance import CHESS_K, CP_CEILING  # noqa: E402
-from ladder.level_move import level_engine  # noqa: E402
-from ladder.rules import Game, RulesError  # noqa: E402
-from ladder.variants import VARIANT_IDS  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 LEVEL = re.compile(r"^(soft-)?L\d$")
 RESULT = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
