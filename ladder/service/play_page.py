@@ -11,6 +11,7 @@ page itself asks the API for everything about the rules (docs/play.md).
 from __future__ import annotations
 
 import html
+import json
 from pathlib import Path
 
 from fastapi import FastAPI, Request
@@ -18,8 +19,11 @@ from fastapi.responses import HTMLResponse
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Receive, Scope, Send
 
-#: The page's files: index.html, play.js, play.css, board.svg, pieces/, vendor/.
+#: The page's files: index.html, play.js, play.css, board.svg, pieces/, vendor/, lang/.
 PLAY_DIR = Path(__file__).resolve().parent / "play"
+#: The page's catalogues, one per language (``<BCP 47 tag>.json``); English first.
+LANG_DIR = PLAY_DIR / "lang"
+FIRST_LANGUAGE = "en"
 
 #: Only this server: scripts, styles, images and API calls. Inline style attributes are
 #: allowed because the board component positions pieces with them.
@@ -51,11 +55,25 @@ class PlayStatic(StaticFiles):
         await super().__call__(scope, receive, with_headers)
 
 
+def languages() -> list[dict[str, str]]:
+    """The languages the page speaks: a catalogue in ``play/lang/`` each (adding a
+    language is adding a catalogue), as ``{code, name}`` with the language's own name."""
+    found = []
+    for path in sorted(LANG_DIR.glob("*.json"), key=lambda p: (p.stem != FIRST_LANGUAGE, p.stem)):
+        catalogue = json.loads(path.read_text(encoding="utf-8"))
+        found.append({"code": path.stem, "name": str(catalogue["language.name"])})
+    return found
+
+
 def render_index(root_path: str) -> str:
     """index.html with its base URL under the app's root path (the page's relative
-    URLs, API calls included, then work behind a path prefix too)."""
+    URLs, API calls included, then work behind a path prefix too) and the list of its
+    languages (JSON in a data block; ``<`` escaped so that it cannot close the block)."""
     text = (PLAY_DIR / "index.html").read_text(encoding="utf-8")
-    return text.replace("%ROOT%", html.escape(root_path.rstrip("/"), quote=True))
+    listed = json.dumps(languages(), ensure_ascii=False).replace("<", "\\u003c")
+    return text.replace("%ROOT%", html.escape(root_path.rstrip("/"), quote=True)).replace(
+        "%LANGUAGES%", listed
+    )
 
 
 def add_play_page(app: FastAPI) -> None:

@@ -6,7 +6,8 @@
 // A stream that broke off resumes from the first ply not received (`from_ply`).
 
 import { ApiError } from './api.js';
-import { JUDGEMENT_NAMES, drawGraph } from './graph.js';
+import { drawGraph, judgementName } from './graph.js';
+import { number, t } from './i18n.js';
 
 const $ = id => document.getElementById(id);
 const SIGNS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
@@ -14,7 +15,11 @@ const SIGNS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
 function scoreText(score) {
   if (!score) return '';
   if (score.result) return score.result;
-  if (score.mate != null) return score.mate > 0 ? `Red mates in ${score.mate}` : `Black mates in ${-score.mate}`;
+  if (score.mate != null) {
+    return score.mate > 0
+      ? t('analysis.red_mates', { n: score.mate })
+      : t('analysis.black_mates', { n: -score.mate });
+  }
   if (score.cp != null) return `${score.cp >= 0 ? '+' : '−'}${(Math.abs(score.cp) / 100).toFixed(2)}`;
   return '';
 }
@@ -90,7 +95,7 @@ export class Analysis {
     this.controller = controller;
     $('analyse').disabled = true;
     $('graph').dataset.state = 'running';
-    this.status(`Analysing ${moves.length} plies…`);
+    this.status(t('analysis.running', { n: moves.length }));
     this.refresh();
     let failed = null;
     try {
@@ -108,17 +113,14 @@ export class Analysis {
     if (failed) {
       const what =
         failed.status === 404
-          ? 'this service has no analysis (POST /v1/analysis answered 404)'
+          ? t('analysis.no_service')
           : `${failed.message} (${failed.status ? `${failed.status} ${failed.code}` : failed.code})`;
-      this.status(`The analysis failed: ${what}. "Analyse" tries again from where it stopped.`);
+      this.status(t('analysis.failed', { what }));
       $('graph').dataset.state = 'error';
     } else if (this.errorLine) {
       const e = this.errorLine;
       this.errorLine = null;
-      this.status(
-        `The analysis stopped at ply ${e.resume_from_ply}: ${e.error.message}. ` +
-          '"Analyse" goes on from there.',
-      );
+      this.status(t('analysis.stopped', { ply: e.resume_from_ply, message: e.error.message }));
       $('graph').dataset.state = 'error';
     } else {
       $('graph').dataset.state = 'done';
@@ -134,7 +136,7 @@ export class Analysis {
       this.budget = line.nodes;
     } else if (line.type === 'ply') {
       this.plies.set(line.ply, line);
-      this.status(`Analysing: ${this.plies.size} of ${this.moves.length} plies…`);
+      this.status(t('analysis.progress', { done: this.plies.size, n: this.moves.length }));
       this.draw();
       this.refresh();
     } else if (line.type === 'summary') {
@@ -146,8 +148,9 @@ export class Analysis {
 
   doneText() {
     const behind = this.game.moves.length - this.moves.length;
-    const more = behind > 0 ? ` The game has ${behind} more since: "Analyse" adds them.` : '';
-    return `Analysed ${this.moves.length} plies at ${this.budget?.toLocaleString('en') ?? '?'} nodes a position.${more}`;
+    const more = behind > 0 ? t('analysis.more', { n: behind }) : '';
+    const nodes = this.budget != null ? number(this.budget) : '?';
+    return t('analysis.done', { n: this.moves.length, nodes }) + more;
   }
 
   status(text) {
@@ -203,10 +206,15 @@ export class Analysis {
       const p = document.createElement('p');
       p.className = 'verdict';
       p.dataset.ply = String(played.ply);
-      const name = played.judgement ? JUDGEMENT_NAMES[played.judgement] : 'Move';
-      let text = `${name}: ${played.wxf} (ply ${played.ply}), then ${scoreText(played.eval_after)}`;
+      const name = played.judgement ? judgementName(played.judgement) : t('analysis.move');
+      let text = t('analysis.verdict', {
+        name,
+        wxf: played.wxf,
+        ply: played.ply,
+        score: scoreText(played.eval_after),
+      });
       if (played.judgement && played.best_wxf) {
-        text += `. Best was ${played.best_wxf}: ${played.pv_wxf.join(' ')}`;
+        text += t('analysis.best_was', { best: played.best_wxf, line: played.pv_wxf.join(' ') });
       }
       p.textContent = `${text}.`;
       if (played.judgement) p.classList.add(played.judgement);
@@ -222,7 +230,10 @@ export class Analysis {
       const p = document.createElement('p');
       p.className = 'line';
       p.dataset.best = next.best ?? '';
-      p.textContent = `Best line here (${scoreText(next.eval_before)}): ${next.pv_wxf.join(' ')}`;
+      p.textContent = t('analysis.best_line', {
+        score: scoreText(next.eval_before),
+        line: next.pv_wxf.join(' '),
+      });
       parts.push(p);
     }
     box.replaceChildren(...parts);
@@ -237,16 +248,16 @@ export class Analysis {
     box.hidden = false;
     const table = document.createElement('table');
     const head = table.createTHead().insertRow();
-    for (const [t, title] of [
+    for (const [text, title] of [
       ['', ''],
-      ['?!', 'Inaccuracies'],
-      ['?', 'Mistakes'],
-      ['??', 'Blunders'],
-      ['ACPL', 'Average centipawn loss'],
-      ['Accuracy', "lichess's game accuracy"],
+      ['?!', t('analysis.inaccuracies')],
+      ['?', t('analysis.mistakes')],
+      ['??', t('analysis.blunders')],
+      [t('analysis.acpl'), t('analysis.acpl_title')],
+      [t('analysis.accuracy'), t('analysis.accuracy_title')],
     ]) {
       const th = document.createElement('th');
-      th.textContent = t;
+      th.textContent = text;
       th.title = title;
       head.append(th);
     }
@@ -256,7 +267,7 @@ export class Analysis {
       const row = body.insertRow();
       row.dataset.side = side;
       const cells = [
-        side === 'red' ? 'Red' : 'Black',
+        t(`side.${side}`),
         s.inaccuracies,
         s.mistakes,
         s.blunders,
@@ -275,7 +286,10 @@ export class Analysis {
     const mark = document.createElement('span');
     mark.className = `judgement ${line.judgement}`;
     mark.textContent = SIGNS[line.judgement];
-    mark.title = `${JUDGEMENT_NAMES[line.judgement]}; best was ${line.best_wxf}`;
+    mark.title = t('analysis.mark_title', {
+      name: judgementName(line.judgement),
+      best: line.best_wxf,
+    });
     cell.dataset.judgement = line.judgement;
     cell.querySelector('b').after(mark);
   }

@@ -6,28 +6,19 @@
 import { Chessground } from './vendor/chessgroundx/chessground.js';
 import { read as readFen } from './vendor/chessgroundx/fen.js';
 import { Notation } from './vendor/chessgroundx/types.js';
+import { t } from './i18n.js';
 
 const FILES = 'abcdefghi';
 const DIMENSIONS = { width: 9, height: 10 };
 
 // chessgroundx roles are FEN letters: k general, a advisor, b elephant, n horse,
-// r chariot, c cannon, p soldier.
-export const PIECE_NAMES = {
-  'k-piece': 'general',
-  'a-piece': 'advisor',
-  'b-piece': 'elephant',
-  'n-piece': 'horse',
-  'r-piece': 'chariot',
-  'c-piece': 'cannon',
-  'p-piece': 'soldier',
-};
+// r chariot, c cannon, p soldier (named in the catalogues' `piece.*`).
 // What a crazyhouse-xiangqi hand can hold (captured pieces and the starting A, E).
 const HAND_ROLES = ['r-piece', 'n-piece', 'c-piece', 'a-piece', 'b-piece', 'p-piece'];
 
 // chessgroundx calls the sides white and black; the API calls them red and black.
 export const cgColour = side => (side === 'red' ? 'white' : 'black');
 export const sideOf = colour => (colour === 'white' ? 'red' : 'black');
-const capital = word => word[0].toUpperCase() + word.slice(1);
 
 // Points: the API writes e10, chessgroundx names the tenth rank ':' (e:).
 export const keyOf = point => point[0] + (point.slice(1) === '10' ? ':' : point.slice(1));
@@ -77,7 +68,7 @@ export function removedBy(fenBefore, fenAfter, move) {
 }
 
 export function pieceName(piece) {
-  return `${capital(sideOf(piece.color))} ${PIECE_NAMES[piece.role]}`;
+  return t(`piece.${sideOf(piece.color)}.${piece.role}`);
 }
 
 export class Board {
@@ -231,8 +222,8 @@ export class Board {
 
   describe(point) {
     const piece = this.pieceAt(point);
-    const text = `${point}: ${piece ? pieceName(piece) : 'empty'}`;
-    return this.isDest(point) ? `${text}, a legal destination` : text;
+    const text = t('board.point', { point, what: piece ? pieceName(piece) : t('board.empty') });
+    return this.isDest(point) ? t('board.dest', { text }) : text;
   }
 
   placeCursor() {
@@ -245,11 +236,7 @@ export class Board {
   bindKeys() {
     this.el.tabIndex = 0;
     this.el.setAttribute('role', 'application');
-    this.el.setAttribute(
-      'aria-label',
-      'Board. Arrow keys move the cursor over the points; Enter or Space picks up a piece, ' +
-        'then puts it on a destination; Escape cancels.',
-    );
+    this.el.setAttribute('aria-label', t('board.label'));
     this.el.onkeydown = event => {
       const step = {
         ArrowUp: [0, 1],
@@ -270,7 +257,7 @@ export class Board {
         this.tap(this.cursor);
       } else if (event.key === 'Escape') {
         this.ground.selectSquare(null);
-        this.announce('Selection cancelled');
+        this.announce(t('board.cancelled'));
       } else {
         return;
       }
@@ -287,12 +274,10 @@ export class Board {
     const after = this.ground.state.selectable.selected;
     if (after === key && before !== key) {
       const n = (this.dests.get(key) || []).length;
-      this.announce(
-        `${this.describe(point)} picked up: ${n} legal destination${n === 1 ? '' : 's'}`,
-      );
+      this.announce(t('board.picked_up', { what: this.describe(point), n }));
     } else if (!after && before && !wasDest) {
       // (a move is announced when the service has judged it)
-      this.announce(before === key ? 'Put back' : `${point} is not a legal destination`);
+      this.announce(before === key ? t('board.put_back') : t('board.not_dest', { point }));
     }
   }
 
@@ -314,15 +299,20 @@ export class Board {
             this.placeCursor();
             this.el.focus();
             this.announce(
-              `${pieceName(p)} from the hand: ${dests.length} points to drop on; ` +
-                `cursor on ${this.cursor}`,
+              t('board.from_hand', { piece: pieceName(p), n: dests.length, point: this.cursor }),
             );
           } else {
-            this.announce(`${pieceName(p)}: cannot be dropped now`);
+            this.announce(t('board.cannot_drop', { piece: pieceName(p) }));
           }
         };
       }
     }
+  }
+
+  // The board's words again, in the page's language now.
+  translate() {
+    this.el.setAttribute('aria-label', t('board.label'));
+    this.labelPockets();
   }
 
   // Label the hands' pieces with their counts; only the side to move's are focusable.
@@ -335,7 +325,7 @@ export class Board {
         const piece = sq.firstElementChild;
         const p = { role: piece.dataset.role, color: piece.dataset.color };
         const n = state.boardState.pockets?.[p.color]?.get(p.role) ?? 0;
-        sq.setAttribute('aria-label', `${pieceName(p)} in hand: ${n}`);
+        sq.setAttribute('aria-label', t('board.in_hand', { piece: pieceName(p), n }));
         sq.tabIndex = movable === p.color && n > 0 ? 0 : -1;
       }
     }

@@ -4,16 +4,15 @@
 // inaccuracies, mistakes and blunders as marks; the shown ply as a vertical line. A
 // click anywhere picks the nearest ply.
 
+import { t } from './i18n.js';
+
 const SVG = 'http://www.w3.org/2000/svg';
 const WIDTH = 600;
 const HEIGHT = 150;
 const PAD = 6;
 
-export const JUDGEMENT_NAMES = {
-  inaccuracy: 'Inaccuracy',
-  mistake: 'Mistake',
-  blunder: 'Blunder',
-};
+// 'inaccuracy', 'mistake', 'blunder' in words.
+export const judgementName = judgement => t(`judgement.${judgement}`);
 
 function el(name, attrs = {}) {
   const node = document.createElementNS(SVG, name);
@@ -75,7 +74,7 @@ export function drawGraph(container, { plies, values, judged, shown, onPick }) {
       'data-judgement': judgement,
     });
     const title = el('title');
-    title.textContent = `${JUDGEMENT_NAMES[judgement]} at ply ${ply}`;
+    title.textContent = t('judgement.at_ply', { name: judgementName(judgement), ply });
     mark.append(title);
     svg.append(mark);
   }

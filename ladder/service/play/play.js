@@ -12,26 +12,28 @@ import { ApiError, LadderApi } from './api.js';
 import { Analysis } from './analysis.js';
 import { Board, destsOf, removedBy } from './board.js';
 import { pgnText } from './pgn.js';
+import { LANGUAGES, language, number, preferred, setLanguage, t } from './i18n.js';
 
 const $ = id => document.getElementById(id);
 const app = $('app');
 const api = new LadderApi();
 
-const VARIANT_NAMES = {
-  xiangqi: 'Xiangqi',
-  'atomic-xiangqi': 'Atomic xiangqi',
-  'crazyhouse-xiangqi': 'Crazyhouse xiangqi',
-};
-const REASONS = {
-  checkmate: 'Checkmate',
-  stalemate: 'No legal move (that loses here)',
-  'general-exploded': 'The general exploded',
-  'perpetual-check': 'Perpetual check (the side that kept checking loses)',
-  repetition: 'Threefold repetition',
-  'sixty-plies': 'Sixty plies without a capture',
-  resigned: 'Resigned',
-  'draw-agreed': 'Draw agreed',
-};
+// The rule sets the page knows by name (the catalogues' `variant.*`).
+const VARIANTS = ['xiangqi', 'atomic-xiangqi', 'crazyhouse-xiangqi'];
+const variantName = id => (VARIANTS.includes(id) ? t(`variant.${id}`) : id);
+// How a game ended, in words (the catalogues' `reason.*`; the service's code otherwise).
+const REASONS = [
+  'checkmate',
+  'stalemate',
+  'general-exploded',
+  'perpetual-check',
+  'repetition',
+  'sixty-plies',
+  'resigned',
+  'draw-agreed',
+];
+const reasonText = reason => (REASONS.includes(reason) ? t(`reason.${reason}`) : reason);
+const sideName = side => t(`side.${side}`);
 // The ladder accepts a draw when its own last evaluation of the position (its score for
 // the move that led here) is at most this: it expects to lose (docs/play.md).
 const DRAW_ACCEPT_CP = -50;
@@ -40,7 +42,6 @@ const SLOW_SECONDS = 0.5;
 const SCORE_STORAGE = 'mistboard-play-show-score';
 const SETTINGS_STORAGE = 'mistboard-play-settings';
 const MAX_SEED = Number.MAX_SAFE_INTEGER;
-const capital = word => word[0].toUpperCase() + word.slice(1);
 
 let levels = {}; // variant -> [LevelInfo] from GET /v1/levels
 let eloRanges = {}; // variant -> {low, high} or null (not every level measured yet)
@@ -60,14 +61,16 @@ const ELO_STEP = 100;
 // it rests on (or "unrated"), and its time per move.
 function strengthOptions(variant) {
   const options = (levels[variant] || []).map(info => {
-    let text = `Level ${info.level} · ${ratingText(info.rating)}`;
-    if (info.expected_seconds != null) text += ` · ${secondsText(info.expected_seconds, '~')}/move`;
+    let text = t('strength.option', { n: info.level, rating: ratingText(info.rating) });
+    if (info.expected_seconds != null) {
+      text += ` · ${t('strength.per_move', { seconds: secondsText(info.expected_seconds, true) })}`;
+    }
     return { value: `level:${info.level}`, text };
   });
   const range = eloRanges[variant];
   if (range) {
     for (let elo = Math.ceil(range.low / ELO_STEP) * ELO_STEP; elo <= range.high; elo += ELO_STEP) {
-      options.push({ value: `elo:${elo}`, text: `Elo ${elo}` });
+      options.push({ value: `elo:${elo}`, text: t('strength.elo', { elo }) });
     }
   }
   return options;
@@ -81,14 +84,20 @@ function printed(x) {
 }
 
 function ratingText(r) {
-  if (!r) return 'unrated';
-  const how = r.extrapolated ? 'extrapolated' : `${r.games} games`;
-  return `Elo ${printed(r.elo)} (${printed(r.elo_lo)}–${printed(r.elo_hi)}, ${how})`;
+  if (!r) return t('strength.unrated');
+  const how = r.extrapolated ? t('strength.extrapolated') : t('strength.games', { n: r.games });
+  return t('strength.rating', {
+    elo: printed(r.elo),
+    lo: printed(r.elo_lo),
+    hi: printed(r.elo_hi),
+    how,
+  });
 }
 
-function secondsText(s, about = '') {
-  if (s < 0.1) return '<0.1 s';
-  return about + (s < 10 ? `${s.toFixed(1)} s` : `${Math.round(s)} s`);
+function secondsText(s, about = false) {
+  if (s < 0.1) return t('seconds.under');
+  const value = s < 10 ? s.toFixed(1) : String(Math.round(s));
+  return t(about ? 'seconds.about' : 'seconds.value', { s: value });
 }
 
 // What the strength selector's levels rest on, said under it.
@@ -96,12 +105,12 @@ function strengthHelp(variant) {
   const table = levels[variant] || [];
   const rated = table.filter(info => info.rating);
   if (!rated.length) {
-    return 'The levels are not rated yet: no Elo until the calibration games are played.';
+    return t('strength.help_unrated');
   }
   if (rated.length < table.length) {
-    return `${rated.length} of ${table.length} levels rated; Elo with its 95 % interval.`;
+    return t('strength.help_some', { rated: rated.length, total: table.length });
   }
-  return 'Elo (random mover = 0) with its 95 % interval and the games it rests on.';
+  return t('strength.help_all');
 }
 
 function levelInfo(variant, strength) {
@@ -110,9 +119,16 @@ function levelInfo(variant, strength) {
 
 function strengthOf(value) {
   const [kind, n] = value.split(':');
-  if (kind === 'level') return { request: { level: Number(n) }, name: `Level ${n}` };
-  if (kind === 'elo') return { request: { elo: Number(n) }, name: `Elo ${n}` };
+  if (kind === 'level') return { level: Number(n) };
+  if (kind === 'elo') return { elo: Number(n) };
   throw new Error(`unknown strength ${value}`);
+}
+
+// The ladder's name in this game, in the page's language: "Level 5", "Elo 900".
+function ladderName(g) {
+  return g.strength.level != null
+    ? t('strength.level', { n: g.strength.level })
+    : t('strength.elo', { elo: g.strength.elo });
 }
 
 // ---- settings ------------------------------------------------------------------------
@@ -134,7 +150,7 @@ function readSettings(seedText) {
   if (seedText !== '') {
     seed = Number(seedText);
     if (!/^\d+$/.test(seedText) || !Number.isSafeInteger(seed) || seed > MAX_SEED) {
-      throw new ApiError(0, 'bad_seed', `the seed must be a whole number from 0 to ${MAX_SEED}`);
+      throw new ApiError(0, 'bad_seed', t('setup.bad_seed', { max: MAX_SEED }));
     }
   }
   const player = colour === 'random' ? (Math.random() < 0.5 ? 'red' : 'black') : colour;
@@ -155,7 +171,7 @@ function restoreSettings() {
   const params = new URLSearchParams(location.search);
   const pick = (name, fallback) => params.get(name) ?? saved[name] ?? fallback;
   const variant = pick('variant', 'xiangqi');
-  if (VARIANT_NAMES[variant]) $('variant').value = variant;
+  if (VARIANTS.includes(variant)) $('variant').value = variant;
   fillStrength();
   const strength = params.has('level')
     ? `level:${params.get('level')}`
@@ -216,9 +232,11 @@ function abortError() {
 }
 
 function errorText(what, err) {
-  if (err.status === 0 && err.code === 'unreachable') return `${what}: ${err.message}.`;
+  if (err.status === 0 && err.code === 'unreachable') {
+    return t('error.unreachable', { what, message: err.message });
+  }
   const status = err.status ? `${err.status} ${err.code}` : err.code;
-  return `${what} failed: ${err.message} (${status}).`;
+  return t('error.failed', { what, message: err.message, status });
 }
 
 // Errors that asking again can mend: the service unreachable, a missing key, busy,
@@ -236,7 +254,7 @@ function waitForRetry(what, err, signal) {
       signal.addEventListener('abort', () => reject(abortError()), { once: true });
     });
   }
-  retry.textContent = 'Retry now';
+  retry.textContent = t('error.retry_now');
   box.hidden = false;
   box.dataset.code = err.code;
   box.dataset.status = String(err.status);
@@ -263,7 +281,7 @@ function waitForRetry(what, err, signal) {
     if (err.retryAfter) {
       let left = Math.ceil(err.retryAfter);
       const tick = () => {
-        text.textContent = `${errorText(what, err)} Trying again in ${left} s.`;
+        text.textContent = t('error.trying_again', { text: errorText(what, err), n: left });
         box.dataset.retryIn = String(left);
         if (left-- <= 0) done();
       };
@@ -294,13 +312,11 @@ async function newGame(loaded = null) {
     showProblem(err.message);
     return;
   }
-  const strength = strengthOf(settings.strengthValue);
   game = {
     variant: settings.variant,
     player: settings.player,
     ladder: settings.player === 'red' ? 'black' : 'red',
-    strength: strength.request,
-    ladderName: strength.name,
+    strength: strengthOf(settings.strengthValue),
     seed: settings.seed,
     moves: [...(loaded?.moves ?? [])],
     positions: [], // positions[i]: the service's verdict after i moves (when fetched)
@@ -327,10 +343,7 @@ async function newGame(loaded = null) {
   );
   app.dataset.variant = game.variant;
   app.dataset.player = game.player;
-  $('top-name').textContent = `${game.ladderName} · ${capital(game.ladder)}`;
-  $('bottom-name').textContent = `You · ${capital(game.player)}`;
-  $('game-title').textContent =
-    `${VARIANT_NAMES[game.variant]} against ${game.ladderName}, seed ${game.seed}`;
+  renderNames();
   $('moves').replaceChildren();
   $('offer-answer').textContent = '';
   $('hint-text').textContent = '';
@@ -338,10 +351,22 @@ async function newGame(loaded = null) {
   await advance();
 }
 
+// The players' names and the game's title.
+function renderNames() {
+  const ladder = ladderName(game);
+  $('top-name').textContent = t('side.ladder', { ladder, side: sideName(game.ladder) });
+  $('bottom-name').textContent = t('side.you', { side: sideName(game.player) });
+  $('game-title').textContent = t('game.title', {
+    variant: variantName(game.variant),
+    ladder,
+    seed: game.seed,
+  });
+}
+
 function playerMoved(move) {
   const pos = game.positions[game.moves.length];
   if (!pos || !pos.legal_moves.includes(move) || game.viewPly !== null || outcome(game)) {
-    say(`${move} is not a legal move here`);
+    say(t('moves.illegal', { move }));
     showPosition();
     return;
   }
@@ -365,7 +390,7 @@ async function advance() {
       const moves = [...current.moves];
       startClock(current);
       const reply = await withRetry(
-        `${current.ladderName}'s move`,
+        t('what.ladder_move', { ladder: ladderName(current) }),
         s => api.move(current.variant, moves, current.strength, current.seed, s),
         signal,
       );
@@ -376,7 +401,7 @@ async function advance() {
     }
   } catch (err) {
     if (err.name === 'AbortError') return;
-    showProblem(`Something went wrong in the page: ${err.message}`);
+    showProblem(t('page.error', { message: err.message }));
     throw err;
   } finally {
     if (pending === controller) {
@@ -402,7 +427,7 @@ async function judge(current, signal) {
     setState('checking');
     const moves = [...current.moves];
     current.positions[ply] = await withRetry(
-      'Checking the position',
+      t('what.position'),
       s => api.position(current.variant, moves, s),
       signal,
     );
@@ -431,14 +456,14 @@ function startClock(g) {
     box.dataset.elapsed = elapsed.toFixed(1);
     if (expected === null) {
       bar.removeAttribute('value');
-      $('think-time').textContent = `${elapsed.toFixed(1)} s`;
+      $('think-time').textContent = t('clock.elapsed', { s: elapsed.toFixed(1) });
     } else {
       box.dataset.expected = expected.toFixed(1);
       bar.max = expected;
       bar.value = Math.min(elapsed, expected);
       $('think-time').textContent =
-        `${elapsed.toFixed(1)} s of about ${secondsText(expected)}` +
-        (elapsed > expected * 1.5 ? ' (the machine is busy)' : '');
+        t('clock.of_about', { s: elapsed.toFixed(1), expected: secondsText(expected) }) +
+        (elapsed > expected * 1.5 ? t('clock.busy') : '');
     }
   };
   tick();
@@ -530,7 +555,7 @@ async function fetchPosition(g, ply) {
     g.positions[ply] = await api.position(g.variant, g.moves.slice(0, ply));
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    say(errorText('Checking the position', err));
+    say(errorText(t('what.position'), err));
     return;
   } finally {
     g.fetching.delete(ply);
@@ -559,7 +584,7 @@ function renderView() {
   $('first').disabled = $('back').disabled = ply === 0;
   $('forward').disabled = $('last').disabled = ply === live;
   $('view-status').textContent =
-    ply === live ? '' : `Looking at ply ${ply} of ${live}; End (») goes back to the game.`;
+    ply === live ? '' : t('steps.viewing', { ply, live });
   app.dataset.viewing = String(ply !== live);
 }
 
@@ -574,7 +599,7 @@ function setState(state) {
   const none = !game || !position(game);
   for (const id of ['pgn-wxf', 'pgn-iccs']) $(id).disabled = none;
   if (none) for (const id of ['first', 'back', 'forward', 'last']) $(id).disabled = true;
-  if (state === 'checking') $('status').textContent = 'Checking the move…';
+  if (state === 'checking') $('status').textContent = t('status.checking');
 }
 
 function renderStatus() {
@@ -584,25 +609,25 @@ function renderStatus() {
   status.classList.toggle('check', !!pos?.check && !end);
   status.classList.toggle('over', !!end);
   if (end) {
-    const o = end;
     const who =
-      o.winner === null
-        ? 'a draw'
-        : o.winner === game.player
-          ? 'you win'
-          : `${game.ladderName} wins`;
-    const reason = o.reason === 'resigned' ? 'You resigned' : REASONS[o.reason] || o.reason;
-    status.textContent = `${reason}: ${who} (${o.result}).`;
+      end.winner === null
+        ? t('status.draw')
+        : end.winner === game.player
+          ? t('status.you_win')
+          : t('status.ladder_wins', { ladder: ladderName(game) });
+    status.textContent = t('status.over', {
+      reason: end.reason === 'resigned' ? t('reason.you_resigned') : reasonText(end.reason),
+      who,
+      result: end.result,
+    });
   } else if (!pos) {
-    status.textContent = 'Checking the move…';
+    status.textContent = t('status.checking');
   } else if (pos.turn === game.player) {
-    status.textContent = pos.check
-      ? `Check! Your move (${capital(game.player)}).`
-      : `Your move (${capital(game.player)}).`;
+    const side = sideName(game.player);
+    status.textContent = t(pos.check ? 'status.check_your_move' : 'status.your_move', { side });
   } else {
-    status.textContent = pos.check
-      ? `Check! ${game.ladderName} is thinking…`
-      : `${game.ladderName} is thinking…`;
+    const ladder = ladderName(game);
+    status.textContent = t(pos.check ? 'status.check_thinking' : 'status.thinking', { ladder });
   }
 }
 
@@ -611,12 +636,12 @@ function wxfOf(ply) {
 }
 
 function describeMove(ply) {
-  const who = capital(toMove(ply - 1));
+  const side = sideName(toMove(ply - 1));
   const pos = game.positions[ply];
   const blast = game.blasts.get(ply) || [];
-  let text = `${who} played ${wxfOf(ply)} (${game.moves[ply - 1]})`;
-  if (blast.length) text += `; the blast removed ${blast.join(', ')}`;
-  if (pos?.check && !pos.outcome) text += '; check';
+  let text = t('moves.played', { side, wxf: wxfOf(ply), move: game.moves[ply - 1] });
+  if (blast.length) text += t('moves.blast', { points: blast.join(', ') });
+  if (pos?.check && !pos.outcome) text += t('moves.played_check');
   return text;
 }
 
@@ -659,17 +684,21 @@ function moveCell(ply, text, last) {
   name.textContent = text;
   cell.append(name);
   analysis.markMove(cell, ply);
-  if (game.positions[ply]?.check) cell.append(tag('check', 'check'));
+  if (game.positions[ply]?.check) cell.append(tag('check', t('moves.check')));
   const blast = game.blasts.get(ply) || [];
   if (blast.length) {
-    const t = tag('blast-tag', `removed ${blast.length}`);
-    t.title = `removed ${blast.join(' ')}`;
-    cell.append(t);
+    const removed = tag('blast-tag', t('moves.removed', { n: blast.length }));
+    removed.title = t('moves.removed_points', { points: blast.join(' ') });
+    cell.append(removed);
   }
   const reply = game.replies.get(ply);
   if (reply && scoresShown()) {
     const meta = tag('meta', scoreText(reply.score));
-    meta.title = `depth ${reply.depth}, ${reply.nodes} nodes, ${reply.time_ms} ms`;
+    meta.title = t('moves.search_title', {
+      depth: reply.depth,
+      nodes: reply.nodes,
+      ms: reply.time_ms,
+    });
     cell.append(meta);
   }
   return cell;
@@ -690,11 +719,14 @@ function quiet(text) {
 }
 
 function scoreText(score) {
-  if (score.mate != null)
-    return score.mate > 0 ? `mate in ${score.mate}` : `mated in ${-score.mate}`;
+  if (score.mate != null) {
+    return score.mate > 0
+      ? t('score.mate_in', { n: score.mate })
+      : t('score.mated_in', { n: -score.mate });
+  }
   if (score.cp != null)
     return `${score.cp >= 0 ? '+' : '−'}${(Math.abs(score.cp) / 100).toFixed(2)}`;
-  return 'random move';
+  return t('score.random');
 }
 
 // The ladder's evaluation gives the game away: hidden while the game goes on, unless
@@ -709,27 +741,27 @@ function renderLadderMove() {
   while (ply > 0 && !game.replies.has(ply)) ply--;
   const box = $('engine-info');
   if (ply === 0) {
-    box.replaceChildren(quiet('None in this game yet.'));
+    box.replaceChildren(quiet(t('engine.none')));
     return;
   }
   const r = game.replies.get(ply);
   let score;
-  if (!scoresShown()) score = 'hidden during the game (the box below shows it)';
-  else if (r.score.cp == null && r.score.mate == null) score = 'none: a random move, not searched';
-  else score = `${scoreText(r.score)} for ${game.ladderName}`;
+  if (!scoresShown()) score = t('engine.hidden');
+  else if (r.score.cp == null && r.score.mate == null) score = t('engine.random');
+  else score = t('engine.score_for', { score: scoreText(r.score), ladder: ladderName(game) });
   const rows = [
-    ['Move', `${wxfOf(ply)} (${r.move})`],
-    ['Score', score],
-    ['Search', `depth ${r.depth} · ${r.nodes.toLocaleString('en')} nodes`],
-    ['Time', `${r.time_ms} ms`],
+    ['move', `${wxfOf(ply)} (${r.move})`],
+    ['score', score],
+    ['search', t('engine.depth_nodes', { depth: r.depth, nodes: number(r.nodes) })],
+    ['time', t('engine.ms', { ms: r.time_ms })],
   ];
   const dl = document.createElement('dl');
   for (const [k, v] of rows) {
     const dt = document.createElement('dt');
-    dt.textContent = k;
+    dt.textContent = t(`engine.${k}`);
     const dd = document.createElement('dd');
     dd.textContent = v;
-    dd.dataset.field = k.toLowerCase();
+    dd.dataset.field = k;
     dl.append(dt, dd);
   }
   box.replaceChildren(dl);
@@ -761,7 +793,7 @@ function undo() {
   game.viewPly = null;
   game.hint = null;
   analysis.truncate(ply);
-  say('Move taken back');
+  say(t('moves.taken_back'));
   advance();
 }
 
@@ -783,21 +815,21 @@ function resign() {
   const button = $('resign');
   if (button.dataset.armed !== 'true') {
     button.dataset.armed = 'true';
-    button.textContent = 'Resign? Click again';
+    button.textContent = t('controls.resign_confirm');
     setTimeout(disarmResign, 4000);
     return;
   }
   disarmResign();
   endGame(
     { reason: 'resigned', winner: game.ladder, result: game.ladder === 'red' ? '1-0' : '0-1' },
-    'You resigned.',
+    t('resign.done'),
   );
 }
 
 function disarmResign() {
   const button = $('resign');
   button.dataset.armed = 'false';
-  button.textContent = 'Resign';
+  button.textContent = t('controls.resign');
 }
 
 // On the player's turn, once per move.
@@ -817,10 +849,10 @@ function canOfferDraw() {
 function drawVerdict(reply) {
   const score = reply?.score;
   if (!score || (score.cp == null && score.mate == null)) {
-    return { accept: false, why: 'it has no evaluation of this position to agree on' };
+    return { accept: false, unscored: true, why: t('draw.no_evaluation') };
   }
   const accept = score.mate != null ? score.mate < 0 : score.cp <= DRAW_ACCEPT_CP;
-  return { accept, why: `it rates its position ${scoreText(score)}` };
+  return { accept, unscored: false, why: t('draw.rates', { score: scoreText(score) }) };
 }
 
 function offerDraw() {
@@ -829,13 +861,16 @@ function offerDraw() {
   if (verdict.accept) {
     endGame(
       { reason: 'draw-agreed', winner: null, result: '1/2-1/2' },
-      `${game.ladderName} accepts the draw: ${verdict.why}.`,
+      t('draw.accepts', { ladder: ladderName(game), why: verdict.why }),
     );
     return;
   }
   game.drawDeclined = game.moves.length;
-  const why = scoresShown() || verdict.why.startsWith('it has no') ? `: ${verdict.why}` : '';
-  const text = `${game.ladderName} declines the draw${why}; play on.`;
+  const ladder = ladderName(game);
+  const text =
+    scoresShown() || verdict.unscored
+      ? t('draw.declines_why', { ladder, why: verdict.why })
+      : t('draw.declines', { ladder });
   $('offer-answer').textContent = text;
   $('offer-draw').disabled = true;
   say(text);
@@ -861,7 +896,7 @@ async function hint() {
   const ply = g.moves.length;
   const level = Number($('hint-level').value);
   $('hint').disabled = true;
-  $('hint-text').textContent = `Level ${level} is looking…`;
+  $('hint-text').textContent = t('hint.looking', { n: level });
   try {
     const reply = await api.move(g.variant, [...g.moves], { level }, g.seed);
     const after = await api.position(g.variant, [...g.moves, reply.move]);
@@ -869,13 +904,13 @@ async function hint() {
     const wxf = after.wxf?.[ply] ?? reply.move;
     g.hint = { ply, move: reply.move, level, wxf, score: reply.score };
     const score = scoresShown() && reply.score.cp != null ? ` (${scoreText(reply.score)})` : '';
-    $('hint-text').textContent = `Hint, level ${level}: ${wxf} (${reply.move})${score}.`;
+    $('hint-text').textContent = t('hint.text', { n: level, wxf, move: reply.move, score });
     $('hint-text').dataset.move = reply.move;
     board.arrows(arrowsAt(ply));
-    say(`Hint: ${wxf}`);
+    say(t('hint.say', { wxf }));
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    $('hint-text').textContent = errorText('The hint', err);
+    $('hint-text').textContent = errorText(t('what.hint'), err);
   } finally {
     $('hint').disabled = !canHint();
   }
@@ -892,10 +927,10 @@ function exportPgn(notation) {
     moves: game.moves,
     wxf: position(game).wxf,
     notation,
-    red: game.player === 'red' ? 'You' : `Mistboard ladder ${game.ladderName}`,
-    black: game.player === 'black' ? 'You' : `Mistboard ladder ${game.ladderName}`,
+    red: game.player === 'red' ? t('pgn.you') : t('pgn.ladder', { ladder: ladderName(game) }),
+    black: game.player === 'black' ? t('pgn.you') : t('pgn.ladder', { ladder: ladderName(game) }),
     result: end?.result ?? '*',
-    termination: end ? (REASONS[end.reason] ?? end.reason) : 'unterminated',
+    termination: end ? reasonText(end.reason) : t('pgn.unterminated'),
     site: location.host,
     date: new Date(),
     seed: game.seed,
@@ -916,14 +951,14 @@ function showProblem(text, code = 'page') {
   box.dataset.code = code;
   delete box.dataset.retryIn;
   $('error-text').textContent = text;
-  $('retry').textContent = 'New game';
+  $('retry').textContent = t('error.new_game');
   $('retry').onclick = () => {
     hideError();
     history.replaceState(null, '', '?');
     newGame();
   };
   setState('error');
-  $('status').textContent = 'Stopped: see the message below.'; // not "Checking…" over it
+  $('status').textContent = t('status.stopped'); // not "Checking…" over it
 }
 
 function say(text) {
@@ -932,20 +967,41 @@ function say(text) {
 
 // ---- start -----------------------------------------------------------------------------
 
+// The page's strings in `code`: the HTML's, the selectors', and what shows the game.
+async function useLanguage(code, remember = false) {
+  await setLanguage(code, remember);
+  $('language').value = code;
+  for (const option of $('variant').options) option.text = variantName(option.value);
+  fillStrength();
+  for (const option of $('hint-level').options) {
+    option.text = t('strength.level', { n: option.value });
+  }
+  if (!game) return;
+  board.translate();
+  renderNames();
+  if (position(game)) showPosition();
+  analysis.draw();
+}
+
 async function start() {
   app.dataset.state = 'loading';
+  $('language').replaceChildren(...LANGUAGES.map(l => new Option(l.name, l.code)));
+  await setLanguage(preferred());
+  $('language').value = language();
+  $('status').textContent = t('status.loading');
+  $('language').onchange = () => useLanguage($('language').value, true);
   const controller = new AbortController();
   pending = controller;
   const [variants, table] = await Promise.all([
-    withRetry('Loading the rule sets', s => api.variants(s), controller.signal),
-    withRetry('Loading the levels', s => api.levels(s), controller.signal),
+    withRetry(t('what.variants'), s => api.variants(s), controller.signal),
+    withRetry(t('what.levels'), s => api.levels(s), controller.signal),
   ]);
   pending = null;
   levels = table.levels;
   eloRanges = table.elo_range || {};
   startFens = Object.fromEntries(variants.variants.map(v => [v.id, v.start_fen]));
   $('variant').replaceChildren(
-    ...variants.variants.map(v => new Option(VARIANT_NAMES[v.id] || v.id, v.id)),
+    ...variants.variants.map(v => new Option(variantName(v.id), v.id)),
   );
   const loaded = restoreSettings();
   $('variant').onchange = fillStrength;
@@ -970,7 +1026,7 @@ async function start() {
     if (game && position(game)) showPosition();
   };
   $('hint-level').replaceChildren(
-    ...[1, 2, 3, 4, 5, 6, 7, 8].map(n => new Option(`Level ${n}`, String(n))),
+    ...[1, 2, 3, 4, 5, 6, 7, 8].map(n => new Option(t('strength.level', { n }), String(n))),
   );
   $('hint-level').value = '8';
   // Off the board and the form: arrows step through the game, Home and End.

@@ -21,9 +21,12 @@ FILES = "abcdefghi"
 #: How long a page state may take to come (the ladder's move included): generous, for
 #: a loaded 2-core machine; nothing waits this long when things work.
 WAIT_MS = 60_000
-DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
+#: The browser's language is English unless a test says otherwise (the page starts in
+#: the browser's language).
+DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}, "locale": "en-US"}
 PHONE: dict[str, Any] = {
     "viewport": {"width": 390, "height": 844},
+    "locale": "en-US",
     "device_scale_factor": 2,
     "is_mobile": True,
     "has_touch": True,
