@@ -41,6 +41,11 @@ const DRAW_ACCEPT_CP = -50;
 const SLOW_SECONDS = 0.5;
 const SCORE_STORAGE = 'mistboard-play-show-score';
 const SETTINGS_STORAGE = 'mistboard-play-settings';
+// What the address cannot hold, kept for a reload in this tab: the ladder's answers
+// (their scores, book flags, search) and an ending the rules did not make (resigned,
+// draw agreed, a fallen flag).
+const GAME_STORAGE = 'mistboard-play-game';
+const COLOURS = ['red', 'black', 'random'];
 const MAX_SEED = Number.MAX_SAFE_INTEGER;
 
 let levels = {}; // variant -> [LevelInfo] from GET /v1/levels
@@ -170,22 +175,45 @@ function restoreSettings() {
   }
   const params = new URLSearchParams(location.search);
   const pick = (name, fallback) => params.get(name) ?? saved[name] ?? fallback;
+  // What the address asks for that this ladder does not have is said, not replaced.
+  const wrong = [];
   const variant = pick('variant', 'xiangqi');
-  if (VARIANTS.includes(variant)) $('variant').value = variant;
+  const offered = [...$('variant').options].map(o => o.value);
+  if (offered.includes(variant)) $('variant').value = variant;
+  else if (params.has('variant')) {
+    wrong.push(t('address.bad_variant', { value: variant, allowed: offered.join(', ') }));
+  }
   fillStrength();
   const strength = params.has('level')
     ? `level:${params.get('level')}`
     : params.has('elo')
       ? `elo:${params.get('elo')}`
       : saved.strength;
-  if ([...$('strength').options].some(o => o.value === strength)) $('strength').value = strength;
+  const values = [...$('strength').options].map(o => o.value);
+  if (values.includes(strength)) $('strength').value = strength;
+  else if (params.has('level') || params.has('elo')) {
+    const levelsOffered = values.filter(v => v.startsWith('level:')).map(v => v.slice(6));
+    wrong.push(
+      params.has('level')
+        ? t('address.bad_level', {
+            value: params.get('level'),
+            low: levelsOffered[0],
+            high: levelsOffered.at(-1),
+          })
+        : t('address.bad_elo', { value: params.get('elo') }),
+    );
+  }
   const colour = pick('colour', 'red');
   const radio = document.querySelector(`input[name=colour][value="${colour}"]`);
   if (radio) radio.checked = true;
+  else if (params.has('colour')) {
+    wrong.push(t('address.bad_colour', { value: colour, allowed: COLOURS.join(', ') }));
+  }
   // The game in the address: its seed and moves (the seed box stays for new games).
   return {
     seed: params.get('seed'),
     moves: params.has('moves') ? params.get('moves').split(',').filter(Boolean) : [],
+    wrong,
   };
 }
 
@@ -199,6 +227,34 @@ function saveGameInAddress() {
   });
   if (game.moves.length) params.set('moves', game.moves.join(','));
   history.replaceState(null, '', `?${params}`);
+}
+
+// The game's identity: a stored answer is for the same rule set, strength, seed, colour.
+const gameKey = g => JSON.stringify([g.variant, g.strength, g.seed, g.player]);
+
+function saveGameInSession() {
+  const stored = { key: gameKey(game), replies: [...game.replies], ended: null };
+  if (game.ended) stored.ended = { ...game.ended, moves: game.moves.join(',') };
+  sessionStorage.setItem(GAME_STORAGE, JSON.stringify(stored));
+}
+
+// After a reload: the ladder's answers to the address's moves and how the game ended,
+// if this tab had them for this very game.
+function restoreFromSession(g) {
+  let stored = null;
+  try {
+    stored = JSON.parse(sessionStorage.getItem(GAME_STORAGE) || 'null');
+  } catch {
+    stored = null;
+  }
+  if (!stored || stored.key !== gameKey(g)) return;
+  for (const [ply, reply] of stored.replies) {
+    if (ply <= g.moves.length && g.moves[ply - 1] === reply.move) g.replies.set(ply, reply);
+  }
+  if (stored.ended && stored.ended.moves === g.moves.join(',')) {
+    const { moves, ...ended } = stored.ended;
+    g.ended = ended;
+  }
 }
 
 // ---- talking to the service ------------------------------------------------------------
@@ -327,22 +383,13 @@ async function newGame(loaded = null) {
     ended: null, // a resignation or an agreed draw: {reason, winner, result}
     drawDeclined: -1, // the ply at which the ladder last declined a draw
     hint: null, // {ply, move, level, wxf, score}: the hint on the board
+    flipped: false, // the ladder's side at the bottom
   };
-  board?.destroy();
-  const hands = settings.variant === 'crazyhouse-xiangqi';
-  $('pockets-top').hidden = $('pockets-bottom').hidden = !hands;
-  board = new Board(
-    $('board'),
-    hands ? { top: $('pocket-top'), bottom: $('pocket-bottom') } : null,
-    {
-      fen: startFens[settings.variant],
-      orientation: settings.player,
-      onMove: playerMoved,
-      announce: say,
-    },
-  );
+  if (loaded) restoreFromSession(game);
+  makeBoard();
   app.dataset.variant = game.variant;
   app.dataset.player = game.player;
+  app.dataset.seed = String(game.seed);
   renderNames();
   $('moves').replaceChildren();
   $('offer-answer').textContent = '';
@@ -351,16 +398,62 @@ async function newGame(loaded = null) {
   await advance();
 }
 
-// The players' names and the game's title.
+// The side at the bottom of the board: the player's, unless the board is flipped.
+const bottomSide = () => (game.flipped ? game.ladder : game.player);
+
+// The board of the game, the side at the bottom as it is now.
+function makeBoard() {
+  board?.destroy();
+  const hands = game.variant === 'crazyhouse-xiangqi';
+  $('pockets-top').hidden = $('pockets-bottom').hidden = !hands;
+  board = new Board(
+    $('board'),
+    hands ? { top: $('pocket-top'), bottom: $('pocket-bottom') } : null,
+    {
+      fen: startFens[game.variant],
+      orientation: bottomSide(),
+      onMove: playerMoved,
+      announce: say,
+    },
+  );
+  app.dataset.orientation = bottomSide();
+  $('flip').setAttribute('aria-pressed', String(game.flipped));
+}
+
+function flip() {
+  if (!game) return;
+  game.flipped = !game.flipped;
+  makeBoard();
+  renderNames();
+  if (game.positions[shownPly()]) showPosition();
+}
+
+// The ladder's strength as GET /v1/levels gives it: its Elo and its time per move.
+function strengthText(g) {
+  const info = levelInfo(g.variant, g.strength);
+  if (!info) return null;
+  const parts = [info.rating ? t('strength.elo', { elo: printed(info.rating.elo) }) : t('strength.unrated')];
+  if (info.expected_seconds != null) {
+    parts.push(t('strength.per_move', { seconds: secondsText(info.expected_seconds, true) }));
+  }
+  return parts.join(' · ');
+}
+
+// The players' names (the ladder's with its strength) and the game's title.
 function renderNames() {
   const ladder = ladderName(game);
-  $('top-name').textContent = t('side.ladder', { ladder, side: sideName(game.ladder) });
-  $('bottom-name').textContent = t('side.you', { side: sideName(game.player) });
-  $('game-title').textContent = t('game.title', {
-    variant: variantName(game.variant),
-    ladder,
-    seed: game.seed,
-  });
+  const strength = strengthText(game);
+  const side = sideName(game.ladder);
+  const names = {
+    [game.ladder]: strength
+      ? t('side.ladder_strength', { ladder, strength, side })
+      : t('side.ladder', { ladder, side }),
+    [game.player]: t('side.you', { side: sideName(game.player) }),
+  };
+  const top = game.flipped ? game.player : game.ladder;
+  $('top-name').textContent = names[top];
+  $('bottom-name').textContent = names[top === game.player ? game.ladder : game.player];
+  $('game-title').textContent = t('game.title', { variant: variantName(game.variant), ladder });
 }
 
 function playerMoved(move) {
@@ -523,6 +616,7 @@ function showPosition() {
   game.shownPly = ply;
   board.arrows(arrowsAt(ply));
   saveGameInAddress();
+  saveGameInSession();
   const livePos = game.positions[live];
   app.dataset.ply = String(live);
   app.dataset.moves = game.moves.join(' ');
@@ -598,6 +692,7 @@ function setState(state) {
   // No game on the board (its start was refused): nothing to step through or export.
   const none = !game || !position(game);
   for (const id of ['pgn-wxf', 'pgn-iccs']) $(id).disabled = none;
+  $('flip').disabled = none;
   if (none) for (const id of ['first', 'back', 'forward', 'last']) $(id).disabled = true;
   if (state === 'checking') $('status').textContent = t('status.checking');
 }
@@ -641,7 +736,8 @@ function describeMove(ply) {
   const blast = game.blasts.get(ply) || [];
   let text = t('moves.played', { side, wxf: wxfOf(ply), move: game.moves[ply - 1] });
   if (blast.length) text += t('moves.blast', { points: blast.join(', ') });
-  if (pos?.check && !pos.outcome) text += t('moves.played_check');
+  if (pos?.outcome?.reason === 'checkmate') text += t('moves.played_mate');
+  else if (pos?.check && !pos.outcome) text += t('moves.played_check');
   return text;
 }
 
@@ -684,7 +780,12 @@ function moveCell(ply, text, last) {
   name.textContent = text;
   cell.append(name);
   analysis.markMove(cell, ply);
-  if (game.positions[ply]?.check) cell.append(tag('check', t('moves.check')));
+  // The mating move is "mate", not "check".
+  if (game.positions[ply]?.outcome?.reason === 'checkmate') {
+    cell.append(tag('check mate', t('moves.mate')));
+  } else if (game.positions[ply]?.check) {
+    cell.append(tag('check', t('moves.check')));
+  }
   const blast = game.blasts.get(ply) || [];
   if (blast.length) {
     const removed = tag('blast-tag', t('moves.removed', { n: blast.length }));
@@ -692,7 +793,8 @@ function moveCell(ply, text, last) {
     cell.append(removed);
   }
   const reply = game.replies.get(ply);
-  if (reply && scoresShown()) {
+  if (reply?.book) cell.append(tag('book', t('moves.book')));
+  if (reply && scoresShown() && !reply.book) {
     const meta = tag('meta', scoreText(reply.score));
     meta.title = t('moves.search_title', {
       depth: reply.depth,
@@ -726,7 +828,7 @@ function scoreText(score) {
   }
   if (score.cp != null)
     return `${score.cp >= 0 ? '+' : '−'}${(Math.abs(score.cp) / 100).toFixed(2)}`;
-  return t('score.random');
+  return t('score.none');
 }
 
 // The ladder's evaluation gives the game away: hidden while the game goes on, unless
@@ -746,25 +848,47 @@ function renderLadderMove() {
   }
   const r = game.replies.get(ply);
   let score;
-  if (!scoresShown()) score = t('engine.hidden');
-  else if (r.score.cp == null && r.score.mate == null) score = t('engine.random');
-  else score = t('engine.score_for', { score: scoreText(r.score), ladder: ladderName(game) });
-  const rows = [
-    ['move', `${wxfOf(ply)} (${r.move})`],
-    ['score', score],
-    ['search', t('engine.depth_nodes', { depth: r.depth, nodes: number(r.nodes) })],
-    ['time', t('engine.ms', { ms: r.time_ms })],
-  ];
-  const dl = document.createElement('dl');
-  for (const [k, v] of rows) {
-    const dt = document.createElement('dt');
-    dt.textContent = t(`engine.${k}`);
-    const dd = document.createElement('dd');
-    dd.textContent = v;
-    dd.dataset.field = k;
-    dl.append(dt, dd);
-  }
-  box.replaceChildren(dl);
+  // A book move is said to be one whether scores are shown or not: it has none.
+  if (r.book) score = t('engine.book');
+  else if (!scoresShown()) score = t('engine.hidden');
+  else if (r.score.cp == null && r.score.mate == null) {
+    score = r.hurried ? t('engine.hurried') : t('engine.unscored');
+  } else score = t('engine.score_for', { score: scoreText(r.score), ladder: ladderName(game) });
+  const search = r.book
+    ? t('engine.from_book')
+    : t('engine.depth_nodes', { depth: r.depth, nodes: number(r.nodes) });
+  const list = rows => {
+    const dl = document.createElement('dl');
+    for (const [k, v] of rows) {
+      const dt = document.createElement('dt');
+      dt.textContent = t(`engine.${k}`);
+      const dd = document.createElement('dd');
+      dd.textContent = v;
+      dd.dataset.field = k;
+      dl.append(dt, dd);
+    }
+    return dl;
+  };
+  // The search's figures are for those who want them: behind "Details".
+  const more = document.createElement('details');
+  more.className = 'more';
+  more.open = !!box.querySelector('details')?.open;
+  const summary = document.createElement('summary');
+  summary.textContent = t('engine.details');
+  more.append(
+    summary,
+    list([
+      ['search', search],
+      ['time', t('engine.ms', { ms: r.time_ms })],
+    ]),
+  );
+  box.replaceChildren(
+    list([
+      ['move', `${wxfOf(ply)} (${r.move})`],
+      ['score', score],
+    ]),
+    more,
+  );
 }
 
 // Who is to move after `ply` moves: Red moves first, and the sides alternate.
@@ -849,7 +973,8 @@ function canOfferDraw() {
 function drawVerdict(reply) {
   const score = reply?.score;
   if (!score || (score.cp == null && score.mate == null)) {
-    return { accept: false, unscored: true, why: t('draw.no_evaluation') };
+    const why = reply?.book ? t('draw.book') : t('draw.no_evaluation');
+    return { accept: false, unscored: true, why };
   }
   const accept = score.mate != null ? score.mate < 0 : score.cp <= DRAW_ACCEPT_CP;
   return { accept, unscored: false, why: t('draw.rates', { score: scoreText(score) }) };
@@ -1004,6 +1129,7 @@ async function start() {
     ...variants.variants.map(v => new Option(variantName(v.id), v.id)),
   );
   const loaded = restoreSettings();
+  $('flip').onclick = flip;
   $('variant').onchange = fillStrength;
   $('setup').onsubmit = event => {
     event.preventDefault();
@@ -1049,6 +1175,10 @@ async function start() {
     $('retry').click();
   };
   $('api-key').value = api.apiKey;
+  if (loaded.wrong.length) {
+    showProblem(t('address.wrong', { problems: loaded.wrong.join(' ') }), 'bad_address');
+    return;
+  }
   await newGame(loaded);
 }
 

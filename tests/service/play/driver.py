@@ -273,6 +273,11 @@ class PlayPage:
             self._cursor_to(step.group(2))
         self.page.keyboard.press("Enter")
 
+    def fill_seed(self, seed: str) -> None:
+        """Type a seed in the new-game form (behind its "Details")."""
+        self.page.locator("#setup-more").evaluate("d => { d.open = true; }")
+        self.page.fill("#seed", seed)
+
     def screenshot(self, path: Path) -> None:
         self.page.screenshot(path=str(path), full_page=True)
 

@@ -106,7 +106,9 @@ def test_step_through_the_game_and_back(server: Server, open_page: Opener) -> No
     goes on with every move kept. The ladder's evaluation is hidden until asked for."""
     play = open_page(server, variant="xiangqi", level=1, colour="red", seed=4)
     moves = play_moves(play, server.url, 6, seed=400)
-    assert "hidden" in play.text("#engine-info [data-field=score]")
+    last = ladder_move(server.url, "xiangqi", moves[:-1], 1, seed=4)
+    shown = "opening book" if last["book"] else "hidden"  # a book move has no score to hide
+    assert shown in play.text("#engine-info [data-field=score]")
     assert play.page.locator("#moves .meta").count() == 0
 
     play.page.click("#moves-heading")  # focus off the board: the arrows step the game
@@ -143,10 +145,27 @@ def test_step_through_the_game_and_back(server: Server, open_page: Opener) -> No
     assert more[:6] == moves and len(more) == 8
     # the evaluation, once asked for
     play.page.check("#show-score")
+    more = play_moves(play, server.url, 16, seed=400)  # (past the ladder's book)
     reply = ladder_move(server.url, "xiangqi", more[:-1], 1, seed=4)
     score = play.text("#engine-info [data-field=score]")
-    assert "hidden" not in score and (reply["score"]["cp"] is None) == ("random" in score)
-    assert play.page.locator("#moves .meta").count() == 4  # one per ladder move
+    assert "hidden" not in score
+    if reply["book"]:
+        assert "opening book" in score
+    else:
+        assert (reply["score"]["cp"] is None) == ("not scored" in score)
+    searched = [
+        p
+        for p in range(2, 17, 2)
+        if not ladder_move(server.url, "xiangqi", more[: p - 1], 1, 4)["book"]
+    ]
+    assert searched, "these moves were meant to leave the book"
+    # one score per searched ladder move; a book move has none
+    assert (
+        play.page.eval_on_selector_all(
+            "#moves .move:has(.meta)", "ms => ms.map(m => Number(m.dataset.ply))"
+        )
+        == searched
+    )
 
 
 def test_resign_and_export_pgn(server: Server, open_page: Opener, tmp_path: Path) -> None:
@@ -230,7 +249,8 @@ def test_draw_offer_judged_by_the_ladders_evaluation(server: Server, open_page: 
             assert "accepts" in answer
         else:
             assert "declines" in answer and play.data()["state"] == "your-turn"
-            assert "hidden" in play.text("#engine-info [data-field=score]")
+            score = play.text("#engine-info [data-field=score]")
+            assert "hidden" in score or "opening book" in score
     assert seen == {True, False}, "these moves were meant to give one of each verdict"
 
 
@@ -284,9 +304,9 @@ def test_slow_level_shows_its_clock(server: Server, open_page: Opener) -> None:
                 # as `ladder levels` prints it (half to even, as the page does)
                 assert f"Elo {rating['elo']:.0f} (" in option, (option, rating)
         if all(info["rating"] is None for info in table):
-            assert "not rated yet" in play.text("#strength-help")
+            assert "not rated yet" in (play.page.text_content("#strength-help") or "")
         else:
-            assert "not rated yet" not in play.text("#strength-help")
+            assert "not rated yet" not in (play.page.text_content("#strength-help") or "")
 
 
 def test_hint_drawn_as_an_arrow(server: Server, open_page: Opener) -> None:
