@@ -103,9 +103,12 @@ export class LadderApi {
     return this.request('POST', 'v1/position', { variant, moves, wxf: true }, signal);
   }
 
-  // The ladder's move; `strength` is what the strength selector gives ({level: n}).
-  move(variant, moves, strength, seed, signal) {
-    return this.request('POST', 'v1/move', { variant, moves, ...strength, seed }, signal);
+  // The ladder's move; `strength` is what the strength selector gives ({level: n});
+  // `clock` ({remaining_ms, increment_ms}) for a move on the clock.
+  move(variant, moves, strength, seed, signal, clock = null) {
+    const body = { variant, moves, ...strength, seed };
+    if (clock) body.clock = clock;
+    return this.request('POST', 'v1/move', body, signal);
   }
 }
 

@@ -13,6 +13,7 @@ import { Analysis } from './analysis.js';
 import { Board, destsOf, removedBy } from './board.js';
 import { pgnText } from './pgn.js';
 import { LANGUAGES, language, number, preferred, setLanguage, t } from './i18n.js';
+import { CLOCK_CHOICES, GameClock, clockText, parseClock } from './clock.js';
 
 const $ = id => document.getElementById(id);
 const app = $('app');
@@ -31,6 +32,7 @@ const REASONS = [
   'sixty-plies',
   'resigned',
   'draw-agreed',
+  'time',
 ];
 const reasonText = reason => (REASONS.includes(reason) ? t(`reason.${reason}`) : reason);
 const sideName = side => t(`side.${side}`);
@@ -159,11 +161,12 @@ function readSettings(seedText) {
     }
   }
   const player = colour === 'random' ? (Math.random() < 0.5 ? 'red' : 'black') : colour;
+  const clock = parseClock($('clock').value);
   localStorage.setItem(
     SETTINGS_STORAGE,
-    JSON.stringify({ variant, strength: $('strength').value, colour }),
+    JSON.stringify({ variant, strength: $('strength').value, colour, clock: $('clock').value }),
   );
-  return { variant, strengthValue: $('strength').value, player, seed };
+  return { variant, strengthValue: $('strength').value, player, seed, clock };
 }
 
 function restoreSettings() {
@@ -209,6 +212,20 @@ function restoreSettings() {
   else if (params.has('colour')) {
     wrong.push(t('address.bad_colour', { value: colour, allowed: COLOURS.join(', ') }));
   }
+  const clock = pick('clock', 'none');
+  try {
+    const control = parseClock(clock);
+    const value = control?.text ?? 'none';
+    if (![...$('clock').options].some(o => o.value === value)) {
+      $('clock').append(new Option(clockName(value), value));
+    }
+    $('clock').value = value;
+  } catch {
+    if (params.has('clock')) {
+      const choices = CLOCK_CHOICES.filter(c => c !== 'none').join(', ');
+      wrong.push(t('address.bad_clock', { value: clock, choices }));
+    }
+  }
   // The game in the address: its seed and moves (the seed box stays for new games).
   return {
     seed: params.get('seed'),
@@ -225,16 +242,19 @@ function saveGameInAddress() {
     colour: game.player,
     seed: String(game.seed),
   });
+  if (game.clock) params.set('clock', game.clock.text);
   if (game.moves.length) params.set('moves', game.moves.join(','));
   history.replaceState(null, '', `?${params}`);
 }
 
 // The game's identity: a stored answer is for the same rule set, strength, seed, colour.
-const gameKey = g => JSON.stringify([g.variant, g.strength, g.seed, g.player]);
+const gameKey = g => JSON.stringify([g.variant, g.strength, g.seed, g.player, g.clock?.text]);
 
 function saveGameInSession() {
   const stored = { key: gameKey(game), replies: [...game.replies], ended: null };
-  if (game.ended) stored.ended = { ...game.ended, moves: game.moves.join(',') };
+  stored.moves = game.moves.join(',');
+  if (game.ended) stored.ended = { ...game.ended, moves: stored.moves };
+  if (game.timer) stored.clock = game.timer.snapshot();
   sessionStorage.setItem(GAME_STORAGE, JSON.stringify(stored));
 }
 
@@ -248,6 +268,7 @@ function restoreFromSession(g) {
     stored = null;
   }
   if (!stored || stored.key !== gameKey(g)) return;
+  if (g.timer && stored.clock && stored.moves === g.moves.join(',')) g.timer.restore(stored.clock);
   for (const [ply, reply] of stored.replies) {
     if (ply <= g.moves.length && g.moves[ply - 1] === reply.move) g.replies.set(ply, reply);
   }
@@ -361,6 +382,7 @@ function hideError() {
 async function newGame(loaded = null) {
   cancelPending();
   hideError();
+  game?.timer?.stop();
   let settings;
   try {
     settings = readSettings(loaded?.seed ?? $('seed').value.trim());
@@ -384,7 +406,13 @@ async function newGame(loaded = null) {
     drawDeclined: -1, // the ply at which the ladder last declined a draw
     hint: null, // {ply, move, level, wxf, score}: the hint on the board
     flipped: false, // the ladder's side at the bottom
+    clock: settings.clock, // {text, initialMs, incrementMs} or null: no clock
+    timer: null, // its GameClock
   };
+  if (game.clock) {
+    const g = game;
+    g.timer = new GameClock(g.clock, side => flagFell(g, side));
+  }
   if (loaded) restoreFromSession(game);
   makeBoard();
   app.dataset.variant = game.variant;
@@ -464,6 +492,7 @@ function playerMoved(move) {
     return;
   }
   game.moves.push(move);
+  game.timer?.moved(game.player);
   board.lock();
   advance();
 }
@@ -482,11 +511,19 @@ async function advance() {
       setState('thinking');
       const moves = [...current.moves];
       startClock(current);
+      // On a clock the ladder's time runs from the request to its answer (the round
+      // trip), and the request says what it has left.
+      current.timer?.start(current.ladder);
+      const clock = current.timer && {
+        remaining_ms: Math.floor(current.timer.remaining(current.ladder)),
+        increment_ms: current.clock.incrementMs,
+      };
       const reply = await withRetry(
         t('what.ladder_move', { ladder: ladderName(current) }),
-        s => api.move(current.variant, moves, current.strength, current.seed, s),
+        s => api.move(current.variant, moves, current.strength, current.seed, s, clock),
         signal,
       );
+      current.timer?.moved(current.ladder);
       stopClock();
       current.moves.push(reply.move);
       current.replies.set(current.moves.length, reply);
@@ -632,6 +669,9 @@ function showPosition() {
   if (livePos || end) {
     setState(end ? 'over' : livePos.turn === game.player ? 'your-turn' : 'thinking');
   }
+  if (end) game.timer?.stop();
+  else if (livePos?.turn === game.player) game.timer?.start(game.player);
+  renderClocks();
   renderMoves();
   renderLadderMove();
   renderStatus();
@@ -896,7 +936,7 @@ const toMove = ply => (ply % 2 === 0 ? 'red' : 'black');
 
 // The player has a move of theirs to take back (not after resigning or a draw agreed).
 function canUndo() {
-  if (!game || game.ended) return false;
+  if (!game || game.ended || game.clock) return false; // no take-backs on a clock
   return game.moves.some((_, i) => toMove(i) === game.player);
 }
 
@@ -922,6 +962,54 @@ function undo() {
 }
 
 // ---- resigning, offering a draw ----------------------------------------------------------
+
+// ---- the game clock ------------------------------------------------------------------
+
+// A clock as the setup offers it: "5+3" -> "5 min + 3 s".
+function clockName(value) {
+  if (value === 'none') return t('clock.none');
+  const [minutes, increment] = value.split('+');
+  return t('clock.choice', { minutes, increment });
+}
+
+// A side's time ran out: it loses (the site's rules: games end by timeout too).
+function flagFell(g, side) {
+  if (game !== g || outcome(g)) return;
+  const winner = side === 'red' ? 'black' : 'red';
+  const text =
+    side === g.player
+      ? t('clock.you_flagged')
+      : t('clock.ladder_flagged', { ladder: ladderName(g) });
+  endGame({ reason: 'time', winner, result: winner === 'red' ? '1-0' : '0-1' }, text);
+}
+
+let clockTicker = null;
+
+// Both clocks by the names (the bottom one the bottom side's), and a tick while one runs.
+function renderClocks() {
+  const timer = game?.timer;
+  for (const [id, side] of [
+    ['top-clock', bottomSide() === 'red' ? 'black' : 'red'],
+    ['bottom-clock', bottomSide()],
+  ]) {
+    const el = $(id);
+    el.hidden = !timer;
+    if (!timer) continue;
+    const ms = timer.remaining(side);
+    el.textContent = clockText(ms);
+    el.dataset.side = side;
+    el.dataset.ms = String(Math.round(ms));
+    el.setAttribute('aria-label', t('clock.label', { side: sideName(side), time: clockText(ms) }));
+    el.classList.toggle('running', timer.running === side);
+    el.classList.toggle('low', ms < 10_000);
+  }
+  const running = !!timer?.running;
+  if (running && !clockTicker) clockTicker = setInterval(renderClocks, 100);
+  if (!running && clockTicker) {
+    clearInterval(clockTicker);
+    clockTicker = null;
+  }
+}
 
 function endGame(ended, text) {
   cancelPending();
@@ -1098,10 +1186,12 @@ async function useLanguage(code, remember = false) {
   $('language').value = code;
   for (const option of $('variant').options) option.text = variantName(option.value);
   fillStrength();
+  for (const option of $('clock').options) option.text = clockName(option.value);
   for (const option of $('hint-level').options) {
     option.text = t('strength.level', { n: option.value });
   }
   if (!game) return;
+  renderClocks();
   board.translate();
   renderNames();
   if (position(game)) showPosition();
@@ -1128,6 +1218,7 @@ async function start() {
   $('variant').replaceChildren(
     ...variants.variants.map(v => new Option(variantName(v.id), v.id)),
   );
+  $('clock').replaceChildren(...CLOCK_CHOICES.map(c => new Option(clockName(c), c)));
   const loaded = restoreSettings();
   $('flip').onclick = flip;
   $('variant').onchange = fillStrength;

@@ -93,6 +93,7 @@ def test_flip_the_board(server: Server, open_page: Opener) -> None:
         ("variant=xiangqi&level=9", "level 9"),
         ("level=abc", "level abc"),
         ("colour=green", "“green”"),
+        ("clock=abc", "“abc”"),
     ],
 )
 def test_wrong_address_is_said(server: Server, open_page: Opener, query: str, named: str) -> None:
