@@ -138,18 +138,23 @@ class Analyser:
                 f"nodes: at most {cfg.analysis_max_nodes} a position on this service",
                 field="nodes",
             )
-        if len(req.moves) > cfg.analysis_max_plies:
-            refused.inc()
-            raise InvalidRequest(
-                ErrorCode.INVALID_REQUEST,
-                f"moves: at most {cfg.analysis_max_plies} plies are analysed",
-                field="moves",
-            )
         if req.from_ply > len(req.moves) + 1:
             raise InvalidRequest(
                 ErrorCode.INVALID_REQUEST,
                 f"from_ply: the game has {len(req.moves)} plies",
                 field="from_ply",
+            )
+        # The bound is on the plies searched (from from_ply on), not on the game: a longer
+        # game is analysed in parts, each a request from the ply the last one stopped at.
+        analysed = len(req.moves) - req.from_ply + 1
+        if analysed > cfg.analysis_max_plies:
+            refused.inc()
+            raise InvalidRequest(
+                ErrorCode.INVALID_REQUEST,
+                f"moves: at most {cfg.analysis_max_plies} plies are analysed in one request "
+                f"({analysed} from ply {req.from_ply}); analyse a longer game in parts with "
+                "from_ply",
+                field="moves",
             )
         # the rules checker's verdict, worded as /v1/move's (the ply of an illegal move)
         await self.service.positions.judge(req.variant, req.fen, req.moves)

@@ -340,10 +340,25 @@ class VariantInfo(BaseModel):
     start_fen: str
 
 
+class Limits(BaseModel):
+    """The bounds of a game this service takes, so that a client can end or split a
+    game before a request is refused."""
+
+    max_moves: int = Field(
+        description="The most moves a request's `moves` may hold (`/v1/move`, "
+        "`/v1/position`, `/v1/analysis`): the rules checker's bound."
+    )
+    analysis_max_plies: int = Field(
+        description="The most plies one `/v1/analysis` request analyses (`moves` longer "
+        "than this are refused); a longer game is analysed in parts with `from_ply`."
+    )
+
+
 class VariantsResponse(BaseModel):
-    """The rule sets the service plays."""
+    """The rule sets the service plays, and the bounds of a game it takes."""
 
     variants: list[VariantInfo]
+    limits: Limits
 
 
 class Health(BaseModel):

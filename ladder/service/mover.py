@@ -35,7 +35,7 @@ from ladder.levels import (
     load_levels,
 )
 from ladder.notations import check_notations, moves_in
-from ladder.rules import Game
+from ladder.rules import MAX_MOVES, Game
 from ladder.service.config import ServiceConfig
 from ladder.service.drain import Drain
 from ladder.service.engine_slot import EngineSlot, SearchAttemptFailed, SlotFactory, default_slots
@@ -52,6 +52,7 @@ from ladder.service.models import (
     Health,
     LevelInfo,
     LevelsResponse,
+    Limits,
     MoveRequest,
     MoveResponse,
     PositionRequest,
@@ -422,7 +423,8 @@ class MoveService:
     def variants(self) -> VariantsResponse:
         """The rule sets served."""
         return VariantsResponse(
-            variants=[VariantInfo(id=v, start_fen=start_fen(v)) for v in VARIANT_IDS]
+            variants=[VariantInfo(id=v, start_fen=start_fen(v)) for v in VARIANT_IDS],
+            limits=Limits(max_moves=MAX_MOVES, analysis_max_plies=self.config.analysis_max_plies),
         )
 
     def health(self) -> Health:

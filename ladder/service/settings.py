@@ -335,7 +335,7 @@ class ServeSettings:
         parse=positive_int,
     )
     analysis_max_plies: int = option(
-        "the longest game analysed, in plies",
+        "the most plies one analysis request searches (from its from_ply), in plies",
         default=_service_default("analysis_max_plies"),
         group="analysis",
         parse=positive_int,

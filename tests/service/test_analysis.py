@@ -156,3 +156,27 @@ def test_a_stop_says_how_many_streams_it_ends_and_ends_them_resumably() -> None:
     assert 1 < last["resume_from_ply"] <= len(long_game)  # where another instance resumes
     (draining,) = [json.loads(x) for x in server.log_lines[start:] if '"draining"' in x]
     assert (draining["requests"], draining["analyses"]) == (0, 1), draining
+
+
+def test_a_longer_game_is_analysed_in_parts() -> None:
+    """The plies bound is on the plies one request searches, from `from_ply` on, not on
+    the game: a game longer than the bound is analysed in parts, and the service says
+    its bounds in `GET /v1/variants`."""
+    server = start_server("--analysis-max-plies", "4", engines=1)
+    try:
+        limits = httpx.get(server.url + "/v1/variants", timeout=30).json()["limits"]
+        assert limits == {"max_moves": 1000, "analysis_max_plies": 4}
+        body = {"variant": "xiangqi", "moves": GAME, "nodes": NODES}
+        r = httpx.post(server.url + "/v1/analysis", json=body, timeout=60)
+        assert r.status_code == 422, r.text
+        error = r.json()["error"]
+        assert error["field"] == "moves" and "at most 4 plies" in error["message"]
+        assert "(8 from ply 1)" in error["message"]
+        first = stream(server, {**body, "moves": GAME[:4]})
+        second = stream(server, {**body, "from_ply": 5})
+        assert [p["ply"] for p in first[1:-1] + second[1:-1]] == list(range(1, 9))
+        assert second[-1]["from_ply"] == 5 and second[-1]["red"]["moves"] == 2
+        r = httpx.post(server.url + "/v1/analysis", json={**body, "from_ply": 4}, timeout=60)
+        assert r.status_code == 422 and "(5 from ply 4)" in r.json()["error"]["message"]
+    finally:
+        server.stop()

@@ -24,12 +24,47 @@ function scoreText(score) {
   return '';
 }
 
+// One summary of the whole game from the summaries of its parts (a game analysed in
+// parts, or resumed): the counts added, the average loss weighted by each part's moves;
+// the accuracy only from a single part (lichess's game accuracy is not an average of
+// its parts' accuracies). Null until the parts cover the game from its first ply.
+function combined(summaries, plies) {
+  const parts = [...summaries.values()].sort((a, b) => a.from_ply - b.from_ply);
+  let next = 1;
+  for (const part of parts) {
+    if (part.from_ply !== next) return null;
+    next += part.red.moves + part.black.moves;
+  }
+  if (next !== plies + 1) return null;
+  if (parts.length === 1) return parts[0];
+  const side = name => {
+    const all = parts.map(p => p[name]);
+    const moves = all.reduce((n, s) => n + s.moves, 0);
+    const scored = all.filter(s => s.mean_loss_cp != null);
+    const weight = scored.reduce((n, s) => n + s.moves, 0);
+    return {
+      moves,
+      inaccuracies: all.reduce((n, s) => n + s.inaccuracies, 0),
+      mistakes: all.reduce((n, s) => n + s.mistakes, 0),
+      blunders: all.reduce((n, s) => n + s.blunders, 0),
+      mean_loss_cp: weight
+        ? scored.reduce((n, s) => n + s.mean_loss_cp * s.moves, 0) / weight
+        : null,
+      accuracy: null,
+    };
+  };
+  return { from_ply: 1, plies, red: side('red'), black: side('black') };
+}
+
 export class Analysis {
   // api: LadderApi; view(ply): show that position; refresh(): draw the move list again.
   constructor({ api, view, refresh }) {
     this.api = api;
     this.view = view;
     this.refresh = refresh;
+    // GET /v1/variants' bounds (the page sets them): one request analyses at most
+    // `analysis_max_plies` plies, so a longer game goes in parts through `from_ply`.
+    this.limits = { analysis_max_plies: Infinity };
     this.reset(null);
   }
 
@@ -39,6 +74,7 @@ export class Analysis {
     this.game = game;
     this.moves = []; // the moves analysed (a prefix of the game's)
     this.plies = new Map(); // ply -> the stream's ply line
+    this.summaries = new Map(); // from_ply -> the summary of the part from there
     this.summary = null;
     this.requested = false;
     this.shown = 0;
@@ -62,6 +98,7 @@ export class Analysis {
     this.controller = null;
     this.moves = this.moves.slice(0, ply);
     for (const p of [...this.plies.keys()]) if (p > ply) this.plies.delete(p);
+    this.summaries.clear();
     this.summary = null;
     this.draw();
   }
@@ -80,6 +117,7 @@ export class Analysis {
     const nodes = this.nodes();
     if (this.nodesUsed !== nodes) {
       this.plies.clear();
+      this.summaries.clear();
       this.summary = null;
     }
     this.nodesUsed = nodes;
@@ -99,9 +137,14 @@ export class Analysis {
     this.refresh();
     let failed = null;
     try {
-      const body = { variant: game.variant, moves, from_ply: fromPly };
-      if (nodes) body.nodes = nodes;
-      await this.api.analysis(body, line => this.take(line), controller.signal);
+      // In parts of at most the service's bound, each from where the last one stopped.
+      while (fromPly <= moves.length && !this.errorLine) {
+        const end = Math.min(moves.length, fromPly - 1 + this.limits.analysis_max_plies);
+        const body = { variant: game.variant, moves: moves.slice(0, end), from_ply: fromPly };
+        if (nodes) body.nodes = nodes;
+        await this.api.analysis(body, line => this.take(line), controller.signal);
+        while (this.plies.has(fromPly)) fromPly++;
+      }
     } catch (err) {
       if (err.name === 'AbortError') return;
       if (!(err instanceof ApiError)) throw err;
@@ -140,7 +183,8 @@ export class Analysis {
       this.draw();
       this.refresh();
     } else if (line.type === 'summary') {
-      if (line.from_ply === 1) this.summary = line;
+      this.summaries.set(line.from_ply, line);
+      this.summary = combined(this.summaries, this.moves.length);
     } else if (line.type === 'error') {
       this.errorLine = line;
     }

@@ -33,8 +33,10 @@ const REASONS = [
   'resigned',
   'draw-agreed',
   'time',
+  'move-limit',
 ];
-const reasonText = reason => (REASONS.includes(reason) ? t(`reason.${reason}`) : reason);
+const reasonText = reason =>
+  REASONS.includes(reason) ? t(`reason.${reason}`, { max: number(limits.max_moves) }) : reason;
 const sideName = side => t(`side.${side}`);
 // The ladder accepts a draw when its own last evaluation of the position (its score for
 // the move that led here) is at most this: it expects to lose (docs/play.md).
@@ -53,6 +55,9 @@ const MAX_SEED = Number.MAX_SAFE_INTEGER;
 let levels = {}; // variant -> [LevelInfo] from GET /v1/levels
 let eloRanges = {}; // variant -> {low, high} or null (not every level measured yet)
 let startFens = {}; // variant -> start FEN from GET /v1/variants
+// The bounds of a game the service takes (GET /v1/variants' `limits`): the moves of one
+// request, and the plies one analysis request searches.
+let limits = { max_moves: Infinity, analysis_max_plies: Infinity };
 let game = null; // the game on the board
 let board = null;
 let pending = null; // AbortController of what the page is waiting for
@@ -227,11 +232,13 @@ function restoreSettings() {
     }
   }
   // The game in the address: its seed and moves (the seed box stays for new games).
-  return {
-    seed: params.get('seed'),
-    moves: params.has('moves') ? params.get('moves').split(',').filter(Boolean) : [],
-    wrong,
-  };
+  const moves = params.has('moves') ? params.get('moves').split(',').filter(Boolean) : [];
+  if (moves.length > limits.max_moves) {
+    wrong.push(
+      t('address.too_long', { n: number(moves.length), max: number(limits.max_moves) }),
+    );
+  }
+  return { seed: params.get('seed'), moves, wrong };
 }
 
 // Keep the game in the address (replaced, not pushed: Back leaves the page).
@@ -541,6 +548,14 @@ async function advance() {
   }
 }
 
+// A game as long as the service takes (its moves in one request) ends there, said
+// plainly, before a longer request would be refused: a draw, as no side has won.
+function reachBound(g) {
+  if (g.ended || position(g)?.outcome || g.moves.length < limits.max_moves) return;
+  g.ended = { reason: 'move-limit', winner: null, result: '1/2-1/2' };
+  $('offer-answer').textContent = t('bound.moves', { max: number(limits.max_moves) });
+}
+
 function position(g) {
   return g.positions[g.moves.length];
 }
@@ -562,6 +577,7 @@ async function judge(current, signal) {
       signal,
     );
   }
+  reachBound(current);
   showPosition();
 }
 
@@ -1215,6 +1231,8 @@ async function start() {
   levels = table.levels;
   eloRanges = table.elo_range || {};
   startFens = Object.fromEntries(variants.variants.map(v => [v.id, v.start_fen]));
+  limits = variants.limits ?? limits;
+  analysis.limits = limits;
   $('variant').replaceChildren(
     ...variants.variants.map(v => new Option(variantName(v.id), v.id)),
   );
