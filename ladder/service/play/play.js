@@ -477,17 +477,14 @@ function strengthText(g) {
 // The players' names (the ladder's with its strength) and the game's title.
 function renderNames() {
   const ladder = ladderName(game);
-  const strength = strengthText(game);
-  const side = sideName(game.ladder);
   const names = {
-    [game.ladder]: strength
-      ? t('side.ladder_strength', { ladder, strength, side })
-      : t('side.ladder', { ladder, side }),
-    [game.player]: t('side.you', { side: sideName(game.player) }),
+    [game.ladder]: [t('side.ladder', { ladder, side: sideName(game.ladder) }), strengthText(game)],
+    [game.player]: [t('side.you', { side: sideName(game.player) }), null],
   };
   const top = game.flipped ? game.player : game.ladder;
-  $('top-name').textContent = names[top];
-  $('bottom-name').textContent = names[top === game.player ? game.ladder : game.player];
+  const bottom = top === game.player ? game.ladder : game.player;
+  [$('top-name').textContent, $('top-strength').textContent] = names[top];
+  [$('bottom-name').textContent, $('bottom-strength').textContent] = names[bottom];
   $('game-title').textContent = t('game.title', { variant: variantName(game.variant), ladder });
 }
 
@@ -797,8 +794,12 @@ function describeMove(ply) {
   return text;
 }
 
+// The move list: each move a button (a click or Enter shows that position); one of them
+// in the Tab order, the shown one (or the last), and the arrow keys, Home and End step
+// from there with the focus following the shown move.
 function renderMoves() {
   const list = $('moves');
+  const hadFocus = list.contains(document.activeElement);
   const rows = [];
   const ply = game.moves.length;
   const shown = shownPly();
@@ -812,6 +813,7 @@ function renderMoves() {
       const cell = moveCell(p, wxf[p - 1] ?? game.moves[p - 1], p === ply);
       if (p === shown) {
         cell.classList.add('shown');
+        cell.setAttribute('aria-current', 'step');
         current = cell;
       }
       li.append(cell);
@@ -819,13 +821,18 @@ function renderMoves() {
     rows.push(li);
   }
   list.replaceChildren(...rows);
+  const tabbable = current ?? list.querySelector(shown === 0 ? '.move' : '.move.last');
+  if (tabbable) tabbable.tabIndex = 0;
+  if (hadFocus) (tabbable ?? $('moves-heading')).focus({ preventScroll: true });
   const scroller = list.parentElement;
   if (game.viewPly === null || !current) scroller.scrollTop = scroller.scrollHeight;
   else scroller.scrollTop = current.offsetTop - scroller.offsetTop - scroller.clientHeight / 2;
 }
 
 function moveCell(ply, text, last) {
-  const cell = document.createElement('span');
+  const cell = document.createElement('button');
+  cell.type = 'button';
+  cell.tabIndex = -1;
   cell.className = 'move';
   cell.dataset.ply = String(ply);
   cell.dataset.move = game.moves[ply - 1];
@@ -1267,7 +1274,7 @@ async function start() {
   // Off the board and the form: arrows step through the game, Home and End.
   document.addEventListener('keydown', event => {
     if (!game || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
-    if (event.target.closest?.('#board, input, select, textarea, .pocket')) return;
+    if (event.target.closest?.('#board, input, select, textarea, .pocket, summary')) return;
     const to = {
       ArrowLeft: shownPly() - 1,
       ArrowRight: shownPly() + 1,

@@ -115,9 +115,9 @@ def test_switch_mid_game_and_remembered(server: Server, open_page: Opener, artif
     check_language(play, "zh-Hant")
     hant = catalogue("zh-Hant")
     assert play.page.locator("#engine-info dt").first.inner_text() == hant["engine.move"]
-    top = play.text("#top-name")  # the ladder's name, its strength, its side
-    assert top.startswith(hant["strength.level"].format(n=1) + " · "), top
-    assert top.endswith(" · " + hant["side.black"]), top
+    assert play.text("#top-name") == hant["side.ladder"].format(
+        ladder=hant["strength.level"].format(n=1), side=hant["side.black"]
+    )
     label = play.page.get_attribute("#board", "aria-label")
     assert label == hant["board.label"]
     play.screenshot(artifacts / "language-zh-Hant-phone.png")
