@@ -1,7 +1,11 @@
-"""The README's screenshot of the /play page: an atomic-xiangqi game in progress.
+"""The README's screenshot of the /play page, and docs/play.md's in each language at
+desktop and phone sizes: an atomic-xiangqi game in progress on a 10+5 clock.
 
     make serve &                       # or any `ladder serve`
     .venv/bin/python scripts/screenshot_play.py [--url http://127.0.0.1:8000] [--out docs/play.png]
+        [--language en|zh-Hans|zh-Hant] [--phone]
+
+The language is the browser's (en-US, zh-CN, zh-TW): the page starts in it.
 
 Plays Red by clicking the service's level-5 moves on the page against level 1 (seed 8)
 until the ladder's answer has just blown something up, then takes the screenshot:
@@ -15,6 +19,7 @@ import argparse
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 from playwright.sync_api import sync_playwright
@@ -22,6 +27,8 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 FILES = "abcdefghi"
+#: The browser's language for each of the page's: the page starts in it.
+LOCALES = {"en": "en-US", "zh-Hans": "zh-CN", "zh-Hant": "zh-TW"}
 SETTLED = """n => { const d = document.getElementById('app').dataset;
   return d.state === 'over' || (d.state === 'your-turn' && Number(d.ply) >= n); }"""
 
@@ -31,11 +38,20 @@ def main() -> int:
     ap.add_argument("--url", default="http://127.0.0.1:8000")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "play.png")
     ap.add_argument("--seed", type=int, default=8, help="the ladder's seed")
+    ap.add_argument("--language", choices=sorted(LOCALES), default="en")
+    ap.add_argument("--phone", action="store_true", help="390 x 844, as a phone")
     args = ap.parse_args()
+    device: dict[str, Any] = (
+        {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True,
+         "has_touch": True} if args.phone else {"viewport": {"width": 1200, "height": 760}}
+    )  # fmt: skip
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
-        page = browser.new_page(viewport={"width": 1200, "height": 760})
-        page.goto(f"{args.url}/play?variant=atomic-xiangqi&level=1&colour=red&seed={args.seed}")
+        page = browser.new_page(**device, locale=LOCALES[args.language])
+        page.goto(
+            f"{args.url}/play?variant=atomic-xiangqi&level=1&colour=red&seed={args.seed}"
+            "&clock=10%2B5"
+        )
         board = page.locator("cg-board")
         for _ in range(60):
             page.wait_for_function(SETTLED, arg=0, timeout=60_000)
