@@ -8,6 +8,7 @@
 import { ApiError } from './api.js';
 import { drawGraph, judgementName } from './graph.js';
 import { number, t } from './i18n.js';
+import { NOTATIONS, lineText } from './notation.js';
 
 const $ = id => document.getElementById(id);
 const SIGNS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
@@ -140,7 +141,12 @@ export class Analysis {
       // In parts of at most the service's bound, each from where the last one stopped.
       while (fromPly <= moves.length && !this.errorLine) {
         const end = Math.min(moves.length, fromPly - 1 + this.limits.analysis_max_plies);
-        const body = { variant: game.variant, moves: moves.slice(0, end), from_ply: fromPly };
+        const body = {
+          variant: game.variant,
+          moves: moves.slice(0, end),
+          from_ply: fromPly,
+          notations: NOTATIONS,
+        };
         if (nodes) body.nodes = nodes;
         await this.api.analysis(body, line => this.take(line), controller.signal);
         while (this.plies.has(fromPly)) fromPly++;
@@ -253,12 +259,15 @@ export class Analysis {
       const name = played.judgement ? judgementName(played.judgement) : t('analysis.move');
       let text = t('analysis.verdict', {
         name,
-        wxf: played.wxf,
+        wxf: lineText(played, 'move'),
         ply: played.ply,
         score: scoreText(played.eval_after),
       });
-      if (played.judgement && played.best_wxf) {
-        text += t('analysis.best_was', { best: played.best_wxf, line: played.pv_wxf.join(' ') });
+      if (played.judgement && played.best) {
+        text += t('analysis.best_was', {
+          best: lineText(played, 'best'),
+          line: lineText(played, 'pv').join(' '),
+        });
       }
       p.textContent = `${text}.`;
       if (played.judgement) p.classList.add(played.judgement);
@@ -270,13 +279,13 @@ export class Analysis {
         parts.push(note);
       }
     }
-    if (next && next.pv_wxf.length) {
+    if (next && next.pv.length) {
       const p = document.createElement('p');
       p.className = 'line';
       p.dataset.best = next.best ?? '';
       p.textContent = t('analysis.best_line', {
         score: scoreText(next.eval_before),
-        line: next.pv_wxf.join(' '),
+        line: lineText(next, 'pv').join(' '),
       });
       parts.push(p);
     }
@@ -332,7 +341,7 @@ export class Analysis {
     mark.textContent = SIGNS[line.judgement];
     mark.title = t('analysis.mark_title', {
       name: judgementName(line.judgement),
-      best: line.best_wxf,
+      best: lineText(line, 'best'),
     });
     cell.dataset.judgement = line.judgement;
     cell.querySelector('b').after(mark);

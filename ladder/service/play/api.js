@@ -2,6 +2,8 @@
 // ApiError with the service's own code and message, and `retryAfter` (seconds) when the
 // service said when to come back (503 busy, 429 rate limit).
 
+import { NOTATIONS } from './notation.js';
+
 const KEY_STORAGE = 'mistboard-ladder-api-key';
 
 export class ApiError extends Error {
@@ -98,9 +100,10 @@ export class LadderApi {
     return this.request('GET', 'v1/levels', undefined, signal);
   }
 
-  // The rules checker's verdict: fen, turn, legal_moves, check, outcome, and the moves in WXF.
+  // The rules checker's verdict: fen, turn, legal_moves, check, outcome, and the moves in
+  // every notation the page writes (notation.js).
   position(variant, moves, signal) {
-    return this.request('POST', 'v1/position', { variant, moves, wxf: true }, signal);
+    return this.request('POST', 'v1/position', { variant, moves, notations: NOTATIONS }, signal);
   }
 
   // The ladder's move; `strength` is what the strength selector gives ({level: n});

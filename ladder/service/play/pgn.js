@@ -1,7 +1,8 @@
 // The game as PGN, with the tags ladder/match/output/pgn.py writes for a match game (the seven
 // standard ones, White being Red; then Game "Chinese Chess" and Format, as xqbase-style
 // readers expect, Variant, FEN and SetUp), and the moves in WXF (as the service wrote
-// them, POST /v1/position with `wxf`) or in ICCS (H2-E2, ranks 0-9; drops A@E2).
+// them, POST /v1/position's `notations`), in Chinese (炮二平五, Format "Chinese", as
+// `ladder match --pgn-notation chinese` writes it) or in ICCS (H2-E2, ranks 0-9; drops A@E2).
 
 // 'h3e3' -> 'H2-E2'; 'A@e3' -> 'A@E2'.
 export function iccsMove(move) {
@@ -15,12 +16,13 @@ export function iccsMove(move) {
 
 const quote = value => `"${String(value).replaceAll('\\', '/').replaceAll('"', "'")}"`;
 
-// The PGN text of a game: `moves` in the API's notation, `wxf` the same in WXF.
+// The PGN text of a game: `moves` in the API's notation; `notation` 'iccs', or the one
+// `written` is in ('wxf', 'chinese', 'chinese-traditional').
 export function pgnText({
   variant,
   startFen,
   moves,
-  wxf,
+  written,
   notation,
   red,
   black,
@@ -42,7 +44,7 @@ export function pgnText({
     ['Black', black],
     ['Result', result],
     ['Game', 'Chinese Chess'],
-    ['Format', notation === 'iccs' ? 'ICCS' : 'WXF'],
+    ['Format', { iccs: 'ICCS', wxf: 'WXF' }[notation] ?? 'Chinese'],
     ['Red', red],
     ['Variant', variant],
     ['FEN', startFen],
@@ -51,12 +53,12 @@ export function pgnText({
     ['PlyCount', String(moves.length)],
     ['Seed', String(seed)],
   ];
-  const written = notation === 'iccs' ? moves.map(iccsMove) : wxf;
+  const shown = notation === 'iccs' ? moves.map(iccsMove) : written;
   const fields = startFen.split(' ');
   const blackFirst = fields[1] === 'b';
   let fullmove = Number(fields.at(-1)) || 1;
   const tokens = [];
-  written.forEach((move, i) => {
+  shown.forEach((move, i) => {
     const redMoves = i % 2 === 0 !== blackFirst;
     if (redMoves) tokens.push(`${fullmove}.`);
     else if (i === 0) tokens.push(`${fullmove}...`);

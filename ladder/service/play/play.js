@@ -14,6 +14,7 @@ import { Board, destsOf, removedBy } from './board.js';
 import { pgnText } from './pgn.js';
 import { LANGUAGES, language, number, preferred, setLanguage, t } from './i18n.js';
 import { CLOCK_CHOICES, GameClock, clockText, parseClock } from './clock.js';
+import { CHOICES, notationChoice, notationName, setNotationChoice, written } from './notation.js';
 
 const $ = id => document.getElementById(id);
 const app = $('app');
@@ -744,7 +745,7 @@ function setState(state) {
   analysis.enable(!!game && !!position(game));
   // No game on the board (its start was refused): nothing to step through or export.
   const none = !game || !position(game);
-  for (const id of ['pgn-wxf', 'pgn-iccs']) $(id).disabled = none;
+  for (const id of ['pgn-notation', 'pgn-iccs']) $(id).disabled = none;
   $('flip').disabled = none;
   if (none) for (const id of ['first', 'back', 'forward', 'last']) $(id).disabled = true;
   if (state === 'checking') $('status').textContent = t('status.checking');
@@ -779,15 +780,16 @@ function renderStatus() {
   }
 }
 
-function wxfOf(ply) {
-  return game.positions[game.moves.length]?.wxf?.[ply - 1] ?? game.moves[ply - 1];
+// The move of `ply` in the notation chosen.
+function moveText(ply) {
+  return written(game.positions[game.moves.length]?.notations, game.moves)[ply - 1] ?? game.moves[ply - 1];
 }
 
 function describeMove(ply) {
   const side = sideName(toMove(ply - 1));
   const pos = game.positions[ply];
   const blast = game.blasts.get(ply) || [];
-  let text = t('moves.played', { side, wxf: wxfOf(ply), move: game.moves[ply - 1] });
+  let text = t('moves.played', { side, wxf: moveText(ply), move: game.moves[ply - 1] });
   if (blast.length) text += t('moves.blast', { points: blast.join(', ') });
   if (pos?.outcome?.reason === 'checkmate') text += t('moves.played_mate');
   else if (pos?.check && !pos.outcome) text += t('moves.played_check');
@@ -803,14 +805,14 @@ function renderMoves() {
   const rows = [];
   const ply = game.moves.length;
   const shown = shownPly();
-  const wxf = game.positions[ply]?.wxf || [];
+  const texts = written(game.positions[ply]?.notations, game.moves);
   let current = null;
   for (let i = 0; i < ply; i += 2) {
     const li = document.createElement('li');
     li.append(tag('no', `${i / 2 + 1}.`));
     for (const p of [i + 1, i + 2]) {
       if (p > ply) break;
-      const cell = moveCell(p, wxf[p - 1] ?? game.moves[p - 1], p === ply);
+      const cell = moveCell(p, texts[p - 1] ?? game.moves[p - 1], p === ply);
       if (p === shown) {
         cell.classList.add('shown');
         cell.setAttribute('aria-current', 'step');
@@ -947,7 +949,7 @@ function renderLadderMove() {
   );
   box.replaceChildren(
     list([
-      ['move', `${wxfOf(ply)} (${r.move})`],
+      ['move', notationName() === 'coordinates' ? r.move : `${moveText(ply)} (${r.move})`],
       ['score', score],
     ]),
     more,
@@ -985,6 +987,20 @@ function undo() {
 }
 
 // ---- resigning, offering a draw ----------------------------------------------------------
+
+// ---- the notation ----------------------------------------------------------------------
+
+// The switch, the move list's heading, the PGN button and every move shown, in the
+// notation chosen.
+function renderNotation() {
+  const select = $('notation');
+  select.replaceChildren(...CHOICES.map(c => new Option(t(`notation.${c}`), c)));
+  select.value = notationChoice();
+  $('moves-notation').textContent = t('notation.heading', { name: t(`notation.${select.value}`) });
+  $('pgn-notation').textContent = t('export.pgn', { name: t(`notation.${select.value}`) });
+  if (game && position(game)) showPosition();
+  analysis.draw();
+}
 
 // ---- the game clock ------------------------------------------------------------------
 
@@ -1137,7 +1153,7 @@ async function hint() {
     const reply = await api.move(g.variant, [...g.moves], { level }, g.seed);
     const after = await api.position(g.variant, [...g.moves, reply.move]);
     if (game !== g || g.moves.length !== ply) return;
-    const wxf = after.wxf?.[ply] ?? reply.move;
+    const wxf = written(after.notations, [...g.moves, reply.move])[ply] ?? reply.move;
     g.hint = { ply, move: reply.move, level, wxf, score: reply.score };
     const score = scoresShown() && reply.score.cp != null ? ` (${scoreText(reply.score)})` : '';
     $('hint-text').textContent = t('hint.text', { n: level, wxf, move: reply.move, score });
@@ -1154,14 +1170,16 @@ async function hint() {
 
 // ---- export ------------------------------------------------------------------------------
 
-function exportPgn(notation) {
+// kind: 'iccs', or 'written' (the moves as the notation chosen writes them).
+function exportPgn(kind) {
   if (!game || !position(game)) return;
+  const notation = kind === 'iccs' ? 'iccs' : notationName();
   const end = outcome(game);
   const text = pgnText({
     variant: game.variant,
     startFen: startFens[game.variant],
     moves: game.moves,
-    wxf: position(game).wxf,
+    written: written(position(game).notations, game.moves),
     notation,
     red: game.player === 'red' ? t('pgn.you') : t('pgn.ladder', { ladder: ladderName(game) }),
     black: game.player === 'black' ? t('pgn.you') : t('pgn.ladder', { ladder: ladderName(game) }),
@@ -1210,6 +1228,7 @@ async function useLanguage(code, remember = false) {
   for (const option of $('variant').options) option.text = variantName(option.value);
   fillStrength();
   for (const option of $('clock').options) option.text = clockName(option.value);
+  renderNotation();
   for (const option of $('hint-level').options) {
     option.text = t('strength.level', { n: option.value });
   }
@@ -1260,7 +1279,12 @@ async function start() {
   $('last').onclick = () => view(Infinity);
   $('hint').onclick = hint;
   $('analyse').onclick = () => analysis.start();
-  $('pgn-wxf').onclick = () => exportPgn('wxf');
+  $('pgn-notation').onclick = () => exportPgn(notationName() === 'coordinates' ? 'iccs' : 'written');
+  $('notation').onchange = () => {
+    setNotationChoice($('notation').value);
+    renderNotation();
+  };
+  renderNotation();
   $('pgn-iccs').onclick = () => exportPgn('iccs');
   $('show-score').checked = localStorage.getItem(SCORE_STORAGE) === 'true';
   $('show-score').onchange = () => {

@@ -64,8 +64,8 @@ def test_move_list_by_keyboard(server: Server, open_page: Opener) -> None:
         "#moves .move", "ms => ms.filter(m => m.tabIndex === 0).map(m => m.dataset.ply)"
     )
     assert tabbable == [str(len(moves))]
-    play.page.focus("#show-score")
-    play.page.keyboard.press("Tab")  # the next stop is the move list
+    play.page.focus("#notation")
+    play.page.keyboard.press("Tab")  # the next stop after the notation switch: the move list
     assert play.page.evaluate(focused) == str(len(moves))
     play.page.keyboard.press("ArrowLeft")
     play.page.wait_for_function("n => document.getElementById('app').dataset.viewPly === n",

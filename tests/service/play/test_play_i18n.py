@@ -62,7 +62,7 @@ def test_every_key_the_page_uses_is_catalogued() -> None:
     assert len(used) > 100
     assert used <= set(english), used - set(english)
     prefixes = {p for src in sources for p in TEMPLATE_KEY.findall(src)}
-    assert prefixes == {"variant", "reason", "side", "piece", "judgement", "engine"}
+    assert prefixes == {"variant", "reason", "side", "piece", "judgement", "engine", "notation"}
     for prefix in prefixes:
         assert any(k.startswith(f"{prefix}.") for k in english), prefix
 

@@ -380,7 +380,7 @@ def test_refused_game_is_said(server: Server, open_page: Opener) -> None:
     # buttons threw "Cannot read properties of null", a page error the driver fails on)
     play.page.goto(f"{server.url}/play?variant=xiangqi&level=1&colour=red&seed=abc")
     play.page.locator("#error[data-code=page]").wait_for(state="visible", timeout=WAIT_MS)
-    for button in ("first", "back", "forward", "last", "pgn-wxf", "pgn-iccs"):
+    for button in ("first", "back", "forward", "last", "pgn-notation", "pgn-iccs"):
         assert play.page.locator(f"#{button}").is_disabled(), button
     play.page.keyboard.press("ArrowLeft")
     assert "Loading" not in play.page.locator("#status").inner_text()

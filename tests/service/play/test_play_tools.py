@@ -198,7 +198,7 @@ def test_resign_and_export_pgn(server: Server, open_page: Opener, tmp_path: Path
     final = position(server.url, "xiangqi", moves)["fen"]
     assert board.to_fen().split()[0] == final.split()[0]
 
-    wxf = play.download("#pgn-wxf")
+    wxf = play.download("#pgn-notation")
     (game,) = read_pgn(wxf)
     assert game.headers["Format"] == "WXF"
     assert replay(game).moves == moves
