@@ -314,7 +314,7 @@ def openings(args: argparse.Namespace) -> Any:
 
 
 def _pgn_options(args: argparse.Namespace) -> Any:
-    from ladder.match.output.pgn_file import PgnOptions
+    from ladder.match.output.pgn import PgnOptions
 
     if args.pgn is None:
         if args.pgn_min or args.pgn_notation != "wxf":
@@ -330,11 +330,11 @@ def _failure_limit(args: argparse.Namespace) -> int | None:
 
 
 def run_options(args: argparse.Namespace, report: TextIO) -> Any:
-    """The run's :class:`~ladder.match.runner.match_run.RunOptions` (the PGN options and
+    """The run's :class:`~ladder.match.runner.run_loop.RunOptions` (the PGN options and
     the failure limit checked, the folders of the files it writes too)."""
     from ladder.match.output.paths import check_output_path
     from ladder.match.output.store import check_db_path
-    from ladder.match.runner.match_run import RunOptions
+    from ladder.match.runner.run_loop import RunOptions
 
     pgn, limit = _pgn_options(args), _failure_limit(args)
     check_db_path(args.db)  # a typo must not leave a database where nobody looks

@@ -25,8 +25,17 @@ from ladder.match.exit_codes import ExitCode
 from ladder.match.game.adjudication import Adjudication
 from ladder.match.game.play import GameRecord
 from ladder.match.openings import Opening, suite_digest
+from ladder.match.output.outputs import Output, OutputContext, RunView
 
-__all__ = ["SCHEMA", "STATUS", "document_head", "game_entry", "write_json"]
+__all__ = [
+    "SCHEMA",
+    "STATUS",
+    "JsonOutput",
+    "document_head",
+    "game_entry",
+    "json_output",
+    "write_json",
+]
 
 SCHEMA = 1
 
@@ -124,3 +133,31 @@ def write_json(target: str | Path, document: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text + "\n")
     tmp.replace(path)
+
+
+class JsonOutput(Output):
+    """``--json FILE``: the run's document every ``interval`` games stored and at the
+    end; ``--json -``: at the end only."""
+
+    def __init__(self, run: RunView, target: Path | str, interval: int):
+        self.run, self.target, self.interval = run, target, interval
+        self._since = 0
+
+    def add(self, record: GameRecord) -> None:
+        if str(self.target) == "-":
+            return
+        self._since += 1
+        if self._since >= self.interval:
+            self._since = 0
+            write_json(self.target, self.run.document(None))
+
+    def finish(self, code: ExitCode) -> None:
+        write_json(self.target, self.run.document(code))
+
+
+def json_output(context: OutputContext) -> Output | None:
+    """The JSON output of a run that has ``--json``."""
+    options = context.options
+    if options.json_path is None:
+        return None
+    return JsonOutput(context.run, options.json_path, options.json_interval)

@@ -23,6 +23,7 @@ import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ladder.match.game.clocks import format_clock
@@ -35,6 +36,7 @@ from ladder.wxf import WxfError, WxfWriter, canonical_from_iccs, iccs_move, wxf_
 __all__ = [
     "PgnError",
     "PgnGame",
+    "PgnOptions",
     "canonical_from_iccs",
     "format_pgn",
     "iccs_move",
@@ -333,3 +335,17 @@ def replay(pgn: PgnGame, variant: str | None = None) -> Game:
         except WxfError as exc:
             raise PgnError(f"ply {ply}: {exc}") from exc
     return game
+
+
+@dataclass(frozen=True)
+class PgnOptions:
+    """Where and how a run writes its games as PGN (:func:`format_pgn`)."""
+
+    path: Path
+    notation: str = "wxf"
+    minimal: bool = False
+
+    def render(self, record: Any) -> str:
+        if self.notation == "wxf" and not self.minimal and record.pgn:
+            return str(record.pgn)  # what the worker wrote, the same text
+        return format_pgn(record, notation=self.notation, minimal=self.minimal)

@@ -1,32 +1,19 @@
-"""A run's PGN file (``--pgn``): where and how the games are written
-(:class:`PgnOptions`) and the file kept in step with the results database
-(:class:`PgnWriter`)."""
+"""A run's PGN file (``--pgn``): the file kept in step with the results database
+(:class:`PgnWriter`), written where and how :class:`~ladder.match.output.pgn.PgnOptions`
+says."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from ladder.match.exit_codes import ExitCode
 from ladder.match.game.play import GameRecord
-from ladder.match.output.pgn import format_pgn, tag_pair
+from ladder.match.output.outputs import Output, OutputContext
+from ladder.match.output.pgn import PgnOptions, tag_pair
 from ladder.match.output.store import ResultStore
 
-__all__ = ["PgnOptions", "PgnWriter", "foreign_games"]
-
-
-@dataclass(frozen=True)
-class PgnOptions:
-    """Where and how a run writes its games as PGN (:func:`ladder.match.output.pgn.format_pgn`)."""
-
-    path: Path
-    notation: str = "wxf"
-    minimal: bool = False
-
-    def render(self, record: GameRecord) -> str:
-        if self.notation == "wxf" and not self.minimal and record.pgn:
-            return record.pgn  # what the worker wrote, the same text
-        return format_pgn(record, notation=self.notation, minimal=self.minimal)
+__all__ = ["PgnOptions", "PgnOutput", "PgnWriter", "foreign_games", "pgn_output"]
 
 
 class PgnWriter:
@@ -68,6 +55,32 @@ class PgnWriter:
             self._file.close()
             self._file = None
             self._rewrite()
+
+
+class PgnOutput(Output):
+    """``--pgn``: the run's :class:`PgnWriter`."""
+
+    def __init__(self, options: PgnOptions, store: ResultStore, match_ids: list[str]):
+        self.options, self.store, self.match_ids = options, store, match_ids
+        self._writer: PgnWriter | None = None
+
+    def start(self, stored: object) -> None:
+        self._writer = PgnWriter(self.options, self.store, self.match_ids)
+
+    def add(self, record: GameRecord) -> None:
+        if self._writer is not None:
+            self._writer.add(record)
+
+    def finish(self, code: ExitCode) -> None:
+        if self._writer is not None:
+            self._writer.close()
+
+
+def pgn_output(context: OutputContext) -> Output | None:
+    """The PGN output of a run that has ``--pgn``."""
+    if context.options.pgn is None:
+        return None
+    return PgnOutput(context.options.pgn, context.store, context.run.match_ids)
 
 
 def foreign_games(path: Path, match_ids: set[str]) -> str:

@@ -8,7 +8,7 @@ from the games), and the GSPRT state when a test is configured.
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,12 +18,10 @@ from ladder.match.statistics.elo import EloEstimate, pentanomial_elo, trinomial_
 from ladder.match.statistics.results import (
     Pentanomial,
     Trinomial,
-    pentanomial_from_pair_scores,
-    trinomial_from_results,
 )
 from ladder.match.statistics.sprt import Sprt, SprtDecision, SprtResult
 
-__all__ = ["MatchStats", "engine_restarts", "match_stats", "restart_text"]
+__all__ = ["MatchStats", "MatchTally", "engine_restarts", "match_stats", "restart_text"]
 
 
 def engine_restarts(records: Iterable[GameRecord]) -> int:
@@ -207,33 +205,71 @@ def _elo_text(e: EloEstimate) -> str:
     return text + f"nElo n/a (every {unit} scored the same)"
 
 
+class MatchTally:
+    """A match's figures kept up to date game by game: :meth:`add` costs the same at the
+    100,000th game as at the first (counts, sums and the half-played pairs only), and
+    :meth:`stats` builds the figures from them without looking at a game again."""
+
+    def __init__(self, player_a: str, player_b: str, sprt: Sprt | None = None):
+        self.player_a, self.player_b, self.sprt = player_a, player_b, sprt
+        self._results = [0, 0, 0]  # A's wins, draws, losses
+        self._pentanomial = [0, 0, 0, 0, 0]
+        self._half_pairs: dict[int, float] = {}  # pair number -> A's score in its first game
+        self._reasons: Counter[str] = Counter()
+        self._red_points = 0.0
+        self._plies = 0
+        self._search_seconds = 0.0
+        self._wall_seconds = 0.0
+        self._restarts = 0
+
+    @property
+    def games(self) -> int:
+        return sum(self._results)
+
+    def add(self, record: GameRecord) -> None:
+        """Count one finished game."""
+        score = record.a_score
+        self._results[{1.0: 0, 0.5: 1, 0.0: 2}[score]] += 1
+        first = self._half_pairs.pop(record.pair_no, None)
+        if first is None:
+            self._half_pairs[record.pair_no] = score
+        else:
+            self._pentanomial[int(2 * (first + score))] += 1
+        self._reasons[record.reason] += 1
+        self._red_points += record.red_score
+        self._plies += len(record.moves)
+        self._search_seconds += sum(record.search_seconds.values())
+        self._wall_seconds += record.wall_seconds
+        self._restarts += engine_restarts([record])
+
+    def stats(self) -> MatchStats:
+        """The figures over every game added."""
+        stats = MatchStats(self.player_a, self.player_b)
+        n = self.games
+        if n:
+            wins, draws, losses = self._results
+            stats.trinomial = Trinomial(wins, draws, losses)
+            stats.pentanomial = Pentanomial.from_list(self._pentanomial)
+            if stats.pentanomial.pairs:
+                stats.elo = pentanomial_elo(stats.pentanomial)
+            else:
+                stats.elo = trinomial_elo(stats.trinomial)
+            stats.reasons = Counter(self._reasons)
+            stats.red_score = self._red_points / n
+            stats.mean_plies = self._plies / n
+            stats.search_seconds = self._search_seconds
+            stats.wall_seconds = self._wall_seconds
+            stats.engine_restarts = self._restarts
+        if self.sprt is not None:
+            stats.sprt = self.sprt.evaluate(stats.pentanomial)
+        return stats
+
+
 def match_stats(
     records: Iterable[GameRecord], player_a: str, player_b: str, sprt: Sprt | None = None
 ) -> MatchStats:
     """Figures for player A from the records of one match."""
-    recs = list(records)
-    stats = MatchStats(player_a, player_b)
-    if not recs:
-        if sprt is not None:
-            stats.sprt = sprt.evaluate(Pentanomial())
-        return stats
-    stats.trinomial = trinomial_from_results(r.a_score for r in recs)
-    pairs: dict[int, list[GameRecord]] = defaultdict(list)
-    for r in recs:
-        pairs[r.pair_no].append(r)
-    stats.pentanomial = pentanomial_from_pair_scores(
-        g[0].a_score + g[1].a_score for g in pairs.values() if len(g) == 2
-    )
-    if stats.pentanomial.pairs:
-        stats.elo = pentanomial_elo(stats.pentanomial)
-    else:
-        stats.elo = trinomial_elo(stats.trinomial)
-    if sprt is not None:
-        stats.sprt = sprt.evaluate(stats.pentanomial)
-    stats.reasons = Counter(r.reason for r in recs)
-    stats.red_score = sum(r.red_score for r in recs) / len(recs)
-    stats.mean_plies = sum(len(r.moves) for r in recs) / len(recs)
-    stats.search_seconds = sum(sum(r.search_seconds.values()) for r in recs)
-    stats.wall_seconds = sum(r.wall_seconds for r in recs)
-    stats.engine_restarts = engine_restarts(recs)
-    return stats
+    tally = MatchTally(player_a, player_b, sprt)
+    for record in records:
+        tally.add(record)
+    return tally.stats()

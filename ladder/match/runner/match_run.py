@@ -1,50 +1,40 @@
 """``ladder match``: one head-to-head match from a :class:`~ladder.match.config.MatchConfig`.
 
 :func:`match_tasks` schedules its games (paired openings, colours reversed, a seed per
-game); :func:`play_match` registers the match in the results database, resumes it,
-runs the games not yet stored on a backend (:func:`~ladder.match.runner.execute.execute`),
-stops on a decided SPRT, shows progress, and writes the PGN and JSON files;
-:class:`RunOptions` says where and how (shared with tournaments).
+game); :class:`MatchPlan` is the match as the run loop
+(:func:`~ladder.match.runner.run_loop.run_games`, shared with tournaments) plays it: its
+registration, its running figures and its JSON document; :func:`play_match` runs it.
 """
 
 from __future__ import annotations
 
 import json
-import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, TextIO
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from typing import Any
 
 from ladder.level_move import derive_seed
 from ladder.match.config import MatchConfig
 from ladder.match.exit_codes import ExitCode
 from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.openings import schedule
-from ladder.match.output.json_document import document_head, game_entry, write_json
-from ladder.match.output.pgn_file import PgnOptions, PgnWriter
+from ladder.match.output.json_document import document_head, game_entry
+from ladder.match.output.pgn import PgnOptions
 from ladder.match.output.store import MatchConflict, ResultStore
-from ladder.match.output.summary import MatchStats, match_stats
-from ladder.match.players.player import PlayerError
-from ladder.match.players.specs import PlayerSpec
-from ladder.match.players.start import probe
-from ladder.match.runner.backends import Backend, make_backend
-from ladder.match.runner.execute import EngineFailureLimit, ExecuteResult, MatchError, execute
+from ladder.match.output.summary import MatchStats, MatchTally
+from ladder.match.runner.execute import ExecuteResult
+from ladder.match.runner.run_loop import RunOptions, run_games
 from ladder.match.statistics.sprt import SprtDecision
 
 __all__ = [
+    "MatchPlan",
     "MatchRun",
     "RunOptions",
-    "failure_code",
     "match_document",
     "match_exit_code",
     "match_tasks",
     "play_match",
-    "progress_bar",
     "register_match",
     "run_match",
 ]
@@ -103,19 +93,6 @@ def register_match(store: ResultStore, config: MatchConfig) -> None:
     )
 
 
-def progress_bar(console: Console) -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[figures]}"),
-        console=console,
-        disable=not console.is_terminal,
-        refresh_per_second=4,
-    )
-
-
 def match_exit_code(stats: MatchStats) -> ExitCode:
     """DONE, or the SPRT's decision."""
     if stats.sprt is not None and stats.sprt.decision is SprtDecision.H0:
@@ -159,66 +136,55 @@ class MatchRun:
     error: str | None = None  #: the one-line reason when the code is a failure
 
 
-@dataclass
-class RunOptions:
-    """Where and how a match or tournament runs (shared by :func:`play_match` and
-    :func:`ladder.match.tournament.run.play_tournament`).
+class MatchPlan:
+    """A match as the run loop plays it (:class:`~ladder.match.runner.run_loop.RunPlan`):
+    its figures kept game by game (:class:`MatchTally`)."""
 
-    ``check_players``: start every engine once before the first game
-    (:func:`ladder.match.players.start.probe`): one that cannot play ends the run with
-    :attr:`ExitCode.ENGINE_FAILURE` before anything is played. ``max_engine_failures``:
-    see :func:`execute` (None: no limit). ``json_path``: see
-    :mod:`ladder.match.output.json_document`. ``backend``: a backend to use (and leave open)
-    instead of a new local pool or Ray (``concurrency``, ``ray_address``).
-    """
+    def __init__(self, config: MatchConfig):
+        self.config = config
+        self.tally = MatchTally(config.player_a.name, config.player_b.name, config.sprt)
+        self.records: list[GameRecord] = []
+        self._stats = self.tally.stats()
+        self.total = config.games
+        self.players = [config.player_a, config.player_b]
+        self.variant = config.variant
+        self.match_ids = [config.match_id]
+        self.description = f"{config.player_a.name} vs {config.player_b.name}"
 
-    db: Path | str
-    pgn: PgnOptions | None = None
-    concurrency: int | None = None
-    ray_address: str | None = None
-    backend: Backend | None = None
-    console: Console | None = None
-    out: TextIO | None = None
-    json_path: Path | str | None = None
-    max_engine_failures: int | None = None
-    check_players: bool = True
+    @property
+    def games(self) -> int:
+        return self.tally.games
 
-    def play(
-        self,
-        tasks: Sequence[GameTask],
-        store: ResultStore,
-        players: list[PlayerSpec],
-        variant: str,
-        bar: Progress,
-        on_record: Callable[[GameRecord], bool],
-    ) -> ExecuteResult:
-        """Check the players, then :func:`execute` the tasks on the backend."""
-        if self.check_players:
-            probe(players, variant)
-        backend = self.backend or make_backend(self.concurrency, self.ray_address)
-        try:
-            with bar:
-                return execute(
-                    tasks,
-                    store,
-                    backend,
-                    on_record=on_record,
-                    max_engine_failures=self.max_engine_failures,
-                )
-        finally:
-            if self.backend is None:
-                backend.close()
+    @property
+    def stats(self) -> MatchStats:
+        return self._stats
 
-    def writes_json(self, final: bool) -> bool:
-        """Whether the JSON document is written now (``-``: only at the end)."""
-        return self.json_path is not None and (final or str(self.json_path) != "-")
+    @property
+    def decided(self) -> bool:
+        return self._stats.decided
 
+    def register(self, store: ResultStore) -> None:
+        register_match(store, self.config)
 
-def failure_code(exc: PlayerError | MatchError) -> ExitCode:
-    """The exit code of a run stopped by ``exc``."""
-    if isinstance(exc, PlayerError | EngineFailureLimit):
-        return ExitCode.ENGINE_FAILURE
-    return ExitCode.ABORTED
+    def tasks(self) -> list[GameTask]:
+        return match_tasks(self.config)
+
+    def add(self, record: GameRecord) -> None:
+        self.tally.add(record)
+        self.records.append(record)
+        self._stats = self.tally.stats()
+
+    def figures(self, last: GameRecord | None) -> str:
+        return self._stats.line()
+
+    def status(self) -> str:
+        return self._stats.line()
+
+    def document(self, code: ExitCode | None) -> dict[str, Any]:
+        return match_document(self.config, self._stats, self.records, code)
+
+    def exit_code(self) -> ExitCode:
+        return match_exit_code(self._stats)
 
 
 def run_match(
@@ -237,64 +203,9 @@ def run_match(
 
 
 def play_match(config: MatchConfig, options: RunOptions, raise_errors: bool = False) -> MatchRun:
-    """Run (or resume) a match and say how it ended. With ``raise_errors`` a failure
-    raises (:class:`MatchError`, :class:`PlayerError`) instead of returning its code."""
-    console = options.console or Console(stderr=True)
-    out = options.out or sys.stdout
-    with ResultStore(options.db) as store, store.playing([config.match_id]):
-        register_match(store, config)
-        mid = config.match_id
-        records = list(store.records([mid]))
-        a, b = config.player_a.name, config.player_b.name
-
-        def figures() -> MatchStats:
-            return match_stats(records, a, b, config.sprt)
-
-        def write(code: ExitCode | None) -> None:
-            if options.writes_json(code is not None):
-                assert options.json_path is not None
-                write_json(options.json_path, match_document(config, stats, records, code))
-
-        stats = figures()
-        if stats.decided:
-            console.print(f"SPRT already decided for {mid}: nothing to play")
-        tasks = match_tasks(config)
-        bar = progress_bar(console)
-        tid = bar.add_task(
-            f"{a} vs {b}", total=len(tasks), completed=len(records), figures=stats.line()
-        )
-        last_print = [time.monotonic()]
-        writer = PgnWriter(options.pgn, store, [mid])
-
-        def on_record(rec: GameRecord) -> bool:
-            nonlocal stats
-            records.append(rec)
-            writer.add(rec)
-            stats = figures()
-            write(None)
-            bar.update(tid, advance=1, figures=stats.line())
-            if not console.is_terminal and time.monotonic() - last_print[0] > 10:
-                last_print[0] = time.monotonic()
-                print(f"[{len(records)}/{len(tasks)}] {stats.line()}", file=out, flush=True)
-            return stats.decided
-
-        result = ExecuteResult(skipped=min(len(records), len(tasks)))
-        code: ExitCode | None = None
-        error: str | None = None
-        try:
-            if not stats.decided and len(records) < len(tasks):
-                players = [config.player_a, config.player_b]
-                result = options.play(tasks, store, players, config.variant, bar, on_record)
-            code = match_exit_code(stats)
-        except (PlayerError, MatchError) as exc:
-            code, error = failure_code(exc), str(exc)
-            if raise_errors:
-                raise
-        except KeyboardInterrupt:
-            code, error = ExitCode.INTERRUPTED, "interrupted"
-            raise
-        finally:
-            writer.close()
-            stats = figures()
-            write(code if code is not None else ExitCode.ABORTED)
-        return MatchRun(stats, result, code, error)
+    """Run (or resume) a match and say how it ended (:func:`run_games`). With
+    ``raise_errors`` a failure raises (:class:`MatchError`, :class:`PlayerError`)
+    instead of returning its code."""
+    plan = MatchPlan(config)
+    done = run_games(plan, options, raise_errors)
+    return MatchRun(plan.stats, done.result, done.code, done.error)

@@ -20,33 +20,22 @@ pairs.
 from __future__ import annotations
 
 import itertools
-import sys
-import time
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-from rich.console import Console
+from typing import Any
 
 from ladder.match.config import MatchConfig
 from ladder.match.exit_codes import ExitCode
 from ladder.match.game.adjudication import Adjudication
 from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.openings import Opening
-from ladder.match.output.json_document import document_head, game_entry, write_json
-from ladder.match.output.pgn_file import PgnWriter
+from ladder.match.output.json_document import document_head, game_entry
 from ladder.match.output.store import ResultStore
-from ladder.match.output.summary import MatchStats, engine_restarts, match_stats
-from ladder.match.players.player import PlayerError
+from ladder.match.output.summary import MatchStats, MatchTally, engine_restarts
 from ladder.match.players.specs import PlayerSpec
-from ladder.match.runner.execute import ExecuteResult, MatchError
-from ladder.match.runner.match_run import (
-    RunOptions,
-    failure_code,
-    match_tasks,
-    progress_bar,
-    register_match,
-)
+from ladder.match.runner.execute import ExecuteResult
+from ladder.match.runner.match_run import match_tasks, register_match
+from ladder.match.runner.run_loop import RunOptions, run_games
 from ladder.match.statistics.bradley_terry import LadderFit
 from ladder.match.tournament.crosstable import (
     Crosstable,
@@ -56,7 +45,13 @@ from ladder.match.tournament.crosstable import (
     ratings_text,
 )
 
-__all__ = ["FORMATS", "TournamentConfig", "TournamentRun", "play_tournament"]
+__all__ = [
+    "FORMATS",
+    "TournamentConfig",
+    "TournamentPlan",
+    "TournamentRun",
+    "play_tournament",
+]
 
 FORMATS = ("gauntlet", "round-robin")
 
@@ -146,6 +141,92 @@ class TournamentRun:
         return "\n\n".join(parts)
 
 
+class TournamentPlan:
+    """A tournament as the run loop plays it (:class:`~ladder.match.runner.run_loop.RunPlan`):
+    each pairing's figures kept game by game; the crosstable and the rating list made
+    from the games when the JSON document or the report asks for them."""
+
+    def __init__(self, config: TournamentConfig, anchor: str, bootstrap: int):
+        self.config, self.anchor, self.bootstrap = config, anchor, bootstrap
+        self.matches = config.matches()
+        self.match_ids = [m.match_id for m in self.matches]
+        self.players = config.players
+        self.variant = config.variant
+        self.names = [p.name for p in config.players]
+        self.description = f"{config.format} of {len(self.names)}"
+        self.records: list[GameRecord] = []
+        self._tallies = {
+            m.match_id: MatchTally(m.player_a.name, m.player_b.name) for m in self.matches
+        }
+        self._tasks = config.tasks(self.matches)
+        self.total = len(self._tasks)
+        self._final_fit: tuple[bool, LadderFit | None] = (False, None)
+
+    @property
+    def games(self) -> int:
+        return len(self.records)
+
+    @property
+    def decided(self) -> bool:
+        return False
+
+    def register(self, store: ResultStore) -> None:
+        for m in self.matches:
+            register_match(store, m)
+
+    def tasks(self) -> list[GameTask]:
+        return self._tasks
+
+    def add(self, record: GameRecord) -> None:
+        self.records.append(record)
+        self._tallies[record.match_id].add(record)
+
+    def figures(self, last: GameRecord | None) -> str:
+        return "" if last is None else f"last: {last.red} {last.result} {last.black}"
+
+    def status(self) -> str:
+        return "games"
+
+    def exit_code(self) -> ExitCode:
+        return ExitCode.DONE
+
+    def pairings(self) -> list[MatchStats]:
+        """Each pairing's figures."""
+        return [self._tallies[m.match_id].stats() for m in self.matches]
+
+    def in_order(self) -> list[GameRecord]:
+        """The games by match and game number, as the database gives them."""
+        return sorted(self.records, key=lambda r: (r.match_id, r.game_no))
+
+    def final_fit(self) -> LadderFit | None:
+        """The rating list with its bootstrap intervals (made once, at the end)."""
+        done, fit = self._final_fit
+        if not done:
+            fit = rating_list(self.in_order(), self.anchor, self.bootstrap, self.config.seed)
+            self._final_fit = (True, fit)
+        return fit
+
+    def document(self, code: ExitCode | None) -> dict[str, Any]:
+        records = self.in_order()
+        fit = self.final_fit() if code is not None else rating_list(records, self.anchor)
+        config = self.config
+        head = document_head(
+            "tournament", code, config, format=config.format, games_per_pairing=config.games
+        )
+        return {
+            **head,
+            "players": [{**p.describe(), **p.settings(config.variant)} for p in config.players],
+            "pairings": [
+                {"match_id": m.match_id, **s.as_dict()}
+                for m, s in zip(self.matches, self.pairings(), strict=True)
+            ],
+            "crosstable": crosstable(records, self.names).as_dict(),
+            "engine_restarts": engine_restarts(records),
+            "ratings": fit_dict(fit),
+            "games": [game_entry(r) for r in records],
+        }
+
+
 def play_tournament(
     config: TournamentConfig,
     options: RunOptions,
@@ -153,97 +234,20 @@ def play_tournament(
     anchor: str | None = None,
     bootstrap: int = 200,
 ) -> TournamentRun:
-    """Run (or resume) a tournament; the crosstable and rating list cover every stored
-    game of its pairings."""
-    console = options.console or Console(stderr=True)
-    out = options.out or sys.stdout
+    """Run (or resume) a tournament (:func:`run_games`); the crosstable and rating list
+    cover every stored game of its pairings."""
     anchor = anchor or config.players[0].name
     if anchor not in [p.name for p in config.players]:
         raise ValueError(f"anchor {anchor!r} is not one of the players")
-    names = [p.name for p in config.players]
-    matches = config.matches()
-    ids = [m.match_id for m in matches]
-    with ResultStore(options.db) as store, store.playing(ids):
-        for m in matches:
-            register_match(store, m)
-        records = list(store.records(ids))
-        tasks = config.tasks(matches)
-        bar = progress_bar(console)
-        tid = bar.add_task(
-            f"{config.format} of {len(names)}",
-            total=len(tasks),
-            completed=len(records),
-            figures="",
-        )
-        writer = PgnWriter(options.pgn, store, ids)
-        last_print = [time.monotonic()]
-
-        def on_record(rec: GameRecord) -> bool:
-            records.append(rec)
-            writer.add(rec)
-            fit = rating_list(records, anchor) if options.writes_json(False) else None
-            _write_json(options, config, matches, records, None, fit)
-            bar.update(tid, advance=1, figures=f"last: {rec.red} {rec.result} {rec.black}")
-            if not console.is_terminal and time.monotonic() - last_print[0] > 10:
-                last_print[0] = time.monotonic()
-                print(f"[{len(records)}/{len(tasks)}] games", file=out, flush=True)
-            return False
-
-        result = ExecuteResult(skipped=min(len(records), len(tasks)))
-        code = ExitCode.ABORTED
-        error: str | None = None
-        try:
-            if len(records) < len(tasks):
-                result = options.play(tasks, store, config.players, config.variant, bar, on_record)
-            code = ExitCode.DONE
-        except (PlayerError, MatchError) as exc:
-            code, error = failure_code(exc), str(exc)
-        except KeyboardInterrupt:
-            code, error = ExitCode.INTERRUPTED, "interrupted"
-            raise
-        finally:
-            writer.close()
-            records = list(store.records(ids))
-            fit = rating_list(records, anchor, bootstrap, config.seed)
-            _write_json(options, config, matches, records, code, fit)
-        stats = _pairing_stats(matches, records)
-        return TournamentRun(records, crosstable(records, names), fit, stats, result, code, error)
-
-
-def _pairing_stats(matches: Sequence[MatchConfig], records: list[GameRecord]) -> list[MatchStats]:
-    """Each pairing's figures from the tournament's records."""
-    by_id: dict[str, list[GameRecord]] = defaultdict(list)
-    for r in records:
-        by_id[r.match_id].append(r)
-    return [match_stats(by_id[m.match_id], m.player_a.name, m.player_b.name) for m in matches]
-
-
-def _write_json(
-    options: RunOptions,
-    config: TournamentConfig,
-    matches: Sequence[MatchConfig],
-    records: list[GameRecord],
-    code: ExitCode | None,
-    fit: LadderFit | None,
-) -> None:
-    """The ``--json`` document, when it is due (after a game, or at the end: ``code``)."""
-    if not options.writes_json(code is not None):
-        return
-    assert options.json_path is not None
-    head = document_head(
-        "tournament", code, config, format=config.format, games_per_pairing=config.games
+    plan = TournamentPlan(config, anchor, bootstrap)
+    done = run_games(plan, options)
+    records = plan.in_order()
+    return TournamentRun(
+        records,
+        crosstable(records, plan.names),
+        plan.final_fit(),
+        plan.pairings(),
+        done.result,
+        done.code,
+        done.error,
     )
-    names = [p.name for p in config.players]
-    document = {
-        **head,
-        "players": [{**p.describe(), **p.settings(config.variant)} for p in config.players],
-        "pairings": [
-            {"match_id": m.match_id, **s.as_dict()}
-            for m, s in zip(matches, _pairing_stats(matches, records), strict=True)
-        ],
-        "crosstable": crosstable(records, names).as_dict(),
-        "engine_restarts": engine_restarts(records),
-        "ratings": fit_dict(fit),
-        "games": [game_entry(r) for r in records],
-    }
-    write_json(options.json_path, document)

@@ -1,0 +1,64 @@
+"""The progress of a run: a live bar on a terminal (rich), else a status line on the
+report stream every :data:`STATUS_EVERY_S` seconds."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ladder.match.exit_codes import ExitCode
+from ladder.match.game.play import GameRecord
+from ladder.match.output.outputs import Output, OutputContext
+
+__all__ = ["STATUS_EVERY_S", "ProgressOutput", "progress_bar", "progress_output"]
+
+#: Seconds between two status lines where there is no live bar.
+STATUS_EVERY_S = 10.0
+
+
+def progress_bar(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[figures]}"),
+        console=console,
+        disable=not console.is_terminal,
+        refresh_per_second=4,
+    )
+
+
+class ProgressOutput(Output):
+    """The bar and the status line."""
+
+    def __init__(self, context: OutputContext):
+        self.run, self.console, self.out = context.run, context.console, context.out
+        self.bar = progress_bar(self.console)
+        self._task = self.bar.add_task(
+            self.run.description,
+            total=self.run.total,
+            completed=self.run.games,
+            figures=self.run.figures(None),
+        )
+        self._last_print = time.monotonic()
+
+    def start(self, stored: Sequence[GameRecord]) -> None:
+        self.bar.start()
+
+    def add(self, record: GameRecord) -> None:
+        self.bar.update(self._task, advance=1, figures=self.run.figures(record))
+        if not self.console.is_terminal and time.monotonic() - self._last_print > STATUS_EVERY_S:
+            self._last_print = time.monotonic()
+            line = f"[{self.run.games}/{self.run.total}] {self.run.status()}"
+            print(line, file=self.out, flush=True)
+
+    def finish(self, code: ExitCode) -> None:
+        self.bar.stop()
+
+
+def progress_output(context: OutputContext) -> Output:
+    return ProgressOutput(context)

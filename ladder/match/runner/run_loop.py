@@ -1,0 +1,172 @@
+"""The one run loop of ``ladder match`` and ``ladder tournament``: register the run's
+matches in the results database, count the games stored, check the players, play the
+games not yet stored on a backend (:func:`~ladder.match.runner.execute.execute`), and
+hand each finished game to the run's figures and its outputs
+(:mod:`ladder.match.output.registry`), whose ``stop`` can end it; however it ends, the
+outputs are finished with its exit code.
+
+What differs between a match and a tournament is the :class:`RunPlan`: its matches, its
+schedule, its running figures and its JSON document.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, TextIO
+
+from rich.console import Console
+
+from ladder.match.exit_codes import ExitCode
+from ladder.match.game.play import GameRecord, GameTask
+from ladder.match.output.outputs import OutputContext, RunView
+from ladder.match.output.pgn import PgnOptions
+from ladder.match.output.registry import make_outputs
+from ladder.match.output.store import ResultStore
+from ladder.match.players.player import PlayerError
+from ladder.match.players.specs import PlayerSpec
+from ladder.match.players.start import probe
+from ladder.match.runner.backends import Backend, make_backend
+from ladder.match.runner.execute import EngineFailureLimit, ExecuteResult, MatchError, execute
+
+__all__ = ["LoopResult", "RunOptions", "RunPlan", "failure_code", "run_games"]
+
+
+@dataclass
+class RunOptions:
+    """Where and how a match or tournament runs.
+
+    ``check_players``: start every engine once before the first game
+    (:func:`ladder.match.players.start.probe`): one that cannot play ends the run with
+    :attr:`ExitCode.ENGINE_FAILURE` before anything is played. ``max_engine_failures``:
+    see :func:`execute` (None: no limit). ``json_path``, ``json_interval``: see
+    :mod:`ladder.match.output.json_document`. ``backend``: a backend to use (and leave
+    open) instead of a new local pool or Ray (``concurrency``, ``ray_address``).
+    """
+
+    db: Path | str
+    pgn: PgnOptions | None = None
+    concurrency: int | None = None
+    ray_address: str | None = None
+    backend: Backend | None = None
+    console: Console | None = None
+    out: TextIO | None = None
+    json_path: Path | str | None = None
+    json_interval: int = 1
+    max_engine_failures: int | None = None
+    check_players: bool = True
+
+
+class RunPlan(RunView, Protocol):
+    """A match or a tournament as the run loop plays it."""
+
+    @property
+    def players(self) -> list[PlayerSpec]: ...
+
+    @property
+    def variant(self) -> str: ...
+
+    def register(self, store: ResultStore) -> None:
+        """Record the run's matches in the database (a resumed run finds them there)."""
+        ...
+
+    def tasks(self) -> list[GameTask]:
+        """Every scheduled game, in order."""
+        ...
+
+    def add(self, record: GameRecord) -> None:
+        """Count a finished game (a stored one when resuming, or one just played)."""
+        ...
+
+    def exit_code(self) -> ExitCode:
+        """The code of a run that played what it had to: DONE, or an SPRT's decision."""
+        ...
+
+
+@dataclass
+class LoopResult:
+    """How :func:`run_games` ended."""
+
+    result: ExecuteResult
+    code: ExitCode
+    error: str | None = None  #: the one-line reason when the code is a failure
+
+
+def failure_code(exc: PlayerError | MatchError) -> ExitCode:
+    """The exit code of a run stopped by ``exc``."""
+    if isinstance(exc, PlayerError | EngineFailureLimit):
+        return ExitCode.ENGINE_FAILURE
+    return ExitCode.ABORTED
+
+
+def run_games(plan: RunPlan, options: RunOptions, raise_errors: bool = False) -> LoopResult:
+    """Run (or resume) ``plan`` and say how it ended. With ``raise_errors`` a failure
+    raises (:class:`MatchError`, :class:`PlayerError`) instead of returning its code."""
+    console = options.console or Console(stderr=True)
+    with ResultStore(options.db) as store, store.playing(plan.match_ids):
+        plan.register(store)
+        stored = list(store.records(plan.match_ids))
+        for record in stored:
+            plan.add(record)
+        tasks = plan.tasks()
+        context = OutputContext(
+            run=plan,
+            store=store,
+            console=console,
+            out=options.out or sys.stdout,
+            options=options,
+        )
+        outputs = make_outputs(context)
+
+        def on_record(record: GameRecord) -> bool:
+            plan.add(record)
+            for output in outputs:
+                output.add(record)
+            return any([output.stop() for output in outputs])
+
+        result = ExecuteResult(skipped=min(len(stored), len(tasks)))
+        code = ExitCode.ABORTED
+        error: str | None = None
+        try:
+            for output in outputs:
+                output.start(stored)
+            if not plan.decided and len(stored) < len(tasks):
+                result = _play(tasks, store, plan, options, on_record)
+            code = plan.exit_code()
+        except (PlayerError, MatchError) as exc:
+            code, error = failure_code(exc), str(exc)
+            if raise_errors:
+                raise
+        except KeyboardInterrupt:
+            code, error = ExitCode.INTERRUPTED, "interrupted"
+            raise
+        finally:
+            for output in outputs:
+                output.finish(code)
+        return LoopResult(result, code, error)
+
+
+def _play(
+    tasks: Sequence[GameTask],
+    store: ResultStore,
+    plan: RunPlan,
+    options: RunOptions,
+    on_record: Callable[[GameRecord], bool],
+) -> ExecuteResult:
+    """Check the players, then :func:`execute` the tasks on the backend."""
+    if options.check_players:
+        probe(plan.players, plan.variant)
+    backend = options.backend or make_backend(options.concurrency, options.ray_address)
+    try:
+        return execute(
+            tasks,
+            store,
+            backend,
+            on_record=on_record,
+            max_engine_failures=options.max_engine_failures,
+        )
+    finally:
+        if options.backend is None:
+            backend.close()
