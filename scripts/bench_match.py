@@ -21,6 +21,18 @@ The default 100 games (about 40 s at level 5) keep the pool's start-up and the l
 lone game's idle core to about 1 % of the wall time; at 20 games they were several %.
 
     .venv/bin/python scripts/bench_match.py [--games 100]
+
+Part 3 (``--driver``): the driver's own work per game as a match grows (issue 37):
+``random`` against ``greedy`` at 60 plies on 2 workers, 200 and 2,000 games, with and
+without ``--json`` (and ``--pgn`` in both), run through the CLI of each tree named by
+``--tree NAME=PATH`` (``PYTHONPATH``; default this checkout), one run after the other:
+wall time and the driver process's own CPU (its ``getrusage(RUSAGE_SELF)`` at exit), and
+the ratios with/without ``--json`` side by side. Then, in this process on this tree, the
+driver's CPU per game in windows of ``--window`` games over a ``--growing``-game match
+(an output that reads ``time.process_time()`` at every game, added to the run's
+outputs for the bench only), the last window's against the first's.
+
+    .venv/bin/python scripts/bench_match.py --loop-games 0 --driver --tree before=/work/main
 """
 
 from __future__ import annotations
@@ -41,6 +53,7 @@ from ladder.engine_binary import engine_path
 from ladder.match.config import MatchConfig
 from ladder.match.game.adjudication import Adjudication
 from ladder.match.openings import load_openings
+from ladder.match.output.pgn import PgnOptions
 from ladder.match.players.specs import PlayerSpec
 from ladder.match.runner.match_run import match_tasks, register_match, run_match
 
@@ -195,6 +208,17 @@ def main(argv: list[str] | None = None) -> int:
         help="games per level in part 1 (the loop's CPU per move); 0: skip part 1",
     )
     ap.add_argument("--pool", action="store_true", help="also part 2: the pool run of --a vs --b")
+    ap.add_argument("--driver", action="store_true", help="also part 3: the driver per game")
+    ap.add_argument(
+        "--tree",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="part 3: a checkout to run the CLI of, side by side with this one",
+    )
+    ap.add_argument("--driver-games", type=int, nargs="+", default=[200, 2000])
+    ap.add_argument("--growing", type=int, default=6000, help="part 3: the growing match's games")
+    ap.add_argument("--window", type=int, default=1000)
     args = ap.parse_args(argv)
     with calibration_paused():
         if args.loop_games:
@@ -207,7 +231,119 @@ def main(argv: list[str] | None = None) -> int:
             side_by_side(specs, args.variant, args.loop_games, args.max_plies)
         if args.pool:
             pool_run(args)
+        if args.driver:
+            trees = dict(t.split("=", 1) for t in args.tree)
+            driver_side_by_side({**trees, "this": str(ROOT)}, args.driver_games)
+            driver_growing(args.growing, args.window)
     return 0
+
+
+#: Runs the ladder CLI of the tree on PYTHONPATH, then writes its own CPU seconds (the
+#: driver's: RUSAGE_SELF, not its workers') to the file named by $BENCH_RUSAGE.
+_RUN_CLI = """
+import os, resource, sys
+from ladder.cli import main
+try:
+    code = main(sys.argv[1:])
+finally:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    open(os.environ["BENCH_RUSAGE"], "w").write(str(r.ru_utime + r.ru_stime))
+sys.exit(code)
+"""
+
+
+def driver_cli_run(tree: str, games: int, with_json: bool) -> tuple[float, float]:
+    """Wall seconds and the driver's CPU seconds of ``ladder match random greedy`` at 60
+    plies on 2 workers, with ``--pgn`` (and ``--json``), in the tree ``tree``."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [
+            sys.executable, "-c", _RUN_CLI, "match", "random", "greedy",
+            "--variant", "xiangqi", "--games", str(games), "--max-plies", "60", "-j", "2",
+            "--db", f"{tmp}/m.sqlite", "--pgn", f"{tmp}/m.pgn",
+        ]  # fmt: skip
+        if with_json:
+            cmd += ["--json", f"{tmp}/m.json"]
+        env = {**os.environ, "PYTHONPATH": tree, "BENCH_RUSAGE": f"{tmp}/cpu"}
+        t0 = time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, cwd=tmp)
+        wall = time.perf_counter() - t0
+        return wall, float(Path(f"{tmp}/cpu").read_text())
+
+
+def driver_side_by_side(trees: dict[str, str], game_counts: list[int]) -> None:
+    """Part 3a: each tree's match with and without --json, one after the other."""
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(
+        f"{'tree':<8} {'games':>6} {'wall s':>8} {'+json s':>8} {'ratio':>6} "
+        f"{'driver s':>9} {'+json s':>8} {'ratio':>6}  driver ms/game (+json)"
+    )
+    for games in game_counts:
+        for name, tree in trees.items():
+            wall, cpu = driver_cli_run(tree, games, False)
+            jwall, jcpu = driver_cli_run(tree, games, True)
+            print(
+                f"{name:<8} {games:>6} {wall:8.1f} {jwall:8.1f} {jwall / wall:6.2f} "
+                f"{cpu:9.2f} {jcpu:8.2f} {jcpu / cpu:6.2f}  "
+                f"{1000 * cpu / games:.2f} ({1000 * jcpu / games:.2f})",
+                flush=True,
+            )
+    print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def driver_growing(games: int, window: int) -> None:
+    """Part 3b: the driver's CPU per game, window by window, over one growing match (this
+    tree, in process, with --pgn and --json at the default interval)."""
+    from ladder.match.game.play import GameRecord
+    from ladder.match.output import registry
+    from ladder.match.output.outputs import Output, OutputContext
+    from ladder.match.runner.match_run import play_match
+    from ladder.match.runner.run_loop import RunOptions
+
+    clock: list[float] = []
+
+    class CpuClock(Output):
+        def add(self, record: GameRecord) -> None:
+            clock.append(time.process_time())
+
+    def cpu_clock(context: OutputContext) -> Output:
+        return CpuClock()
+
+    config = MatchConfig(
+        variant="xiangqi",
+        player_a=PlayerSpec.parse("random"),
+        player_b=PlayerSpec.parse("greedy"),
+        openings=load_openings("xiangqi"),
+        games=games,
+        seed=1,
+        adjudication=Adjudication(max_plies=60),
+    )
+    saved = registry.OUTPUTS
+    registry.OUTPUTS = (*saved, cpu_clock)
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            options = RunOptions(
+                db=Path(tmp) / "m.sqlite",
+                pgn=PgnOptions(Path(tmp) / "m.pgn"),
+                json_path=Path(tmp) / "m.json",
+                concurrency=2,
+                check_players=False,
+                out=open(os.devnull, "w"),  # noqa: SIM115
+            )
+            play_match(config, options)
+    finally:
+        registry.OUTPUTS = saved
+    per_window = [
+        1000 * (clock[k + window - 1] - clock[k]) / (window - 1)
+        for k in range(0, len(clock) - window + 1, window)
+    ]
+    print(f"driver CPU ms per game, windows of {window} games over {len(clock)}:")
+    print("  " + "  ".join(f"{ms:.3f}" for ms in per_window))
+    if per_window:
+        print(f"  last / first window: {per_window[-1] / per_window[0]:.2f}")
+    print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 def pool_run(args: argparse.Namespace) -> None:

@@ -33,6 +33,7 @@ _MASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r'^\[Site "[^"]*"\]$', re.M), '[Site "?"]'),
     (re.compile(r"(\d+N) \d+\.\d+s"), r"\1 ?s"),  # a search's time in a PGN comment
     (re.compile(r"^\[\d+/\d+\] .*\n", re.M), ""),  # a progress line, every 10 s
+    (re.compile(r"^(this run: \d+ games in ).*$", re.M), r"\1?"),  # its times
     (re.compile(r'("(?:red|black|wall_seconds|search_seconds|seconds)": )[0-9.e+-]+'), r"\1?"),
 ]
 

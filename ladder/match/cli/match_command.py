@@ -96,5 +96,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
         f"{match_run.result.skipped}{decided}",
         file=report,
     )
+    if match_run.result.played:
+        print(match_run.result.time_text(), file=report)
     print(match_run.stats.report(), file=report)
     return match_run.code

@@ -173,8 +173,16 @@ def _add_run(p: argparse.ArgumentParser) -> None:
         dest="json_path",
         default=None,
         metavar="FILE",
-        help="write the full result as JSON to FILE after every game and at the end "
+        help="write the result as JSON to FILE every --json-interval games and at the end "
         "('-': standard output, at the end; the report then goes to standard error)",
+    )
+    p.add_argument(
+        "--json-interval",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="games between two writes of the --json file (default 100; fastchess: "
+        "-autosaveinterval)",
     )
     p.add_argument(
         "--recover",
@@ -332,6 +340,7 @@ def _failure_limit(args: argparse.Namespace) -> int | None:
 def run_options(args: argparse.Namespace, report: TextIO) -> Any:
     """The run's :class:`~ladder.match.runner.run_loop.RunOptions` (the PGN options and
     the failure limit checked, the folders of the files it writes too)."""
+    from ladder.match.output.json_document import JSON_INTERVAL
     from ladder.match.output.paths import check_output_path
     from ladder.match.output.store import check_db_path
     from ladder.match.runner.run_loop import RunOptions
@@ -349,6 +358,7 @@ def run_options(args: argparse.Namespace, report: TextIO) -> Any:
         concurrency=args.concurrency,
         ray_address=args.ray_address,
         json_path=args.json_path,
+        json_interval=args.json_interval or JSON_INTERVAL,
         max_engine_failures=limit,
         out=report,
     )

@@ -82,5 +82,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         f"{tournament_run.result.played}, resumed past {tournament_run.result.skipped}",
         file=report,
     )
+    if tournament_run.result.played:
+        print(tournament_run.result.time_text(), file=report)
     print(tournament_run.report(), file=report)
     return tournament_run.code

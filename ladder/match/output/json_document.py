@@ -1,9 +1,12 @@
 """Machine-readable results (``--json FILE``, ``--json -``).
 
 The document is rewritten whole (to a temporary file, then renamed over the target, so
-that a reader never sees half a document) at the end of a run and, for a file, after
-every game (every rating update). ``-`` writes it once, at the end, to standard output
-(the human report then goes to standard error).
+that a reader never sees half a document) at the end of a run and, for a file, every
+``--json-interval`` games (:data:`JSON_INTERVAL` by default, as fastchess's
+``-autosaveinterval``). ``-`` writes it once, at the end, to standard output (the human
+report then goes to standard error). Its size does not grow with the match: it holds the
+last :data:`JSON_GAMES` games (``games``) and says how many it left out
+(``games_omitted``); every game is in the results database and the PGN file.
 
 Shape (``schema`` 1): ``command``, ``status`` (``running``, ``done``, ``sprt-h0``,
 ``sprt-h1``, ``engine-failure``, ``aborted``, ``interrupted``), ``exit_code``,
@@ -17,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Protocol
@@ -28,16 +32,26 @@ from ladder.match.openings import Opening, suite_digest
 from ladder.match.output.outputs import Output, OutputContext, RunView
 
 __all__ = [
+    "JSON_GAMES",
+    "JSON_INTERVAL",
     "SCHEMA",
     "STATUS",
     "JsonOutput",
     "document_head",
+    "game_entries",
     "game_entry",
     "json_output",
     "write_json",
 ]
 
 SCHEMA = 1
+
+#: Games between two writes of a ``--json`` file (``--json-interval``), as fastchess's
+#: ``-autosaveinterval`` (its default is 50).
+JSON_INTERVAL = 100
+
+#: The most games a document lists (the last ones stored): its size stays bounded.
+JSON_GAMES = 100
 
 #: The ``status`` of a document for each exit code.
 STATUS = {
@@ -89,6 +103,13 @@ def document_head(
             **settings,
         },
     }
+
+
+def game_entries(recent: Iterable[GameRecord], total: int) -> dict[str, Any]:
+    """``games`` (the ``recent`` ones, by match and game number) and ``games_omitted``
+    (the ``total`` less those)."""
+    listed = sorted(recent, key=lambda r: (r.match_id, r.game_no))
+    return {"games_omitted": total - len(listed), "games": [game_entry(r) for r in listed]}
 
 
 def game_entry(record: GameRecord) -> dict[str, Any]:

@@ -43,6 +43,17 @@ class ExecuteResult:
     search_seconds: float = 0.0  #: engine search time of the games played by this call
     slots: int = 1
 
+    def time_text(self) -> str:
+        """How close the run was to engine-bound: the engines' own search time against
+        the time the run's slots had (wall time times slots)."""
+        had = self.wall_seconds * self.slots
+        share = f" ({100 * self.search_seconds / had:.0f}% of it)" if had > 0 else ""
+        return (
+            f"this run: {self.played} games in {self.wall_seconds:.1f} s on {self.slots} "
+            f"workers ({had:.1f} worker-seconds); the engines searched "
+            f"{self.search_seconds:.1f} s{share}"
+        )
+
 
 def execute(
     tasks: Sequence[GameTask],

@@ -9,6 +9,7 @@ registration, its running figures and its JSON document; :func:`play_match` runs
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from ladder.match.config import MatchConfig
 from ladder.match.exit_codes import ExitCode
 from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.openings import schedule
-from ladder.match.output.json_document import document_head, game_entry
+from ladder.match.output.json_document import JSON_GAMES, document_head, game_entries
 from ladder.match.output.pgn import PgnOptions
 from ladder.match.output.store import MatchConflict, ResultStore
 from ladder.match.output.summary import MatchStats, MatchTally
@@ -103,7 +104,7 @@ def match_exit_code(stats: MatchStats) -> ExitCode:
 
 
 def match_document(
-    config: MatchConfig, stats: MatchStats, records: Sequence[GameRecord], code: ExitCode | None
+    config: MatchConfig, stats: MatchStats, recent: Sequence[GameRecord], code: ExitCode | None
 ) -> dict[str, Any]:
     """The ``--json`` document of a match (:mod:`ladder.match.output.json_document`)."""
     head = document_head(
@@ -121,7 +122,7 @@ def match_document(
             "b": {**config.player_b.describe(), **config.player_b.settings(config.variant)},
         },
         "result": stats.as_dict(),
-        "games": [game_entry(r) for r in sorted(records, key=lambda r: r.game_no)],
+        **game_entries(recent, stats.games),
     }
 
 
@@ -143,7 +144,7 @@ class MatchPlan:
     def __init__(self, config: MatchConfig):
         self.config = config
         self.tally = MatchTally(config.player_a.name, config.player_b.name, config.sprt)
-        self.records: list[GameRecord] = []
+        self.recent: deque[GameRecord] = deque(maxlen=JSON_GAMES)  #: the JSON's games
         self._stats = self.tally.stats()
         self.total = config.games
         self.players = [config.player_a, config.player_b]
@@ -171,7 +172,7 @@ class MatchPlan:
 
     def add(self, record: GameRecord) -> None:
         self.tally.add(record)
-        self.records.append(record)
+        self.recent.append(record)
         self._stats = self.tally.stats()
 
     def figures(self, last: GameRecord | None) -> str:
@@ -181,7 +182,7 @@ class MatchPlan:
         return self._stats.line()
 
     def document(self, code: ExitCode | None) -> dict[str, Any]:
-        return match_document(self.config, self._stats, self.records, code)
+        return match_document(self.config, self._stats, list(self.recent), code)
 
     def exit_code(self) -> ExitCode:
         return match_exit_code(self._stats)

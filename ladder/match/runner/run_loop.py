@@ -21,6 +21,7 @@ from rich.console import Console
 
 from ladder.match.exit_codes import ExitCode
 from ladder.match.game.play import GameRecord, GameTask
+from ladder.match.output.json_document import JSON_INTERVAL
 from ladder.match.output.outputs import OutputContext, RunView
 from ladder.match.output.pgn import PgnOptions
 from ladder.match.output.registry import make_outputs
@@ -54,7 +55,7 @@ class RunOptions:
     console: Console | None = None
     out: TextIO | None = None
     json_path: Path | str | None = None
-    json_interval: int = 1
+    json_interval: int = JSON_INTERVAL
     max_engine_failures: int | None = None
     check_players: bool = True
 

@@ -29,7 +29,7 @@ from ladder.match.exit_codes import ExitCode
 from ladder.match.game.adjudication import Adjudication
 from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.openings import Opening
-from ladder.match.output.json_document import document_head, game_entry
+from ladder.match.output.json_document import JSON_GAMES, document_head, game_entries
 from ladder.match.output.store import ResultStore
 from ladder.match.output.summary import MatchStats, MatchTally, engine_restarts
 from ladder.match.players.specs import PlayerSpec
@@ -223,7 +223,7 @@ class TournamentPlan:
             "crosstable": crosstable(records, self.names).as_dict(),
             "engine_restarts": engine_restarts(records),
             "ratings": fit_dict(fit),
-            "games": [game_entry(r) for r in records],
+            **game_entries(self.records[-JSON_GAMES:], len(self.records)),
         }
 
 

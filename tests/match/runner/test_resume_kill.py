@@ -61,6 +61,8 @@ def test_sigkill_then_resume(tmp_path: Path, engine_exe: Path) -> None:
         str(pgn),
         "--json",
         str(out),
+        "--json-interval",
+        "1",  # (default 100) a running document to find after the kill
     ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
@@ -83,7 +85,7 @@ def test_sigkill_then_resume(tmp_path: Path, engine_exe: Path) -> None:
     assert not alive, f"orphans left: {alive}"
     before = _stored(db)
     assert 2 <= before < GAMES
-    # --json FILE is rewritten whole after every game: the killed run left a running one
+    # --json FILE is rewritten whole every game here: the killed run left a running one
     running = json.loads(out.read_text())
     assert running["status"] == "running" and running["exit_code"] is None
     assert 1 <= len(running["games"]) == running["result"]["games"] <= before
