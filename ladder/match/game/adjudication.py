@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ladder.engine_lines import comparable_cp
+from ladder.match.game.endings import Ending
 
 __all__ = ["Adjudication", "Adjudicator", "Verdict"]
 
@@ -47,7 +48,7 @@ class Verdict:
 
     result: str
     winner: str | None
-    reason: str
+    reason: Ending
 
 
 @dataclass
@@ -70,14 +71,16 @@ class Adjudicator:
                 self._resign_streak[mover] = 0
             if self._resign_streak[mover] >= r.resign_moves:
                 other = "black" if mover == "red" else "red"
-                return Verdict("1-0" if other == "red" else "0-1", other, "resign-adjudication")
+                return Verdict(
+                    "1-0" if other == "red" else "0-1", other, Ending.RESIGN_ADJUDICATION
+                )
         if r.draw_cp is not None:
             if value is not None and abs(value) <= r.draw_cp and ply > r.draw_after_ply:
                 self._draw_streak += 1
             else:
                 self._draw_streak = 0
             if self._draw_streak >= 2 * r.draw_moves:
-                return Verdict("1/2-1/2", None, "draw-adjudication")
+                return Verdict("1/2-1/2", None, Ending.DRAW_ADJUDICATION)
         if ply >= r.max_plies:
-            return Verdict("1/2-1/2", None, "max-plies")
+            return Verdict("1/2-1/2", None, Ending.MAX_PLIES)
         return None

@@ -13,12 +13,14 @@ from __future__ import annotations
 import os
 import socket
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ladder.level_move import derive_seed
 from ladder.match.game.adjudication import Adjudication, Adjudicator
 from ladder.match.game.clocks import Clock, MoveClocks
+from ladder.match.game.endings import Ending, from_rules
+from ladder.match.game.move_record import MoveRecord
 from ladder.match.openings import Opening
 from ladder.match.output.pgn import format_pgn
 from ladder.match.players.player import FlagFell, MoveInfo, Player, PlayerError, Resignation
@@ -27,7 +29,7 @@ from ladder.rules import Game
 from ladder.wxf import WxfWriter
 from protocol import EngineFailure
 
-__all__ = ["GameRecord", "GameTask", "play_game"]
+__all__ = ["GameRecord", "GameTask", "MoveRecord", "play_game"]
 
 
 @dataclass(frozen=True)
@@ -63,10 +65,10 @@ class GameRecord:
     start_fen: str
     book_plies: int
     moves: list[str]
-    infos: list[dict[str, Any]]  #: per non-book move: cp, mate, depth, nodes, seconds
+    infos: list[MoveRecord]  #: per move after the book
     result: str  #: "1-0", "0-1", "1/2-1/2" (a study's PGN may also hold "*")
     winner: str | None
-    reason: str
+    reason: str  #: an :class:`Ending` (a study's game from another tool's PGN: its own text)
     search_seconds: dict[str, float]
     wall_seconds: float
     worker: str
@@ -74,6 +76,9 @@ class GameRecord:
     pgn: str = ""
     opening: str = ""  #: the opening's source and id (:meth:`Opening.describe`)
     time_controls: tuple[str, str] | None = None  #: Red's and Black's ``tc=``, if clocked
+    #: Why the loser of a game it lost without a move (a fallen flag, an engine failure,
+    #: a resignation) could not move: its own words.
+    failure: str | None = None
 
     @property
     def red_score(self) -> float:
@@ -86,22 +91,46 @@ class GameRecord:
         return self.red_score if self.red_slot == "A" else 1.0 - self.red_score
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The stored form (as before the moves were typed: each move's dict, and a
+        failure as one more entry, ``error`` or, for a resignation, ``resigned``)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "failure"}
+        out["infos"] = [m.to_dict() for m in self.infos]
+        if self.failure is not None:
+            key = "resigned" if self.reason == Ending.RESIGNATION else "error"
+            out["infos"].append({key: self.failure})
+        return out
+
+    @classmethod
+    def from_dict(cls, stored: dict[str, Any]) -> GameRecord:
+        """A record from its stored form (:meth:`to_dict`)."""
+        infos = list(stored.get("infos", []))
+        failure = None
+        if infos and ("error" in infos[-1] or "resigned" in infos[-1]):
+            last = infos.pop()
+            failure = str(last.get("error", last.get("resigned")))
+        controls = stored.get("time_controls")
+        return cls(
+            **{
+                **stored,
+                "infos": [MoveRecord.from_dict(i) for i in infos],
+                "time_controls": None if controls is None else tuple(controls),
+            },
+            failure=failure,
+        )
 
 
-def _info_dict(info: MoveInfo) -> dict[str, Any]:
-    out: dict[str, Any] = {"seconds": round(info.seconds, 6)}
-    for key in ("cp", "mate", "depth", "nodes"):
-        value = getattr(info, key)
-        if value is not None:
-            out[key] = value
-    if info.restarts:
-        out["restarts"] = info.restarts
-    if info.chosen:
-        out["chosen"] = info.chosen
-    if info.best:
-        out["best"] = info.best
-    return out
+def _move_record(info: MoveInfo, clock: Clock | None) -> MoveRecord:
+    return MoveRecord(
+        seconds=round(info.seconds, 6),
+        cp=info.cp,
+        mate=info.mate,
+        depth=info.depth,
+        nodes=info.nodes,
+        restarts=info.restarts,
+        chosen=info.chosen or None,
+        best=info.best or None,
+        clock=None if clock is None else round(clock.remaining, 3),
+    )
 
 
 def _clock(spec: PlayerSpec) -> Clock | None:
@@ -111,7 +140,7 @@ def _clock(spec: PlayerSpec) -> Clock | None:
 
 
 #: How a game ended: its result, the winner (None: a draw) and the reason.
-Ending = tuple[str, str | None, str]
+GameEnd = tuple[str, str | None, Ending]
 
 
 async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
@@ -124,10 +153,11 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
     written = WxfWriter().replay(task.variant, start_fen, opening.moves)
     await red.new_game(task.variant, derive_seed(task.seed, "red"))
     await black.new_game(task.variant, derive_seed(task.seed, "black"))
-    infos: list[dict[str, Any]] = []
+    infos: list[MoveRecord] = []
     seconds = {"red": 0.0, "black": 0.0}
+    failure: list[str] = []
     result, winner, reason = await _play_moves(
-        task, game, {"red": red, "black": black}, infos, seconds, written
+        task, game, {"red": red, "black": black}, infos, seconds, written, failure
     )
     record = GameRecord(
         match_id=task.match_id,
@@ -151,6 +181,7 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
         finished_at=time.time(),
         opening=opening.describe(),
         time_controls=_time_controls(task),
+        failure=failure[0] if failure else None,
     )
     record.pgn = format_pgn(record, written=written)
     return record
@@ -160,22 +191,23 @@ async def _play_moves(
     task: GameTask,
     game: Game,
     players: dict[str, Player],
-    infos: list[dict[str, Any]],
+    infos: list[MoveRecord],
     seconds: dict[str, float],
     written: WxfWriter,
-) -> Ending:
-    """Play ``game`` on to its ending: each move's info appended to ``infos`` (or why a
-    player lost without a move), its search time added to the mover's ``seconds``, the
-    move ``written`` in WXF in the position it is played from, just before it is played
-    (the PGN needs no second replay of the game)."""
+    failure: list[str],
+) -> GameEnd:
+    """Play ``game`` on to its ending: each move's record appended to ``infos`` (why a
+    player lost without a move to ``failure``), its search time added to the mover's
+    ``seconds``, the move ``written`` in WXF in the position it is played from, just
+    before it is played (the PGN needs no second replay of the game)."""
     adjudicator = Adjudicator(task.adjudication)
     clocks = {"red": _clock(task.red), "black": _clock(task.black)}
     while True:
         outcome = game.outcome()
         if outcome is not None:
-            return outcome.result, outcome.winner, outcome.reason.value
+            return outcome.result, outcome.winner, from_rules(outcome.reason)
         if game.ply >= task.adjudication.max_plies:
-            return "1/2-1/2", None, "max-plies"
+            return "1/2-1/2", None, Ending.MAX_PLIES
         mover = game.turn
         other = "black" if mover == "red" else "red"
         player = players[mover]
@@ -190,27 +222,24 @@ async def _play_moves(
             if own is not None and not own.spend(info.seconds):
                 raise FlagFell(f"{player.spec.name} overran its clock", own.remaining)
         except Resignation as exc:
-            infos.append({"resigned": str(exc)[:500]})
-            return _won_by(other, "resignation")
+            failure.append(str(exc)[:500])
+            return _won_by(other, Ending.RESIGNATION)
         except FlagFell as exc:
-            infos.append({"error": f"{player.spec.name}: {exc}"[:500]})
-            return _won_by(other, "timeout")
+            failure.append(f"{player.spec.name}: {exc}"[:500])
+            return _won_by(other, Ending.TIMEOUT)
         except (EngineFailure, PlayerError) as exc:
-            infos.append({"error": f"{player.spec.name}: {exc}"[:500]})
-            return _won_by(other, "engine-failure")
+            failure.append(f"{player.spec.name}: {exc}"[:500])
+            return _won_by(other, Ending.ENGINE_FAILURE)
         written.write(game, info.move, info.best if info.chosen == "varied" else None)
         game.push(info.move)
         seconds[mover] += info.seconds
-        entry = _info_dict(info)
-        if own is not None:
-            entry["clock"] = round(own.remaining, 3)
-        infos.append(entry)
+        infos.append(_move_record(info, own))
         verdict = adjudicator.update(mover, game.ply, info.cp, info.mate)
         if verdict is not None and game.outcome() is None:
             return verdict.result, verdict.winner, verdict.reason
 
 
-def _won_by(winner: str, reason: str) -> Ending:
+def _won_by(winner: str, reason: Ending) -> GameEnd:
     return ("1-0" if winner == "red" else "0-1"), winner, reason
 
 

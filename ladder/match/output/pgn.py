@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ladder.match.game.clocks import format_clock
+from ladder.match.game.move_record import MoveRecord
 from ladder.notations import read_move, writer
 from ladder.pgn_text import DECIDED_RESULTS, pgn_text
 from ladder.rules import Game, RulesError
@@ -55,40 +56,38 @@ class PgnError(ValueError):
 NOTATIONS = {"wxf": "WXF", "iccs": "ICCS", "chinese": "Chinese", "chinese-traditional": "Chinese"}
 
 
-def _eval_text(info: dict[str, Any], red_moved: bool) -> str | None:
+def _eval_text(info: MoveRecord, red_moved: bool) -> str | None:
     """``[%eval ...]`` from Red's point of view (pawns, or ``#N``), with the depth."""
     sign = 1 if red_moved else -1
-    if "mate" in info:
-        text = f"#{sign * int(info['mate'])}"
-    elif "cp" in info:
-        text = f"{sign * int(info['cp']) / 100:.2f}"
+    if info.mate is not None:
+        text = f"#{sign * info.mate}"
+    elif info.cp is not None:
+        text = f"{sign * info.cp / 100:.2f}"
     else:
         return None
-    if "depth" in info:
-        text += f",{info['depth']}"
+    if info.depth is not None:
+        text += f",{info.depth}"
     return f"[%eval {text}]"
 
 
-def _comment(info: dict[str, Any], red_moved: bool, notation: str, best_wxf: str | None) -> str:
+def _comment(info: MoveRecord, red_moved: bool, notation: str, best_wxf: str | None) -> str:
     """A move's comment: ``[%eval]`` (Red's view), ``[%clk]``, nodes and time, and how the
     move was chosen when it was not the player's best (``best_wxf``: that best move's
     WXF, from :func:`_written_wxf`)."""
-    if "error" in info:
-        return str(info["error"]).replace("}", ")")
-    if "comment" in info:  # a game read from a PGN file: its comment as it was
-        return str(info["comment"])
+    if info.comment is not None:  # a game read from a PGN file: its comment as it was
+        return info.comment
     parts = []
     evaluation = _eval_text(info, red_moved)
     if evaluation:
         parts.append(evaluation)
-    if "clock" in info:
-        parts.append(f"[%clk {format_clock(float(info['clock']))}]")
-    if "nodes" in info:
-        parts.append(f"{info['nodes']}N {info.get('seconds', 0.0):.3f}s")
-    if info.get("chosen") == "random":
+    if info.clock is not None:
+        parts.append(f"[%clk {format_clock(info.clock)}]")
+    if info.nodes is not None:
+        parts.append(f"{info.nodes}N {info.seconds:.3f}s")
+    if info.chosen == "random":
         parts.append("random move")
-    elif info.get("chosen") == "varied":
-        best = str(info.get("best", "?"))
+    elif info.chosen == "varied":
+        best = info.best or "?"
         if notation == "iccs":
             best = iccs_move(best)
         elif best_wxf is not None:
@@ -106,8 +105,8 @@ def _written_wxf(record: Any, notation: str = "wxf") -> WxfWriter:
     r = record
     bests: dict[int, str] = {}
     for k, info in enumerate(r.infos):
-        if info.get("chosen") == "varied":
-            bests[r.book_plies + k] = str(info.get("best", "?"))
+        if info.chosen == "varied":
+            bests[r.book_plies + k] = info.best or "?"
     return writer(notation).replay(r.variant, r.start_fen, r.moves, bests)
 
 
@@ -216,9 +215,8 @@ def _movetext(
                 tokens.append("{" + comment.replace("}", ")") + "}")
         if not red_moves:
             fullmove += 1
-    if not minimal and len(r.infos) > len(r.moves) - r.book_plies:  # the failure's message
-        last = r.infos[-1]
-        tokens.append("{" + str(last.get("error", "")).replace("}", ")") + "}")
+    if not minimal and getattr(r, "failure", None) is not None:  # the loser's own words
+        tokens.append("{" + str(r.failure).replace("}", ")") + "}")
     tokens.append(r.result)
     return tokens
 

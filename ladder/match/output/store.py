@@ -280,7 +280,7 @@ class ResultStore:
                 ids,
             )
         for (text,) in rows:
-            yield GameRecord(**json.loads(text))
+            yield GameRecord.from_dict(json.loads(text))
 
     def pgn(self, match_ids: Iterable[str]) -> Iterator[str]:
         """The stored PGN texts of some matches, by game number."""

@@ -35,12 +35,14 @@ from ladder.analysis.plies import PlyAnalysis
 from ladder.analysis.runner import GamePositions, analyse
 from ladder.analysis.search import Evaluation, checked_line
 from ladder.match.exit_codes import ExitCode
+from ladder.match.game.endings import Ending, from_rules
+from ladder.match.game.move_record import MoveRecord
 from ladder.match.game.play import GameRecord
 from ladder.match.output.json_document import write_json
 from ladder.match.output.pgn import PgnError, format_pgn, iccs_move, read_pgn, replay
 from ladder.match.output.store import ResultStore
 from ladder.match.output.summary import MatchStats, match_stats
-from ladder.match.players.engines import EnginePlayer, LevelPlayer
+from ladder.match.players.player import SearchingPlayer
 from ladder.match.players.specs import PlayerSpec, PlayerSpecError, parse_player
 from ladder.match.players.start import make_player
 from ladder.notations import move_in
@@ -110,7 +112,7 @@ class Reference:
 
     def __init__(self, spec: PlayerSpec, nodes: int | None) -> None:
         player = make_player(spec)
-        if not isinstance(player, EnginePlayer):
+        if not isinstance(player, SearchingPlayer):
             raise StudyError(f"the reference must be an engine or a level, not {spec.text!r}")
         self.player = player
         self.spec = spec
@@ -119,9 +121,7 @@ class Reference:
     def limit(self, variant: str) -> Limit:
         if self.nodes is not None:
             return Limit(nodes=self.nodes)
-        if isinstance(self.player, LevelPlayer):
-            return Limit(nodes=self.player.level(variant).nodes)
-        limit = self.player.base_limit()
+        limit = self.player.reference_limit(variant)
         if limit.infinite:
             raise StudyError(f"the reference {self.spec.text!r} needs nodes=, depth= or movetime=")
         return limit
@@ -164,8 +164,8 @@ def _record_from_pgn(parsed: Any, index: int, source: str, variant: str | None) 
     result = h.get("Result", parsed.result or "*")
     # Without a Termination tag: the rules' ending, else the result's word alone (a
     # resignation, a clock, an adjudication), else none yet.
-    unruled = "result-tag" if result in DECIDED_RESULTS else "unterminated"
-    reason = h.get("Termination") or (outcome.reason.value if outcome else unruled)
+    unruled = Ending.RESULT_TAG if result in DECIDED_RESULTS else Ending.UNTERMINATED
+    reason = h.get("Termination") or (from_rules(outcome.reason) if outcome else unruled)
     return GameRecord(
         match_id=h.get("Match") or source,
         game_no=int(h["GameNo"]) if h.get("GameNo", "").isdigit() else index,
@@ -180,7 +180,7 @@ def _record_from_pgn(parsed: Any, index: int, source: str, variant: str | None) 
         book_plies=book,
         moves=game.moves,
         # each move's own comment ([%eval], "random move"...), kept as it was written
-        infos=[{"comment": c} if c else {} for c in comments[book:]],
+        infos=[MoveRecord(comment=c) if c else MoveRecord() for c in comments[book:]],
         result=result,
         winner={"1-0": "red", "0-1": "black"}.get(result),
         reason=reason,

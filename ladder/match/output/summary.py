@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ladder.match.game.endings import Ending
 from ladder.match.game.play import GameRecord
 from ladder.match.statistics.elo import EloEstimate, pentanomial_elo, trinomial_elo
 from ladder.match.statistics.results import (
@@ -27,7 +28,7 @@ __all__ = ["MatchStats", "MatchTally", "engine_restarts", "match_stats", "restar
 def engine_restarts(records: Iterable[GameRecord]) -> int:
     """Engine restarts the games needed (a crash or hang the automatic restart fixed:
     the move was searched again and the game stands)."""
-    return sum(int(info.get("restarts", 0)) for r in records for info in r.infos)
+    return sum(info.restarts for r in records for info in r.infos)
 
 
 @dataclass
@@ -61,7 +62,7 @@ class MatchStats:
     @property
     def engine_failures(self) -> int:
         """Games lost because an engine failed (crash, hang, no move)."""
-        return self.reasons.get("engine-failure", 0)
+        return self.reasons.get(Ending.ENGINE_FAILURE, 0)
 
     def as_dict(self) -> dict[str, Any]:
         """The figures as plain data (``--json``); non-finite numbers become None."""

@@ -105,22 +105,7 @@ class EnginePlayer:
             raise RuntimeError("EnginePlayer.start() was not called")
         new_game = self._first_search or self.spec.newgame_every_move
         self._first_search = False
-        # An engine we did not build is given the game from its start: `startpos` (no
-        # FEN) when that is the variant's start (Sjaak II reads xiangqi FENs with h/e,
-        # not FSF's n/b; XBoard engines may not offer setboard, and keep the game
-        # themselves), and every move since, so it sees every repetition.
-        fen = None if game.start_fen == _variant_start(game.variant.name) else game.start_fen
-        moves = tuple(game.moves)
-        outcome = await self.engine.search(
-            game.variant.name if self.spec.uci_variant else None,
-            fen,
-            moves,
-            limit,
-            new_game=new_game,
-            retries=retries,
-            validate_move=game.is_legal,
-        )
-        return outcome.result, len(outcome.incidents)
+        return await _search(self.engine, self.spec, game, limit, new_game, retries)
 
     async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
         if clocks is None:
@@ -165,10 +150,39 @@ class EnginePlayer:
         """One depth-1 search from ``variant``'s start position, not retried."""
         await self._search(Game.from_fen(variant), Limit(depth=1), retries=0)
 
+    def reference_limit(self, variant: str) -> Limit:
+        return self.base_limit()
+
     async def close(self) -> None:
         if self.engine is not None:
             await self.engine.close()
         self.engine = None
+
+
+async def _search(
+    engine: ManagedEngine,
+    spec: PlayerSpec,
+    game: Game,
+    limit: Limit,
+    new_game: bool,
+    retries: int | None,
+) -> tuple[PlayResult, int]:
+    """One search of ``game``'s position: its result and the engine restarts it took."""
+    # An engine we did not build is given the game from its start: `startpos` (no
+    # FEN) when that is the variant's start (Sjaak II reads xiangqi FENs with h/e,
+    # not FSF's n/b; XBoard engines may not offer setboard, and keep the game
+    # themselves), and every move since, so it sees every repetition.
+    fen = None if game.start_fen == _variant_start(game.variant.name) else game.start_fen
+    outcome = await engine.search(
+        game.variant.name if spec.uci_variant else None,
+        fen,
+        tuple(game.moves),
+        limit,
+        new_game=new_game,
+        retries=retries,
+        validate_move=game.is_legal,
+    )
+    return outcome.result, len(outcome.incidents)
 
 
 def _score(info: InfoDict) -> tuple[int | None, int | None]:
@@ -180,17 +194,23 @@ def _score(info: InfoDict) -> tuple[int | None, int | None]:
     return rel.score(), rel.mate()
 
 
-class LevelPlayer(EnginePlayer):
+class LevelPlayer:
     """Level N of the ladder, playing exactly the move service's move
     (:func:`ladder.level_move.play_level_move`) with the seed the game loop gives for
-    the move (``derive_seed(game seed, ply)``, see :func:`ladder.match.game.play.play_game`)."""
+    the move (``derive_seed(game seed, ply)``, see :func:`ladder.match.game.play.play_game`);
+    as a study's reference, a plain search at the level's node count."""
 
     def __init__(self, spec: PlayerSpec) -> None:
-        super().__init__(spec)
+        self.spec = spec
+        self.engine: ManagedEngine | None = None
         self.levels: dict[str, Level] = {}
+        self._first_search = True
 
     async def start(self) -> None:
         self.engine = level_engine(self.spec.executable())
+
+    async def new_game(self, variant: str, seed: int) -> None:
+        self._first_search = True
 
     def level(self, variant: str) -> Level:
         """This player's settings in ``variant``."""
@@ -225,3 +245,18 @@ class LevelPlayer(EnginePlayer):
             raise RuntimeError("LevelPlayer.start() was not called")
         level = dataclasses.replace(self.level(variant), book=False)
         await play_level_move(self.engine, Game.from_fen(variant), level, 0)
+
+    async def evaluate(self, game: Game, limit: Limit) -> PlayResult:
+        if self.engine is None:
+            raise RuntimeError("LevelPlayer.start() was not called")
+        new_game = self._first_search or self.spec.newgame_every_move
+        self._first_search = False
+        return (await _search(self.engine, self.spec, game, limit, new_game, None))[0]
+
+    def reference_limit(self, variant: str) -> Limit:
+        return Limit(nodes=self.level(variant).nodes)
+
+    async def close(self) -> None:
+        if self.engine is not None:
+            await self.engine.close()
+        self.engine = None

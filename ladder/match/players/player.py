@@ -4,13 +4,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ladder.match.game.clocks import MoveClocks
 from ladder.match.players.specs import PlayerSpec
 from ladder.rules import Game
+from protocol import Limit, PlayResult
 
-__all__ = ["FlagFell", "MoveInfo", "Player", "PlayerError", "Resignation"]
+__all__ = [
+    "FlagFell",
+    "MoveInfo",
+    "Player",
+    "PlayerError",
+    "Resignation",
+    "SearchingPlayer",
+]
 
 
 class PlayerError(Exception):
@@ -60,3 +68,22 @@ class Player(Protocol):
     async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo: ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class SearchingPlayer(Player, Protocol):
+    """A player with an engine behind it (an engine or a level): checked before a match
+    (:meth:`probe`), and a study's reference (:meth:`evaluate` under
+    :meth:`reference_limit`)."""
+
+    async def probe(self, variant: str) -> None:
+        """Search once from ``variant``'s start; an engine that cannot play raises."""
+        ...
+
+    async def evaluate(self, game: Game, limit: Limit) -> PlayResult:
+        """One search of ``game``'s position under ``limit``."""
+        ...
+
+    def reference_limit(self, variant: str) -> Limit:
+        """The limit this player's own searches have in ``variant``."""
+        ...

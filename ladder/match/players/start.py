@@ -8,7 +8,7 @@ import asyncio
 
 from ladder.match.players.baselines import GreedyPlayer, NovicePlayer, RandomPlayer
 from ladder.match.players.engines import EnginePlayer, LevelPlayer
-from ladder.match.players.player import Player, PlayerError
+from ladder.match.players.player import Player, PlayerError, SearchingPlayer
 from ladder.match.players.specs import PlayerSpec, PlayerSpecError
 from protocol import EngineError, EngineFailure
 
@@ -30,7 +30,7 @@ def make_player(spec: PlayerSpec) -> Player:
 
 async def _probe_one(spec: PlayerSpec, variant: str) -> None:
     player = make_player(spec)
-    if not isinstance(player, EnginePlayer):
+    if not isinstance(player, SearchingPlayer):
         return
     await player.start()
     try:

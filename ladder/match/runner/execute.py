@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ladder.match.game.endings import Ending
 from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.output.store import ResultStore
 from ladder.match.runner.backends import Backend
@@ -77,7 +78,7 @@ def execute(
     failures = 0
     if max_engine_failures is not None:
         match_ids = {t.match_id for t in tasks}
-        failures = sum(r.reason == "engine-failure" for r in store.records(match_ids))
+        failures = sum(r.reason == Ending.ENGINE_FAILURE for r in store.records(match_ids))
     over_limit: GameRecord | None = None
     pending = _not_stored(tasks, store)
     res.skipped = len(tasks) - len(pending)
@@ -113,7 +114,7 @@ def execute(
                         failure = failure or outcome
                         stop = True
                         continue
-                    if outcome.reason == "engine-failure" and max_engine_failures is not None:
+                    if outcome.reason == Ending.ENGINE_FAILURE and max_engine_failures is not None:
                         if failures >= max_engine_failures:
                             over_limit = over_limit or outcome
                             stop = True
@@ -154,7 +155,7 @@ def _not_stored(tasks: Sequence[GameTask], store: ResultStore) -> list[GameTask]
 
 def _over_the_limit(record: GameRecord, max_engine_failures: int | None) -> EngineFailureLimit:
     """The error of the game lost to an engine failure over the limit."""
-    error = next((i["error"] for i in reversed(record.infos) if "error" in i), "?")
+    error = record.failure or "?"
     allowed = (
         "no engine failure is allowed without --recover"
         if not max_engine_failures

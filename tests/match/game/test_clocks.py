@@ -81,8 +81,8 @@ def test_engines_play_on_the_clock(
         ]
         expected, before = [], 3.0
         for info in infos:
-            before = before - info["seconds"] + 0.1
-            assert info["clock"] == pytest.approx(before, abs=0.002)
+            before = before - info.seconds + 0.1
+            assert info.clock == pytest.approx(before, abs=0.002)
             expected.append(int(before * 10) / 10)
         assert clocks == pytest.approx(expected, abs=0.11)
 

@@ -171,7 +171,7 @@ async def test_a_player_error_loses_but_a_bug_stops_the_game() -> None:
 
     rec = await _play(_task("xiangqi", fen), Broken([]), Scripted([]))
     assert (rec.result, rec.reason) == ("0-1", "engine-failure")
-    assert "no move" in rec.infos[-1]["error"]
+    assert rec.failure is not None and "no move" in rec.failure
     with pytest.raises(RuntimeError, match="a bug"):
         await play_game(
             _task("xiangqi", fen), Broken([], error=RuntimeError("a bug")), Scripted([])
@@ -194,7 +194,7 @@ async def test_clocks_count_down_and_a_fallen_flag_loses() -> None:
     red = Scripted(["a1a2", "a2a3", "a3a4", "a4a5"], seconds=0.6)
     black = Scripted(["d10d9", "d9d10", "d10d9"])
     rec = await _play(task, red, black)
-    clocks = [i.get("clock") for i in rec.infos[0::2]]
+    clocks = [i.clock for i in rec.infos[0::2]]
     # 1 - 0.6 + 0.5 = 0.9; 0.9 - 0.6 + 0.5 + 1 (next period) = 1.8; 1.8 - 0.6 + 0.5 = 1.7 ...
     assert clocks[:3] == [0.9, 1.8, 1.7]
     seen = [(round(c.white_clock or 0, 6), c.remaining_moves) for c in red.seen if c]
@@ -214,7 +214,7 @@ async def test_clocks_count_down_and_a_fallen_flag_loses() -> None:
     rec = await _play(
         _clocked(_task("xiangqi", fen, adjudication=adj), "1+0", None), ok, Scripted(["d10d9"])
     )
-    assert rec.reason == "max-plies" and rec.infos[0]["clock"] == 0.0
+    assert rec.reason == "max-plies" and rec.infos[0].clock == 0.0
 
 
 def test_adjudicator_resets_streaks() -> None:
@@ -247,8 +247,9 @@ async def test_real_engines_play_to_a_rules_ending(engine_exe: Path) -> None:
     rec = await _play_real(task)
     assert rec.result == "1-0" and rec.reason in ("checkmate", "stalemate")
     # The node count of an early move is drawn within half to twice the level's.
-    assert rec.infos[0]["nodes"] >= 0.9 * load_levels()["xiangqi"][5].nodes / 2
-    assert "cp" in rec.infos[0] or "mate" in rec.infos[0]
+    nodes = rec.infos[0].nodes
+    assert nodes is not None and nodes >= 0.9 * load_levels()["xiangqi"][5].nodes / 2
+    assert rec.infos[0].cp is not None or rec.infos[0].mate is not None
 
 
 async def _level_game(

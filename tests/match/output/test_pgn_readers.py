@@ -103,17 +103,17 @@ def test_match_pgn_read_by_python_chess_and_cchess(tmp_path: Path, engine_exe: P
             node = chess.pgn.Game()
             node.comment = comment
             pov = node.eval()
-            if "cp" not in info and "mate" not in info:
+            if info.cp is None and info.mate is None:
                 assert pov is None
                 continue
             evals += 1
             sign = 1 if ply % 2 == 0 else -1  # Red moves at even plies from the start
             assert pov is not None
-            if "mate" in info:
-                assert pov.white().mate() == sign * info["mate"]
+            if info.mate is not None:
+                assert pov.white().mate() == sign * info.mate
             else:
-                assert pov.white().score() == sign * info["cp"]
-            assert (info.get("chosen") == "varied") == ("varied: the engine's best" in comment)
+                assert info.cp is not None and pov.white().score() == sign * info.cp
+            assert (info.chosen == "varied") == ("varied: the engine's best" in comment)
         assert evals > 0
 
     # cchess: each ICCS game on its own board, move by move, to the same final position

@@ -6,7 +6,7 @@ written from one replay of the game (it was one replay per varied move)."""
 from __future__ import annotations
 
 from ladder.chinese import chinese_moves
-from ladder.match.game.play import GameRecord
+from ladder.match.game.play import GameRecord, MoveRecord
 from ladder.match.output.pgn import format_pgn, read_pgn
 from ladder.wxf import wxf_moves
 
@@ -16,12 +16,12 @@ BESTS = ["b1c3", None, "a1a3", "e7e6", "zz", "a1a1"]
 
 
 def record(moves: list[str], bests: list[str | None]) -> GameRecord:
-    infos: list[dict[str, object]] = []
-    for best in bests:
-        info: dict[str, object] = {"seconds": 0.01, "cp": 12, "depth": 5, "nodes": 3000}
-        if best is not None:
-            info.update(chosen="varied", best=best)
-        infos.append(info)
+    infos = [
+        MoveRecord(seconds=0.01, cp=12, depth=5, nodes=3000)
+        if best is None
+        else MoveRecord(seconds=0.01, cp=12, depth=5, nodes=3000, chosen="varied", best=best)
+        for best in bests
+    ]
     return GameRecord(
         match_id="m", game_no=0, pair_no=0, opening_no=0, variant="xiangqi", red="a",
         black="b", red_slot="A", start_fen="rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/"

@@ -116,7 +116,7 @@ async def test_level_player_moves_as_the_service(
             before_game = len(caplog.records)
             record, seen = await _play(variant, red, black, plies, game_seed, opening)
             after_game = len(caplog.records)
-            assert record.reason != "engine-failure", record.infos
+            assert record.reason != "engine-failure", record.failure
             book = len(opening.moves)
             assert [s.ply for s in seen] == list(range(book, len(record.moves)))
             assert len(seen) >= 6

@@ -47,7 +47,7 @@ def test_match_pairs_pgn_and_resume(tmp_path: Path, engine_exe: Path) -> None:
         # greedy's random choices (no capture to make) are marked, and only those
         for info, comment in zip(rec.infos, parsed.comments[rec.book_plies :], strict=True):
             marked = comment is not None and comment.endswith("random move")
-            assert (info.get("chosen") == "random") == marked, comment
+            assert (info.chosen == "random") == marked, comment
             random_moves += marked
     assert random_moves > 0
 

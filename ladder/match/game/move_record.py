@@ -1,0 +1,42 @@
+"""One move of a match game as the game loop records it: :class:`MoveRecord`, a typed
+record in place of the dict each move had, and its stored form (the same keys as
+before, only those that are set, so the results databases written before read back)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+__all__ = ["MoveRecord"]
+
+#: Fields left out of the stored form at 0 or empty as well as at None.
+_UNSET_WHEN_FALSE = {"restarts", "chosen", "best"}
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    """A move a player chose (a book move has none)."""
+
+    seconds: float = 0.0  #: the search's time (a baseline's choice: its own)
+    cp: int | None = None  #: the mover's score, centipawns
+    mate: int | None = None  #: or mate in N (negative: being mated)
+    depth: int | None = None
+    nodes: int | None = None
+    restarts: int = 0  #: engine restarts this move needed (a crash or hang, recovered)
+    chosen: str | None = None  #: "random" (a baseline's random move) or "varied" (a level's)
+    best: str | None = None  #: the engine's best move, where the variety rule played another
+    clock: float | None = None  #: the mover's clock after the move, seconds
+    comment: str | None = None  #: a game read from a PGN file: the move's comment as written
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form: the fields that are set (``seconds`` always)."""
+        out: dict[str, Any] = {"seconds": self.seconds}
+        for f in fields(self)[1:]:
+            value = getattr(self, f.name)
+            if value is not None and (value or f.name not in _UNSET_WHEN_FALSE):
+                out[f.name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, stored: dict[str, Any]) -> MoveRecord:
+        return cls(**stored)
