@@ -142,7 +142,7 @@ _EPD_OP_RE = re.compile(r"(\w+)\s+([^;]*);")
 
 def parse_pgn_book(variant: str, text: str, source: str = "<pgn>") -> list[Opening]:
     """The games of a PGN text as openings (each game's start and moves)."""
-    from ladder.match.output.pgn import PgnError, read_pgn, replay
+    from ladder.match.output.pgn import PgnError, fsf_fen, read_pgn, replay
 
     out: list[Opening] = []
     try:
@@ -152,6 +152,7 @@ def parse_pgn_book(variant: str, text: str, source: str = "<pgn>") -> list[Openi
             except PgnError as exc:
                 raise OpeningError(f"{source}: game {number}: {exc}") from exc
             fen = parsed.headers.get("FEN")
+            fen = None if fen is None else fsf_fen(fen)  # XBoard's letters read too
             event = parsed.headers.get("Event", "")
             where = f"{Path(source).name}:game {number}"
             out.append(Opening(fen, tuple(game.moves), event, where))

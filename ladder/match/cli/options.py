@@ -232,7 +232,7 @@ def _add_openings(p: argparse.ArgumentParser) -> None:
 
 
 def _add_pgn(p: argparse.ArgumentParser) -> None:
-    from ladder.match.output.pgn import NOTATIONS
+    from ladder.match.output.pgn import FEN_DIALECTS, NOTATIONS
 
     o = p.add_argument_group("PGN output")
     o.add_argument("--pgn", type=Path, default=None, metavar="FILE", help="write the games here")
@@ -242,6 +242,14 @@ def _add_pgn(p: argparse.ArgumentParser) -> None:
         default="wxf",
         help="move notation: WXF (C2=5, the default), ICCS (H2-E2), Chinese (炮二平五, "
         "traditional 馬８進７); the Format tag says which",
+    )
+    o.add_argument(
+        "--pgn-fen",
+        choices=FEN_DIALECTS,
+        default=FEN_DIALECTS[0],
+        help="the letters of the FEN tag of a game that does not start from the variant's "
+        "start: XBoard's (h horse, e elephant: XBoard, Sjaak II, the default) or "
+        "Fairy-Stockfish's (n, b)",
     )
     o.add_argument(
         "--pgn-min",
@@ -325,10 +333,10 @@ def _pgn_options(args: argparse.Namespace) -> Any:
     from ladder.match.output.pgn import PgnOptions
 
     if args.pgn is None:
-        if args.pgn_min or args.pgn_notation != "wxf":
-            raise ValueError("--pgn-notation and --pgn-min need --pgn FILE")
+        if args.pgn_min or args.pgn_notation != "wxf" or args.pgn_fen != "xboard":
+            raise ValueError("--pgn-notation, --pgn-fen and --pgn-min need --pgn FILE")
         return None
-    return PgnOptions(args.pgn, args.pgn_notation, args.pgn_min)
+    return PgnOptions(args.pgn, args.pgn_notation, args.pgn_min, args.pgn_fen)
 
 
 def _failure_limit(args: argparse.Namespace) -> int | None:

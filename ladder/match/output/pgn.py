@@ -19,6 +19,7 @@ Chinese): it fails on a move that is illegal or ambiguous.
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -54,6 +55,36 @@ class PgnError(ValueError):
 
 #: The PGN notations :func:`format_pgn` writes, with their ``Format`` tag.
 NOTATIONS = {"wxf": "WXF", "iccs": "ICCS", "chinese": "Chinese", "chinese-traditional": "Chinese"}
+
+#: The letters a ``FEN`` tag is written in (``--pgn-fen``): XBoard's, which XBoard,
+#: Sjaak II and cutechess read (``h`` horse, ``e`` elephant), or Fairy-Stockfish's
+#: (``n``, ``b``). Either is read back.
+FEN_DIALECTS = ("xboard", "fsf")
+_TO_XBOARD = str.maketrans("nbNB", "heHE")
+_TO_FSF = str.maketrans("heHE", "nbNB")
+
+
+def fen_in(dialect: str, fen: str) -> str:
+    """``fen`` (Fairy-Stockfish's letters) with its board and hand in ``dialect``'s."""
+    if dialect not in FEN_DIALECTS:
+        raise PgnError(f"unknown FEN dialect {dialect!r}: expected one of {list(FEN_DIALECTS)}")
+    if dialect == "fsf":
+        return fen
+    board, _, rest = fen.partition(" ")
+    return f"{board.translate(_TO_XBOARD)} {rest}".rstrip()
+
+
+def fsf_fen(fen: str) -> str:
+    """A FEN in either dialect in Fairy-Stockfish's letters (no xiangqi piece of FSF's
+    is written ``h`` or ``e``, so the two never clash)."""
+    board, _, rest = fen.strip().partition(" ")
+    return f"{board.translate(_TO_FSF)} {rest}".rstrip()
+
+
+@functools.cache
+def variant_start(variant: str) -> str:
+    """The start FEN of ``variant``: a game from it has no ``FEN`` tag."""
+    return Game.from_fen(variant).start_fen
 
 
 def _eval_text(info: MoveRecord, red_moved: bool) -> str | None:
@@ -130,6 +161,7 @@ def format_pgn(
     notes: Mapping[int, str] | None = None,
     extra_headers: Sequence[tuple[str, str]] = (),
     written: WxfWriter | None = None,
+    fen: str = "xboard",
 ) -> str:
     """The PGN text of a :class:`~ladder.match.game.play.GameRecord`.
 
@@ -140,15 +172,19 @@ def format_pgn(
     ``-pgnout … min`` and for readers that do not skip comments. ``notes``: extra
     comment text after a ply (0-based index into the moves), e.g. a study's;
     ``extra_headers`` follow the others. ``written``: the record's moves as the game
-    loop wrote them in WXF (else the game is replayed to write them).
+    loop wrote them in WXF (else the game is replayed to write them). ``fen``: the
+    letters of the ``FEN`` tag (:data:`FEN_DIALECTS`), which a game from its variant's
+    start does not have.
     """
     if notation not in NOTATIONS:
         raise PgnError(f"unknown PGN notation {notation!r}: expected one of {sorted(NOTATIONS)}")
-    headers = _headers(record, date, notation, minimal) + list(extra_headers)
+    headers = _headers(record, date, notation, minimal, fen) + list(extra_headers)
     return pgn_text(headers, _movetext(record, notation, minimal, notes, written))
 
 
-def _headers(r: Any, date: str | None, notation: str, minimal: bool) -> list[tuple[str, str]]:
+def _headers(
+    r: Any, date: str | None, notation: str, minimal: bool, fen: str
+) -> list[tuple[str, str]]:
     """The tags of :func:`format_pgn`, in their order."""
     date = date or time.strftime("%Y.%m.%d", time.gmtime(r.finished_at))
     headers = [
@@ -163,8 +199,7 @@ def _headers(r: Any, date: str | None, notation: str, minimal: bool) -> list[tup
         ("Format", NOTATIONS[notation]),
         ("Red", r.red),
         ("Variant", r.variant),
-        ("FEN", r.start_fen),
-        ("SetUp", "1"),
+        *_setup_tags(r.variant, r.start_fen, fen),
         *_time_control_tags(r.time_controls),
     ]
     if not minimal:
@@ -177,6 +212,14 @@ def _headers(r: Any, date: str | None, notation: str, minimal: bool) -> list[tup
             ("OpeningNo", str(r.opening_no)),
         ]
     return headers
+
+
+def _setup_tags(variant: str, start_fen: str, dialect: str) -> list[tuple[str, str]]:
+    """``FEN`` and ``SetUp``, for a game that does not start from its variant's start (a
+    FEN tag at the start confuses readers that do not know our letters)."""
+    if start_fen == variant_start(variant):
+        return []
+    return [("FEN", fen_in(dialect, start_fen)), ("SetUp", "1")]
 
 
 def _movetext(
@@ -323,7 +366,8 @@ def replay(pgn: PgnGame, variant: str | None = None) -> Game:
     if tag not in FSF_VARIANT:
         raise PgnError(f"unknown or missing Variant header: {tag!r}")
     try:
-        game = Game.from_fen(tag, pgn.headers.get("FEN"))
+        fen = pgn.headers.get("FEN")
+        game = Game.from_fen(tag, None if fen is None else fsf_fen(fen))
     except RulesError as exc:
         raise PgnError(f"bad FEN header: {exc}") from exc
     iccs = pgn.headers.get("Format", "").upper() == "ICCS"
@@ -342,8 +386,9 @@ class PgnOptions:
     path: Path
     notation: str = "wxf"
     minimal: bool = False
+    fen: str = "xboard"  #: the FEN tag's letters (:data:`FEN_DIALECTS`)
 
     def render(self, record: Any) -> str:
-        if self.notation == "wxf" and not self.minimal and record.pgn:
+        if (self.notation, self.minimal, self.fen) == ("wxf", False, "xboard") and record.pgn:
             return str(record.pgn)  # what the worker wrote, the same text
-        return format_pgn(record, notation=self.notation, minimal=self.minimal)
+        return format_pgn(record, notation=self.notation, minimal=self.minimal, fen=self.fen)

@@ -49,6 +49,8 @@ class MatchStats:
     engine_restarts: int = 0  #: see :func:`engine_restarts`
     #: Games without a result (``*``, a study's PGN), left out of every figure above.
     unfinished: int = 0
+    #: The games of pairs not complete yet (in :attr:`trinomial`, not in the pairs).
+    unpaired: Trinomial = field(default_factory=Trinomial)
 
     @property
     def games(self) -> int:
@@ -114,9 +116,15 @@ class MatchStats:
         return self.sprt is not None and self.sprt.decision is not SprtDecision.CONTINUE
 
     def line(self) -> str:
-        """One line of running figures (the progress bar's)."""
-        t = self.trinomial
-        text = f"W-D-L {t.wins}-{t.draws}-{t.losses}"
+        """One line of running figures (the progress bar's), every figure over the same
+        games: once a pair is complete, W-D-L counts the games of complete pairs, as the
+        Elo and LOS do, and says how many games of pairs in play it leaves out."""
+        t, u = self.trinomial, self.unpaired
+        if self.pentanomial.pairs and u.games:
+            paired = f"{t.wins - u.wins}-{t.draws - u.draws}-{t.losses - u.losses}"
+            text = f"W-D-L {paired} in {self.pentanomial.pairs} pairs (+{u.games} unpaired)"
+        else:
+            text = f"W-D-L {t.wins}-{t.draws}-{t.losses}"
         e = self.elo
         if e is not None:
             if math.isinf(e.elo):
@@ -261,6 +269,8 @@ class MatchTally:
             stats.search_seconds = self._search_seconds
             stats.wall_seconds = self._wall_seconds
             stats.engine_restarts = self._restarts
+            half = list(self._half_pairs.values())
+            stats.unpaired = Trinomial(half.count(1.0), half.count(0.5), half.count(0.0))
         if self.sprt is not None:
             stats.sprt = self.sprt.evaluate(stats.pentanomial)
         return stats

@@ -83,6 +83,7 @@ def test_an_unknown_engine_option_is_refused_before_any_game(
         (["--pgn", "/nonexistent/m.pgn"], "--pgn /nonexistent/m.pgn: the folder /nonexistent"),
         (["--json", "/nonexistent/m.json"], "--json /nonexistent/m.json: the folder"),
         (["--json-interval", "0"], "--json-interval: must be >= 1, got 0"),
+        (["--pgn", "m.pgn", "--pgn-fen", "foo"], "--pgn-fen: invalid choice: 'foo'"),
     ],
 )
 def test_bad_arguments_are_refused(tmp_path: Path, args: list[str], says: str) -> None:

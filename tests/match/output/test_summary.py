@@ -3,7 +3,8 @@ that give no finite Elo or no nElo, which must say so instead of printing nan.""
 
 from __future__ import annotations
 
-from ladder.match.output.summary import MatchStats
+from ladder.match.game.play import GameRecord
+from ladder.match.output.summary import MatchStats, MatchTally
 from ladder.match.statistics.elo import pentanomial_elo, trinomial_elo
 from ladder.match.statistics.results import Pentanomial, Trinomial
 
@@ -68,3 +69,27 @@ def test_an_unbounded_interval_prints_as_inf() -> None:
     assert f"Elo {e.elo:+.1f} ± inf (95%, pentanomial, {small}; [{e.elo_lo:+.1f}, +inf])" in (
         s.report()
     )
+
+
+def test_the_line_counts_the_games_its_elo_counts() -> None:
+    # A pair drawn twice, then a game won and one lost of two pairs still in play: the
+    # Elo is the complete pair's, and so is the W-D-L, the others said apart.
+    tally = MatchTally("A", "B")
+    for pair, score in [(0, 0.5), (0, 0.5), (1, 1.0), (2, 0.0)]:
+        tally.add(record(pair, score))
+    s = tally.stats()
+    assert s.trinomial == Trinomial(1, 2, 1) and s.pentanomial.pairs == 1
+    assert s.line().startswith("W-D-L 0-2-0 in 1 pairs (+2 unpaired)  Elo ")
+    tally.add(record(1, 0.0))
+    tally.add(record(2, 1.0))
+    assert tally.stats().line().startswith("W-D-L 2-2-2  Elo ")  # every pair complete
+
+
+def record(pair: int, a_score: float) -> GameRecord:
+    result = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}[a_score]
+    return GameRecord(
+        match_id="m", game_no=0, pair_no=pair, opening_no=0, variant="xiangqi", red="A",
+        black="B", red_slot="A", start_fen="", book_plies=0, moves=[], infos=[],
+        result=result, winner=None, reason="max-plies", search_seconds={}, wall_seconds=0.0,
+        worker="h:1", finished_at=0.0,
+    )  # fmt: skip
