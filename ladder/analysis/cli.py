@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -50,11 +51,13 @@ class UsageError(Exception):
 
 @dataclass
 class SourceGame:
-    """A game to analyse: its positions, tags and result."""
+    """A game to analyse: its positions, tags and result, and how many of its first
+    plies a book played (marked ``{book}``, as cutechess and ``ladder match`` mark them)."""
 
     positions: GamePositions
     headers: list[tuple[str, str]] = field(default_factory=list)
     result: str = "*"
+    book_plies: int = 0
 
 
 def _positive(text: str) -> int:
@@ -102,6 +105,12 @@ def add_analyse(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         default=1,
         metavar="N",
         help="engines searching at once (default 1)",
+    )
+    p.add_argument(
+        "--judge-book",
+        action="store_true",
+        help="judge the book's moves too (marked {book}: a match's random opening plies; "
+        "by default they are evaluated but not called mistakes)",
     )
     p.add_argument(
         "-o",
@@ -153,6 +162,7 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
             json_path=args.json_path,
             engine_path=args.engine_path,
             notation=args.pgn_notation,
+            judge_book=args.judge_book,
         )
     except KeyboardInterrupt:
         print("ladder analyse: interrupted", file=sys.stderr)
@@ -193,7 +203,10 @@ def load_games(
         except (PgnError, AnalysisInputError) as exc:
             raise UsageError(f"{pgn}: game {number}: {exc}") from None
         result = item.headers.get("Result", item.result or "*")
-        out.append(SourceGame(positions, list(item.headers.items()), result))
+        book = 0
+        while book < len(item.comments) and item.comments[book] == "book":
+            book += 1
+        out.append(SourceGame(positions, list(item.headers.items()), result, book))
     return out
 
 
@@ -207,13 +220,14 @@ def run_analyse(
     console: Console | None = None,
     engine_path: Path | None = None,
     notation: str = "wxf",
+    judge_book: bool = False,
 ) -> int:
     """Analyse ``games`` and write them (``out`` None: no PGN, else its moves in
     ``notation``); the exit code. ``engine_path``: the patched engine's (None: the usual
     lookup)."""
     console = console or Console(stderr=True)
     try:
-        done = asyncio.run(_analyse_all(games, nodes, engines, console, engine_path))
+        done = asyncio.run(_analyse_all(games, nodes, engines, console, engine_path, judge_book))
     except EngineError as exc:
         print(f"ladder analyse: the engine failed: {exc}", file=sys.stderr)
         return ExitCode.ENGINE_FAILURE
@@ -247,6 +261,7 @@ async def _analyse_all(
     engines: int,
     console: Console,
     engine_path: Path | None,
+    judge_book: bool,
 ) -> list[GameAnalysis]:
     pool: list[ManagedEngine] = [level_engine(engine_path) for _ in range(engines)]
 
@@ -271,6 +286,8 @@ async def _analyse_all(
                 task = bar.add_task(f"game {number}", total=g.plies)
                 analysis = GameAnalysis(g.variant, g.start_fen, g.moves, nodes)
                 async for ply in analyse(g, evaluators):
+                    if ply.ply <= source.book_plies and not judge_book:
+                        ply = dataclasses.replace(ply, judgement=None)  # the book's, not a side's
                     analysis.plies.append(ply)
                     bar.advance(task)
                 done.append(analysis)

@@ -231,3 +231,21 @@ def test_a_crash_is_retried_and_a_dead_engine_is_exit_3(tmp_path: Path, engine_e
                   env={"LADDER_ENGINE": str(dead)})  # fmt: skip
     assert done.returncode == ExitCode.ENGINE_FAILURE, done.stderr
     assert "the engine failed" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_book_moves_are_not_judged_unless_asked(tmp_path: Path) -> None:
+    # The planted blunder (ply 9) marked {book}, as a match's PGN marks its opening's
+    # random plies: evaluated, not called a blunder; --judge-book judges it.
+    book = [f"{m} {{book}}" for m in PLANTED[:9]]
+    source = tmp_path / "game.pgn"
+    source.write_text(game_pgn([*book, *PLANTED[9:]]))
+    judged = {}
+    for flag in ([], ["--judge-book"]):
+        data = tmp_path / "out.json"
+        done = ladder("analyse", str(source), "--json", str(data), "--nodes", NODES, *flag)
+        assert done.returncode == ExitCode.DONE, done.stderr
+        plies = json.loads(data.read_text())["games"][0]["plies"]
+        assert [p["move"] for p in plies] == PLANTED
+        judged[bool(flag)] = [p["judgement"] for p in plies]
+    assert judged[True][8] == "blunder"
+    assert judged[False][:9] == [None] * 9 and judged[False][9:] == judged[True][9:]
