@@ -15,9 +15,9 @@ cutechess-cli                                          ladder
                                                        colours swapped; without it each game
                                                        has its own opening, colours alternate)
 ``-concurrency N``                                     ``-j N``
-``-pgnout FILE [min]``, ``-pgnout file=F min=true``    ``--pgn FILE [--pgn-min]``
+``-pgnout FILE [min] [fi]``, ``file=F min=true``      ``--pgn FILE [--pgn-min]``
 ``-openings file=F format=epd|pgn order=random|        ``--openings F --openings-format …
-sequential plies=N [policy=default] [start=1]``        --openings-order … --openings-plies N``
+sequential plies=N [policy=default|round] [start=1]`` --openings-order … --openings-plies N``
 ``-sprt elo0= elo1= alpha= beta=``                     ``--sprt E0 E1 --alpha A --beta B``
 ``-draw movenumber=N movecount=M score=S``             ``--draw-after 2N --draw-moves M
                                                        --draw-score S``
@@ -36,6 +36,7 @@ name, never guessed.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 __all__ = ["CutechessError", "translate"]
@@ -136,8 +137,9 @@ def _values_taken(token: str, args: list[str]) -> int:
     """How many of the values after option ``token`` are the option's."""
     if token in _KEYED or (token == "-pgnout" and args and "=" in args[0]):
         return next((n for n, a in enumerate(args) if "=" not in a), len(args))
-    if token == "-pgnout" and args and "=" not in args[0]:
-        return 1 + (len(args) > 1 and args[1] in ("min", "fi"))
+    if token == "-pgnout" and args and "=" not in args[0]:  # FILE [min] [fi]
+        marks = itertools.takewhile(lambda a: a in ("min", "fi"), args[1:3])
+        return 1 + len(list(marks))
     if token == "-repeat":
         return int(bool(args) and args[0].isdigit())
     return {"-recover": 0, "-debug": 0}.get(token, 1)
@@ -160,9 +162,10 @@ def _rewrite(token: str, args: list[str], command: str) -> list[str]:
         if command != "tournament":
             return []
         return ["--format", "round-robin" if args[0] == "roundrobin" else args[0]]
+    if token == "-openings":
+        return _openings(args, command)
     keyed = {
         "-pgnout": _pgnout,
-        "-openings": _openings,
         "-sprt": _sprt,
         "-draw": _draw,
         "-resign": _resign,
@@ -237,14 +240,22 @@ def _pgnout(args: list[str]) -> list[str]:
     return ["--pgn", args[0]] + (["--pgn-min"] if "min" in args[1:] else [])
 
 
-def _openings(args: list[str]) -> list[str]:
+def _openings(args: list[str], command: str) -> list[str]:
     keys = _keys(args, "-openings", {"file", "format", "order", "plies", "policy", "start"})
     if "file" not in keys:
         raise CutechessError("-openings needs file=")
     if keys.get("start", "1") != "1":
         raise CutechessError("-openings: start= other than 1 is not supported")
-    if keys.get("policy", "default") not in ("default", "round"):
-        raise CutechessError("-openings: policy=encounter is not supported")
+    policy = keys.get("policy", "default")
+    if policy == "round" and command == "tournament":
+        # cutechess's round policy gives every pairing of a round the same opening; each
+        # of our pairings is a match with its own seeded opening order.
+        raise CutechessError(
+            "-openings policy=round is not supported by ladder tournament (each pairing "
+            "draws its own openings); leave policy out"
+        )
+    if policy not in ("default", "round"):  # a match's round is one encounter: the same
+        raise CutechessError(f"-openings: policy={policy} is not supported")
     out = ["--openings", keys["file"]]
     if "format" in keys:
         out += ["--openings-format", keys["format"]]

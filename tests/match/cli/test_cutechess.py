@@ -154,3 +154,24 @@ def test_cutechess_lines_run_through_the_cli(tmp_path: Path, engine_exe: Path) -
 def test_our_own_options_and_their_values_pass_through() -> None:
     line = ["--json", "-", "--draw-score", "-10", "-j", "2", "level:1", "greedy"]
     assert translate(line) == line
+
+
+def test_pgnout_takes_min_and_fi_in_any_order() -> None:
+    # fi: finished games only; ours are (an unfinished game is never written)
+    for marks in (["min", "fi"], ["fi", "min"], ["fi"], ["min"]):
+        got = translate(["-pgnout", "o.pgn", *marks, "level:1", "greedy"])
+        minimal = ["--pgn-min"] if "min" in marks else []
+        assert got == ["--pgn", "o.pgn", *minimal, "level:1", "greedy"]
+
+
+def test_openings_policy_round_is_a_match_default_and_refused_by_a_tournament(
+    tmp_path: Path,
+) -> None:
+    line = ["-openings", "file=b.epd", "policy=round"]
+    assert translate(line) == ["--openings", "b.epd"]  # a match's round is one encounter
+    (tmp_path / "b.epd").write_text(BOOK)
+    done = run_ladder(
+        "tournament", "random", "greedy", "novice", "--variant", "xiangqi", *line, cwd=tmp_path
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "policy=round is not supported" in done.stderr
