@@ -11,10 +11,7 @@ them and says why in its message: ``.venv/bin/pytest tests/service/test_golden.p
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,7 +22,7 @@ from ladder.levels import LEVEL_NUMBERS
 from ladder.variants import VARIANT_IDS
 from tests.conftest import check_golden
 
-from .helpers import Server, start_server
+from .helpers import Server, run_ladder, start_server
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
@@ -105,13 +102,6 @@ _HELP = [c for c in COMMAND_MODULES if c not in ("match", "tournament")]
 @pytest.mark.parametrize("command", [None, *_HELP])
 def test_help(command: str | None, request: pytest.FixtureRequest) -> None:
     args = ["--help"] if command is None else [command, "--help"]
-    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"}
-    done = subprocess.run(
-        [sys.executable, "-m", "ladder.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    done = run_ladder(*args, COLUMNS="100", NO_COLOR="1", TERM="dumb")
     assert done.returncode == 0, done.stderr
     check_golden(request, GOLDEN / "cli" / f"{command or 'ladder'}-help.out", done.stdout)
