@@ -26,6 +26,9 @@ budget is streamed again without a search. A restart empties it.
 
 **Limits.** ``analysis_max_nodes`` a position, ``analysis_max_plies`` a game,
 ``analysis_jobs_per_client`` streams at once per key (or client address), per process.
+A stream is counted when it is admitted, in the same step as the check (no await
+between them: requests sent at the same moment cannot all pass it), and uncounted when
+its response ends, whether or not its stream ever started.
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ from ladder.service.status import as_service_error
 
 log = logging.getLogger("ladder.analysis")
 
-__all__ = ["Analyser", "AnalysisCache", "PreparedAnalysis"]
+__all__ = ["Admission", "Analyser", "AnalysisCache", "PreparedAnalysis"]
 
 CacheKey = tuple[str, str, tuple[str, ...], int, str]
 
@@ -77,15 +80,38 @@ class AnalysisCache(RecentCache[CacheKey, list[PlyAnalysis]]):
     """The last finished analyses (their plies), least recently used dropped first."""
 
 
+class Admission:
+    """One client's stream counted against its limit until :meth:`release` (idempotent:
+    the stream's end and its response's end both call it)."""
+
+    def __init__(self, running: dict[str, int], client: str) -> None:
+        self._running = running
+        self._client = client
+        self._held = True
+        running[client] = running.get(client, 0) + 1
+
+    def release(self) -> None:
+        if not self._held:
+            return
+        self._held = False
+        left = self._running.get(self._client, 1) - 1
+        if left > 0:
+            self._running[self._client] = left
+        else:
+            self._running.pop(self._client, None)
+
+
 @dataclass(frozen=True)
 class PreparedAnalysis:
-    """A request accepted: the game judged, the budget settled, the client named."""
+    """A request accepted: the game judged, the budget settled, the client named and
+    counted (:attr:`admission`)."""
 
     game: GamePositions
     nodes: int
     from_ply: int
     client: str
     key: CacheKey
+    admission: Admission
     notations: tuple[str, ...] = ()
 
 
@@ -162,6 +188,7 @@ class Analyser:
             game = await asyncio.to_thread(GamePositions, req.variant, req.fen, req.moves)
         except AnalysisInputError as exc:  # judged above: not expected
             raise InvalidRequest(ErrorCode.INVALID_REQUEST, str(exc), field=exc.field) from None
+        # checked and counted in one step, after the last await (see the module docstring)
         if self._running.get(client, 0) >= cfg.analysis_jobs_per_client:
             refused.inc()
             raise TooManyAnalyses(
@@ -170,12 +197,19 @@ class Analyser:
                 "one or wait for it to finish",
             )
         key = (game.variant, game.start_fen, game.moves, nodes, self.engine)
-        return PreparedAnalysis(game, nodes, req.from_ply, client, key, tuple(req.notations))
+        return PreparedAnalysis(
+            game,
+            nodes,
+            req.from_ply,
+            client,
+            key,
+            Admission(self._running, client),
+            tuple(req.notations),
+        )
 
     async def stream(self, job: PreparedAnalysis) -> AsyncIterator[bytes]:
         """The NDJSON lines of ``job`` (see the module docstring)."""
         m = self.service.metrics
-        self._running[job.client] = self._running.get(job.client, 0) + 1
         m.analyses_running.inc()
         cached = self.cache.get(job.key)
         outcome = "cancelled"
@@ -226,11 +260,7 @@ class Analyser:
         finally:
             m.analyses.labels(outcome).inc()
             m.analyses_running.dec()
-            left = self._running.get(job.client, 1) - 1
-            if left > 0:
-                self._running[job.client] = left
-            else:
-                self._running.pop(job.client, None)
+            job.admission.release()
             if outcome == "cancelled":
                 log.info(
                     "analysis cancelled at ply %d of %d",

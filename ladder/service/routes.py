@@ -9,12 +9,12 @@ each failure is answered is :mod:`ladder.service.handlers`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, Request
 from starlette.responses import Response, StreamingResponse
-from starlette.types import Receive
+from starlette.types import Receive, Scope, Send
 
 from ladder.service.analyser import Analyser
 from ladder.service.analysis_models import AnalysisLine, AnalysisRequest
@@ -78,9 +78,27 @@ AnalysisJob = Annotated[Analyser, Depends(get_analyser)]
 
 class NdjsonResponse(StreamingResponse):
     """A stream of JSON lines (``application/x-ndjson``), sent as they are made: no
-    proxy buffering, no caching. Starlette cancels the stream when the client goes."""
+    proxy buffering, no caching. Starlette cancels the stream when the client goes;
+    ``on_close`` runs when the response ends, even if its stream never started (a
+    stream that never started never runs its own ``finally``)."""
 
     media_type = "application/x-ndjson"
+
+    def __init__(
+        self,
+        content: AsyncIterator[bytes],
+        on_close: Callable[[], None],
+        status_code: int = 200,  # FastAPI's OpenAPI reads the default status here
+        **kw: Any,
+    ) -> None:
+        super().__init__(content, status_code, **kw)
+        self._on_close = on_close
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._on_close()
 
 
 router = APIRouter()
@@ -206,7 +224,9 @@ async def analysis(req: AnalysisRequest, request: Request, analyser: AnalysisJob
     _log_variant(request, req.variant)
     job = await analyser.prepare(req, client)
     return NdjsonResponse(
-        analyser.stream(job), headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        analyser.stream(job),
+        job.admission.release,
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
 
 

@@ -5,6 +5,8 @@ and an engine crash mid-job retried."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import signal
 import sys
@@ -113,6 +115,36 @@ def test_a_closed_stream_stops_searching(pair: tuple[Server, Server]) -> None:
     wait_until(lambda: first.health()["engines_busy"] == 0)
     searched = samples(first)['ladder_analysis_plies_total{variant="xiangqi"}'] - before
     assert searched <= 3  # the two positions of ply 1 and at most the one under way
+
+
+async def _open_streams(url: str, body: dict[str, Any], count: int) -> list[int]:
+    """`count` analysis requests sent at once from one client, each kept open until all
+    have their status (an admitted stream still runs when the last one is judged)."""
+    async with httpx.AsyncClient(timeout=120) as client, contextlib.AsyncExitStack() as open_:
+
+        async def send() -> int:
+            request = client.build_request("POST", url, json=body)
+            response = await client.send(request, stream=True)
+            await open_.enter_async_context(contextlib.aclosing(response))
+            return response.status_code
+
+        return list(await asyncio.gather(*(send() for _ in range(count))))
+
+
+def test_streams_sent_at_once_run_at_most_the_limit(pair: tuple[Server, Server]) -> None:
+    """12 streams at the same moment with one client's limit of 1: one runs, 11 are
+    refused (the count was checked before the stream counted itself: 11 ran)."""
+    first, _ = pair
+    wait_until(lambda: first.health()["engines_busy"] == 0)
+    long_game = [*GAME, "d1e2", "i7i6", "h1h9", "b8a8", "e3e7", "g8e7", "h9h4", "a8a9"]
+    body = {"variant": "xiangqi", "moves": long_game, "nodes": 100_000}
+    codes = asyncio.run(_open_streams(first.url + "/v1/analysis", body, 12))
+    assert sorted(codes) == [200] + [429] * 11, codes
+    # every admission was given back: the client may stream again
+    wait_until(lambda: samples(first)["ladder_analyses_running"] == 0)
+    assert stream(first, {"variant": "xiangqi", "moves": GAME[:2], "nodes": NODES})[0]["type"] == (
+        "start"
+    )
 
 
 def test_an_engine_crash_mid_job_retries_that_position(tmp_path: Path) -> None:
