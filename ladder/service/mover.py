@@ -261,18 +261,30 @@ class MoveService:
     ) -> tuple[LevelMove, float]:
         """The level's move searched on the leased ``worker`` (given back after), at most
         ``max_attempts`` attempts until the request's ``deadline`` (the loop's time);
-        with the search's time."""
+        with the search's time.
+
+        A failed attempt gives its engine back to be replaced in the background, and the
+        next one leases an engine anew: one that answers (another slot, or the failed
+        one's once its replacement passed its start-up), never a replacement started for
+        this attempt, which can fail the same way (killed during its ``isready``)."""
         searching = self.metrics.labelled(self.metrics.searches_in_flight, label)
         failures: list[str] = []
         moved: LevelMove | None = None
         elapsed = 0.0
+        leased: EngineSlot | None = worker
         searching.inc()
         dirty = True  # until an attempt answers: a failure or cancellation leaves it dirty
         try:
-            trace.engine = worker.index
             try:
                 async with asyncio.timeout_at(deadline):
                     for attempt in range(1, self.config.max_attempts + 1):
+                        if leased is None:
+                            leased = worker = await self.pool.acquire(
+                                deadline - asyncio.get_running_loop().time(),
+                                trace.client,
+                                self.config.lane(level),
+                            )
+                        trace.engine = worker.index
                         trace.attempts = attempt
                         t0 = time.perf_counter()
                         try:
@@ -284,8 +296,11 @@ class MoveService:
                                 time_limit_ms,
                                 clock_started,
                             )
-                        except SearchAttemptFailed as exc:  # recovered if it was the last try
+                        except SearchAttemptFailed as exc:
                             failures.append(f"engine {worker.index}: {exc}")
+                            if attempt < self.config.max_attempts:
+                                leased = None  # replaced in the background
+                                self.pool.release(worker, dirty=True)
                             continue
                         elapsed = time.perf_counter() - t0
                         dirty = False
@@ -298,7 +313,8 @@ class MoveService:
                 ) from None
         finally:
             searching.dec()
-            self.pool.release(worker, dirty=dirty)
+            if leased is not None:
+                self.pool.release(leased, dirty=dirty)
         if moved is None:
             raise NoEngineAnswer(
                 "the engine gave no usable answer: " + ("; ".join(failures) or "unknown failure")

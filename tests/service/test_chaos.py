@@ -5,16 +5,21 @@ each by its deadline), and no engine process outlives the server."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import signal
+import sys
+from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
 
-from .helpers import OUT_OF_BOOK, check_move_reply, start_server
+from .helpers import OUT_OF_BOOK, check_move_reply, service_engine, start_server, wait_until
 
 MOVES = OUT_OF_BOOK
+DYING_ENGINE = Path(__file__).with_name("dying_engine.py")
 
 
 def _gone(pid: int) -> bool:
@@ -95,8 +100,9 @@ async def test_sigstop_hang() -> None:
                     *(_move(client, lv, i) for i, lv in enumerate(levels))
                 )
                 assert _check(results) == len(levels)
-                health = (await client.get("/healthz")).json()
-                assert health["engines_alive"] == 2
+                # the hung engine's slot is replaced in the background (the retry ran on
+                # another engine): both run again once it is
+                srv.wait_health(lambda h: h["engines_alive"] == 2)
         finally:
             if psutil.pid_exists(hung):
                 os.kill(hung, signal.SIGCONT)
@@ -114,3 +120,34 @@ def test_no_leak_after_stop() -> None:
     assert len(pids) == 2
     srv.stop()
     assert all(_gone(p) for p in pids)
+
+
+def test_a_retry_runs_on_a_slot_that_answers(tmp_path: Path) -> None:
+    """An engine crashes mid-search and its replacement dies during its `isready` (as
+    under a SIGKILL every 2 s): the retry runs on the other, healthy slot, not on the
+    failed one's replacement, and the move is played (it was a 502 `engine_failed`)."""
+    wrapper = tmp_path / "engine.sh"
+    wrapper.write_text(
+        f"#!/bin/sh\nexec {sys.executable} {DYING_ENGINE} {service_engine()} {tmp_path}\n"
+    )
+    wrapper.chmod(0o755)
+    server = start_server(engines=2, env={"LADDER_ENGINE": str(wrapper)})
+    try:
+        start = len(server.log_lines)
+        body = {"variant": "xiangqi", "moves": MOVES, "level": 4, "seed": 1}
+        r = httpx.post(server.url + "/v1/move", json=body, timeout=60)
+        assert r.status_code == 200, r.text
+        check_move_reply("xiangqi", MOVES, r.json())
+
+        def requests() -> list[dict[str, Any]]:
+            return [json.loads(x) for x in server.log_lines[start:] if '"event": "request"' in x]
+
+        wait_until(lambda: len(requests()) == 1)  # the server's log is read as it comes
+        (line,) = requests()
+        assert line["attempts"] == 2, line
+        crashed = [
+            json.loads(x)["engine"] for x in server.log_lines[start:] if '"engine_incident"' in x
+        ]
+        assert crashed and line["engine"] not in crashed, (line, crashed)
+    finally:
+        server.stop()
