@@ -26,9 +26,10 @@ STRENGTH_ERROR = "level_or_elo"
 
 Color = Literal["red", "black"]
 
-MoveStr = Annotated[
-    str, Field(min_length=1, max_length=MAX_MOVE_CHARS, examples=["h3e3", "b10c8", "A@e3"])
-]
+# A move's example is a legal first move in every variant: schema-driven clients
+# (schemathesis) put it in a game of any variant (a drop such as `A@e3` never reached an
+# engine: illegal in xiangqi).
+MoveStr = Annotated[str, Field(min_length=1, max_length=MAX_MOVE_CHARS, examples=["h3e3"])]
 Fen = Annotated[
     str,
     Field(
