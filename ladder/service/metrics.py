@@ -124,6 +124,11 @@ CLOSE_REASONS: tuple[str, ...] = (
 #: How a game analysis ended (``ladder_analyses``).
 ANALYSIS_OUTCOMES: tuple[str, ...] = ("done", "cached", "cancelled", "failed", "refused")
 
+#: How a worker process of ``ladder serve --workers N`` that was started again had died
+#: (``ladder_worker_restarts``): killed by a signal (e.g. the OOM killer's SIGKILL), or
+#: exited with an error code.
+WORKER_DEATHS: tuple[str, ...] = ("signal", "exit")
+
 #: Levels of the ladder (series are created for each).
 LEVELS: tuple[int, ...] = tuple(LEVEL_NUMBERS)
 #: The pool's lanes of move requests (ladder.service.config).
@@ -337,6 +342,17 @@ class Metrics:
         "ladder_analysis_queue_wait_seconds",
         "Time an analysis position waited for an engine (the long lane).",
     )
+    # A worker's death is counted by its successor once that serves: a worker's
+    # counters outlive it in the multiprocess folder, the supervisor has no registry.
+    worker_restarts = counter(
+        "ladder_worker_restarts",
+        "Worker processes (`--workers N`) started again after one died, by how it died: "
+        "signal (killed, e.g. by the OOM killer) or exit (an error code).",
+        labels=("death",),
+    )
+    workers = gauge(
+        "ladder_workers", "Server processes serving (1 without --workers).", combine="livesum"
+    )
     build_info = gauge(
         "ladder_build_info",
         "Always 1; the labels say what runs.",
@@ -386,12 +402,19 @@ class Metrics:
             self.analyses.labels(outcome)
         for variant in VARIANT_IDS:
             self.analysis_plies.labels(variant)
+        for death in WORKER_DEATHS:
+            self.worker_restarts.labels(death)
 
     def set_build(self, engine: Path | None) -> None:
         """Record what runs: the package version and the engine build key."""
         self.build_info.labels(
             _package_version(), engine_build_key(engine), platform.python_version()
         ).set(1)
+
+    def worker_replaced(self, exit_code: int) -> None:
+        """This worker serves in place of one that died with ``exit_code`` (negative:
+        killed by that signal)."""
+        self.worker_restarts.labels("signal" if exit_code < 0 else "exit").inc()
 
     def count_request(self, route: str, status: int, seconds: float) -> None:
         """One answered request (routes outside :data:`ROUTES` count as ``other``)."""

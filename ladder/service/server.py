@@ -231,6 +231,11 @@ def run_server(
     serves (``worker``: as for :func:`start_logging`). Whether it ever served."""
     service = MoveService(config)
     app = create_app(service=service)
+
+    def serving() -> None:
+        service.metrics.workers.set(1)  # this process serves (`ladder_workers` sums them)
+        announce(service)
+
     metrics = service.metrics
     protocol = guarded_protocol(
         settings.connection_limits(),
@@ -253,7 +258,7 @@ def run_server(
         ),
         service,
         app,
-        lambda: announce(service),
+        serving,
         settings,
         worker,
     )

@@ -13,7 +13,9 @@ connection to one of them. The engines are split: worker *i* gets its share of
   process's counts. A dead worker's gauges are dropped (``mark_process_dead``), its
   counters stay counted.
 * A worker that dies is logged (``worker_exited``) and started again
-  (``worker_restarted``), after a delay that grows while it keeps dying young.
+  (``worker_restarted``), after a delay that grows while it keeps dying young; the new
+  one counts the death once it serves (``ladder_worker_restarts_total{death}``;
+  ``ladder_workers`` is the processes serving).
 * SIGHUP is passed on to every worker (each re-reads the API keys); SIGTERM or SIGINT
   stops them all (each drains and stops its engines), SIGKILL after a grace period. A
   worker ignores SIGINT itself (a terminal's Ctrl-C reaches the whole process group):
@@ -79,14 +81,19 @@ def _worker_main(
     index: int,
     sock: socket.socket,
     ready: multiprocessing.connection.Connection,
+    replaces: int | None,
 ) -> None:
-    """A worker process: serve on `sock` until SIGTERM, saying on `ready` once it serves."""
+    """A worker process: serve on `sock` until SIGTERM, saying on `ready` once it serves
+    (and counting, then, the death of the worker it replaces: `replaces` is that one's
+    exit code)."""
     die_with_parent()
     # Until the server's own SIGHUP handler is in place, a reload request is moot.
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     start_logging(settings, index)
 
     def announce(service: MoveService) -> None:
+        if replaces is not None:
+            service.metrics.worker_replaced(replaces)
         ready.send(service.pool.size)
 
     started = run_server(config, settings, sock, announce, index)
@@ -106,6 +113,7 @@ class _Slot:
     restart_at: float | None = None
     young_deaths: int = 0
     starts: int = 0
+    died: int | None = None  #: the exit code of its last process, if one died
 
 
 class Supervisor:
@@ -153,7 +161,7 @@ class Supervisor:
         parent_end, child_end = self.context.Pipe(duplex=False)
         process = self.context.Process(
             target=_worker_main,
-            args=(slot.config, self.settings, slot.index, self.sock, child_end),
+            args=(slot.config, self.settings, slot.index, self.sock, child_end, slot.died),
             name=f"ladder-worker-{slot.index}",
         )
         process.start()
@@ -205,7 +213,7 @@ class Supervisor:
         mark_process_dead(process.pid)  # type: ignore[no-untyped-call]
         if slot.ready is not None:
             slot.ready.close()
-        slot.process, slot.ready = None, None
+        slot.process, slot.ready, slot.died = None, None, process.exitcode
         lived = time.monotonic() - slot.started_at
         slot.young_deaths = slot.young_deaths + 1 if lived < YOUNG_S else 0
         delay = min(MAX_RESTART_DELAY_S, 2.0 ** (slot.young_deaths - 1)) if slot.young_deaths else 0

@@ -191,6 +191,10 @@ def test_a_killed_worker_is_started_again(workers: tuple[Server, Path]) -> None:
         text = client.get("/metrics").text
     assert metric(text, "ladder_engines") == [float(ENGINES)]  # the dead one's gauge gone
     assert len(metric(text, "ladder_process_cpu_seconds")) == 2
+    # the death and the restart in the metrics, not only in the logs
+    assert metric(text, "ladder_workers") == [2.0]
+    assert metric(text, "ladder_worker_restarts_total", death="signal") == [1.0]
+    assert metric(text, "ladder_worker_restarts_total", death="exit") == [0.0]
 
 
 def test_sigterm_stops_every_process() -> None:
@@ -218,6 +222,9 @@ def test_one_worker_has_no_supervisor(server: Server) -> None:
     assert worker_pids(server) == []
     assert set(all_engines(server)) == set(server.engine_pids())
     assert httpx.get(server.url + "/healthz", timeout=30).json()["engines"] == 2
+    text = httpx.get(server.url + "/metrics", timeout=30).text
+    assert metric(text, "ladder_workers") == [1.0]
+    assert metric(text, "ladder_worker_restarts_total") == [0.0, 0.0]
 
 
 def test_a_worker_that_cannot_start_stops_the_service(tmp_path: Path, engine_exe: Path) -> None:
