@@ -120,6 +120,27 @@ class Server(uvicorn.Server):
         self._hurry = False  # "stop now" came: cut the requests short at once
         self._streams: int | None = None  # analysis streams when the stop came
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._outside: list[int] = []  # stop signals before uvicorn's handlers were in
+
+    def serve_on(self, sock: socket.socket) -> None:
+        """Serve on `sock` until stopped. uvicorn installs its signal handlers when it
+        starts and gives back the ones it found when it stops: the ones put here, so
+        that a stop signal on either side of uvicorn's is neither Python's Ctrl-C
+        (KeyboardInterrupt: a SIGINT at the very end of the drain exited -2) nor
+        SIGTERM's default (killed): before, it is taken up at start-up; after, the
+        server is stopping already."""
+
+        def outside(sig: int, frame: FrameType | None) -> None:
+            self._outside.append(sig)
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, outside)
+        self.run(sockets=[sock])
+        # Stopped: what is left is the process's exit, where Python's finalization puts
+        # back the default handlers (a SIGINT there killed it: -2). Nothing is started
+        # from here on that would inherit the ignoring.
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         """SIGTERM/SIGINT: readiness off now (the drain begins); uvicorn stops next.
@@ -192,6 +213,8 @@ class Server(uvicorn.Server):
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         self._loop = asyncio.get_running_loop()
+        for sig in self._outside:  # a stop asked for just before uvicorn's handlers
+            self.handle_exit(sig, None)
         await super().startup(sockets)
         if not self.started:
             return
@@ -262,7 +285,7 @@ def run_server(
         settings,
         worker,
     )
-    server.run(sockets=[sock])
+    server.serve_on(sock)
     return bool(server.started)
 
 

@@ -265,6 +265,10 @@ class Supervisor:
             return True
         finally:
             self._stop_all()
+            # every worker stopped: a late stop signal must not kill the exit (Python's
+            # finalization puts back the default handlers)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(sig, signal.SIG_IGN)
             signal.set_wakeup_fd(-1)
             self._wake_read.close()
             self._wake_write.close()

@@ -5,9 +5,11 @@ issue's reproduction: a level-8 move, its engine SIGSTOPped, SIGTERM to the serv
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import time
 
 import httpx
 import psutil
@@ -214,3 +216,24 @@ def _in_flight(server: Server) -> dict[str, float]:
         return {k: v for k, v in samples(server).items() if "searches_in_flight" in k}
     except httpx.TransportError:
         return {}
+
+
+def test_ctrl_c_at_the_end_of_the_drain_still_exits_0() -> None:
+    """SIGTERM, then SIGINT after SIGINT until the process ends: one of them comes after
+    uvicorn gave its signal handlers back (the end of the drain), where Python's own
+    Ctrl-C handler used to raise KeyboardInterrupt (exit -2). A stop asked for exits 0."""
+    server = Server(["--engines", "1", "--log-format", "json", "--drain-delay", "0"])
+    server.start()
+    try:
+        assert server.proc is not None
+        server.signal(signal.SIGTERM)
+        sent = 0
+        while server.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                server.signal(signal.SIGINT)
+                sent += 1
+            time.sleep(0.002)
+        assert server.proc.wait() == 0, (sent, server.log_lines[-5:])
+    finally:
+        server.stop()
+    assert not [line for line in server.log_lines if "KeyboardInterrupt" in line]
