@@ -94,7 +94,11 @@ def add_exception_handlers(app: FastAPI, retry_after: int) -> None:
         return response
 
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unexpected error on %s", request.url.path)
+        log.exception(
+            "unexpected error on %s",
+            request.url.path,
+            extra={"event": "unexpected_error", "path": request.url.path},
+        )
         return error_response(
             ServiceError(500, ErrorCode.INTERNAL_ERROR, f"internal error: {type(exc).__name__}")
         )

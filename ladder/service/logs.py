@@ -19,9 +19,11 @@ from __future__ import annotations
 import contextvars
 import logging
 import sys
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pythonjsonlogger.core import RESERVED_ATTRS
+from pythonjsonlogger.json import JsonFormatter
 
 LogFormat = Literal["json", "text"]
 
@@ -43,6 +45,20 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
+def utc_time(record: logging.LogRecord) -> str:
+    """The record's time in RFC 3339, UTC, to the millisecond
+    (``2026-12-05T21:57:35.606+00:00``): with its zone, so lines of machines set to
+    different zones sort and compare."""
+    return datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds")
+
+
+class JsonLineFormatter(JsonFormatter):
+    """python-json-logger's JSON lines, the time as :func:`utc_time` says."""
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        return utc_time(record)
+
+
 class TextFormatter(logging.Formatter):
     """``time level logger: message key=value ...`` (the ``extra`` fields appended), a
     record on one line (:func:`one_line`), but for a traceback and the engine's stderr
@@ -50,6 +66,9 @@ class TextFormatter(logging.Formatter):
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        return utc_time(record)
 
     def formatMessage(self, record: logging.LogRecord) -> str:
         record.message = one_line(record.message)
@@ -109,7 +128,7 @@ def logging_config(
     formatter: dict[str, Any]
     if fmt == "json":
         formatter = {
-            "()": "pythonjsonlogger.json.JsonFormatter",
+            "()": JsonLineFormatter,
             "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
             # `severity`: a request line has a `level` of its own (the ladder's)
             "rename_fields": {"asctime": "time", "levelname": "severity", "name": "logger"},

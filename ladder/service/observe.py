@@ -66,7 +66,8 @@ class ObserveRequests:
         scope.setdefault("state", {})["trace"] = trace
         status = 0
         request_id = request_id_of(scope)
-        REQUEST_ID.set(request_id)  # this task's context: its log lines carry it
+        # this task's context: its log lines carry it until the request's own line
+        named = REQUEST_ID.set(request_id)
 
         async def observe(message: Message) -> None:
             nonlocal status
@@ -115,3 +116,4 @@ class ObserveRequests:
                     "request_id": request_id,
                 },
             )
+            REQUEST_ID.reset(named)  # lines after the request (same task) are not its

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -348,7 +349,11 @@ class EnginePool(Generic[W]):
             waiter.future.set_result(worker)
 
     def _in_background(self, worker: W, work: Callable[[], Any], what: str) -> None:
-        task = asyncio.get_running_loop().create_task(self._until_done(worker, work, what))
+        # A context of its own: the request that gave the worker back has finished by
+        # the time its recovery logs, and must not be named there (its request_id).
+        task = asyncio.get_running_loop().create_task(
+            self._until_done(worker, work, what), context=contextvars.Context()
+        )
         self._recovering.add(task)
         task.add_done_callback(self._recovering.discard)
 
@@ -362,7 +367,19 @@ class EnginePool(Generic[W]):
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("engine %s failed; retrying in %.1f s", what, delay)
+                engine = getattr(worker, "index", None)
+                log.exception(
+                    "engine %s %s failed; retrying in %.1f s",
+                    engine,
+                    what,
+                    delay,
+                    extra={
+                        "event": "engine_recovery_failed",
+                        "engine": engine,
+                        "phase": what,
+                        "retry_in_s": delay,
+                    },
+                )
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
                 work = worker.recover  # a failed check is a recovery from then on

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,11 @@ def test_one_line_per_request() -> None:
         (analysed,) = records(server, event="request", path="/v1/analysis")
         assert (checked["variant"], analysed["variant"]) == ("crazyhouse-xiangqi", "xiangqi")
         assert not records(server, logger="uvicorn.access")  # replaced, not doubled
+        # every line's time has its zone (UTC), the service's own lines an event
+        for record in records(server):
+            stamp = datetime.fromisoformat(record["time"])
+            assert stamp.utcoffset() == timedelta(0), record
+            assert "event" in record or record["logger"].startswith("uvicorn"), record
     finally:
         server.stop()
 
@@ -94,6 +100,7 @@ def test_text_log_format() -> None:
         assert httpx.get(text.url + path, timeout=30).status_code == 404
         attack = text.wait_for_log(lambda x: "404" in x and "ladder.access" in x)
     assert "GET /healthz 200" in line and "event=request" in line and not line.startswith("{")
+    assert datetime.fromisoformat(line.split()[0]).utcoffset() == timedelta(0), line
     assert "/x\\n2026-12-05" in attack and "\\x1b[2J" in attack, attack
     assert not [x for x in text.log_lines if x.startswith("2026-12-05 11:00:00")]
     assert not [x for x in text.log_lines if "\x1b" in x]

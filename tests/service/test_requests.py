@@ -118,7 +118,17 @@ def test_an_engine_incident_carries_the_request_id() -> None:
         os.kill(engine, signal.SIGKILL)  # mid-search: an incident, then a retry
         incident = json.loads(server.wait_for_log(lambda x: '"engine_incident"' in x))
         assert incident["request_id"] == "crash-me-1" and incident["pid"] == engine
+        # the replacement is started in the background, after the request gave the
+        # engine back: its line is not the request's (nor are later ones)
+        restarted = json.loads(server.wait_for_log(lambda x: '"engine_restarted"' in x))
+        assert restarted["previous_pid"] == engine and "request_id" not in restarted
         sock.close()
+        server.wait_for_log(lambda x: '"crash-me-1"' in x and '"event": "request"' in x)
+        with server.client() as client:
+            assert client.get("/healthz").status_code == 200
+        lines = [json.loads(x) for x in server.log_lines]
+        last = max(i for i, r in enumerate(lines) if r.get("event") == "request")
+        assert all(r.get("request_id") != "crash-me-1" for r in lines[last + 1 :])
     finally:
         server.stop()
 
