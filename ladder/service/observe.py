@@ -31,6 +31,13 @@ log = logging.getLogger("ladder.access")
 CLIENT_GONE = 499
 
 
+#: The content type of the API's answers (an error's included), and what a JSON answer
+#: without a cache policy of its own gets: a move or an error is for one request, never
+#: to be stored or served again by a cache.
+JSON_TYPE = b"application/json"
+NO_STORE = (b"cache-control", b"no-store")
+
+
 def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1000, 3)
 
@@ -73,10 +80,18 @@ class ObserveRequests:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                headers = [
-                    (k, v) for k, v in message.get("headers", []) if k.lower() != b"x-request-id"
-                ]
+                headers = []
+                cached = is_json = False
+                for k, v in message.get("headers", []):
+                    name = k.lower()
+                    if name == b"x-request-id":
+                        continue
+                    cached = cached or name == b"cache-control"
+                    is_json = is_json or (name == b"content-type" and v.startswith(JSON_TYPE))
+                    headers.append((k, v))
                 headers.append((b"x-request-id", request_id.encode()))
+                if is_json and not cached:
+                    headers.append(NO_STORE)  # an answer for this request only
                 message = {**message, "headers": headers}
             await send(message)
 

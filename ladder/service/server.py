@@ -277,6 +277,9 @@ def run_server(
             timeout_graceful_shutdown=math.ceil(settings.drain_timeout + CUT_MARGIN_S),
             forwarded_allow_ips=settings.forwarded_allow_ips,
             server_header=False,
+            # on every answer, the protocol's own error answers too: a browser must not
+            # guess another type than the one sent (a JSON error read as HTML)
+            headers=[("X-Content-Type-Options", "nosniff")],
             lifespan="on",
         ),
         service,

@@ -303,8 +303,34 @@ def test_not_http_is_a_json_400(srv: Server) -> None:
         status, headers, body = read_response(sock)
     assert status == 400
     assert headers["content-type"] == "application/json"
+    assert (headers["x-content-type-options"], headers["cache-control"]) == ("nosniff", "no-store")
     assert json.loads(body)["error"]["code"] == "bad_http"
     assert_serving(srv)
+
+
+def test_json_answers_are_neither_sniffed_nor_stored(srv: Server) -> None:
+    """Every JSON answer, a move, an error or an endpoint's, says `nosniff` (a browser
+    must not read it as another type) and `no-store` (an answer for one request: no
+    cache keeps or serves it again); the page and the docs keep their own cache policy."""
+    move = {**MOVE, "seed": 5}
+    with srv.client() as client:
+        answers = [
+            client.post("/v1/move", json=move),  # the fast path
+            client.post("/v1/move", json={**move, "level": 0}),  # FastAPI's 422
+            client.post("/v1/position", json={"variant": "xiangqi", "moves": ["h3e3"]}),
+            client.get("/v1/levels"),
+            client.get("/healthz"),
+            client.get("/nowhere"),
+            client.post("/v1/move", content=b"{", headers={"content-type": "application/json"}),
+        ]
+        page = client.get("/docs")
+    assert [r.status_code for r in answers] == [200, 422, 200, 200, 200, 404, 400]
+    for r in answers:
+        assert r.headers["content-type"].startswith("application/json"), r.headers
+        assert r.headers["x-content-type-options"] == "nosniff", r.headers
+        assert r.headers.get_list("cache-control") == ["no-store"], r.headers
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert "no-store" not in page.headers.get("cache-control", "")
 
 
 def test_no_redirect_echoing_the_host(srv: Server) -> None:
