@@ -8,7 +8,7 @@ PORT ?= 8000
 # More `ladder serve` options, e.g. SERVE_ARGS="--engines 2 --api-keys keys.txt".
 SERVE_ARGS ?=
 
-.PHONY: setup engine reference-engines browser serve test test-slow lint calibrate clean
+.PHONY: setup engine reference-engines browser balancers serve test test-slow lint calibrate clean
 
 # `make serve` and `make test` run the engine `make engine` builds, unless the environment
 # names one (LADDER_ENGINE, or its deprecated name MISTBOARD_ENGINE): the engine lookup
@@ -44,6 +44,11 @@ reference-engines:
 browser:
 	bash scripts/install_browser.sh
 
+# Debian's nginx and haproxy, for the tests of deploy/'s balancer setups (started
+# unprivileged by the tests, never as system services).
+balancers:
+	bash scripts/install_balancers.sh
+
 setup: $(VENV)/.installed engine
 
 serve: setup
@@ -51,10 +56,10 @@ serve: setup
 
 # The suite runs on every core (pytest-xdist), a test file to a worker (tests/conftest.py
 # says how: a file's tests share its module fixtures).
-test: setup reference-engines browser lint
+test: setup reference-engines browser balancers lint
 	$(VENV)/bin/pytest -n auto
 
-test-slow: setup reference-engines browser
+test-slow: setup reference-engines browser balancers
 	$(VENV)/bin/pytest -m slow
 
 # Static checks (also the first step of `make test`): lint, format, types. ladder/ and
