@@ -17,11 +17,14 @@ ifeq ($(LADDER_ENGINE)$(MISTBOARD_ENGINE),)
 export LADDER_ENGINE := $(CURDIR)/$(CACHE)/fairy-stockfish
 endif
 
-# The virtualenv with the project and its pinned dependencies.
-$(VENV)/.installed: pyproject.toml
+# The virtualenv: every dependency, transitive ones too, at the lock's version and
+# hash (requirements/test.lock; scripts/lock_dependencies.sh makes it from
+# pyproject.toml), then the project itself, editable, without resolving anything again.
+$(VENV)/.installed: pyproject.toml requirements/test.lock
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip==25.3
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet --require-hashes -r requirements/test.lock
+	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
 
 # The patched engine (fast build), the unpatched reference build used by the tests,
