@@ -1,4 +1,6 @@
-"""How long a level's move is expected to take, before the level is calibrated.
+"""How long a level's move is expected to take, where it was neither measured on the
+serving machine (:mod:`ladder.level_times`, ``ladder levels --measure``: what the
+service says when it has it) nor calibrated: an estimate from an assumed speed.
 
 A level is a node count, so its time per move is its nodes over the engine's speed. The
 speeds below are measured by ``scripts/measure_level_times.py`` (one engine, Threads 1,

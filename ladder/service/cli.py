@@ -4,6 +4,7 @@ ladder/cli.py)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import signal
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the service's modules load when a command runs, not at start
+    from ladder.level_times import LevelTimes
     from ladder.service.models import MoveResponse
 
 #: Environment variable the CLI reads an API key from (``ladder move --url``).
@@ -233,7 +235,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                 raise ValueError(
                     f"--levels-version {settings.levels_version}: {levels} is version {found}"
                 )
-        serve(settings.service_config(engine, levels), settings)
+        times = _level_times(settings.level_times, engine, levels)
+        serve(settings.service_config(engine, levels, times), settings)
     except (ServeError, KeyFileError, EngineNotBuilt, ValueError) as exc:
         print(f"ladder serve: {exc}", file=sys.stderr)
         return 2
@@ -246,7 +249,38 @@ def add_levels(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("--json", action="store_true")
     _add_levels_option(p)
+    p.add_argument(
+        "--level-times",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="each level's measured time a move (default: the per-user cache's, if there)",
+    )
+    p.add_argument(
+        "--measure",
+        action="store_true",
+        help="play every level on this machine and write each one's median time a move "
+        "(to --out, default the per-user cache's file, which `ladder serve` reads)",
+    )
+    p.add_argument("--out", type=Path, default=None, metavar="FILE", help="with --measure")
+    p.add_argument(
+        "--positions",
+        type=_positive,
+        default=6,
+        metavar="N",
+        help="with --measure: positions a level plays (default 6)",
+    )
     p.set_defaults(func=_cmd_levels)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
 
 
 def _add_levels_option(p: argparse.ArgumentParser) -> None:
@@ -257,6 +291,24 @@ def _add_levels_option(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="levels file (default: the shipped ladder, `ladder/levels.toml`)",
     )
+
+
+def _level_times(given: Path | None, engine: Path | None, levels: Path) -> LevelTimes | None:
+    """The level times to serve: the file given (it must do: LevelTimesError, a
+    ValueError), else the per-user cache's if there and of this engine and ladder."""
+    from ladder.level_times import LevelTimesError, default_path, read
+    from ladder.levels import levels_version
+    from ladder.service.metrics import engine_build_key
+
+    path = given or default_path()
+    if given is None and not path.exists():
+        return None
+    try:
+        return read(path, engine_build_key(engine), levels_version(levels))
+    except LevelTimesError:
+        if given is not None:
+            raise
+        return None  # a stale measurement in the cache: the estimate, as if none
 
 
 def _levels_file(given: Path | None) -> Path:
@@ -272,13 +324,33 @@ def _levels_file(given: Path | None) -> Path:
 
 
 def _cmd_levels(args: argparse.Namespace) -> int:
-    from ladder.expected_time import expected_seconds
+    from ladder.engine_binary import EngineNotBuilt, find_engine
     from ladder.human_reference import human_reference
+    from ladder.level_times import default_path, expected, measure, write
     from ladder.levels import elo_range, level_row, levels_version, load_levels
+    from ladder.variants import VARIANT_IDS
 
+    times: LevelTimes | None
     try:
         table = load_levels(_levels_file(args.levels))
-    except ValueError as exc:
+        if args.measure:
+            out = args.out or default_path()
+            times = asyncio.run(
+                measure(
+                    find_engine().path, _levels_file(args.levels), list(VARIANT_IDS), args.positions
+                )
+            )
+            write(times, out)
+            print(f"level times measured ({args.positions} positions a level): {out}")
+        else:
+            try:
+                engine: Path | None = find_engine().path
+            except EngineNotBuilt:
+                if args.level_times is not None:
+                    raise
+                engine = None  # no engine here: the levels as shipped, times estimated
+            times = _level_times(args.level_times, engine, _levels_file(args.levels))
+    except (ValueError, EngineNotBuilt) as exc:
         print(f"ladder levels: {exc}", file=sys.stderr)
         return 2
     version = levels_version(_levels_file(args.levels))
@@ -290,8 +362,14 @@ def _cmd_levels(args: argparse.Namespace) -> int:
                 {
                     v: [
                         level_row(lv)
-                        | {"levels_version": version, "human_reference": human_reference(v, lv)}
+                        | {
+                            "levels_version": version,
+                            "human_reference": human_reference(v, lv),
+                            "expected_seconds": when[0],
+                            "expected_source": when[1],
+                        }
                         for n, lv in sorted(t.items())
+                        for when in [expected(v, lv, times)]
                     ]
                     for v, t in table.items()
                 },
@@ -310,10 +388,10 @@ def _cmd_levels(args: argparse.Namespace) -> int:
             elo = "-" if r is None else f"{r.elo:.0f} [{r.elo_lo:.0f},{r.elo_hi:.0f}]"
             if r is not None and r.extrapolated:
                 elo += "*"
-            secs = expected_seconds(variant, lv.nodes, lv.seconds_per_move)
+            secs, source = expected(variant, lv, times)
             time = f"{1000 * secs:.0f} ms" if secs < 1 else f"{secs:.2f} s"
-            if lv.seconds_per_move is None:
-                time = "~" + time  # not calibrated: its nodes at the engine's measured speed
+            if source == "estimated":
+                time = "~" + time  # neither measured here nor calibrated: an assumed speed
             rows.append((str(n), f"{lv.nodes:,}", elo, time, variety))
         print(variant)
         head = ("level", "nodes", "elo", "time/move", "choice")
@@ -328,7 +406,13 @@ def _cmd_levels(args: argparse.Namespace) -> int:
             else "  (an Elo in between: not until every level is measured)"
         )
     print(
-        "(Elo: random = 0, 95% interval; * extrapolated; time/move: on an idle core, "
-        "~ from the level's nodes at the engine's measured speed)"
+        "(Elo: random = 0, 95% interval; * extrapolated; time/move: "
+        + (
+            f"the median measured on {times.machine} at {times.measured_at}"
+            if times is not None
+            else "from the calibration games, ~ from the level's nodes at an assumed speed "
+            "(`ladder levels --measure` measures them here)"
+        )
+        + ")"
     )
     return 0

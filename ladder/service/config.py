@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ladder.cpus import usable_cpus
+from ladder.level_times import LevelTimes
 from ladder.levels import LEVELS_FILE, Level
 from ladder.rules.errors import MAX_FEN_LENGTH, MAX_MOVE_LENGTH
 from ladder.variants import VARIANTS_INI
@@ -46,6 +47,9 @@ class ServiceConfig:
 
     engines: int = field(default_factory=_default_engines)
     levels_file: Path = LEVELS_FILE  #: the strength levels served
+    #: Each level's time a move measured on this machine (`ladder levels --measure`),
+    #: what /v1/levels answers; None: the calibrated or estimated times.
+    level_times: LevelTimes | None = None
     max_queue: int = 32
     queue_timeout_s: float = 10.0
     search_timeout_base_s: float = 2.0

@@ -302,10 +302,14 @@ class LevelInfo(BaseModel):
         None, description="Median search time per move in the calibration games."
     )
     expected_seconds: float = Field(
-        description="How long a move is expected to take: `seconds_per_move` once "
-        "calibrated, else the level's nodes at the engine speed measured by "
-        "scripts/measure_level_times.py (ladder/expected_time.py). A guide, not a promise: "
-        "a loaded machine is slower, a book move instant."
+        description="How long a move is expected to take: the level's median wall time a "
+        "move as served, measured on this machine (`ladder levels --measure`), else "
+        "`seconds_per_move`, else the level's nodes at an assumed engine speed "
+        "(`expected_source` says which). A guide, not a promise: a loaded machine is "
+        "slower, a book move instant."
+    )
+    expected_source: Literal["measured", "calibrated", "estimated"] = Field(
+        description="Where `expected_seconds` comes from."
     )
     human_reference: dict[str, Any] | None = Field(
         None,

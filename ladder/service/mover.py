@@ -22,9 +22,9 @@ import time
 from dataclasses import dataclass
 
 from ladder.clock import move_time_limit_ms
-from ladder.expected_time import expected_seconds
 from ladder.human_reference import human_reference
 from ladder.level_move import LevelMove, book_move, hurried_move
+from ladder.level_times import expected as expected_level_time
 from ladder.levels import (
     Level,
     LevelsError,
@@ -421,10 +421,12 @@ class MoveService:
                     variety=lv.variety,
                     rating=lv.rating,
                     seconds_per_move=lv.seconds_per_move,
-                    expected_seconds=expected_seconds(variant, lv.nodes, lv.seconds_per_move),
+                    expected_seconds=expected[0],
+                    expected_source=expected[1],
                     human_reference=human_reference(variant, lv),
                 )
                 for _, lv in sorted(table.items())
+                for expected in [expected_level_time(variant, lv, self.config.level_times)]
             ]
         spans = {v: elo_range(table) for v, table in self.levels.items()}
         return LevelsResponse(

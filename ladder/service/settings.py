@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
+from ladder.level_times import LevelTimes
 from ladder.service.config import ServiceConfig
 from ladder.service.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
 from ladder.service.http_protocol import (
@@ -177,6 +178,14 @@ class ServeSettings:
     )
     levels: Path | None = option(  # noqa: RUF009 (option() is field())
         "levels file (default: the shipped ladder, `ladder/levels.toml`)",
+        default=None,
+        parse=Path,
+        metavar="FILE",
+    )
+    level_times: Path | None = option(  # noqa: RUF009 (option() is field())
+        "each level's time a move measured on this machine, what /v1/levels says "
+        "(`ladder levels --measure` writes it; default: the per-user cache's file, if "
+        "there; without one, the calibrated or estimated times)",
         default=None,
         parse=Path,
         metavar="FILE",
@@ -354,11 +363,15 @@ class ServeSettings:
         metavar="GAMES",
     )
 
-    def service_config(self, engine_path: Path, levels_file: Path) -> ServiceConfig:
-        """The engines' side of these settings, on the engine and levels file found."""
+    def service_config(
+        self, engine_path: Path, levels_file: Path, level_times: LevelTimes | None = None
+    ) -> ServiceConfig:
+        """The engines' side of these settings, on the engine, levels file and level
+        times found."""
         return ServiceConfig(
             engines=self.engines,
             levels_file=levels_file,
+            level_times=level_times,
             max_queue=self.max_queue,
             queue_timeout_s=self.queue_timeout,
             engine_path=engine_path,
