@@ -27,12 +27,14 @@ from ladder.service.analyser import Analyser
 from ladder.service.config import ServiceConfig
 from ladder.service.docs_policy import DocsPolicy
 from ladder.service.handlers import add_exception_handlers
+from ladder.service.metrics import engine_build_key
 from ladder.service.middleware import BodyLimit, HeadAsGet, MoveFastPath
 from ladder.service.mover import MoveService
 from ladder.service.observe import ObserveRequests
 from ladder.service.openapi import openapi_schema
 from ladder.service.play_page import add_play_page
 from ladder.service.routes import MOVE_PATH, router
+from ladder.service.version_pin import ENGINE_BUILD_HEADER, LEVELS_VERSION_HEADER, VersionPin
 
 
 def create_app(
@@ -73,12 +75,18 @@ def create_app(
 def _add_middlewares(app: FastAPI, svc: MoveService, keys: KeyRing | None) -> None:
     """add_middleware puts each one outside the previous ones, so from the inside out:
     the /v1/move fast path (innermost: the body limit, the keys and the request log
-    apply to it too), the body limit, keys and rate limit, CORS, the host check, HEAD
-    served as GET with the docs pages' policy, and the request log and metrics
-    (outermost: they see every answer)."""
+    apply to it too), a request's pin of the engine build or ladder, the body limit,
+    keys and rate limit, CORS, the host check, HEAD served as GET with the docs pages'
+    policy, and the request log and metrics (outermost: they see every answer)."""
     cfg, metrics = svc.config, svc.metrics
     if cfg.move_fast_path:
         app.add_middleware(MoveFastPath, service=svc, route=_route(MOVE_PATH, "POST"))
+    app.add_middleware(
+        VersionPin,
+        engine_build=engine_build_key(cfg.engine_path),
+        levels_version=svc.levels_version,
+        retry_after=cfg.retry_after_s,
+    )
     app.add_middleware(BodyLimit, limit=cfg.max_body_bytes)
     app.add_middleware(
         AccessControl,
@@ -93,8 +101,19 @@ def _add_middlewares(app: FastAPI, svc: MoveService, keys: KeyRing | None) -> No
             JsonCors,
             allow_origins=list(cfg.cors_origins),
             allow_methods=["GET", "HEAD", "POST"],
-            allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
-            expose_headers=["Retry-After", "X-Request-ID"],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                "X-Request-ID",
+                ENGINE_BUILD_HEADER,
+                LEVELS_VERSION_HEADER,
+            ],
+            expose_headers=[
+                "Retry-After",
+                "X-Request-ID",
+                ENGINE_BUILD_HEADER,
+                LEVELS_VERSION_HEADER,
+            ],
             max_age=600,
         )
     if cfg.allowed_hosts:

@@ -44,6 +44,7 @@ class ErrorCode(StrEnum):
     DEADLINE_EXCEEDED = "deadline_exceeded"  #: 503
     SHUTTING_DOWN = "shutting_down"  #: 503
     NOT_READY = "not_ready"  #: 503, no engine alive
+    VERSION_MISMATCH = "version_mismatch"  #: 503, a pinned engine build or ladder not served here
     TOO_MANY_CONNECTIONS = "too_many_connections"  #: 503
     HTTP_ERROR = "http_error"  #: any other status
     # The Python client's own, when no HTTP answer came:

@@ -31,6 +31,7 @@ from ladder.service.models import (
     VariantsResponse,
 )
 from ladder.service.mover import MoveService, MoveTrace
+from ladder.service.version_pin import ENGINE_BUILD_HEADER, require_pin
 
 T = TypeVar("T")
 
@@ -48,7 +49,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         422: "Invalid field, FEN or move",
         429: "Over the rate limit; see Retry-After",
         502: "The engine gave no usable answer",
-        503: "Busy (queue full) or deadline passed; see Retry-After",
+        503: "Busy (queue full), deadline passed, or a pinned engine build or ladder not "
+        "served here (`version_mismatch`); see Retry-After",
     }.items()
 }
 #: An error body's schema, for a route whose answer is not JSON (the analysis stream).
@@ -222,6 +224,7 @@ async def analysis(req: AnalysisRequest, request: Request, analyser: AnalysisJob
     """
     client = str(getattr(request.state, "client", "local"))
     _log_variant(request, req.variant)
+    require_pin(req.from_ply, request.headers.get(ENGINE_BUILD_HEADER))
     job = await analyser.prepare(req, client)
     return NdjsonResponse(
         analyser.stream(job),

@@ -32,8 +32,10 @@ from ladder.service.config import ServiceConfig
 from ladder.service.engine_slot import EngineSlot
 from ladder.service.http_protocol import guarded_protocol
 from ladder.service.logs import logging_config
+from ladder.service.metrics import engine_build_key
 from ladder.service.mover import MoveService
 from ladder.service.settings import ServeSettings
+from ladder.service.version_pin import answer_headers
 from protocol import EngineFailure
 
 log = logging.getLogger("ladder.serve")
@@ -279,7 +281,11 @@ def run_server(
             server_header=False,
             # on every answer, the protocol's own error answers too: a browser must not
             # guess another type than the one sent (a JSON error read as HTML)
-            headers=[("X-Content-Type-Options", "nosniff")],
+            headers=[
+                ("X-Content-Type-Options", "nosniff"),
+                # what answers: a request may pin either (ladder.service.version_pin)
+                *answer_headers(engine_build_key(config.engine_path), service.levels_version),
+            ],
             lifespan="on",
         ),
         service,

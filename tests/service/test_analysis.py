@@ -26,9 +26,12 @@ GAME = ["h3e3", "h8e8", "h1g3", "h10g8", "i1h1", "i10h10", "b1c3", "b10c8"]
 NODES = 5000
 
 
-def stream(server: Server, body: dict[str, Any]) -> list[dict[str, Any]]:
+def stream(
+    server: Server, body: dict[str, Any], headers: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     """Every line of one analysis stream, each checked against the schema's model."""
-    with httpx.stream("POST", server.url + "/v1/analysis", json=body, timeout=120) as r:
+    url = server.url + "/v1/analysis"
+    with httpx.stream("POST", url, json=body, headers=headers, timeout=120) as r:
         assert r.status_code == 200, r.read()
         assert r.headers["content-type"].startswith("application/x-ndjson")
         lines = [json.loads(line) for line in r.iter_lines() if line]
@@ -68,7 +71,9 @@ def test_a_stream_resumed_on_another_instance_is_the_whole_stream(
     assert [p["ply"] for p in plies] == list(range(1, 9)) and [p["move"] for p in plies] == GAME
     assert summary["red"]["moves"] == summary["black"]["moves"] == 4
     # cut after ply 3: the rest asked of the other instance is what the first one sent
-    resumed = stream(second, {**body, "from_ply": 4})
+    # (naming the first part's engine build: never continued on another)
+    pin = {"X-Ladder-Engine-Build": start["engine"]}
+    resumed = stream(second, {**body, "from_ply": 4}, pin)
     assert resumed[0]["from_ply"] == 4 and not resumed[0]["cached"]
     assert resumed[1:-1] == plies[3:]
     assert resumed[-1]["from_ply"] == 4 and resumed[-1]["red"]["moves"] == 2
@@ -92,7 +97,12 @@ def test_refused_before_the_stream_as_a_move_is(pair: tuple[Server, Server]) -> 
     assert (error["code"], error["ply"], error["field"]) == ("illegal_move", 3, "moves[2]")
     r = httpx.post(url, json={"variant": "xiangqi", "moves": [], "nodes": 10**9})
     assert r.status_code == 422 and r.json()["error"]["field"] == "nodes"
-    r = httpx.post(url, json={"variant": "xiangqi", "moves": ["h3e3"], "from_ply": 3})
+    r = httpx.post(
+        url,
+        json={"variant": "xiangqi", "moves": ["h3e3"], "from_ply": 3},
+        # a resumption pins its build (the one every answer names)
+        headers={"X-Ladder-Engine-Build": r.headers["x-ladder-engine-build"]},
+    )
     assert r.status_code == 422 and r.json()["error"]["field"] == "from_ply"
     # over a limit (the nodes) is "refused", as the metric's help says; a bad game is not
     assert samples(first)['ladder_analyses_total{outcome="refused"}'] == refused + 1

@@ -116,10 +116,12 @@ export class Analysis {
     if (!game || this.controller || !game.moves.length) return;
     const moves = [...game.moves];
     const nodes = this.nodes();
-    if (this.nodesUsed !== nodes) {
+    if (this.nodesUsed !== nodes || this.rebuilt) {
+      // another budget, or the service's engine build changed: start again (never mixed)
       this.plies.clear();
       this.summaries.clear();
       this.summary = null;
+      this.rebuilt = false;
     }
     this.nodesUsed = nodes;
     let fromPly = 1;
@@ -148,7 +150,9 @@ export class Analysis {
           notations: NOTATIONS,
         };
         if (nodes) body.nodes = nodes;
-        await this.api.analysis(body, line => this.take(line), controller.signal);
+        // a resumed part names the engine build of its start: never continued on another
+        const pin = fromPly > 1 && this.engine ? { 'X-Ladder-Engine-Build': this.engine } : {};
+        await this.api.analysis(body, line => this.take(line), controller.signal, pin);
         while (this.plies.has(fromPly)) fromPly++;
       }
     } catch (err) {
@@ -159,6 +163,9 @@ export class Analysis {
       if (this.controller === controller) this.controller = null;
     }
     if (this.game !== game) return;
+    if (failed && failed.code === 'version_mismatch') {
+      this.rebuilt = true; // the next "Analyse" starts again on the build that answers
+    }
     if (failed) {
       const what =
         failed.status === 404
@@ -181,6 +188,7 @@ export class Analysis {
 
   take(line) {
     if (line.type === 'start') {
+      this.engine = line.engine;
       this.total = line.plies;
       this.budget = line.nodes;
     } else if (line.type === 'ply') {

@@ -29,8 +29,8 @@ export class LadderApi {
     else localStorage.removeItem(KEY_STORAGE);
   }
 
-  async fetch(method, path, body, signal, accept = 'application/json') {
-    const headers = { accept };
+  async fetch(method, path, body, signal, accept = 'application/json', extra = {}) {
+    const headers = { accept, ...extra };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     try {
@@ -60,8 +60,16 @@ export class LadderApi {
 
   // POST /v1/analysis: its NDJSON lines (start, ply..., summary or error), each given to
   // onLine as it arrives.
-  async analysis(body, onLine, signal) {
-    const response = await this.fetch('POST', 'v1/analysis', body, signal, 'application/x-ndjson');
+  // `headers`: a resumed analysis pins the engine build of its start line.
+  async analysis(body, onLine, signal, headers = {}) {
+    const response = await this.fetch(
+      'POST',
+      'v1/analysis',
+      body,
+      signal,
+      'application/x-ndjson',
+      headers,
+    );
     if (!response.ok) {
       let data = null;
       try {
