@@ -72,7 +72,10 @@ def error_bytes(
     lines = [STATUS_LINE[err.status]]
     for name, value in default_headers or []:
         lines += [name, b": ", value, b"\r\n"]
-    lines.append(b"content-type: application/json\r\ncache-control: no-store\r\n")
+    lines.append(
+        b"content-type: application/json\r\ncache-control: no-store\r\n"
+        b"x-content-type-options: nosniff\r\n"
+    )
     if err.retry_after is not None:
         lines.append(b"retry-after: %d\r\n" % err.retry_after)
     lines += [b"content-length: %d\r\n" % len(body), b"connection: close\r\n\r\n", body]
@@ -95,6 +98,7 @@ async def _too_many_connections(scope: Any, receive: Any, send: Any) -> None:
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"cache-control", b"no-store"),
+                (b"x-content-type-options", b"nosniff"),
                 (b"content-length", b"%d" % len(body)),
                 (b"retry-after", b"1"),
                 (b"connection", b"close"),

@@ -36,6 +36,8 @@ CLIENT_GONE = 499
 #: to be stored or served again by a cache.
 JSON_TYPE = b"application/json"
 NO_STORE = (b"cache-control", b"no-store")
+#: What every answer says about its type (unless it says so itself).
+NOSNIFF = (b"x-content-type-options", b"nosniff")
 
 
 def _ms(seconds: float | None) -> float | None:
@@ -81,17 +83,20 @@ class ObserveRequests:
             if message["type"] == "http.response.start":
                 status = message["status"]
                 headers = []
-                cached = is_json = False
+                cached = is_json = typed = False
                 for k, v in message.get("headers", []):
                     name = k.lower()
                     if name == b"x-request-id":
                         continue
                     cached = cached or name == b"cache-control"
+                    typed = typed or name == NOSNIFF[0]
                     is_json = is_json or (name == b"content-type" and v.startswith(JSON_TYPE))
                     headers.append((k, v))
                 headers.append((b"x-request-id", request_id.encode()))
                 if is_json and not cached:
                     headers.append(NO_STORE)  # an answer for this request only
+                if not typed:
+                    headers.append(NOSNIFF)  # a browser takes the type sent, never guesses
                 message = {**message, "headers": headers}
             await send(message)
 

@@ -281,11 +281,9 @@ def run_server(
             server_header=False,
             # on every answer, the protocol's own error answers too: a browser must not
             # guess another type than the one sent (a JSON error read as HTML)
-            headers=[
-                ("X-Content-Type-Options", "nosniff"),
-                # what answers: a request may pin either (ladder.service.version_pin)
-                *answer_headers(engine_build_key(config.engine_path), service.levels_version),
-            ],
+            # what answers, on every answer, the protocol's own errors too: a request
+            # may pin either (ladder.service.version_pin)
+            headers=answer_headers(engine_build_key(config.engine_path), service.levels_version),
             lifespan="on",
         ),
         service,
