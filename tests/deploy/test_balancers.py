@@ -130,16 +130,24 @@ def test_a_sigkilled_instance_loses_no_request(
     balancer = in_front(kind, pair, tmp_path)
     victim = psutil.Process(pair[0].server_pid())
 
+    cut: list[httpx.RemoteProtocolError] = []
+
     async def run() -> list[httpx.Response]:
         answers: list[httpx.Response] = []
         async with httpx.AsyncClient(base_url=balancer.url, timeout=90) as c:
 
             async def client(first: int) -> None:
                 for seed in range(first, first + 15):
-                    answers.append(await c.post("/v1/move", json=move(3, seed)))
+                    try:
+                        answers.append(await c.post("/v1/move", json=move(3, seed)))
+                    except httpx.RemoteProtocolError as exc:
+                        # an answer already on its way when the instance died (its head
+                        # passed on): no balancer may send the request again then
+                        assert "complete message body" in str(exc), exc
+                        cut.append(exc)
 
             async def killer() -> None:
-                while len(answers) < 10:
+                while len(answers) + len(cut) < 10:
                     await asyncio.sleep(0.01)
                 victim.kill()
 
@@ -153,7 +161,9 @@ def test_a_sigkilled_instance_loses_no_request(
     assert not victim.is_running() or victim.status() == psutil.STATUS_ZOMBIE
     for r in answers:
         assert_json(r)
-    assert [r.status_code for r in answers] == [200] * 45, [
+    # at most the one answer each client had in transit at the kill is cut
+    assert len(cut) <= 3 and len(answers) + len(cut) == 45
+    assert [r.status_code for r in answers] == [200] * len(answers), [
         r.text for r in answers if r.status_code != 200
     ]
 
