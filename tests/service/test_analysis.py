@@ -215,10 +215,13 @@ def test_a_longer_game_is_analysed_in_parts() -> None:
         assert error["field"] == "moves" and "at most 4 plies" in error["message"]
         assert "(8 from ply 1)" in error["message"]
         first = stream(server, {**body, "moves": GAME[:4]})
-        second = stream(server, {**body, "from_ply": 5})
+        pin = {"X-Ladder-Engine-Build": first[0]["engine"]}  # the parts on one build
+        second = stream(server, {**body, "from_ply": 5}, pin)
         assert [p["ply"] for p in first[1:-1] + second[1:-1]] == list(range(1, 9))
         assert second[-1]["from_ply"] == 5 and second[-1]["red"]["moves"] == 2
-        r = httpx.post(server.url + "/v1/analysis", json={**body, "from_ply": 4}, timeout=60)
+        r = httpx.post(
+            server.url + "/v1/analysis", json={**body, "from_ply": 4}, headers=pin, timeout=60
+        )
         assert r.status_code == 422 and "(5 from ply 4)" in r.json()["error"]["message"]
     finally:
         server.stop()
