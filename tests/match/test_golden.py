@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import check_golden
+
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "golden" / "match"
 LEVELS = REPO / "tests" / "match" / "data" / "levels-pinned.toml"
@@ -65,17 +67,9 @@ def ladder(*args: str, cwd: Path) -> str:
 def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
     """``check(name, text)``: ``text``, normalised, equals ``tests/golden/match/NAME``
     (with ``--update-golden``: is written there)."""
-    update = bool(request.config.getoption("--update-golden"))
 
     def check(name: str, text: str) -> None:
-        path = GOLDEN / name
-        text = normalised(text)
-        if update:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-            return
-        assert path.exists(), f"{path} missing: run with --update-golden"
-        assert text == path.read_text(), f"{name} differs from {path}"
+        check_golden(request, GOLDEN / name, normalised(text))
 
     return check
 
