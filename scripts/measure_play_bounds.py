@@ -9,9 +9,9 @@ crazyhouse-xiangqi game of 100 and of 1,000 plies, side by side (median of the r
 and ``POST /v1/analysis`` at the service's default nodes over the last plies of a
 400-ply game (``from_ply``), per ply, and so for a whole 400-ply request.
 
-    PYTHONPATH=. .venv/bin/python scripts/measure_play_bounds.py [--runs 5] [--plies 12]
+    .venv/bin/python scripts/measure_play_bounds.py [--runs 5] [--plies 12]
 
-(PYTHONPATH=.: the random long game is the bound tests' own, tests/service/play.)
+(The random long game is the bound tests' own: ladder.rules.random_play.)
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.service.play.test_play_bounds import long_game
+from ladder.rules.random_play import unfinished_random_game as long_game
 
 LADDER = Path(__file__).resolve().parents[1] / ".venv" / "bin" / "ladder"
 VARIANT = "crazyhouse-xiangqi"

@@ -1,6 +1,7 @@
 // The game as PGN, with the tags ladder/match/output/pgn.py writes for a match game (the seven
 // standard ones, White being Red; then Game "Chinese Chess" and Format, as xqbase-style
-// readers expect, Variant, FEN and SetUp), and the moves in WXF (as the service wrote
+// readers expect, Variant, FEN and SetUp; TimeControl as the PGN standard writes it:
+// "300+3" in seconds, "-" for a game without a clock), and the moves in WXF (as the service wrote
 // them, POST /v1/position's `notations`), in Chinese (炮二平五, Format "Chinese", as
 // `ladder match --pgn-notation chinese` writes it) or in ICCS (H2-E2, ranks 0-9; drops A@E2).
 
@@ -28,6 +29,7 @@ export function pgnText({
   black,
   result,
   termination,
+  timeControl,
   site,
   date,
   seed,
@@ -50,6 +52,7 @@ export function pgnText({
     ['FEN', startFen],
     ['SetUp', '1'],
     ['Termination', termination],
+    ['TimeControl', timeControl],
     ['PlyCount', String(moves.length)],
     ['Seed', String(seed)],
   ];

@@ -432,6 +432,29 @@ async function newGame(loaded = null) {
   $('hint-text').textContent = '';
   analysis.reset(game);
   await advance();
+  if (loaded) await recallLadderMove(game);
+}
+
+// A game opened from its address in a tab that did not play it (a shared link) has no
+// answer for the ladder's last move: ask the ladder again. Its moves are reproducible
+// from the seed, so the answer is the one it gave, and is shown only if it is the same
+// move (on a clock its time decided the move, and the game's clock is not in the address).
+async function recallLadderMove(current) {
+  const first = current.player === 'red' ? 2 : 1; // the ladder's first ply
+  let ply = current.moves.length;
+  if (ply >= first && (ply - first) % 2) ply -= 1;
+  if (ply < first || current.replies.has(ply) || current.clock) return;
+  const before = current.moves.slice(0, ply - 1);
+  let reply;
+  try {
+    reply = await api.move(current.variant, before, current.strength, current.seed, undefined);
+  } catch {
+    return; // a missing answer stays missing ("None in this game yet")
+  }
+  if (game !== current || current.moves[ply - 1] !== reply.move) return;
+  current.replies.set(ply, reply);
+  saveGameInSession();
+  renderLadderMove();
 }
 
 // The side at the bottom of the board: the player's, unless the board is flipped.
@@ -1185,6 +1208,7 @@ function exportPgn(kind) {
     black: game.player === 'black' ? t('pgn.you') : t('pgn.ladder', { ladder: ladderName(game) }),
     result: end?.result ?? '*',
     termination: end ? reasonText(end.reason) : t('pgn.unterminated'),
+    timeControl: game.clock ? `${game.clock.initialMs / 1000}+${game.clock.incrementMs / 1000}` : '-',
     site: location.host,
     date: new Date(),
     seed: game.seed,

@@ -6,37 +6,19 @@ through `from_ply`, and its summary is the whole game's."""
 from __future__ import annotations
 
 import json
-import random
 from typing import Any
 
 import httpx
 from playwright.sync_api import Response
 
 from ladder.rules import Game
+from ladder.rules.random_play import unfinished_random_game as long_game
 
 from ..helpers import Server, start_server
 from .driver import WAIT_MS, Opener
 from .test_play_analysis import NODES
 
 MAX_MOVES = 1000
-
-
-def long_game(variant: str, plies: int, seed: int) -> list[str]:
-    """A legal game of `plies` random moves that has not ended (crazyhouse-xiangqi's
-    drops and captures keep it away from repetitions and the sixty-ply rule)."""
-    rng = random.Random(seed)
-    game = Game.from_fen(variant)
-    while game.ply < plies:
-        moves = game.legal_moves()
-        rng.shuffle(moves)
-        for move in moves:
-            game.push(move)
-            if game.outcome() is None and game.legal_moves():
-                break
-            game.pop()
-        else:
-            raise AssertionError(f"no move keeps the game going at ply {game.ply}")
-    return game.moves
 
 
 def test_game_past_the_move_bound(server: Server, open_page: Opener) -> None:

@@ -62,6 +62,8 @@ def test_lost_on_time(server: Server, open_page: Opener) -> None:
     assert play.text("#bottom-clock") == "0:00.0" and clock_ms(play, "bottom") == 0
     assert "Your time ran out" in play.text("#offer-answer")
     assert "clock=0.1%2B0" in play.page.url
+    pgn = play.download("#pgn-iccs")  # the PGN standard's form: seconds + increment
+    assert '[TimeControl "6+0"]' in pgn and '[Termination "Time forfeit"]' in pgn
     play.page.reload()
     state = play.wait_settled(1)
     assert state["outcome"] == "time" and play.text("#bottom-clock") == "0:00.0"

@@ -62,10 +62,14 @@ def test_resignation_survives_a_reload(server: Server, open_page: Opener) -> Non
     play.page.reload()
     assert play.wait_settled(2)["outcome"] == "resigned"
     assert play.text("#status") == status
-    # a new tab (a shared link) has only the address: the game goes on there
+    ladder_said = play.text("#engine-info [data-field=move]")
+    # a new tab (a shared link) has only the address: the game goes on there, and the
+    # ladder's last move is asked again (the seed reproduces it)
     other = open_page(server)
     other.page.goto(play.page.url)
     assert other.wait_settled(2)["state"] == "your-turn"
+    other.page.locator("#engine-info [data-field=move]").wait_for(timeout=WAIT_MS)
+    assert other.text("#engine-info [data-field=move]") == ladder_said
 
 
 def test_flip_the_board(server: Server, open_page: Opener) -> None:

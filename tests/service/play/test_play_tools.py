@@ -186,6 +186,7 @@ def test_resign_and_export_pgn(server: Server, open_page: Opener, tmp_path: Path
     tags = dict(re.findall(r'^\[(\w+) "(.*)"\]$', iccs, re.M))
     assert (tags["Result"], tags["Format"], tags["Variant"]) == ("0-1", "ICCS", "xiangqi")
     assert tags["White"] == "You" and tags["Termination"] == "Resigned"
+    assert tags["TimeControl"] == "-"  # no clock
     path = tmp_path / "game.pgn"
     path.write_text(iccs)
     theirs = cchess.Game.read_from(str(path))
