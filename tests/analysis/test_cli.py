@@ -23,7 +23,7 @@ from ladder.match.output.pgn import read_pgn, replay
 from ladder.rules import Game
 from tests.analysis.test_core import PLANTED
 
-FAULTY_ENGINE = Path(__file__).parents[1] / "match" / "faulty_engine.py"
+FAULTY_ENGINE = Path(__file__).parents[1] / "faulty_engine.py"
 NODES = "5000"
 
 

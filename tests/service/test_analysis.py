@@ -21,7 +21,7 @@ from ladder.service.analysis_models import AnalysisLine
 
 from .helpers import Server, samples, service_engine, start_server, wait_until
 
-FAULTY_ENGINE = Path(__file__).parents[1] / "match" / "faulty_engine.py"
+FAULTY_ENGINE = Path(__file__).parents[1] / "faulty_engine.py"
 GAME = ["h3e3", "h8e8", "h1g3", "h10g8", "i1h1", "i10h10", "b1c3", "b10c8"]
 NODES = 5000
 

@@ -19,7 +19,7 @@ import psutil
 from .helpers import OUT_OF_BOOK, check_move_reply, service_engine, start_server, wait_until
 
 MOVES = OUT_OF_BOOK
-DYING_ENGINE = Path(__file__).with_name("dying_engine.py")
+FAULTY_ENGINE = Path(__file__).parents[1] / "faulty_engine.py"
 
 
 def _gone(pid: int) -> bool:
@@ -128,7 +128,8 @@ def test_a_retry_runs_on_a_slot_that_answers(tmp_path: Path) -> None:
     failed one's replacement, and the move is played (it was a 502 `engine_failed`)."""
     wrapper = tmp_path / "engine.sh"
     wrapper.write_text(
-        f"#!/bin/sh\nexec {sys.executable} {DYING_ENGINE} {service_engine()} {tmp_path}\n"
+        f"#!/bin/sh\nexec {sys.executable} {FAULTY_ENGINE} {service_engine()} "
+        f"--crash-then-fail-restart {tmp_path}\n"
     )
     wrapper.chmod(0o755)
     server = start_server(engines=2, env={"LADDER_ENGINE": str(wrapper)})

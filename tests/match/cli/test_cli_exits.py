@@ -14,7 +14,7 @@ import pytest
 from ladder.match.exit_codes import ExitCode
 from tests.match.helpers import elo_beyond_atomic, run_ladder
 
-FAULTY_ENGINE = Path(__file__).parent.parent / "faulty_engine.py"
+FAULTY_ENGINE = Path(__file__).parents[2] / "faulty_engine.py"
 
 
 def _stored(db: Path) -> list[tuple[int, str]]:

@@ -17,7 +17,7 @@ from ladder.match.game.clocks import Clock, TimeControl
 from ladder.match.output.pgn import read_pgn
 from ladder.match.output.store import ResultStore
 
-FAULTY_ENGINE = Path(__file__).parent.parent / "faulty_engine.py"
+FAULTY_ENGINE = Path(__file__).parents[2] / "faulty_engine.py"
 
 
 def ladder(*args: str) -> subprocess.CompletedProcess[str]:

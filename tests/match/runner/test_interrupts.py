@@ -37,7 +37,7 @@ from ladder.match.runner.interrupts import interrupts_deferred
 from ladder.match.runner.match_run import match_tasks
 from tests.match.helpers import match_config, start_interruptible
 
-FAULTY_ENGINE = Path(__file__).parent.parent / "faulty_engine.py"
+FAULTY_ENGINE = Path(__file__).parents[2] / "faulty_engine.py"
 MARK = "LADDER_INTERRUPT_TEST"
 
 

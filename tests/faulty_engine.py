@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""A real engine with a fault: fault injection for match tests, a real process.
+"""A real engine with a fault: the tests' one fault injection, a real process.
 
     python faulty_engine.py ENGINE [--crash-after N COUNTER] [--crash-once-at N COUNTER]
-                                   [--delay SECONDS]
+                                   [--delay SECONDS] [--crash-then-fail-restart STATE_DIR]
 
 Passes every line between its pipes and ENGINE (a real UCI/UCCI engine) unchanged, except:
 
@@ -15,6 +15,13 @@ Passes every line between its pipes and ENGINE (a real UCI/UCCI engine) unchange
                           a crash that one restart fixes.
 --delay SECONDS           holds every ``go`` back that long: each search takes at least
                           that long (an engine that cannot keep to a clock).
+--crash-then-fail-restart STATE_DIR
+                          the first ``go`` of all its runs that is not a start-up
+                          check's (``go nodes 1``) makes it exit at once (code 3) and
+                          arms the next copy started, which exits at its first
+                          ``isready``: an engine SIGKILLed, then its replacement killed
+                          during its start-up (copies already running are not armed).
+                          STATE_DIR holds the state the copies share.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 
 def main() -> int:
@@ -33,7 +41,16 @@ def main() -> int:
     parser.add_argument("--crash-after", nargs=2, metavar=("N", "COUNTER"))
     parser.add_argument("--crash-once-at", nargs=2, metavar=("N", "COUNTER"))
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--crash-then-fail-restart", type=Path, metavar="STATE_DIR")
     args = parser.parse_args()
+    state: Path | None = args.crash_then_fail_restart
+    doomed = False  # this copy is the armed replacement: it dies at its first isready
+    if state is not None:
+        try:
+            (state / "armed").unlink()
+            doomed = True
+        except FileNotFoundError:
+            pass
     child = subprocess.Popen(
         [args.engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
@@ -47,6 +64,18 @@ def main() -> int:
 
     threading.Thread(target=pump, daemon=True).start()
     for line in sys.stdin:
+        if doomed and line.startswith("isready"):
+            child.kill()
+            os._exit(3)
+        if state is not None and line.startswith("go") and line.split() != ["go", "nodes", "1"]:
+            try:
+                (state / "crashed").open("x").close()  # the first such search, of all copies
+            except FileExistsError:
+                pass
+            else:
+                (state / "armed").touch()
+                child.kill()
+                os._exit(3)
         if line.startswith("go") and args.crash_after:
             limit, counter = int(args.crash_after[0]), args.crash_after[1]
             with open(counter, "a+") as fh:
