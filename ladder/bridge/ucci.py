@@ -35,7 +35,7 @@ from typing import TextIO
 from ladder.bridge.clocks import GuiClock
 from ladder.bridge.session import Answer, LevelSession, SessionError
 from ladder.bridge.uci import UciServer, check_option
-from ladder.engine_lines import comparable_cp
+from ladder.level_engine.engine_lines import comparable_cp
 from protocol import InfoDict, RankNumbering
 
 __all__ = ["UcciServer"]

@@ -45,7 +45,7 @@ from typing import ClassVar, TextIO
 from ladder.bridge.clocks import GuiClock
 from ladder.bridge.server import GuiServer
 from ladder.bridge.session import SEED_OPTION_MAX, Answer, LevelSession, SessionError
-from ladder.clock import deadline_after
+from ladder.level_engine.clock import deadline_after
 from ladder.levels import LEVEL_NUMBERS
 from ladder.variants import VARIANT_IDS
 from protocol import InfoDict, Limit, RankNumbering

@@ -49,7 +49,7 @@ from typing import TextIO
 from ladder.bridge.clocks import GuiClock, XBoardTimeControl
 from ladder.bridge.server import GuiServer
 from ladder.bridge.session import SEED_OPTION_MAX, Answer, LevelSession, SessionError
-from ladder.engine_lines import comparable_cp
+from ladder.level_engine.engine_lines import comparable_cp
 from ladder.variants import VARIANT_IDS
 from protocol import InfoDict, Limit, RankNumbering
 from protocol.info import XBOARD_MATE

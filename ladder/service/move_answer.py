@@ -3,7 +3,7 @@ the level's move (searched, from the book, or hurried) and the position after it
 
 from __future__ import annotations
 
-from ladder.level_move import LevelMove
+from ladder.level_engine.level_move import LevelMove
 from ladder.notations import move_in
 from ladder.rules import Game
 from ladder.service.models import MoveRequest, MoveResponse, Score

@@ -9,8 +9,8 @@ from collections.abc import Callable
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from ladder.engine_lines import Line, SearchResult
-from ladder.level_move import choose
+from ladder.level_engine.engine_lines import Line, SearchResult
+from ladder.level_engine.level_move import choose
 from ladder.levels import Variety
 from ladder.service.errors import (
     DeadlineExceeded,

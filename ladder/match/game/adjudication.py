@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ladder.engine_lines import comparable_cp
+from ladder.level_engine.engine_lines import comparable_cp
 from ladder.match.game.endings import Ending
 
 __all__ = ["Adjudication", "Adjudicator", "Verdict"]

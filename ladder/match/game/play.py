@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ladder.level_move import derive_seed
+from ladder.level_engine.level_move import derive_seed
 from ladder.match.game.adjudication import Adjudication, Adjudicator
 from ladder.match.game.clocks import Clock, MoveClocks
 from ladder.match.game.endings import Ending, from_rules
@@ -215,7 +215,7 @@ async def _play_moves(
         move_clocks = None if own is None else MoveClocks(own, clocks[other])
         # The move's seed: derive_seed(game seed, ply), the game seed being
         # derive_seed(match seed, match id, game number) (runner.py). A level player uses
-        # it as the move service uses a request's seed (ladder.level_move), so the
+        # it as the move service uses a request's seed (ladder.level_engine.level_move), so the
         # service answers this move for this seed.
         try:
             info = await player.choose(game, derive_seed(task.seed, game.ply), move_clocks)

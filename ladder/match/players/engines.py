@@ -1,7 +1,7 @@
 """The engine players: :class:`EnginePlayer` drives any UCI/UCCI/XBoard engine under a
 node/depth/movetime limit or a clock, through :class:`protocol.ManagedEngine`;
 :class:`LevelPlayer` is a level of the ladder, the move service's own level move
-(:func:`ladder.level_move.play_level_move`).
+(:func:`ladder.level_engine.level_move.play_level_move`).
 
 Players are started once per game process and reused for many games (an engine process
 per player and colour slot). A player that cannot give a move raises
@@ -15,7 +15,7 @@ import dataclasses
 import functools
 from pathlib import Path
 
-from ladder.level_move import NoLevelMove, level_engine, play_level_move
+from ladder.level_engine.level_move import NoLevelMove, level_engine, play_level_move
 from ladder.levels import Level
 from ladder.match.game.clocks import MoveClocks
 from ladder.match.players.player import FlagFell, MoveInfo, PlayerError, Resignation
@@ -196,7 +196,7 @@ def _score(info: InfoDict) -> tuple[int | None, int | None]:
 
 class LevelPlayer:
     """Level N of the ladder, playing exactly the move service's move
-    (:func:`ladder.level_move.play_level_move`) with the seed the game loop gives for
+    (:func:`ladder.level_engine.level_move.play_level_move`) with the seed the game loop gives for
     the move (``derive_seed(game seed, ply)``, see :func:`ladder.match.game.play.play_game`);
     as a study's reference, a plain search at the level's node count."""
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from ladder.client import Ladder
-from ladder.level_move import derive_seed
+from ladder.level_engine.level_move import derive_seed
 from ladder.match.game.adjudication import Adjudication
 from ladder.match.game.clocks import MoveClocks
 from ladder.match.game.play import GameRecord, play_game

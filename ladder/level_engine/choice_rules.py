@@ -7,7 +7,8 @@ from the engine's search; each way is one :class:`ChoiceRule` here:
 - :class:`WeightedPick`: a seeded pick among the lines, weight 1 within ``window_cp`` of
   the best and ``exp(-(loss - window_cp) / temperature_cp)`` beyond it (the top
   levels' opening variety, and the softmax mistake rule before the second look);
-- :class:`SecondLook`: the weak levels' rule (:func:`ladder.second_look.second_look_pick`);
+- :class:`SecondLook`: the weak levels' rule
+  (:func:`ladder.level_engine.second_look.second_look_pick`);
 - :class:`RandomMove`: with probability ``random_move_pct`` % a uniformly random legal
   move, else the rule it wraps (the ladder's first weak levels; kept for the levels
   files that still use it).
@@ -24,10 +25,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from ladder.engine_lines import Line, SearchResult
+from ladder.level_engine.engine_lines import Line, SearchResult
+from ladder.level_engine.second_look import second_look_pick
 from ladder.levels import Variety
 from ladder.rules import Game
-from ladder.second_look import second_look_pick
 
 __all__ = [
     "BestMove",
@@ -127,7 +128,7 @@ class WeightedPick:
 
 @dataclass(frozen=True)
 class SecondLook:
-    """The weak levels' rule: :func:`ladder.second_look.second_look_pick` over every
+    """The weak levels' rule: :func:`ladder.level_engine.second_look.second_look_pick` over every
     legal move, those the engine's lines did not reach counted as bad as its worst."""
 
     variety: Variety

@@ -1,4 +1,4 @@
-"""The level's choice (:func:`ladder.level_move.choose`): the old random move, the
+"""The level's choice (:func:`ladder.level_engine.level_move.choose`): the old random move, the
 mistake rule, the window, without engines."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from ladder.engine_lines import Line, SearchResult
-from ladder.level_move import SearchJob, choose
+from ladder.level_engine.engine_lines import Line, SearchResult
+from ladder.level_engine.level_move import SearchJob, choose
 from ladder.levels import Level, Variety
 
 LEGAL = frozenset({"h3e3", "b3e3", "h1g3", "c4c5", "a4a5", "i4i5"})
@@ -196,8 +196,8 @@ def test_more_second_looks_hang_less() -> None:
 
 
 def test_first_look_sees_captures_and_an_atomic_blast_that_wins() -> None:
+    from ladder.level_engine.second_look import WINNING_CAPTURE_CP, first_look
     from ladder.rules import Game
-    from ladder.second_look import WINNING_CAPTURE_CP, first_look
 
     game = Game.from_fen("xiangqi", moves=["h3e3", "h8e8"])
     seen = first_look(game)
@@ -237,10 +237,10 @@ def test_moves_without_a_line_are_considered_and_carry_no_score() -> None:
 
 
 def test_a_hurried_move_takes_the_most_at_a_glance_else_draws_a_legal_move() -> None:
-    from ladder.level_move import hurried_move
+    from ladder.level_engine.level_move import hurried_move
+    from ladder.level_engine.second_look import first_look
     from ladder.levels import load_levels
     from ladder.rules import Game
-    from ladder.second_look import first_look
 
     level = replace(load_levels()["xiangqi"][3], book=False)
     game = Game.from_fen("xiangqi", moves=["h3e3", "h8e8"])
@@ -261,8 +261,8 @@ def test_a_hurried_move_takes_the_most_at_a_glance_else_draws_a_legal_move() -> 
 
 def test_a_hurried_move_in_the_book_is_the_levels_book_move() -> None:
     """In the book, hurrying costs nothing: the same move the level plays with that seed."""
-    from ladder.book import load_book
-    from ladder.level_move import hurried_move
+    from ladder.level_engine.book import load_book
+    from ladder.level_engine.level_move import hurried_move
     from ladder.levels import load_levels
     from ladder.rules import Game
 
