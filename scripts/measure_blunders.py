@@ -32,7 +32,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ladder.engine_binary import engine_path
 from ladder.error_profile import GROSS_CP, Spot
-from ladder.level_engine.engine_lines import MATE_CP, comparable_cp
+from ladder.level_engine.engine_lines import MATE_CP
 from ladder.match.output.store import ResultStore
 from ladder.match.players.player import Player
 from ladder.match.players.specs import PlayerSpec
@@ -97,7 +97,10 @@ class Reference:
                 self.cache[key] = ["", 0 if outcome.winner is None else -MATE_CP]
             else:
                 info = await self.player.choose(spot.game(), 0)
-                self.cache[key] = [info.move, comparable_cp(info.cp, info.mate) or 0]
+                self.cache[key] = [
+                    info.move,
+                    0 if info.score is None else info.score.score(mate_score=MATE_CP),
+                ]
         move, value = self.cache[key]
         return str(move), int(value)
 

@@ -136,7 +136,7 @@ def evaluation_of(game: Game, result: SearchResult) -> Evaluation:
     depth = result.depth
     if line is not None:
         pv = line.pv if line.pv and line.pv[0] == best else ((best,) if best else ())
-        cp, mate, depth = line.cp, line.mate, line.depth or depth
+        cp, mate, depth = line.score.score(), line.score.mate(), line.depth or depth
     elif best is not None:
         pv = (best,)
     sign = 1 if game.turn == "red" else -1

@@ -24,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from chess.engine import Score
+
 from ladder.level_engine.engine_lines import Line, SearchResult, search_result
 from ladder.level_engine.level_move import derive_seed, level_engine, play_level_move
 from ladder.levels import (
@@ -64,8 +66,7 @@ class Answer:
 
     move: str
     ponder: str | None
-    cp: int | None
-    mate: int | None
+    score: Score | None
     depth: int
     nodes: int
     pv: tuple[str, ...]
@@ -80,8 +81,7 @@ class Answer:
         return cls(
             move=move,
             ponder=ponder,
-            cp=line.cp if line else None,
-            mate=line.mate if line else None,
+            score=line.score if line else None,
             depth=line.depth if line else result.depth,
             nodes=result.nodes,
             pv=line.pv if line else (move,),

@@ -28,7 +28,11 @@ def move_response(
     choice, result = moved.choice, moved.result
     ponder = choice.ponder if choice.ponder in after.legal else None
     line = choice.line
-    score = Score(cp=line.cp, mate=line.mate) if line is not None else Score(cp=None, mate=None)
+    score = (
+        Score(cp=line.score.score(), mate=line.score.mate())
+        if line is not None
+        else Score(cp=None, mate=None)
+    )
     # Built from checked values (the request's, the rules checker's, the level move's):
     # not validated again on the way out of every move (tests/service check its shape).
     return MoveResponse.model_construct(

@@ -122,8 +122,8 @@ class GameRecord:
 def _move_record(info: MoveInfo, clock: Clock | None) -> MoveRecord:
     return MoveRecord(
         seconds=round(info.seconds, 6),
-        cp=info.cp,
-        mate=info.mate,
+        cp=None if info.score is None else info.score.score(),
+        mate=None if info.score is None else info.score.mate(),
         depth=info.depth,
         nodes=info.nodes,
         restarts=info.restarts,
@@ -234,7 +234,7 @@ async def _play_moves(
         game.push(info.move)
         seconds[mover] += info.seconds
         infos.append(_move_record(info, own))
-        verdict = adjudicator.update(mover, game.ply, info.cp, info.mate)
+        verdict = adjudicator.update(mover, game.ply, info.score)
         if verdict is not None and game.outcome() is None:
             return verdict.result, verdict.winner, verdict.reason
 

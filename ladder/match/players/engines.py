@@ -25,7 +25,6 @@ from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol import (
     Dialect,
     EngineFailure,
-    InfoDict,
     Limit,
     ManagedEngine,
     PlayResult,
@@ -131,11 +130,10 @@ class EnginePlayer:
             raise PlayerError(
                 f"{self.spec.name} answered no move in a position with legal moves{claimed}"
             )
-        cp, mate = _score(result.info)
+        score = result.info.get("score")
         return MoveInfo(
             result.move,
-            cp,
-            mate,
+            None if score is None else score.relative,
             result.info.get("depth"),
             result.info.get("nodes"),
             result.elapsed,
@@ -185,15 +183,6 @@ async def _search(
     return outcome.result, len(outcome.incidents)
 
 
-def _score(info: InfoDict) -> tuple[int | None, int | None]:
-    """(cp, mate) from the mover's point of view."""
-    score = info.get("score")
-    if score is None:
-        return None, None
-    rel = score.relative
-    return rel.score(), rel.mate()
-
-
 class LevelPlayer:
     """Level N of the ladder, playing exactly the move service's move
     (:func:`ladder.level_engine.level_move.play_level_move`) with the seed the game loop gives for
@@ -228,8 +217,7 @@ class LevelPlayer:
         result, line = moved.result, moved.choice.line
         return MoveInfo(
             moved.move,
-            line.cp if line else None,
-            line.mate if line else None,
+            line.score if line else None,
             line.depth if line else result.depth,
             result.nodes,
             result.time_s,

@@ -142,8 +142,8 @@ async def test_level_player_moves_as_the_service(
                 )
                 assert reply.move == record.moves[s.ply], (s.ply, level)
                 assert (reply.score.cp, reply.score.mate, reply.depth, reply.nodes) == (
-                    s.info.cp,
-                    s.info.mate,
+                    None if s.info.score is None else s.info.score.score(),
+                    None if s.info.score is None else s.info.score.mate(),
                     s.info.depth,
                     s.info.nodes,
                 ), (s.ply, level)
