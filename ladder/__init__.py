@@ -1,7 +1,7 @@
 """Mistboard's engine ladder: rules checker, strength levels, move service, matches.
 
 The product, by concern: :mod:`ladder.rules` (the rules checker), :mod:`ladder.levels`
-(the eight levels), :mod:`ladder.level_move` (a move at a level: the one function the
+(the eight levels), :mod:`ladder.level_engine` (a move at a level: the one function the
 service, matches and the bridge all play), :mod:`ladder.service` (the move service:
 HTTP, in-process, CLI), :mod:`ladder.client` (its Python client), :mod:`ladder.match`
 (matches, tournaments, studies, statistics), :mod:`ladder.calibration` (measuring the

@@ -45,11 +45,11 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ladder.beginner import Threat, best_threat, exchanges, loses_at_once, parries
 from ladder.calibration.record import record_path
 from ladder.engine_binary import engine_path
-from ladder.engine_lines import MATE_CP
-from ladder.level_move import SearchJob, search_level
+from ladder.level_engine.beginner import Threat, best_threat, exchanges, loses_at_once, parries
+from ladder.level_engine.engine_lines import MATE_CP
+from ladder.level_engine.level_move import SearchJob, search_level
 from ladder.levels import play_settings
 from ladder.master_games import master_lines
 from ladder.match.players.specs import PlayerSpec
@@ -139,7 +139,7 @@ def master_spots(count: int, seed: int, min_ply: int) -> list[Spot]:
 def hang(game: Game) -> Threat | None:
     """The capture that punishes the side that just moved, if it left the opponent (to
     move in ``game``) one that wins at least :data:`HANG_CP` net after the best recapture
-    (:func:`ladder.beginner.best_threat`, every capture seen); else None."""
+    (:func:`ladder.level_engine.beginner.best_threat`, every capture seen); else None."""
     threat = best_threat(game)
     return threat if threat is not None and threat.gain_cp >= HANG_CP else None
 

@@ -1,6 +1,6 @@
 """Each level's time per move as served, measured on the machine that serves.
 
-A level's cost is not its nodes at an assumed speed (:mod:`ladder.expected_time`
+A level's cost is not its nodes at an assumed speed (:mod:`ladder.level_engine.expected_time`
 assumes 170,000 nodes a second for xiangqi, where the engine searches about 408,000 on
 the project's machine, so it put level 8 at 1.18 s for 0.53 s): it is the median wall
 time of its moves as the service plays them, its MultiPV, Hash, book and the service's
@@ -26,10 +26,10 @@ from typing import Any, Literal
 
 from platformdirs import user_cache_dir
 
-from ladder.expected_time import expected_seconds
+from ladder.level_engine.expected_time import expected_seconds
 from ladder.levels import Level
 
-#: Past every opening book (tests/test_book.py checks it): the levels search from here.
+#: Past every opening book (tests/level_engine/test_book.py checks it): the levels search from here.
 OUT_OF_BOOK = ("h3e3", "a10a9")
 #: The file's format (its ``format`` field).
 FORMAT = 1
@@ -80,7 +80,7 @@ ExpectedSource = Literal["measured", "calibrated", "estimated"]
 def expected(variant: str, level: Level, times: LevelTimes | None) -> tuple[float, ExpectedSource]:
     """A level's expected time a move, and whence: measured on this machine (`times`),
     else the calibration games' median (``seconds_per_move``), else its nodes at the
-    speed :mod:`ladder.expected_time` assumes (an estimate: 2.3x too slow on the
+    speed :mod:`ladder.level_engine.expected_time` assumes (an estimate: 2.3x too slow on the
     project's machine)."""
     measured = times.get(variant, level.level) if times is not None else None
     if measured is not None:

@@ -34,7 +34,8 @@ def levels_version(path: Path = LEVELS_FILE) -> str:
 
 @dataclass(frozen=True)
 class Variety:
-    """A level's seeded choice among the engine's lines (:func:`ladder.level_move.choose`).
+    """A level's seeded choice among the engine's lines
+    (:func:`ladder.level_engine.level_move.choose`).
 
     The engine searches ``multipv`` lines; each line's *loss* is how many centipawns it
     scores below the best line. A line within ``window_cp`` of the best is a near-equal
@@ -60,11 +61,13 @@ class Variety:
     past the second looks is played unchecked, however bad (the deeper tactic missed).
 
     Under the second-look rule, ``sight`` is how often the second look sees a refutation a
-    beginner misses (:class:`ladder.beginner.Sight`: a cannon's capture over its screen, a
+    beginner misses (:class:`ladder.level_engine.beginner.Sight`: a cannon's capture over its
+    screen, a
     horse's capture, a capture along a line the move opened, or a reply that takes
     nothing yet); any other refutation it sees always. ``guard`` (not None) is how often
     the player makes sure, out of check, that the move it is about to play does not lose
-    at once (:func:`ladder.beginner.loses_at_once`; in check it always does, as a person
+    at once (:func:`ladder.level_engine.beginner.loses_at_once`; in check it always does, as a
+    person
     does when the board says "Check!"); such a move is put aside. None: the rule before
     (no such look, in check or not).
 
@@ -207,7 +210,7 @@ class Level:
     variety: Variety | None = None
     rating: Rating | None = None
     seconds_per_move: float | None = None
-    #: Whether the level's first moves come from the opening book (:mod:`ladder.book`):
+    #: Whether the level's first moves come from the opening book (:mod:`ladder.level_engine.book`):
     #: a levels file opts in (``book = true``; the shipped one does, in its defaults).
     book: bool = False
     #: Settings between two levels of different kinds (see :func:`at_elo`): each move is
@@ -295,7 +298,8 @@ def _rating(table: dict[str, Any], where: str) -> Rating | None:
 
 def _one_thread(table: dict[str, Any], where: object) -> None:
     """Take ``threads`` out of ``table``: a levels file may say ``threads = 1`` (every
-    level runs on one thread, :data:`ladder.level_move.ENGINE_OPTIONS`), nothing else."""
+    level runs on one thread, :data:`ladder.level_engine.level_move.ENGINE_OPTIONS`), nothing
+    else."""
     if table.pop("threads", 1) != 1:
         raise LevelsError(f"{where}: threads must be 1 (a level's search is reproducible)")
 

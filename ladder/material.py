@@ -3,7 +3,7 @@
 The values are the ones the Mistboard xiangqi page gives for its own computer opponents
 (chariot 9, cannon 4.5, horse 4, advisor 2, elephant 2, soldier 1), in centipawns. The
 greedy baseline (:mod:`ladder.match.players.baselines`) counts with them, and the weak levels'
-first look (:func:`ladder.second_look.first_look`) sees captures by them.
+first look (:func:`ladder.level_engine.second_look.first_look`) sees captures by them.
 """
 
 from __future__ import annotations

@@ -4,15 +4,16 @@ measures on them; data/README.md gives their provenance).
 
 Each set is a kind of position a beginner meets, found in the committed calibration
 record's games (``calibration/games-<variant>.jsonl.gz``, which are full of weak players'
-positions), judged by the rules checker alone (:mod:`ladder.beginner`):
+positions), judged by the rules checker alone (:mod:`ladder.level_engine.beginner`):
 
 - ``check``: the side to move is in check (atomic-xiangqi: the wide sense), some move
   loses at once and some does not: a real choice;
 - ``threat``: not in check, the opponent threatens to win at once
-  (:func:`ladder.beginner.faces_threat`: a mate in one; in atomic a check nothing would
+  (:func:`ladder.level_engine.beginner.faces_threat`: a mate in one; in atomic a check nothing would
   answer), and some move parries it;
 - ``free``: the side to move can win 300 cp or more net by one capture (a two-ply
-  exchange: :func:`ladder.beginner.best_threat`); the reference engine confirms the free
+  exchange: :func:`ladder.level_engine.beginner.best_threat`); the reference engine confirms the
+  free
   piece when it is measured;
 - ``general``: one position a game, whatever it is;
 - ``drops`` (crazyhouse-xiangqi): the side to move has a piece in hand.
@@ -29,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ladder.beginner import best_threat, faces_threat, loses_at_once, parries
+from ladder.level_engine.beginner import best_threat, faces_threat, loses_at_once, parries
 from ladder.package_data import CHECKOUT_ROOT
 from ladder.rules import Game
 

@@ -38,7 +38,7 @@ import psutil
 from ladder.analysis import GamePositions, analyse, search_position
 from ladder.analysis.search import HASH_MB, Evaluation
 from ladder.engine_binary import engine_path
-from ladder.level_move import level_engine
+from ladder.level_engine.level_move import level_engine
 from ladder.rules import Game
 from ladder.service.launch import ServeProcess
 from ladder.variants import FSF_VARIANT, VARIANTS_INI

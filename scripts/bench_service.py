@@ -59,7 +59,7 @@ from typing import TypeVar
 K = TypeVar("K")
 
 VARIANT = "xiangqi"
-#: Out of the opening book (ladder/book.py: the position after the first four is in
+#: Out of the opening book (ladder/level_engine/book.py: the position after the first four is in
 #: it, so every level answered those requests from the book, without a search), 40
 #: legal moves: a level-1 request is a 3,000-node MultiPV 99 search, a line per move.
 MOVES = ["h3e3", "h10g8", "h1g3", "i10h10", "i1i2", "a10a9"]

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from ladder.calibration.pause import calibration_paused
-from ladder.level_move import level_engine, play_level_move
+from ladder.level_engine.level_move import level_engine, play_level_move
 from ladder.levels import LEVELS_FILE, load_levels
 from ladder.match.players.baselines import novice_choice
 from ladder.package_data import CHECKOUT_ROOT

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ladder.analysis.search import search_position
 from ladder.analysis.winchance import CHESS_K, CP_CEILING
-from ladder.level_move import level_engine
+from ladder.level_engine.level_move import level_engine
 from ladder.rules import Game, RulesError
 from ladder.variants import VARIANT_IDS
 

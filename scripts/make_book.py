@@ -1,4 +1,4 @@
-"""Build the opening books (ladder/openings/book-<variant>.json; see ladder/book.py).
+"""Build the opening books (ladder/openings/book-<variant>.json; see ladder/level_engine/book.py).
 
     python scripts/make_book.py --variant xiangqi            # from the grandmaster games
     python scripts/make_book.py --variant atomic-xiangqi     # from the opening suite
@@ -31,9 +31,9 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ladder.book import Book, book_path, position_key
 from ladder.engine_binary import engine_path
-from ladder.level_move import SearchJob, search_level
+from ladder.level_engine.book import Book, book_path, position_key
+from ladder.level_engine.level_move import SearchJob, search_level
 from ladder.master_games import master_lines
 from ladder.match.openings import default_suite, load_openings
 from ladder.rules import Game

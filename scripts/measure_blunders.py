@@ -8,7 +8,7 @@ the best move, judged by a reference search, over one set of positions for every
 The positions are drawn (seeded) from the stored games of a match database: one ply
 chosen at random after the opening book of each of ``--positions`` games drawn at random.
 Each player is asked for its move in every position with the same seed, as the move
-service would answer it (:func:`ladder.level_move.search_level` and ``choose``). The
+service would answer it (:func:`ladder.level_engine.level_move.search_level` and ``choose``). The
 reference is the patched engine at ``--reference-nodes`` (default 200,000) nodes, Hash
 64 MB, a new game before each search: its score of the position is the best move's
 value; a move other than its best move is worth minus its score of the position after
@@ -31,8 +31,8 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ladder.engine_binary import engine_path
-from ladder.engine_lines import MATE_CP, comparable_cp
 from ladder.error_profile import GROSS_CP, Spot
+from ladder.level_engine.engine_lines import MATE_CP
 from ladder.match.output.store import ResultStore
 from ladder.match.players.player import Player
 from ladder.match.players.specs import PlayerSpec
@@ -97,7 +97,10 @@ class Reference:
                 self.cache[key] = ["", 0 if outcome.winner is None else -MATE_CP]
             else:
                 info = await self.player.choose(spot.game(), 0)
-                self.cache[key] = [info.move, comparable_cp(info.cp, info.mate) or 0]
+                self.cache[key] = [
+                    info.move,
+                    0 if info.score is None else info.score.score(mate_score=MATE_CP),
+                ]
         move, value = self.cache[key]
         return str(move), int(value)
 

@@ -5,7 +5,7 @@ rule set, measured on the real engine pool, and what it predicts for each level.
 A level is a node count (ladder/levels.toml), so its time per move is its nodes over the
 engine's speed. Until a level is calibrated (``seconds_per_move`` from the calibration
 games), ``GET /v1/levels`` gives ``expected_seconds`` = nodes / the speed measured here
-(:data:`ladder.expected_time.NODES_PER_SECOND`); the play page shows a slow level's
+(:data:`ladder.level_engine.expected_time.NODES_PER_SECOND`); the play page shows a slow level's
 elapsed time against it. This script measures that speed: the in-process service (one
 engine, Threads 1, as the service runs it) plays each level from a few positions past
 every opening book; the speed is the total nodes over the total search time of the three
@@ -30,12 +30,12 @@ import psutil
 
 from ladder.calibration.pause import calibration_paused
 from ladder.client import Ladder
-from ladder.expected_time import NODES_PER_SECOND, expected_seconds
+from ladder.level_engine.expected_time import NODES_PER_SECOND, expected_seconds
 from ladder.levels import LEVELS_FILE, load_levels
 from ladder.service.errors import ServiceError
 from ladder.variants import VARIANT_IDS
 
-#: Past every opening book (tests/test_book.py checks it): the levels search from here.
+#: Past every opening book (tests/level_engine/test_book.py checks it): the levels search from here.
 OUT_OF_BOOK = ["h3e3", "a10a9"]
 #: The levels whose moves measure the engine's speed.
 SPEED_LEVELS = (6, 7, 8)

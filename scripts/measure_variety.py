@@ -28,8 +28,14 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ladder.book import load_book
-from ladder.level_move import SearchJob, derive_seed, level_engine, play_level_move, search_level
+from ladder.level_engine.book import load_book
+from ladder.level_engine.level_move import (
+    SearchJob,
+    derive_seed,
+    level_engine,
+    play_level_move,
+    search_level,
+)
 from ladder.levels import LEVEL_NUMBERS, Level, load_levels, play_settings
 from ladder.master_games import master_lines
 from ladder.match.openings import load_openings

@@ -28,7 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ladder.analysis.pgn import PGN_NOTATIONS, format_analysis_pgn
 from ladder.analysis.runner import AnalysisInputError, GameAnalysis, GamePositions, analyse
 from ladder.analysis.search import Evaluation, search_position
-from ladder.level_move import level_engine
+from ladder.level_engine.level_move import level_engine
 from ladder.match.exit_codes import ExitCode
 from ladder.match.output.paths import check_output_path
 from ladder.match.output.pgn import PgnError, read_pgn, replay

@@ -1,6 +1,6 @@
 """One position's evaluation: a search at a node budget, its line checked by the rules.
 
-:func:`search_position` runs the level engine's own search (:func:`ladder.level_move.
+:func:`search_position` runs the level engine's own search (:func:`ladder.level_engine.level_move.
 search_level`: ``ucinewgame``, ``Threads`` 1, a fixed Hash, ``go nodes N``), so an
 evaluation depends only on the position, the budget and the engine build: the same on
 any machine, any engine process, any instance of the service, in any order. That is what
@@ -18,8 +18,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from ladder.engine_lines import SearchResult
-from ladder.level_move import SearchJob, search_level
+from ladder.level_engine.engine_lines import SearchResult
+from ladder.level_engine.level_move import SearchJob, search_level
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT
 from protocol.errors import Incident
@@ -117,8 +117,8 @@ async def search_position(
     engine: ManagedEngine, game: Game, nodes: int, legal: frozenset[str] | None = None
 ) -> Searched:
     """Evaluate ``game``'s current position (not finished) with a ``nodes`` search on
-    ``engine`` (:func:`ladder.level_move.level_engine`). Raises what
-    :func:`ladder.level_move.search_level` raises."""
+    ``engine`` (:func:`ladder.level_engine.level_move.level_engine`). Raises what
+    :func:`ladder.level_engine.level_move.search_level` raises."""
     legal = legal if legal is not None else frozenset(game.legal_moves())
     fen, moves = game.engine_position()
     job = SearchJob(FSF_VARIANT[game.variant.name], fen, moves, nodes, hash_mb=HASH_MB)
@@ -136,7 +136,7 @@ def evaluation_of(game: Game, result: SearchResult) -> Evaluation:
     depth = result.depth
     if line is not None:
         pv = line.pv if line.pv and line.pv[0] == best else ((best,) if best else ())
-        cp, mate, depth = line.cp, line.mate, line.depth or depth
+        cp, mate, depth = line.score.score(), line.score.mate(), line.depth or depth
     elif best is not None:
         pv = (best,)
     sign = 1 if game.turn == "red" else -1

@@ -1,9 +1,9 @@
 """A GUI's clock, as the bridge reads it: the longest the level's search may take.
 
 The level stays a node count; on a clock its search also stops at the limit the move
-service gives a clocked ``/v1/move`` (:func:`ladder.clock.move_time_limit_ms`: one rule
+service gives a clocked ``/v1/move`` (:func:`ladder.level_engine.clock.move_time_limit_ms`: one rule
 for both), and with a fixed time per move (UCI ``movetime``, XBoard ``st``) at that
-time less the same reserve (:func:`ladder.clock.fixed_move_limit_ms`). Each dialect
+time less the same reserve (:func:`ladder.level_engine.clock.fixed_move_limit_ms`). Each dialect
 reads its own commands into a :class:`GuiClock` (UCI ``wtime``/``btime``/``winc``/
 ``binc``/``movestogo``/``movetime``, UCCI ``time``/``increment``/``movestogo``,
 XBoard ``level``/``st``/``time``).
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ladder.bridge.session import SessionError
-from ladder.clock import fixed_move_limit_ms, move_time_limit_ms
+from ladder.level_engine.clock import fixed_move_limit_ms, move_time_limit_ms
 
 __all__ = ["GuiClock", "XBoardTimeControl"]
 

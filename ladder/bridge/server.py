@@ -315,7 +315,7 @@ class GuiServer:
         if not legal:
             return None
         move = random.Random(self.session.move_seed()).choice(legal)
-        return Answer(move, None, None, None, 0, 0, (move,), 0.0)
+        return Answer(move, None, None, 0, 0, (move,), 0.0)
 
     async def analysis_answer(
         self,

@@ -7,7 +7,8 @@ calibrated curve) and the engine (:class:`protocol.ManagedEngine` over our patch
 Fairy-Stockfish, started on first use, restarted after a fault).
 
 Each move is the level's move, computed by the code the move service runs
-(:func:`ladder.level_move.play_level_move`, on :func:`ladder.level_move.level_engine`).
+(:func:`ladder.level_engine.level_move.play_level_move`, on
+:func:`ladder.level_engine.level_move.level_engine`).
 The choice's seed is derived from the game and the position (:meth:`LevelSession.move_seed`):
 the game's seed (random for each new game, or the ``Seed`` option) and the moves from
 its start position, so a game replays only when asked to. On a GUI's clock the level's
@@ -23,8 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ladder.engine_lines import Line, SearchResult, search_result
-from ladder.level_move import derive_seed, level_engine, play_level_move
+from chess.engine import Score
+
+from ladder.level_engine.engine_lines import Line, SearchResult, search_result
+from ladder.level_engine.level_move import derive_seed, level_engine, play_level_move
 from ladder.levels import (
     LEVEL_NUMBERS,
     LEVEL_RANGE,
@@ -63,8 +66,7 @@ class Answer:
 
     move: str
     ponder: str | None
-    cp: int | None
-    mate: int | None
+    score: Score | None
     depth: int
     nodes: int
     pv: tuple[str, ...]
@@ -79,8 +81,7 @@ class Answer:
         return cls(
             move=move,
             ponder=ponder,
-            cp=line.cp if line else None,
-            mate=line.mate if line else None,
+            score=line.score if line else None,
             depth=line.depth if line else result.depth,
             nodes=result.nodes,
             pv=line.pv if line else (move,),

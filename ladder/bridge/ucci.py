@@ -35,7 +35,7 @@ from typing import TextIO
 from ladder.bridge.clocks import GuiClock
 from ladder.bridge.session import Answer, LevelSession, SessionError
 from ladder.bridge.uci import UciServer, check_option
-from ladder.engine_lines import comparable_cp
+from ladder.level_engine.engine_lines import MATE_CP
 from protocol import InfoDict, RankNumbering
 
 __all__ = ["UcciServer"]
@@ -123,7 +123,7 @@ class UcciServer(UciServer):
         super().report(answer, thinking)
 
     def send_thinking(self, answer: Answer) -> None:
-        score = comparable_cp(answer.cp, answer.mate)
+        score = None if answer.score is None else answer.score.score(mate_score=MATE_CP)
         pv = " ".join(self.to_gui(m) for m in answer.pv)
         said = f" score {score}" if score is not None else ""
         self.send(f"info depth {answer.depth}{said} pv {pv}")
@@ -134,8 +134,7 @@ class UcciServer(UciServer):
             return
         score = None
         if "score" in info:
-            relative = info["score"].relative
-            score = comparable_cp(relative.score(), relative.mate())
+            score = info["score"].relative.score(mate_score=MATE_CP)
         said = f" score {score}" if score is not None else ""
         pv = " ".join(self.to_gui(m) for m in info["pv"])
         self.send(f"info depth {info.get('depth', 0)}{said} pv {pv}")

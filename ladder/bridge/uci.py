@@ -45,7 +45,7 @@ from typing import ClassVar, TextIO
 from ladder.bridge.clocks import GuiClock
 from ladder.bridge.server import GuiServer
 from ladder.bridge.session import SEED_OPTION_MAX, Answer, LevelSession, SessionError
-from ladder.clock import deadline_after
+from ladder.level_engine.clock import deadline_after
 from ladder.levels import LEVEL_NUMBERS
 from ladder.variants import VARIANT_IDS
 from protocol import InfoDict, Limit, RankNumbering
@@ -352,10 +352,11 @@ class UciServer(GuiServer):
         self.send(f"bestmove {self.to_gui(answer.move)}{ponder}")
 
     def send_thinking(self, answer: Answer) -> None:
-        if answer.mate is not None:
-            score = f" score mate {answer.mate}"
+        mate = None if answer.score is None else answer.score.mate()
+        if mate is not None:
+            score = f" score mate {mate}"
         else:  # no score at all for a move the engine did not search (a fallback)
-            score = f" score cp {answer.cp}" if answer.cp is not None else ""
+            score = f" score cp {answer.score.score()}" if answer.score is not None else ""
         pv = " ".join(self.to_gui(m) for m in answer.pv)
         self.send(
             f"info depth {answer.depth}{score} nodes {answer.nodes} "

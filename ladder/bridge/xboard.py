@@ -49,7 +49,7 @@ from typing import TextIO
 from ladder.bridge.clocks import GuiClock, XBoardTimeControl
 from ladder.bridge.server import GuiServer
 from ladder.bridge.session import SEED_OPTION_MAX, Answer, LevelSession, SessionError
-from ladder.engine_lines import comparable_cp
+from ladder.level_engine.engine_lines import MATE_CP
 from ladder.variants import VARIANT_IDS
 from protocol import InfoDict, Limit, RankNumbering
 from protocol.info import XBOARD_MATE
@@ -267,7 +267,7 @@ class XBoardServer(GuiServer):
             return
         relative = info["score"].relative
         mate = relative.mate()
-        score = comparable_cp(relative.score(), mate) or 0
+        score = relative.score(mate_score=MATE_CP)
         if mate is not None:
             score = XBOARD_MATE + mate if mate > 0 else -XBOARD_MATE + mate
         pv = " ".join(self.to_gui(m) for m in info["pv"])
@@ -353,10 +353,10 @@ class XBoardServer(GuiServer):
         self.flush_pongs()
 
     def report(self, answer: Answer) -> None:
-        score = comparable_cp(answer.cp, answer.mate)
-        if self.post and score is not None:  # (no score: a move the engine did not search)
-            if answer.mate is not None:  # XBoard: 100000 + N for mate in N moves
-                mate = answer.mate
+        if self.post and answer.score is not None:  # (none: a move the engine did not search)
+            score = answer.score.score(mate_score=MATE_CP)
+            mate = answer.score.mate()
+            if mate is not None:  # XBoard: 100000 + N for mate in N moves
                 score = XBOARD_MATE + mate if mate > 0 else -XBOARD_MATE + mate
             pv = " ".join(self.to_gui(m) for m in answer.pv)
             centis = round(answer.seconds * 100)

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ladder.calibration.fit import VariantCalibration
-from ladder.expected_time import expected_seconds
+from ladder.level_engine.expected_time import expected_seconds
 from ladder.levels import LEVEL_NUMBERS, RATING_KEYS, Rating, load_levels
 
 __all__ = ["ladder_markdown", "plot_ladder", "print_calibration", "write_docs", "write_levels_file"]
@@ -150,7 +150,7 @@ def print_calibration(console: Console, cal: VariantCalibration) -> None:
 
 def quiet_seconds(cal: VariantCalibration, level: int) -> float | None:
     """A level's time per move on an idle core: a searching level's nodes at the engine's
-    measured speed (:mod:`ladder.expected_time`); a mistake level searches every move's
+    measured speed (:mod:`ladder.level_engine.expected_time`); a mistake level searches every move's
     line, so its own median in the calibration games (a few tens of ms, where the
     machine's load matters little)."""
     lv = cal.levels[level]

@@ -27,6 +27,6 @@ through them):
 * Failures: :mod:`~ladder.service.errors` (the domain errors and the API's error) and
   :mod:`~ladder.service.status` (the one table from the first to the second).
 
-The level move itself, shared with matches and the bridge, is :mod:`ladder.level_move`.
+The level move itself, shared with matches and the bridge, is :mod:`ladder.level_engine.level_move`.
 See docs/service.md.
 """

@@ -1,7 +1,8 @@
 """One engine slot of the pool (:class:`EngineSlot`): a supervised engine process.
 
-The worker plays :func:`ladder.level_move.play_level_move` (the level move the match
-runner and the bridge play too) on the level engine (:func:`ladder.level_move.level_engine`;
+The worker plays :func:`ladder.level_engine.level_move.play_level_move` (the level move the match
+runner and the bridge play too) on the level engine
+(:func:`ladder.level_engine.level_move.level_engine`;
 the level's MultiPV and Hash only re-sent when they change, the variant switched only
 when it changes).
 
@@ -25,7 +26,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from ladder.analysis.search import Evaluation, search_position
-from ladder.level_move import LevelMove, NoLevelMove, level_engine, play_level_move
+from ladder.level_engine.level_move import LevelMove, NoLevelMove, level_engine, play_level_move
 from ladder.levels import Level
 from ladder.rules import Game
 from ladder.service.config import ServiceConfig
@@ -210,7 +211,8 @@ class EngineSlot:
     ) -> LevelMove:
         """``level``'s searched move in ``game`` with ``seed`` (within `time_limit_ms` from
         ``clock_started`` on a clock), one attempt; raises :class:`SearchAttemptFailed`.
-        The book is the caller's to look in first (:func:`ladder.level_move.book_move`)."""
+        The book is the caller's to look in first
+        (:func:`ladder.level_engine.level_move.book_move`)."""
         try:
             moved = await self._attempt(
                 play_level_move(

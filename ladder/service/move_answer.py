@@ -3,7 +3,7 @@ the level's move (searched, from the book, or hurried) and the position after it
 
 from __future__ import annotations
 
-from ladder.level_move import LevelMove
+from ladder.level_engine.level_move import LevelMove
 from ladder.notations import move_in
 from ladder.rules import Game
 from ladder.service.models import MoveRequest, MoveResponse, Score
@@ -28,7 +28,11 @@ def move_response(
     choice, result = moved.choice, moved.result
     ponder = choice.ponder if choice.ponder in after.legal else None
     line = choice.line
-    score = Score(cp=line.cp, mate=line.mate) if line is not None else Score(cp=None, mate=None)
+    score = (
+        Score(cp=line.score.score(), mate=line.score.mate())
+        if line is not None
+        else Score(cp=None, mate=None)
+    )
     # Built from checked values (the request's, the rules checker's, the level move's):
     # not validated again on the way out of every move (tests/service check its shape).
     return MoveResponse.model_construct(

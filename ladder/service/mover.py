@@ -21,9 +21,9 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from ladder.clock import move_time_limit_ms
 from ladder.human_reference import human_reference
-from ladder.level_move import LevelMove, book_move, hurried_move
+from ladder.level_engine.clock import move_time_limit_ms
+from ladder.level_engine.level_move import LevelMove, book_move, hurried_move
 from ladder.level_times import expected as expected_level_time
 from ladder.levels import (
     Level,
@@ -331,7 +331,8 @@ class MoveService:
         time_limit_ms: int | None,
     ) -> MoveResponse:
         """The answer when the clock ran out before an engine of the request's lane was
-        free: the level's move without a search (:func:`ladder.level_move.hurried_move`),
+        free: the level's move without a search
+        (:func:`ladder.level_engine.level_move.hurried_move`),
         logged and counted."""
         moved = hurried_move(checked.game, level, seed, checked.legal)
         self.metrics.hurried_moves.inc()

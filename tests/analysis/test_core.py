@@ -14,7 +14,7 @@ import pytest
 from ladder.analysis import AnalysisInputError, GamePositions, Judgement, analyse, search_position
 from ladder.analysis.runner import GameAnalysis
 from ladder.analysis.search import HASH_MB, Evaluation
-from ladder.level_move import level_engine
+from ladder.level_engine.level_move import level_engine
 from ladder.rules import Game
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 

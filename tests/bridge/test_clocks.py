@@ -3,12 +3,12 @@
 The real bridge runs as a subprocess with the wire log on (``ladder --log-level debug``):
 every line it sends our engine is on its standard error, so the test reads the ``go``
 each clock gave and compares its ``movetime`` with the clock rule of ``/v1/move``
-(:mod:`ladder.clock`). The level's node count stays on the same line.
+(:mod:`ladder.level_engine.clock`). The level's node count stays on the same line.
 """
 
 from __future__ import annotations
 
-from ladder.clock import fixed_move_limit_ms, move_time_limit_ms
+from ladder.level_engine.clock import fixed_move_limit_ms, move_time_limit_ms
 from ladder.variants import FSF_VARIANT
 from tests.bridge.helpers import CLOCK_SLACK_MS, LADDER, LineSession, engine_goes
 

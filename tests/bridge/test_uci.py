@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ladder.client import Ladder
-from ladder.level_move import derive_seed
+from ladder.level_engine.level_move import derive_seed
 from ladder.levels import LEVELS_FILE, elo_range, load_levels
 from ladder.rules import Game
 from protocol import Dialect, Engine, Limit, RankNumbering, XBoardEngine

@@ -28,5 +28,5 @@ def test_a_level_move_is_counted_through_the_service_and_the_engine_client() -> 
     assert len(modules) == figures["modules"]
     # the path went through the HTTP layer, the level move and the engine client
     assert any(m.startswith("ladder.service.") for m in modules)
-    assert "ladder.level_move" in modules
+    assert "ladder.level_engine.level_move" in modules
     assert any(m.startswith("protocol.") for m in modules)

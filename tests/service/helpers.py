@@ -24,7 +24,8 @@ from ladder.service.launch import ServeProcess, ladder_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# A position past every variant's opening book (tests/test_book.py checks it): a request
+# A position past every variant's opening book (tests/level_engine/test_book.py checks it): a
+# request
 # that must reach an engine plays from here, since a book move is answered without one.
 OUT_OF_BOOK = ["h3e3", "a10a9"]
 

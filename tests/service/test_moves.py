@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from ladder.expected_time import NODES_PER_SECOND
+from ladder.level_engine.expected_time import NODES_PER_SECOND
 from ladder.levels import load_levels
 from ladder.rules import Game
 from ladder.variants import VARIANT_IDS

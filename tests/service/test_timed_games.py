@@ -1,6 +1,6 @@
 """Timed games: `/v1/move` with the mover's clock. The limit the engine is sent is read
 from what reaches its stdin (the real engine behind `tee`), not timed: `go nodes N
-movetime T` with T the clock rule's (ladder.clock) less what the request spent before
+movetime T` with T the clock rule's (ladder.level_engine.clock) less what the request spent before
 the engine's `go` (it counts from the request's arrival), and `go nodes N` without a
 clock.
 The Python client and `ladder move` pass the clock the same way."""
@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from ladder.client import Clock, LadderSync
-from ladder.clock import move_time_limit_ms
+from ladder.level_engine.clock import move_time_limit_ms
 from ladder.levels import load_levels
 from ladder.service.launch import ladder_command
 from tests.bridge.helpers import CLOCK_SLACK_MS

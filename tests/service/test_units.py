@@ -7,10 +7,11 @@ import asyncio
 from collections.abc import Callable
 
 import pytest
+from chess.engine import Cp, Mate
 from prometheus_client.parser import text_string_to_metric_families
 
-from ladder.engine_lines import Line, SearchResult
-from ladder.level_move import choose
+from ladder.level_engine.engine_lines import Line, SearchResult
+from ladder.level_engine.level_move import choose
 from ladder.levels import Variety
 from ladder.service.errors import (
     DeadlineExceeded,
@@ -269,7 +270,8 @@ def test_failures_map_to_statuses() -> None:
 
 
 def _line(i: int, move: str, cp: int | None = None, mate: int | None = None) -> Line:
-    return Line(multipv=i, pv=(move, "a10a9"), cp=cp, mate=mate, depth=5, nodes=1000)
+    score = Mate(mate) if mate is not None else Cp(cp if cp is not None else 0)
+    return Line(multipv=i, pv=(move, "a10a9"), score=score, depth=5, nodes=1000)
 
 
 def _chosen_move(

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ladder.engine_lines import comparable_cp
+from chess.engine import Score
+
+from ladder.level_engine.engine_lines import MATE_CP
 from ladder.match.game.endings import Ending
 
 __all__ = ["Adjudication", "Adjudicator", "Verdict"]
@@ -59,11 +61,11 @@ class Adjudicator:
     _resign_streak: dict[str, int] = field(default_factory=lambda: {"red": 0, "black": 0})
     _draw_streak: int = 0
 
-    def update(self, mover: str, ply: int, cp: int | None, mate: int | None) -> Verdict | None:
+    def update(self, mover: str, ply: int, score: Score | None) -> Verdict | None:
         """Record the score the mover reported for its move (``ply`` = plies played
         after the move); return a verdict if the game ends here."""
         r = self.rules
-        value = comparable_cp(cp, mate)
+        value = None if score is None else score.score(mate_score=MATE_CP)
         if r.resign_cp is not None:
             if value is not None and value <= -r.resign_cp:
                 self._resign_streak[mover] += 1

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ladder.level_move import derive_seed
+from ladder.level_engine.level_move import derive_seed
 from ladder.match.game.adjudication import Adjudication, Adjudicator
 from ladder.match.game.clocks import Clock, MoveClocks
 from ladder.match.game.endings import Ending, from_rules
@@ -122,8 +122,8 @@ class GameRecord:
 def _move_record(info: MoveInfo, clock: Clock | None) -> MoveRecord:
     return MoveRecord(
         seconds=round(info.seconds, 6),
-        cp=info.cp,
-        mate=info.mate,
+        cp=None if info.score is None else info.score.score(),
+        mate=None if info.score is None else info.score.mate(),
         depth=info.depth,
         nodes=info.nodes,
         restarts=info.restarts,
@@ -215,7 +215,7 @@ async def _play_moves(
         move_clocks = None if own is None else MoveClocks(own, clocks[other])
         # The move's seed: derive_seed(game seed, ply), the game seed being
         # derive_seed(match seed, match id, game number) (runner.py). A level player uses
-        # it as the move service uses a request's seed (ladder.level_move), so the
+        # it as the move service uses a request's seed (ladder.level_engine.level_move), so the
         # service answers this move for this seed.
         try:
             info = await player.choose(game, derive_seed(task.seed, game.ply), move_clocks)
@@ -234,7 +234,7 @@ async def _play_moves(
         game.push(info.move)
         seconds[mover] += info.seconds
         infos.append(_move_record(info, own))
-        verdict = adjudicator.update(mover, game.ply, info.cp, info.mate)
+        verdict = adjudicator.update(mover, game.ply, info.score)
         if verdict is not None and game.outcome() is None:
             return verdict.result, verdict.winner, verdict.reason
 

@@ -9,13 +9,19 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from ladder.beginner import NOVICE_SIGHT, Sight, best_threat, loses_at_once, wins_at_once
+from ladder.level_engine.beginner import (
+    NOVICE_SIGHT,
+    Sight,
+    best_threat,
+    loses_at_once,
+    wins_at_once,
+)
+from ladder.level_engine.second_look import first_look
 from ladder.match.game.clocks import MoveClocks
 from ladder.match.players.player import MoveInfo
 from ladder.match.players.specs import PlayerSpec
 from ladder.material import material
 from ladder.rules import Game
-from ladder.second_look import first_look
 
 __all__ = [
     "BaselinePlayer",
@@ -110,13 +116,15 @@ def novice_choice(game: Game, rng: random.Random, sight: Sight = NOVICE_SIGHT) -
     """The move of a person who has just learned the rules (the `novice` baseline,
     docs/tuning.md), drawn with ``rng``:
 
-    1. a move that wins at once, if there is one (:func:`ladder.beginner.wins_at_once`);
+    1. a move that wins at once, if there is one
+       (:func:`ladder.level_engine.beginner.wins_at_once`);
     2. else the move whose first look is best: what it captures
-       (:func:`ladder.second_look.first_look`) less what the opponent can then win
-       (:func:`ladder.beginner.best_threat`) among the captures the novice sees
+       (:func:`ladder.level_engine.second_look.first_look`) less what the opponent can then win
+       (:func:`ladder.level_engine.beginner.best_threat`) among the captures the novice sees
        (``sight``: never a cannon's capture over its screen nor a line its own move
        opened, a horse's half the time); ties drawn at random;
-    3. among the moves that do not lose at once (:func:`ladder.beginner.loses_at_once`):
+    3. among the moves that do not lose at once
+       (:func:`ladder.level_engine.beginner.loses_at_once`):
        the best-looking move that does not lose is played, so a check, atomic's wide
        check included, is always answered when it can be; if every move loses, the
        best-looking one.

@@ -1,7 +1,7 @@
 """The engine players: :class:`EnginePlayer` drives any UCI/UCCI/XBoard engine under a
 node/depth/movetime limit or a clock, through :class:`protocol.ManagedEngine`;
 :class:`LevelPlayer` is a level of the ladder, the move service's own level move
-(:func:`ladder.level_move.play_level_move`).
+(:func:`ladder.level_engine.level_move.play_level_move`).
 
 Players are started once per game process and reused for many games (an engine process
 per player and colour slot). A player that cannot give a move raises
@@ -15,7 +15,7 @@ import dataclasses
 import functools
 from pathlib import Path
 
-from ladder.level_move import NoLevelMove, level_engine, play_level_move
+from ladder.level_engine.level_move import NoLevelMove, level_engine, play_level_move
 from ladder.levels import Level
 from ladder.match.game.clocks import MoveClocks
 from ladder.match.players.player import FlagFell, MoveInfo, PlayerError, Resignation
@@ -25,7 +25,6 @@ from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol import (
     Dialect,
     EngineFailure,
-    InfoDict,
     Limit,
     ManagedEngine,
     PlayResult,
@@ -131,11 +130,10 @@ class EnginePlayer:
             raise PlayerError(
                 f"{self.spec.name} answered no move in a position with legal moves{claimed}"
             )
-        cp, mate = _score(result.info)
+        score = result.info.get("score")
         return MoveInfo(
             result.move,
-            cp,
-            mate,
+            None if score is None else score.relative,
             result.info.get("depth"),
             result.info.get("nodes"),
             result.elapsed,
@@ -185,18 +183,9 @@ async def _search(
     return outcome.result, len(outcome.incidents)
 
 
-def _score(info: InfoDict) -> tuple[int | None, int | None]:
-    """(cp, mate) from the mover's point of view."""
-    score = info.get("score")
-    if score is None:
-        return None, None
-    rel = score.relative
-    return rel.score(), rel.mate()
-
-
 class LevelPlayer:
     """Level N of the ladder, playing exactly the move service's move
-    (:func:`ladder.level_move.play_level_move`) with the seed the game loop gives for
+    (:func:`ladder.level_engine.level_move.play_level_move`) with the seed the game loop gives for
     the move (``derive_seed(game seed, ply)``, see :func:`ladder.match.game.play.play_game`);
     as a study's reference, a plain search at the level's node count."""
 
@@ -228,8 +217,7 @@ class LevelPlayer:
         result, line = moved.result, moved.choice.line
         return MoveInfo(
             moved.move,
-            line.cp if line else None,
-            line.mate if line else None,
+            line.score if line else None,
             line.depth if line else result.depth,
             result.nodes,
             result.time_s,

@@ -8,7 +8,7 @@ where it has its "not used" value.
 
 from __future__ import annotations
 
-from ladder.book import book_digest
+from ladder.level_engine.book import book_digest
 from ladder.levels import Level, Variety, variety_table
 
 __all__ = ["level_identity"]

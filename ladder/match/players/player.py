@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from chess.engine import Score
+
 from ladder.match.game.clocks import MoveClocks
 from ladder.match.players.specs import PlayerSpec
 from ladder.rules import Game
@@ -44,8 +46,7 @@ class MoveInfo:
     """A move and the search behind it (engine players), from the mover's view."""
 
     move: str
-    cp: int | None = None
-    mate: int | None = None
+    score: Score | None = None
     depth: int | None = None
     nodes: int | None = None
     seconds: float = 0.0  #: search time (go .. bestmove); 0 for baselines

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ladder.level_move import derive_seed
+from ladder.level_engine.level_move import derive_seed
 from ladder.match.config import MatchConfig
 from ladder.match.exit_codes import ExitCode
 from ladder.match.game.play import GameRecord, GameTask

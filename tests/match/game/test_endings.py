@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from chess.engine import Cp, Mate
 
 from ladder.levels import load_levels
 from ladder.match.game.adjudication import Adjudication, Adjudicator
@@ -47,7 +48,13 @@ class Scripted:
         if self.fail:
             raise EngineFailure("scripted crash", [])
         move = self.moves.pop(0)
-        return MoveInfo(move, cp=self.cp, depth=1, nodes=1, seconds=self.seconds)
+        return MoveInfo(
+            move,
+            score=None if self.cp is None else Cp(self.cp),
+            depth=1,
+            nodes=1,
+            seconds=self.seconds,
+        )
 
     async def close(self) -> None:
         return None
@@ -219,10 +226,10 @@ async def test_clocks_count_down_and_a_fallen_flag_loses() -> None:
 
 def test_adjudicator_resets_streaks() -> None:
     adj = Adjudicator(Adjudication(resign_cp=300, resign_moves=2))
-    assert adj.update("red", 1, -400, None) is None
-    assert adj.update("red", 3, -100, None) is None  # streak broken
-    assert adj.update("red", 5, None, -3) is None  # mate against counts
-    assert adj.update("red", 7, -400, None) is not None
+    assert adj.update("red", 1, Cp(-400)) is None
+    assert adj.update("red", 3, Cp(-100)) is None  # streak broken
+    assert adj.update("red", 5, Mate(-3)) is None  # mate against counts
+    assert adj.update("red", 7, Cp(-400)) is not None
 
 
 async def _play_real(task: GameTask) -> GameRecord:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from ladder.client import Ladder
-from ladder.level_move import derive_seed
+from ladder.level_engine.level_move import derive_seed
 from ladder.match.game.adjudication import Adjudication
 from ladder.match.game.clocks import MoveClocks
 from ladder.match.game.play import GameRecord, play_game
@@ -142,8 +142,8 @@ async def test_level_player_moves_as_the_service(
                 )
                 assert reply.move == record.moves[s.ply], (s.ply, level)
                 assert (reply.score.cp, reply.score.mate, reply.depth, reply.nodes) == (
-                    s.info.cp,
-                    s.info.mate,
+                    None if s.info.score is None else s.info.score.score(),
+                    None if s.info.score is None else s.info.score.mate(),
                     s.info.depth,
                     s.info.nodes,
                 ), (s.ply, level)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from ladder.beginner import loses_at_once
+from ladder.level_engine.beginner import loses_at_once
 from ladder.match.exit_codes import ExitCode
 from ladder.match.players.baselines import novice_choice
 from ladder.rules import Game

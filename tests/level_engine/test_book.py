@@ -1,4 +1,5 @@
-"""The opening books (:mod:`ladder.book`): shipped, legal, weighted, seeded, and what the
+"""The opening books (:mod:`ladder.level_engine.book`): shipped, legal, weighted, seeded, and what
+the
 level move does with them."""
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ladder.book import BookError, load_book, parse_book, position_key
-from ladder.level_move import level_engine, play_level_move
+from ladder.level_engine.book import BookError, load_book, parse_book, position_key
+from ladder.level_engine.level_move import level_engine, play_level_move
 from ladder.levels import load_levels
 from ladder.rules import Game
 from ladder.variants import VARIANT_IDS

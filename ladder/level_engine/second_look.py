@@ -7,7 +7,7 @@ A player first sees what each capture takes (:func:`first_look`: the site's piec
 values, an atomic blast's balance), then the other moves in a seeded order, natural
 moves first; the first candidates get a second look at the reply, and one the engine
 rates far below the best is put aside when the player sees the refutation (a beginner's
-eyes, :class:`ladder.beginner.Sight`); a move about to be played that loses at once is
+eyes, :class:`ladder.level_engine.beginner.Sight`); a move about to be played that loses at once is
 put aside when the player guards against it (always in check:
 :func:`second_look_pick`).
 """
@@ -18,8 +18,8 @@ import math
 import random
 from collections.abc import Mapping
 
-from ladder.beginner import Sight, best_threat, loses_at_once, loses_by_force
-from ladder.engine_lines import Line
+from ladder.level_engine.beginner import Sight, best_threat, loses_at_once, loses_by_force
+from ladder.level_engine.engine_lines import Line
 from ladder.levels import Variety
 from ladder.material import PIECE_VALUES, balance
 from ladder.rules import Game
@@ -96,7 +96,7 @@ def second_look_pick(
     put aside when they lose ``variety.reject_cp`` or more against ``top`` (the best
     line's value) and the player sees the refutation (the line's reply, through the eyes
     of ``variety.sight``); a candidate that loses at once is put aside when the player
-    guards (``variety.guard``; always in check: :func:`ladder.beginner.loses_by_force`,
+    guards (``variety.guard``; always in check: :func:`ladder.level_engine.beginner.loses_by_force`,
     which in atomic-xiangqi also sees a check nothing would answer); the first one left
     is played. ``game`` (the position, left as it is) is needed for the sight and the
     guard. None when there are no lines."""
@@ -173,7 +173,8 @@ def _refuted(
 
 def _seen_loss(game: Game, move: str, sight: float, rng: random.Random) -> int:
     """What the player sees the opponent win after ``move`` in ``game`` (the two-ply
-    exchange of :func:`ladder.beginner.best_threat`, through eyes of ``sight``): the look
+    exchange of :func:`ladder.level_engine.beginner.best_threat`, through eyes of ``sight``): the
+    look
     at the reply the rules checker gives, where a shallow line of the engine saw nothing."""
     eyes = Sight(cannon=sight, horse=sight, opened=sight)
     game.push(move, after_end=True)

@@ -1,10 +1,17 @@
-"""Which choice rule a variety names (:func:`ladder.choice_rules.rule_for`); the rules'
-picks themselves are tests/test_level_move.py's (through ``choose``) and the golden move
+"""Which choice rule a variety names (:func:`ladder.level_engine.choice_rules.rule_for`); the rules'
+picks themselves are tests/level_engine/test_level_move.py's (through ``choose``) and the golden
+move
 answers' (tests/service/test_golden.py)."""
 
 from __future__ import annotations
 
-from ladder.choice_rules import BestMove, RandomMove, SecondLook, WeightedPick, rule_for
+from ladder.level_engine.choice_rules import (
+    BestMove,
+    RandomMove,
+    SecondLook,
+    WeightedPick,
+    rule_for,
+)
 from ladder.levels import Variety
 
 

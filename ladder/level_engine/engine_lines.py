@@ -1,30 +1,23 @@
 """What an engine's search said, as a level move reads it: each MultiPV line's first
-move, score (cp or mate, from the mover's side), depth and nodes (:class:`Line`), the
-bestmove with its lines (:class:`SearchResult`), and one comparable number per score
-(:func:`comparable_cp`: mates above any centipawn score, the nearer the higher).
+move, score (python-chess's :class:`~chess.engine.Score`, from the mover's side), depth
+and nodes (:class:`Line`), and the bestmove with its lines (:class:`SearchResult`). A
+score compares as one number, ``score.score(mate_score=MATE_CP)`` (:meth:`Line.value`):
+mates above any centipawn score, the nearer the higher.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from chess.engine import PovScore
+from chess.engine import PovScore, Score
 
 from protocol.info import InfoDict, PlayResult
 
-__all__ = ["MATE_CP", "Line", "SearchResult", "comparable_cp", "line_from_info", "search_result"]
+__all__ = ["MATE_CP", "Line", "SearchResult", "line_from_info", "search_result"]
 
 
 #: A mate counts as this many centipawns (minus the distance) when comparing scores.
 MATE_CP = 100_000
-
-
-def comparable_cp(cp: int | None, mate: int | None) -> int | None:
-    """A score as one comparable number of centipawns, mates far above any cp (the
-    nearer the mate, the higher); None when there is neither."""
-    if mate is not None:
-        return MATE_CP - abs(mate) if mate > 0 else -MATE_CP + abs(mate)
-    return cp
 
 
 @dataclass(frozen=True)
@@ -34,8 +27,7 @@ class Line:
 
     multipv: int
     pv: tuple[str, ...]
-    cp: int | None
-    mate: int | None
+    score: Score
     depth: int
     nodes: int
 
@@ -43,8 +35,7 @@ class Line:
         self,
         multipv: int,
         pv: tuple[str, ...],
-        cp: int | None,
-        mate: int | None,
+        score: Score,
         depth: int,
         nodes: int,
     ) -> None:
@@ -54,8 +45,7 @@ class Line:
         d = self.__dict__
         d["multipv"] = multipv
         d["pv"] = pv
-        d["cp"] = cp
-        d["mate"] = mate
+        d["score"] = score
         d["depth"] = depth
         d["nodes"] = nodes
 
@@ -65,10 +55,9 @@ class Line:
         return self.pv[0]
 
     def value(self) -> int:
-        """The score as one comparable number of centipawns (:func:`comparable_cp`; 0
-        without a score)."""
-        value = comparable_cp(self.cp, self.mate)
-        return 0 if value is None else value
+        """The score as one comparable number of centipawns: a mate in N is
+        ``MATE_CP - N``, being mated in N ``-MATE_CP + N``."""
+        return self.score.score(mate_score=MATE_CP)
 
 
 @dataclass(frozen=True)
@@ -90,13 +79,10 @@ def line_from_info(info: InfoDict, index: int) -> Line | None:
     score: PovScore | None = info.get("score")
     if not pv or score is None:
         return None
-    rel = score.relative
-    mate = rel.mate()
     return Line(
         info.get("multipv", index),  # InfoDict's numbers are ints (protocol/info.py)
         tuple(pv),
-        None if mate is not None else rel.score(),
-        mate,
+        score.relative,
         info.get("depth", 0),
         info.get("nodes", 0),
     )

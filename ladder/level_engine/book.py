@@ -3,7 +3,7 @@
 A level does not vary its opening by playing a weaker search: it draws its first moves
 from a book, weighted by how often each move was played, with the move's seed (the same
 seed, the same move). Out of the book it plays by its own rule
-(:func:`ladder.level_move.choose`).
+(:func:`ladder.level_engine.level_move.choose`).
 
 - **xiangqi**: the grandmaster games (``data/master-games.jsonl.gz``): every position of
   their first plies that at least ``min_games`` games reached, with every move at least

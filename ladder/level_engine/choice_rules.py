@@ -7,7 +7,8 @@ from the engine's search; each way is one :class:`ChoiceRule` here:
 - :class:`WeightedPick`: a seeded pick among the lines, weight 1 within ``window_cp`` of
   the best and ``exp(-(loss - window_cp) / temperature_cp)`` beyond it (the top
   levels' opening variety, and the softmax mistake rule before the second look);
-- :class:`SecondLook`: the weak levels' rule (:func:`ladder.second_look.second_look_pick`);
+- :class:`SecondLook`: the weak levels' rule
+  (:func:`ladder.level_engine.second_look.second_look_pick`);
 - :class:`RandomMove`: with probability ``random_move_pct`` % a uniformly random legal
   move, else the rule it wraps (the ladder's first weak levels; kept for the levels
   files that still use it).
@@ -24,10 +25,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from ladder.engine_lines import Line, SearchResult
+from chess.engine import Cp
+
+from ladder.level_engine.engine_lines import Line, SearchResult
+from ladder.level_engine.second_look import second_look_pick
 from ladder.levels import Variety
 from ladder.rules import Game
-from ladder.second_look import second_look_pick
 
 __all__ = [
     "BestMove",
@@ -127,7 +130,7 @@ class WeightedPick:
 
 @dataclass(frozen=True)
 class SecondLook:
-    """The weak levels' rule: :func:`ladder.second_look.second_look_pick` over every
+    """The weak levels' rule: :func:`ladder.level_engine.second_look.second_look_pick` over every
     legal move, those the engine's lines did not reach counted as bad as its worst."""
 
     variety: Variety
@@ -140,7 +143,7 @@ class SecondLook:
         # its node budget: they count as bad as its worst line (multipv 0: no line).
         floor = min((ln.value() for ln in lines), default=0)
         seen = {ln.move for ln in lines}
-        lines += [Line(0, (move,), floor, None, 0, 0) for move in sorted(c.legal - seen)]
+        lines += [Line(0, (move,), Cp(floor), 0, 0) for move in sorted(c.legal - seen)]
         chosen = (
             second_look_pick(lines, c.best.value(), self.variety, c.captures, rng, c.game) or c.best
         )

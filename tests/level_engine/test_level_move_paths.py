@@ -2,7 +2,7 @@
 :class:`ladder.service.mover.MoveService`), a match's ``level:N``/``elo:N`` player
 (:class:`ladder.match.players.engines.LevelPlayer`) and the ladder as an engine
 (:class:`ladder.bridge.session.LevelSession`), all through
-:func:`ladder.level_move.play_level_move`.
+:func:`ladder.level_engine.level_move.play_level_move`.
 
 Each game is played by the bridge's session from an opening of the suite; at every
 position the service and the match player are asked for the move with the seed the
@@ -95,8 +95,12 @@ async def test_service_match_and_bridge_play_the_same_move(
                     )
                     where = (variant, level, elo, game.ply)
                     assert reply.move == info.move == answer.move, where
-                    assert (reply.score.cp, reply.score.mate) == (info.cp, info.mate), where
-                    assert (answer.cp, answer.mate) == (info.cp, info.mate), where
+                    score = info.score
+                    assert (reply.score.cp, reply.score.mate) == (
+                        None if score is None else score.score(),
+                        None if score is None else score.mate(),
+                    ), where
+                    assert answer.score == info.score, where
                     assert reply.depth == info.depth == answer.depth, where
                     assert reply.nodes == info.nodes == answer.nodes, where
                     assert session.play(answer.move) is None

@@ -1,4 +1,5 @@
-"""The weak levels' rule as a beginner plays it (ladder/second_look.py): a check is always
+"""The weak levels' rule as a beginner plays it (ladder/level_engine/second_look.py): a check is
+always
 answered, a threat to win at once is parried most of the time, and the beginner's
 measures (ladder/error_profile.py, measure_sets) count both on planted positions."""
 
@@ -11,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ladder.beginner import loses_at_once, parries
-from ladder.level_move import level_engine, play_level_move
+from ladder.level_engine.beginner import loses_at_once, parries
+from ladder.level_engine.level_move import level_engine, play_level_move
 from ladder.levels import load_levels
 from ladder.rules import Game
 

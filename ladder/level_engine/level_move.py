@@ -20,7 +20,7 @@ level move, given a game that the rules checker holds, a level and a seed, is:
    per-thread table) the answer depends only on the job, never on what the engine
    searched before.
 4. **The choice** (:func:`choose`): the rule the level's variety names
-   (:mod:`ladder.choice_rules`: the engine's best move, a weighted pick among the lines
+   (:mod:`ladder.level_engine.choice_rules`: the engine's best move, a weighted pick among the lines
    within a window, the weak levels' second look, or a random legal move), drawn with
    ``random.Random(seed)``.
 
@@ -28,7 +28,7 @@ The seed is the caller's: the service takes the request's (or draws one and retu
 it); a match derives one per move, ``derive_seed(game seed, ply)``; the bridge one per
 position, ``derive_seed(game seed, start FEN, *moves)`` (:func:`derive_seed`). So a
 match's or a GUI's move is the service's move for the same variant, position, moves,
-level and seed (tests/test_level_move_paths.py plays all three).
+level and seed (tests/level_engine/test_level_move_paths.py plays all three).
 """
 
 from __future__ import annotations
@@ -41,14 +41,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ladder.book import load_book
-from ladder.choice_rules import Candidates, Choice, rule_for
-from ladder.clock import deadline_after
 from ladder.engine_binary import engine_path
-from ladder.engine_lines import SearchResult, search_result
+from ladder.level_engine.book import load_book
+from ladder.level_engine.choice_rules import Candidates, Choice, rule_for
+from ladder.level_engine.clock import deadline_after
+from ladder.level_engine.engine_lines import SearchResult, search_result
+from ladder.level_engine.second_look import captures_seen, first_look
 from ladder.levels import Level, Variety
 from ladder.rules import Game
-from ladder.second_look import captures_seen, first_look
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol.errors import EngineFailure, Incident
 from protocol.limits import Limit
@@ -179,8 +179,8 @@ def choose(
     game: Game | None = None,
 ) -> Choice | None:
     """The move to play, drawn with ``random.Random(seed)`` by the rule ``variety``
-    names (:func:`ladder.choice_rules.rule_for`: the best move without one). Under the
-    second-look rule ``captures`` (:func:`~ladder.second_look.first_look`) is the
+    names (:func:`ladder.level_engine.choice_rules.rule_for`: the best move without one). Under the
+    second-look rule ``captures`` (:func:`~ladder.level_engine.second_look.first_look`) is the
     material each capture takes at first sight, and ``game`` (the position) gives its
     sight and guard.
 
@@ -241,7 +241,7 @@ class LevelMove:
     choice: Choice
     result: SearchResult
     incidents: list[Incident]
-    #: The move came from the opening book (:mod:`ladder.book`): nothing was searched.
+    #: The move came from the opening book (:mod:`ladder.level_engine.book`): nothing was searched.
     book: bool = False
     #: Chosen without a search because the clock ran out first (:func:`hurried_move`).
     hurried: bool = False
@@ -275,7 +275,7 @@ async def play_level_move(
     ``legal`` is ``game``'s legal moves when the caller has them already. ``allowed``
     (default: every legal move) narrows the choice, as UCCI's ``banmoves`` does: when
     the engine's best move is not allowed, the best allowed line is played, else a
-    random allowed move. ``time_limit_ms`` (on a clock, :func:`ladder.clock.
+    random allowed move. ``time_limit_ms`` (on a clock, :func:`ladder.level_engine.clock.
     move_time_limit_ms`) stops the search early, counted from ``clock_started``
     (``time.monotonic()`` when the move was asked for; default: now), so what comes
     before the search (a queue, new engine options) is taken out of it; the node limit
@@ -331,7 +331,7 @@ def hurried_move(
     """``level``'s move in ``game`` without a search, for a clock that ran out before an
     engine was free (a player in time trouble moves at a glance): the level's
     book move where :func:`play_level_move` would play one (the same move), else the
-    capture that takes the most at first sight (:func:`ladder.second_look.first_look`;
+    capture that takes the most at first sight (:func:`ladder.level_engine.second_look.first_look`;
     ties in ``seed``'s order), else a legal move drawn with ``seed``."""
     booked = book_move(game, level, seed)
     if booked is not None:

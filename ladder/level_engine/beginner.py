@@ -3,7 +3,7 @@ wins at once, a move that loses at once) and the pieces the opponent can take ne
 seen through a beginner's eyes (:class:`Sight`).
 
 The `novice` baseline (:mod:`ladder.match.players.baselines`) plays with it alone; the
-weak levels' second look (:mod:`ladder.second_look`) sees the engine's refutations
+weak levels' second look (:mod:`ladder.level_engine.second_look`) sees the engine's refutations
 through the same eyes; the error profile (:mod:`ladder.error_profile`) counts one-move
 hangs with the same exchange, all seen.
 

@@ -1,11 +1,16 @@
-"""The clock rule (ladder.clock): the limits it gives, and that a game played on them
+"""The clock rule (ladder.level_engine.clock): the limits it gives, and that a game played on them
 never runs out of time."""
 
 from __future__ import annotations
 
 import pytest
 
-from ladder.clock import MAX_LIMIT_MS, fixed_move_limit_ms, move_time_limit_ms, reserve_ms
+from ladder.level_engine.clock import (
+    MAX_LIMIT_MS,
+    fixed_move_limit_ms,
+    move_time_limit_ms,
+    reserve_ms,
+)
 
 
 @pytest.mark.parametrize(

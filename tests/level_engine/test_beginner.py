@@ -1,11 +1,12 @@
-"""What a beginner sees (ladder/beginner.py), on planted positions: the immediate ends of
+"""What a beginner sees (ladder/level_engine/beginner.py), on planted positions: the immediate ends
+of
 the game, the exchange a capture wins, and the blind spots."""
 
 from __future__ import annotations
 
 import random
 
-from ladder.beginner import (
+from ladder.level_engine.beginner import (
     NOVICE_SIGHT,
     Sight,
     best_threat,

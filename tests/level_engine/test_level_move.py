@@ -1,4 +1,4 @@
-"""The level's choice (:func:`ladder.level_move.choose`): the old random move, the
+"""The level's choice (:func:`ladder.level_engine.level_move.choose`): the old random move, the
 mistake rule, the window, without engines."""
 
 from __future__ import annotations
@@ -6,8 +6,10 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from ladder.engine_lines import Line, SearchResult
-from ladder.level_move import SearchJob, choose
+from chess.engine import Cp, Mate
+
+from ladder.level_engine.engine_lines import Line, SearchResult
+from ladder.level_engine.level_move import SearchJob, choose
 from ladder.levels import Level, Variety
 
 LEGAL = frozenset({"h3e3", "b3e3", "h1g3", "c4c5", "a4a5", "i4i5"})
@@ -15,8 +17,8 @@ LEGAL = frozenset({"h3e3", "b3e3", "h1g3", "c4c5", "a4a5", "i4i5"})
 
 def _result() -> SearchResult:
     lines = {
-        1: Line(1, ("h3e3", "h10g8"), 50, None, 5, 1000),
-        2: Line(2, ("b3e3", "b10c8"), 20, None, 5, 1000),
+        1: Line(1, ("h3e3", "h10g8"), Cp(50), 5, 1000),
+        2: Line(2, ("b3e3", "b10c8"), Cp(20), 5, 1000),
     }
     return SearchResult(bestmove="h3e3", ponder="h10g8", lines=lines)
 
@@ -53,7 +55,7 @@ def test_random_move_keeps_the_line_when_it_has_one() -> None:
         choice = choose(_result(), v, seed, LEGAL)
         assert choice is not None
         if choice.move == "b3e3":
-            assert choice.line is not None and choice.line.cp == 20
+            assert choice.line is not None and choice.line.score == Cp(20)
             assert choice.ponder == "b10c8"
         elif choice.move not in ("h3e3",):
             assert choice.line is None and choice.ponder is None
@@ -72,8 +74,7 @@ def test_zero_percent_never_plays_a_random_move() -> None:
 def _lines(*scores: int) -> SearchResult:
     moves = ["h3e3", "b3e3", "h1g3", "c4c5", "a4a5", "i4i5"]
     lines = {
-        k: Line(k, (moves[k - 1], "h10g8"), cp, None, 3, 1000)
-        for k, cp in enumerate(scores, start=1)
+        k: Line(k, (moves[k - 1], "h10g8"), Cp(cp), 3, 1000) for k, cp in enumerate(scores, start=1)
     }
     return SearchResult(bestmove="h3e3", ponder="h10g8", lines=lines)
 
@@ -104,8 +105,8 @@ def test_the_window_makes_near_equal_moves_equally_likely() -> None:
 
 def test_a_line_into_mate_is_never_chosen() -> None:
     lines = {
-        1: Line(1, ("h3e3",), 20, None, 3, 1000),
-        2: Line(2, ("b3e3",), None, -2, 3, 1000),
+        1: Line(1, ("h3e3",), Cp(20), 3, 1000),
+        2: Line(2, ("b3e3",), Mate(-2), 3, 1000),
     }
     result = SearchResult(bestmove="h3e3", ponder=None, lines=lines)
     v = Variety(multipv=2, temperature_cp=10_000)
@@ -133,11 +134,11 @@ def _looked_result() -> SearchResult:
     """A capture that hangs the cannon (h3h10 takes a horse but loses the cannon: the
     engine sees it), two quiet moves, and a quiet move that hangs a chariot."""
     lines = {
-        1: Line(1, ("b3e3",), 30, None, 3, 100),
-        2: Line(2, ("h1g3",), 20, None, 3, 100),
-        3: Line(3, ("a4a5",), 0, None, 3, 100),
-        4: Line(4, ("h3h10", "i10h10"), -250, None, 3, 100),
-        5: Line(5, ("i4i5", "i10i5"), -900, None, 3, 100),
+        1: Line(1, ("b3e3",), Cp(30), 3, 100),
+        2: Line(2, ("h1g3",), Cp(20), 3, 100),
+        3: Line(3, ("a4a5",), Cp(0), 3, 100),
+        4: Line(4, ("h3h10", "i10h10"), Cp(-250), 3, 100),
+        5: Line(5, ("i4i5", "i10i5"), Cp(-900), 3, 100),
     }
     return SearchResult(bestmove="b3e3", ponder=None, lines=lines)
 
@@ -170,7 +171,7 @@ def test_a_free_capture_survives_the_second_look() -> None:
     free = SearchResult(
         bestmove="h3h10",
         ponder=None,
-        lines={**_looked_result().lines, 4: Line(4, ("h3h10",), 400, None, 3, 100)},
+        lines={**_looked_result().lines, 4: Line(4, ("h3h10",), Cp(400), 3, 100)},
     )
     for seed in range(30):
         choice = choose(free, looked, seed, SECOND_LOOK_LEGAL, {"h3h10": 400})
@@ -196,8 +197,8 @@ def test_more_second_looks_hang_less() -> None:
 
 
 def test_first_look_sees_captures_and_an_atomic_blast_that_wins() -> None:
+    from ladder.level_engine.second_look import WINNING_CAPTURE_CP, first_look
     from ladder.rules import Game
-    from ladder.second_look import WINNING_CAPTURE_CP, first_look
 
     game = Game.from_fen("xiangqi", moves=["h3e3", "h8e8"])
     seen = first_look(game)
@@ -212,8 +213,8 @@ def test_the_second_look_rule_weighs_mates_as_a_capped_loss() -> None:
     """A line into mate has a loss of about 100,000 cp: the intuition caps it (and the
     arithmetic must not overflow at a low temperature)."""
     lines = {
-        1: Line(1, ("b3e3",), 30, None, 3, 100),
-        2: Line(2, ("i4i5",), None, -2, 3, 100),
+        1: Line(1, ("b3e3",), Cp(30), 3, 100),
+        2: Line(2, ("i4i5",), Mate(-2), 3, 100),
     }
     result = SearchResult(bestmove="b3e3", ponder=None, lines=lines)
     cold = Variety(multipv=99, temperature_cp=1, second_look=0, reject_cp=200)
@@ -229,7 +230,7 @@ def test_moves_without_a_line_are_considered_and_carry_no_score() -> None:
     hot = Variety(multipv=99, temperature_cp=100_000, second_look=0, reject_cp=200)
     legal = frozenset({"b3e3", "h1g3", "a4a5"})
     result = SearchResult(
-        bestmove="b3e3", ponder=None, lines={1: Line(1, ("b3e3",), 30, None, 3, 100)}
+        bestmove="b3e3", ponder=None, lines={1: Line(1, ("b3e3",), Cp(30), 3, 100)}
     )
     picks = [choose(result, hot, s, legal, {}) for s in range(300)]
     assert {p.move for p in picks if p is not None} == legal
@@ -237,10 +238,10 @@ def test_moves_without_a_line_are_considered_and_carry_no_score() -> None:
 
 
 def test_a_hurried_move_takes_the_most_at_a_glance_else_draws_a_legal_move() -> None:
-    from ladder.level_move import hurried_move
+    from ladder.level_engine.level_move import hurried_move
+    from ladder.level_engine.second_look import first_look
     from ladder.levels import load_levels
     from ladder.rules import Game
-    from ladder.second_look import first_look
 
     level = replace(load_levels()["xiangqi"][3], book=False)
     game = Game.from_fen("xiangqi", moves=["h3e3", "h8e8"])
@@ -261,8 +262,8 @@ def test_a_hurried_move_takes_the_most_at_a_glance_else_draws_a_legal_move() -> 
 
 def test_a_hurried_move_in_the_book_is_the_levels_book_move() -> None:
     """In the book, hurrying costs nothing: the same move the level plays with that seed."""
-    from ladder.book import load_book
-    from ladder.level_move import hurried_move
+    from ladder.level_engine.book import load_book
+    from ladder.level_engine.level_move import hurried_move
     from ladder.levels import load_levels
     from ladder.rules import Game
 
