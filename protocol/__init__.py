@@ -38,7 +38,7 @@ from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
 from protocol.lines import LineReader
 from protocol.managed import ManagedEngine, SearchOutcome
-from protocol.notation import RankNumbering
+from protocol.notation import FenLetters, RankNumbering
 from protocol.options import Option, OptionMap
 from protocol.process import Backoff, EngineProcess, ProcessStats, Timeouts
 from protocol.uci import UcciEngine, UciEngine
@@ -59,6 +59,7 @@ __all__ = [
     "EngineTimeoutError",
     "EngineVariant",
     "FaultGuard",
+    "FenLetters",
     "Incident",
     "InfoDict",
     "Limit",

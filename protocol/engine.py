@@ -39,6 +39,7 @@ import contextlib
 import enum
 import logging
 import os
+import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -59,11 +60,17 @@ from protocol.guard import FaultGuard
 from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
 from protocol.lines import DEFAULT_MAX_LINE, LineReader, UnknownLines, UnreadableLine
-from protocol.notation import RankNumbering, check_safe, check_token, ucci_uses_zero_based
+from protocol.notation import (
+    FenLetters,
+    RankNumbering,
+    check_safe,
+    check_token,
+    ucci_uses_zero_based,
+)
 from protocol.options import Option, OptionMap, OptionValue, normalise_name
 from protocol.process import EngineProcess, Timeouts
 
-__all__ = ["Dialect", "Engine", "EngineVariant"]
+__all__ = ["Dialect", "Engine", "EngineVariant", "refusal_line"]
 
 #: The wire log: every line to (``>``) and from (``<``) each engine, at DEBUG.
 log = logging.getLogger(__name__)
@@ -97,6 +104,19 @@ class EngineVariant:
     start_fen: str | None = None
 
 
+# What an engine says about a position it will not set up: Sjaak II's "Error: unknown
+# piece type 'n' (bad FEN …)" and XBoard's "tellusererror …"/"Illegal position".
+_REFUSAL_RE = re.compile(
+    r"^(error\b|tellusererror\b|illegal\b|invalid\b)|\b(bad|invalid|illegal) (fen|position)\b",
+    re.IGNORECASE,
+)
+
+
+def refusal_line(lines: Iterable[str]) -> str | None:
+    """The first of ``lines`` that refuses a position, None if none does."""
+    return next((line for line in lines if _REFUSAL_RE.search(line)), None)
+
+
 _DIALECTS: dict[Dialect, type[Engine]] = {}
 _THREADS = "Threads"
 
@@ -114,6 +134,8 @@ class Engine:
     #: How the engine numbers a 10-rank board when the caller does not say (None:
     #: found out during the handshake).
     default_ranks: ClassVar[RankNumbering | None] = RankNumbering.ONE_BASED
+    #: The letters of the FENs the engine is sent when the caller does not say.
+    default_fen_letters: ClassVar[FenLetters] = FenLetters.FSF
     #: First words of the lines the dialect relies on: such a line with control
     #: characters or undecodable bytes is a fault; any other unreadable line is skipped.
     keywords: ClassVar[frozenset[str]] = frozenset()
@@ -134,6 +156,7 @@ class Engine:
         timeouts: Timeouts,
         max_unknown_lines: int = 10_000,
         ranks: RankNumbering | None = None,
+        fen_letters: FenLetters | None = None,
     ) -> None:
         self.process = process
         self.timeouts = timeouts
@@ -142,6 +165,8 @@ class Engine:
         self.variant: EngineVariant | None = None
         #: How the engine numbers the ranks of a 10-rank board (None until known).
         self.ranks: RankNumbering | None = ranks if ranks is not None else self.default_ranks
+        #: The letters of the FENs the engine is sent (callers give FSF's).
+        self.fen_letters = fen_letters or self.default_fen_letters
         self.guard = FaultGuard(process, timeouts)
         self._max_unknown = max_unknown_lines
         #: The current phase's count of lines nobody asked for (a flood is a fault).
@@ -182,6 +207,7 @@ class Engine:
         max_line: int = DEFAULT_MAX_LINE,
         max_unknown_lines: int = 10_000,
         ranks: RankNumbering | str | None = None,
+        fen_letters: FenLetters | None = None,
     ) -> Self:
         """Spawn the engine and perform the handshake.
 
@@ -189,7 +215,8 @@ class Engine:
         ``protocol`` picks the dialect class (default UCI); on a dialect class
         (``UciEngine.start(…)``, typed as that class) it may be left out. ``ranks``
         (``"0-9"``/``"1-10"``) says how the engine numbers a 10-rank board, when it
-        differs from the dialect's default.
+        differs from the dialect's default; ``fen_letters`` the letters it reads a
+        xiangqi FEN in (default: the dialect's, FSF's for UCI/UCCI, XBoard's for XBoard).
         """
         if cls is Engine:
             engine_class = _DIALECTS[protocol or Dialect.UCI]
@@ -209,7 +236,11 @@ class Engine:
             argv, env=env, cwd=cwd, max_line=max_line, timeout=timeouts.startup
         )
         engine = engine_class(
-            process, timeouts=timeouts, max_unknown_lines=max_unknown_lines, ranks=numbering
+            process,
+            timeouts=timeouts,
+            max_unknown_lines=max_unknown_lines,
+            ranks=numbering,
+            fen_letters=fen_letters,
         )
         try:
             await engine._handshake()
@@ -432,6 +463,14 @@ class Engine:
         under ``limit``; see the dialect classes. ``validate_move`` (the rules checker's
         legality test) may reject the engine's move: that is an
         :class:`EngineProtocolError` and the engine is killed, like any other lie."""
+        raise NotImplementedError
+
+    async def refusal(self, fen: str) -> str | None:
+        """Set up ``fen`` (FSF's letters; sent in :attr:`fen_letters`) without searching
+        and return the engine's own words if it refused it (an ``Error``/``Illegal``
+        line before its readiness answer), None if it said nothing against it. Engines
+        do not acknowledge a position, so this is the one way to learn before a search
+        that never ends (Sjaak II reads no ``go`` after a FEN it refused)."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ positions

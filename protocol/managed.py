@@ -58,7 +58,7 @@ from protocol.errors import (
 )
 from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
-from protocol.notation import RankNumbering
+from protocol.notation import FenLetters, RankNumbering
 from protocol.options import OptionValue
 from protocol.process import Backoff, Timeouts
 
@@ -100,6 +100,7 @@ class ManagedEngine:
         *,
         protocol: Dialect = Dialect.UCI,
         ranks: RankNumbering | None = None,
+        fen_letters: FenLetters | None = None,
         options: Mapping[str, OptionValue] | None = None,
         variant_path: str | os.PathLike[str] | None = None,
         variant_aliases: Mapping[str, str] | None = None,
@@ -115,6 +116,7 @@ class ManagedEngine:
         self.command = command
         self.protocol = protocol
         self.ranks = ranks
+        self.fen_letters = fen_letters
         self.variant_path_optional = variant_path_optional
         self.base_options = dict(options or {})
         self.variant_path = os.fspath(variant_path) if variant_path is not None else None
@@ -159,6 +161,7 @@ class ManagedEngine:
             self.command,
             protocol=self.protocol,
             ranks=self.ranks,
+            fen_letters=self.fen_letters,
             timeouts=self.timeouts,
             env=self._env,
             cwd=self._cwd,
@@ -255,6 +258,24 @@ class ManagedEngine:
 
         result, incidents, pid = await self._supervised(run, allowed)
         return SearchOutcome(result, incidents, pid)
+
+    def use_fen_letters(self, letters: FenLetters | None) -> None:
+        """Send FENs in ``letters`` from now on (None: the dialect's), this engine and
+        any restarted one."""
+        self.fen_letters = letters
+        if self._engine is not None:
+            self._engine.fen_letters = letters or self._engine.default_fen_letters
+
+    async def refusal(self, variant: str | None, fen: str) -> str | None:
+        """The engine's own words refusing ``fen`` of ``variant`` (see
+        :meth:`Engine.refusal <protocol.engine.Engine.refusal>`), None if it took it; a
+        fault is retried as for a search."""
+
+        async def run(engine: Engine) -> str | None:
+            await self._set_up(engine, variant, None)
+            return await engine.refusal(fen)
+
+        return (await self._supervised(run, self.retries))[0]
 
     async def ping(self) -> None:
         """Make sure a healthy engine runs (starting one if needed) and answers a

@@ -186,6 +186,35 @@ def from_ucci(move: str) -> str:
     return _SQUARE_RE.sub(shift, move)
 
 
+class FenLetters(enum.Enum):
+    """The letters an engine reads a xiangqi FEN in: Fairy-Stockfish's (``n`` horse,
+    ``b`` elephant) or XBoard's (``h``, ``e``: XBoard, Sjaak II, cutechess). The two differ
+    only there, and only on a 9x10 board; no FSF xiangqi piece is written ``h`` or ``e``,
+    so a FEN in either is read back by :func:`fsf_letters`."""
+
+    FSF = "fsf"
+    XBOARD = "xboard"
+
+    def write(self, fen: str) -> str:
+        """``fen`` (Fairy-Stockfish's letters) in these letters, board and hand."""
+        if self is FenLetters.FSF or board_shape(fen) != (9, 10):
+            return fen
+        board, sep, rest = fen.partition(" ")
+        return board.translate(_TO_XBOARD) + sep + rest
+
+
+_TO_XBOARD = str.maketrans("nbNB", "heHE")
+_TO_FSF = str.maketrans("heHE", "nbNB")
+
+
+def fsf_letters(fen: str) -> str:
+    """A FEN in either :class:`FenLetters` in Fairy-Stockfish's."""
+    if board_shape(fen) != (9, 10):
+        return fen
+    board, sep, rest = fen.partition(" ")
+    return board.translate(_TO_FSF) + sep + rest
+
+
 _SHAPES: dict[str, tuple[int, int]] = {}
 _SHAPES_MAX = 1 << 12
 

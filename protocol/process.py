@@ -40,6 +40,10 @@ _HAS_WAITID = hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
 _WAITID_FLAGS = (os.WEXITED | os.WNOHANG | os.WNOWAIT) if _HAS_WAITID else 0
 
 
+#: Turns of the event loop in which the stderr drain takes in what the pipe holds.
+_STDERR_SETTLE_TURNS = 8
+
+
 @dataclass(frozen=True, slots=True)
 class Timeouts:
     """Deadlines of each phase, in seconds.
@@ -64,9 +68,14 @@ class Timeouts:
     search_margin: float = 2.0
     worst_case_nps: float = 50_000.0
     unbounded_search: float = 300.0
+    search_deadline: float | None = None
+    """When set, every search's deadline whatever its limit (a caller that measured the
+    engine at its limit knows better than ``worst_case_nps``)."""
 
     def search(self, budget: float | None) -> float:
         """The search deadline (seconds from ``go``) for a limit's budget."""
+        if self.search_deadline is not None:
+            return self.search_deadline
         if budget is None:
             return self.unbounded_search
         return budget + self.search_margin
@@ -152,6 +161,8 @@ class EngineProcess:
         except psutil.NoSuchProcess:
             self.ps = None
         self._stderr = bytearray()
+        #: Bytes read from stderr so far (a mark for :meth:`stderr_since`).
+        self.stderr_read = 0
         self._known_descendants: list[psutil.Process] = []
         self._stderr_task: asyncio.Task[None] | None = None
         if proc.stderr is not None:
@@ -229,8 +240,19 @@ class EngineProcess:
         with contextlib.suppress(Exception):
             while chunk := await stream.read(65536):
                 self._stderr += chunk
+                self.stderr_read += len(chunk)
                 if len(self._stderr) > 2 * _STDERR_TAIL:
                     del self._stderr[:-_STDERR_TAIL]
+
+    async def stderr_since(self, mark: int) -> str:
+        """What the engine wrote on stderr after ``mark`` (an earlier
+        :attr:`stderr_read`; the kept tail at most). Called once an answer on stdout
+        was read: what the engine wrote on stderr before that answer is in the pipe by
+        then, and the drain takes it in within a few turns of the event loop."""
+        for _ in range(_STDERR_SETTLE_TURNS):
+            await asyncio.sleep(0)
+        new = min(self.stderr_read - mark, len(self._stderr))
+        return bytes(self._stderr[-new:]).decode("utf-8", "replace") if new > 0 else ""
 
     def stderr_tail(self) -> str:
         return bytes(self._stderr[-_STDERR_TAIL:]).decode("utf-8", "replace")

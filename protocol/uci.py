@@ -64,7 +64,7 @@ from typing import ClassVar
 
 import chess
 
-from protocol.engine import Dialect, Engine, EngineVariant
+from protocol.engine import Dialect, Engine, EngineVariant, refusal_line
 from protocol.errors import (
     EngineArgumentError,
     EngineProtocolError,
@@ -314,6 +314,7 @@ class UciEngine(Engine):
             fen = " ".join(fen.split())
             if not fen or "moves" in fen.split(" ") or "startpos" in fen.split(" "):
                 raise EngineArgumentError(f"not a FEN: {fen!r}")
+            fen = self.fen_letters.write(fen)
         if isinstance(moves, str):
             raise EngineArgumentError("moves must be a sequence of move strings, not a str")
         numbering = self._numbering(ranks)
@@ -346,6 +347,18 @@ class UciEngine(Engine):
 
     def _go_command(self, limit: Limit, turn: chess.Color) -> str:
         return limit.go_command(turn)
+
+    async def refusal(self, fen: str) -> str | None:
+        """``position fen …`` then ``isready``: the engine's complaint before ``readyok``,
+        on either of its outputs (Sjaak II writes it on stderr)."""
+        position = self.position_command(fen)
+        async with self._operation():
+            mark = self.process.stderr_read
+            await self._send(f"{position}\n{self._sync_command()[0]}", self.sync_phase)
+            async with self._phase(self.sync_phase, self.timeouts.isready):
+                lines = await self._read_until("readyok")
+            lines += (await self.process.stderr_since(mark)).splitlines()
+        return refusal_line(lines)
 
     async def search(
         self,

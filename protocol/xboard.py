@@ -76,11 +76,12 @@ from typing import ClassVar
 
 import chess
 
-from protocol.engine import Dialect, Engine, EngineVariant, log
+from protocol.engine import Dialect, Engine, EngineVariant, log, refusal_line
 from protocol.errors import EngineArgumentError, EngineProtocolError, VariantError
 from protocol.info import InfoDict, PlayResult, merge_info, parse_xboard_thinking
 from protocol.limits import Limit, search_limit
 from protocol.notation import (
+    FenLetters,
     RankNumbering,
     board_shape,
     check_answered_move,
@@ -138,6 +139,7 @@ class XBoardEngine(Engine):
     """An XBoard/CECP engine (see the module docstring)."""
 
     dialect = Dialect.XBOARD
+    default_fen_letters = FenLetters.XBOARD
     default_ranks = RankNumbering.ZERO_BASED
     keywords = frozenset(
         {
@@ -290,8 +292,26 @@ class XBoardEngine(Engine):
                     f"{self.name} cannot set up a position (no feature setboard=1): "
                     "send the game from its start position"
                 )
-            lines.append(f"setboard {_xboard_fen(fen)}")
+            lines.append(f"setboard {self.fen_letters.write(fen)}")
         return lines
+
+    async def refusal(self, fen: str) -> str | None:
+        """A new game set up at ``fen`` (``setboard``; :class:`EngineArgumentError` for an
+        engine without it), then ``ping``: the engine's complaint before its ``pong``
+        (None without ``ping=1``: nothing to wait for)."""
+        check_safe(fen, "FEN")
+        lines = self._new_game_lines(" ".join(fen.split()))
+        sync = self._sync_command()
+        async with self._operation():
+            self._root, self._moves, self._limits = None, [], {}  # a new game next
+            mark = self.process.stderr_read
+            await self._send("\n".join(lines) + "\n" + (sync[0] if sync else ""), "isready")
+            if sync is None:
+                return None
+            async with self._phase(self.sync_phase, self.timeouts.isready):
+                answer = await self._read_until(sync[1])
+            answer += (await self.process.stderr_since(mark)).splitlines()
+        return refusal_line(answer)
 
     async def new_game(self) -> None:
         """``new`` (+ ``variant``), ``force``, then a readiness check."""
@@ -542,15 +562,3 @@ class XBoardEngine(Engine):
             async with self._phase("stop", self.timeouts.stop):
                 await self._read_until(sync[1])
         self.guard.stopping = False
-
-
-# XBoard's xiangqi letters: H for the horse and E for the elephant (FSF: N and B).
-_XIANGQI_LETTERS = str.maketrans("NBnb", "HEhe")
-
-
-def _xboard_fen(fen: str) -> str:
-    """``fen`` as XBoard writes it: on a 9x10 board, H and E for horse and elephant."""
-    if board_shape(fen) != (9, 10):
-        return fen
-    board, sep, rest = fen.partition(" ")
-    return board.translate(_XIANGQI_LETTERS) + sep + rest

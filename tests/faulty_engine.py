@@ -2,7 +2,8 @@
 """A real engine with a fault: the tests' one fault injection, a real process.
 
     python faulty_engine.py ENGINE [--crash-after N COUNTER] [--crash-once-at N COUNTER]
-                                   [--delay SECONDS] [--crash-then-fail-restart STATE_DIR]
+                                   [--hang-after N COUNTER] [--delay SECONDS]
+                                   [--crash-then-fail-restart STATE_DIR]
 
 Passes every line between its pipes and ENGINE (a real UCI/UCCI engine) unchanged, except:
 
@@ -13,6 +14,9 @@ Passes every line between its pipes and ENGINE (a real UCI/UCCI engine) unchange
 --crash-once-at N COUNTER counts the ``go`` commands of all its runs in COUNTER; the
                           (N+1)-th makes it exit at once (code 3); the ones after pass:
                           a crash that one restart fixes.
+--hang-after N COUNTER    counts the ``go`` commands of all its runs in COUNTER; once N
+                          have been answered, each further ``go`` is swallowed: the
+                          engine never answers a search again (a hang).
 --delay SECONDS           holds every ``go`` back that long: each search takes at least
                           that long (an engine that cannot keep to a clock).
 --crash-then-fail-restart STATE_DIR
@@ -40,6 +44,7 @@ def main() -> int:
     parser.add_argument("engine")
     parser.add_argument("--crash-after", nargs=2, metavar=("N", "COUNTER"))
     parser.add_argument("--crash-once-at", nargs=2, metavar=("N", "COUNTER"))
+    parser.add_argument("--hang-after", nargs=2, metavar=("N", "COUNTER"))
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--crash-then-fail-restart", type=Path, metavar="STATE_DIR")
     args = parser.parse_args()
@@ -93,6 +98,14 @@ def main() -> int:
             if seen == at:
                 child.kill()
                 os._exit(3)
+        if line.startswith("go") and args.hang_after:
+            limit, counter = int(args.hang_after[0]), args.hang_after[1]
+            with open(counter, "a+") as fh:
+                fh.seek(0)
+                hang = len(fh.readlines()) >= limit
+                fh.write("go\n")
+            if hang:
+                continue
         if line.startswith("go") and args.delay:
             time.sleep(args.delay)
         child.stdin.write(line)

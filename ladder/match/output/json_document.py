@@ -10,6 +10,8 @@ last :data:`JSON_GAMES` games (``games``) and says how many it left out
 
 Shape (``schema`` 1): ``command``, ``status`` (``running``, ``done``, ``sprt-h0``,
 ``sprt-h1``, ``engine-failure``, ``aborted``, ``interrupted``), ``exit_code``,
+``error`` (why a failed run failed, in one line), ``engine_failures`` (see
+:class:`JsonOutput`),
 ``settings``, ``players`` and, for a match, ``result`` (:meth:`MatchStats.as_dict
 <ladder.match.output.summary.MatchStats.as_dict>`: W/D/L, pentanomial, Elo with its interval,
 nElo, LOS, LLR and bounds, endings by reason) and ``games`` (one record per game).
@@ -20,16 +22,17 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Protocol
 
 from ladder.match.exit_codes import ExitCode
 from ladder.match.game.adjudication import Adjudication
+from ladder.match.game.endings import Ending
 from ladder.match.game.play import GameRecord
 from ladder.match.openings import Opening, suite_digest
-from ladder.match.output.outputs import Output, OutputContext, RunView
+from ladder.match.output.outputs import Output, OutputContext
 
 __all__ = [
     "JSON_GAMES",
@@ -158,22 +161,39 @@ def write_json(target: str | Path, document: dict[str, Any]) -> None:
 
 class JsonOutput(Output):
     """``--json FILE``: the run's document every ``interval`` games stored and at the
-    end; ``--json -``: at the end only."""
+    end; ``--json -``: at the end only. Beside the run's own document it says
+    ``engine_failures`` (the games stored as lost to an engine failure, and the failure
+    that stopped the run: a game over ``--max-engine-failures``, which is not stored, or
+    an engine that failed the check before the first game) and ``error`` (why the run
+    failed, in one line; None)."""
 
-    def __init__(self, run: RunView, target: Path | str, interval: int):
-        self.run, self.target, self.interval = run, target, interval
+    def __init__(self, context: OutputContext, target: Path | str, interval: int):
+        self.context, self.target, self.interval = context, target, interval
         self._since = 0
+        self._failures = 0
+
+    def start(self, stored: Sequence[GameRecord]) -> None:
+        self._failures = sum(r.reason == Ending.ENGINE_FAILURE for r in stored)
 
     def add(self, record: GameRecord) -> None:
+        self._failures += record.reason == Ending.ENGINE_FAILURE
         if str(self.target) == "-":
             return
         self._since += 1
         if self._since >= self.interval:
             self._since = 0
-            write_json(self.target, self.run.document(None))
+            write_json(self.target, self._document(None))
 
     def finish(self, code: ExitCode) -> None:
-        write_json(self.target, self.run.document(code))
+        write_json(self.target, self._document(code))
+
+    def _document(self, code: ExitCode | None) -> dict[str, Any]:
+        stopped = code is ExitCode.ENGINE_FAILURE
+        return {
+            **self.context.run.document(code),
+            "engine_failures": self._failures + stopped,
+            "error": self.context.error,
+        }
 
 
 def json_output(context: OutputContext) -> Output | None:
@@ -181,4 +201,4 @@ def json_output(context: OutputContext) -> Output | None:
     options = context.options
     if options.json_path is None:
         return None
-    return JsonOutput(context.run, options.json_path, options.json_interval)
+    return JsonOutput(context, options.json_path, options.json_interval)

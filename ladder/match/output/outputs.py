@@ -86,6 +86,8 @@ class OutputContext:
     console: Console
     out: TextIO
     options: OutputOptions
+    #: Why the run failed, in one line (set by the run loop before ``finish``).
+    error: str | None = None
 
 
 class Output:

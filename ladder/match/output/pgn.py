@@ -34,6 +34,7 @@ from ladder.pgn_text import DECIDED_RESULTS, pgn_text
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT
 from ladder.wxf import WxfError, WxfWriter, canonical_from_iccs, iccs_move, wxf_moves
+from protocol.notation import FenLetters, fsf_letters
 
 __all__ = [
     "PgnError",
@@ -59,26 +60,19 @@ NOTATIONS = {"wxf": "WXF", "iccs": "ICCS", "chinese": "Chinese", "chinese-tradit
 #: The letters a ``FEN`` tag is written in (``--pgn-fen``): XBoard's, which XBoard,
 #: Sjaak II and cutechess read (``h`` horse, ``e`` elephant), or Fairy-Stockfish's
 #: (``n``, ``b``). Either is read back.
-FEN_DIALECTS = ("xboard", "fsf")
-_TO_XBOARD = str.maketrans("nbNB", "heHE")
-_TO_FSF = str.maketrans("heHE", "nbNB")
+FEN_DIALECTS = (FenLetters.XBOARD.value, FenLetters.FSF.value)
 
 
 def fen_in(dialect: str, fen: str) -> str:
     """``fen`` (Fairy-Stockfish's letters) with its board and hand in ``dialect``'s."""
     if dialect not in FEN_DIALECTS:
         raise PgnError(f"unknown FEN dialect {dialect!r}: expected one of {list(FEN_DIALECTS)}")
-    if dialect == "fsf":
-        return fen
-    board, _, rest = fen.partition(" ")
-    return f"{board.translate(_TO_XBOARD)} {rest}".rstrip()
+    return FenLetters(dialect).write(fen)
 
 
 def fsf_fen(fen: str) -> str:
-    """A FEN in either dialect in Fairy-Stockfish's letters (no xiangqi piece of FSF's
-    is written ``h`` or ``e``, so the two never clash)."""
-    board, _, rest = fen.strip().partition(" ")
-    return f"{board.translate(_TO_FSF)} {rest}".rstrip()
+    """A FEN in either dialect in Fairy-Stockfish's letters."""
+    return fsf_letters(fen.strip())
 
 
 @functools.cache

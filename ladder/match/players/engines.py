@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import time
 from pathlib import Path
 
 from ladder.level_engine.level_move import NoLevelMove, level_engine, play_level_move
@@ -24,7 +25,9 @@ from ladder.rules import Game
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol import (
     Dialect,
+    EngineArgumentError,
     EngineFailure,
+    FenLetters,
     Limit,
     ManagedEngine,
     PlayResult,
@@ -33,7 +36,17 @@ from protocol import (
 )
 from protocol.options import OptionValue
 
-__all__ = ["EnginePlayer", "LevelPlayer"]
+__all__ = ["EnginePlayer", "LevelPlayer", "searched_deadline"]
+
+#: A depth- or node-limited engine's search deadline is this many times its search at
+#: that limit in the check before a match, and at least :data:`MIN_SEARCH_DEADLINE` s.
+DEADLINE_FACTOR = 20
+MIN_SEARCH_DEADLINE = 30.0
+
+
+def searched_deadline(seconds: float) -> float:
+    """The search deadline of an engine whose search at its limit took ``seconds``."""
+    return max(MIN_SEARCH_DEADLINE, DEADLINE_FACTOR * seconds)
 
 
 @functools.cache
@@ -69,9 +82,10 @@ class EnginePlayer:
 
     def _timeouts(self) -> Timeouts:
         """A clocked engine is stopped once its clock and margin are gone (plus a second
-        for the pipes): a search deadline that long is its flag falling."""
+        for the pipes): a search deadline that long is its flag falling. Otherwise its
+        ``timeout=``, or the deadline the check before the match measured."""
         if self.spec.time_control is None:
-            return Timeouts()
+            return Timeouts(search_deadline=self.spec.search_timeout_s)
         return Timeouts(search_margin=self.spec.time_margin_ms / 1000 + 1.0)
 
     async def start(self) -> None:
@@ -85,6 +99,7 @@ class EnginePlayer:
             [self._executable(), *self.spec.args],
             protocol=Dialect(self.spec.protocol),
             ranks=RankNumbering(self.spec.ranks) if self.spec.ranks else None,
+            fen_letters=FenLetters(self.spec.fen) if self.spec.fen else None,
             options=self._options(),
             variant_path=path,
             variant_aliases=FSF_VARIANT,
@@ -145,8 +160,50 @@ class EnginePlayer:
         return (await self._search(game, limit))[0]
 
     async def probe(self, variant: str) -> None:
-        """One depth-1 search from ``variant``'s start position, not retried."""
-        await self._search(Game.from_fen(variant), Limit(depth=1), retries=0)
+        """One search from ``variant``'s start position, not retried (:meth:`check`)."""
+        await self.check(variant, None)
+
+    async def check(self, variant: str, fen: str | None) -> PlayerSpec:
+        """Before a match: the spec its games play with. ``fen`` (a position the match
+        sets up, None if it sets up none) is set up first, in the engine's ``fen=``
+        letters or, without one, its protocol's then the other ones: the first it does
+        not refuse are the spec's ``fen``. Then one search from there (not retried) at
+        the engine's own limit (depth 1 on a clock); a depth- or node-limited engine
+        without ``timeout=`` gets :func:`searched_deadline` of that search's time.
+        An engine that refuses the position in every letters, or cannot set one up
+        (XBoard without ``setboard``), raises :class:`PlayerError` in its own words."""
+        if self.engine is None:
+            raise RuntimeError("EnginePlayer.start() was not called")
+        spec = self.spec
+        if fen is not None:
+            spec = dataclasses.replace(spec, fen=(await self._readable_letters(variant, fen)).value)
+        clocked = spec.time_control is not None
+        limit = Limit(depth=1) if clocked else self.base_limit()
+        started = time.perf_counter()
+        await self._search(Game.from_fen(variant, fen), limit, retries=0)
+        took = time.perf_counter() - started
+        if not clocked and spec.movetime_ms is None and spec.search_timeout_s is None:
+            spec = dataclasses.replace(spec, search_timeout_s=round(searched_deadline(took), 1))
+        return spec
+
+    async def _readable_letters(self, variant: str, fen: str) -> FenLetters:
+        """The FEN letters in which the engine takes ``fen`` (see :meth:`check`)."""
+        assert self.engine is not None
+        own = FenLetters.XBOARD if self.spec.protocol == "xboard" else FenLetters.FSF
+        tried = [FenLetters(self.spec.fen)] if self.spec.fen else [own, *set(FenLetters) - {own}]
+        said: list[str] = []
+        for letters in tried:
+            self.engine.use_fen_letters(letters)
+            try:
+                refused = await self.engine.refusal(variant if self.spec.uci_variant else None, fen)
+            except EngineArgumentError as exc:
+                raise PlayerError(
+                    f"{self.spec.name} cannot be given the book's positions: {exc}"
+                ) from exc
+            if refused is None:
+                return letters
+            said.append(f"{letters.value} letters: {refused}")
+        raise PlayerError(f"{self.spec.name} refuses the book's position ({'; '.join(said)})")
 
     def reference_limit(self, variant: str) -> Limit:
         return self.base_limit()

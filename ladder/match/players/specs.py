@@ -12,7 +12,10 @@
   ``args`` (command-line arguments, split as a shell would), ``dir`` (working
   directory), ``variants`` (a variants.ini to load; ``none`` for an engine without
   VariantPath), ``uci_variant=none`` (never set UCI_Variant), ``newgame=move`` (clear
-  the hash before every search). Any other ``Key=value`` is an engine option.
+  the hash before every search), ``fen`` (fsf/xboard: the letters the engine reads a
+  xiangqi FEN in; found by the check before a match otherwise), ``timeout`` (seconds:
+  every search's deadline; otherwise, for a depth or node limit, found by that check).
+  Any other ``Key=value`` is an engine option.
   ``Threads`` is 1. A value (the path too) may be double-quoted, so that it can hold a
   comma: ``engine:"/opt/my,engine",nodes=100``.
 * ``random`` / ``greedy`` / ``novice`` -- the seeded baselines (key ``name=``).
@@ -83,6 +86,12 @@ class PlayerSpec:
     workdir: str | None = None  #: the engine's working directory
     time_control: TimeControl | None = None  #: a game clock (``tc=``)
     time_margin_ms: int = 0  #: how far a move may overrun the clock (``timemargin=``)
+    #: The letters the engine reads a xiangqi FEN in (``fen=``, or what the check before
+    #: a match found; None: its protocol's, :class:`protocol.FenLetters`).
+    fen: str | None = None
+    #: Every search's deadline in seconds (``timeout=``, or what the check before a match
+    #: measured for a depth or node limit; None: the protocol's own).
+    search_timeout_s: float | None = None
     #: Where the patched engine is when the command was given one (``--engine``), for a
     #: spec without ``path``; None: the usual lookup. Not part of the match's identity:
     #: it is the same engine wherever it is installed.
@@ -165,6 +174,8 @@ class PlayerSpec:
                 movetime_ms=self.movetime_ms,
                 tc=None if self.time_control is None else self.time_control.text(),
                 timemargin_ms=self.time_margin_ms,
+                fen=self.fen,
+                timeout_s=self.search_timeout_s,
             )
         elif self.kind == "level":
             out.update(level=self.level, elo=self.elo, variety_off=self.variety_off)
@@ -296,7 +307,12 @@ ENGINE_KEYS = (
     "uci_variant",
     "newgame",
     "threads",
+    "fen",
+    "timeout",
 )
+
+#: The FEN letters an engine spec may name (``fen=``): :class:`protocol.FenLetters`.
+FEN_LETTERS = ("fsf", "xboard")
 
 
 def _int(key: str, value: str, text: str) -> int:
@@ -345,6 +361,19 @@ def build_engine(
     except TimeControlError as exc:
         raise PlayerSpecError(f"{exc} in {text!r}") from None
     margin = _int("timemargin", keys["timemargin"], text) if "timemargin" in keys else 0
+    fen = keys.get("fen")
+    if fen is not None and fen not in FEN_LETTERS:
+        raise PlayerSpecError(f"fen must be fsf or xboard, got {fen!r} in {text!r}")
+    timeout = None
+    if "timeout" in keys:
+        try:
+            timeout = float(keys["timeout"])
+        except ValueError:
+            timeout = -1.0
+        if not 0 < timeout < float("inf"):
+            raise PlayerSpecError(
+                f"timeout must be seconds > 0, got {keys['timeout']!r} in {text!r}"
+            )
     if nodes is None and depth is None and movetime is None and tc is None:
         raise PlayerSpecError(
             f"engine spec needs nodes=, depth=, movetime=, st= or tc= (tc=inf is no limit): "
@@ -373,6 +402,8 @@ def build_engine(
         workdir=keys.get("dir"),
         time_control=tc,
         time_margin_ms=margin,
+        fen=fen,
+        search_timeout_s=timeout,
     )
 
 

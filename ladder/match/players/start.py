@@ -28,13 +28,16 @@ def make_player(spec: PlayerSpec) -> Player:
     return EnginePlayer(spec)
 
 
-async def _probe_one(spec: PlayerSpec, variant: str) -> None:
+async def _probe_one(spec: PlayerSpec, variant: str, fen: str | None) -> PlayerSpec:
     player = make_player(spec)
     if not isinstance(player, SearchingPlayer):
-        return
+        return spec
     await player.start()
     try:
+        if isinstance(player, EnginePlayer):
+            return await player.check(variant, fen)
         await player.probe(variant)
+        return spec
     except (EngineError, PlayerSpecError) as exc:
         reason = exc.reason if isinstance(exc, EngineFailure) else str(exc)
         raise PlayerError(f"{spec.name} cannot play {variant}: {reason}") from exc
@@ -42,17 +45,25 @@ async def _probe_one(spec: PlayerSpec, variant: str) -> None:
         await player.close()
 
 
-def probe(specs: list[PlayerSpec], variant: str) -> None:
-    """Start every engine of ``specs`` once (handshake, options, variant, a depth-1
-    search) before a match, so that an engine that cannot play stops the match before
-    its first game: :class:`PlayerError` with a one-line reason."""
+def probe(
+    specs: list[PlayerSpec], variant: str, fen: str | None = None
+) -> dict[PlayerSpec, PlayerSpec]:
+    """Start every engine of ``specs`` once (handshake, options, variant, ``fen`` set up
+    when the match sets up positions, a search) before a match, so that an engine that
+    cannot play stops the match before its first game: :class:`PlayerError` with a
+    one-line reason. Returns each spec as the games play it: an engine's FEN letters
+    and search deadline found (:meth:`EnginePlayer.check`)."""
 
-    async def run() -> None:
+    async def run() -> dict[PlayerSpec, PlayerSpec]:
+        unique = list(dict.fromkeys(specs))
         results = await asyncio.gather(
-            *(_probe_one(s, variant) for s in dict.fromkeys(specs)), return_exceptions=True
+            *(_probe_one(s, variant, fen) for s in unique), return_exceptions=True
         )
-        for outcome in results:
+        checked: dict[PlayerSpec, PlayerSpec] = {}
+        for spec, outcome in zip(unique, results, strict=True):
             if isinstance(outcome, BaseException):
                 raise outcome
+            checked[spec] = outcome
+        return checked
 
-    asyncio.run(run())
+    return asyncio.run(run())

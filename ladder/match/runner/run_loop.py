@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol, TextIO
 
@@ -31,6 +31,7 @@ from ladder.match.players.specs import PlayerSpec
 from ladder.match.players.start import probe
 from ladder.match.runner.backends import Backend, make_backend
 from ladder.match.runner.execute import EngineFailureLimit, ExecuteResult, MatchError, execute
+from ladder.rules import Game
 
 __all__ = ["LoopResult", "RunOptions", "RunPlan", "failure_code", "run_games"]
 
@@ -144,9 +145,21 @@ def run_games(plan: RunPlan, options: RunOptions, raise_errors: bool = False) ->
             code, error = ExitCode.INTERRUPTED, "interrupted"
             raise
         finally:
+            context.error = error
             for output in outputs:
                 output.finish(code)
         return LoopResult(result, code, error)
+
+
+def first_set_up(tasks: Sequence[GameTask], variant: str) -> str | None:
+    """The first position the games set up from a FEN (an EPD book's), None if every
+    game starts from the variant's start: the check before the run sets it up."""
+    start = Game.from_fen(variant).start_fen
+    for fen in dict.fromkeys(t.opening.fen for t in tasks if t.opening.fen is not None):
+        canonical = Game.from_fen(variant, fen).start_fen
+        if canonical != start:
+            return canonical
+    return None
 
 
 def _play(
@@ -158,7 +171,11 @@ def _play(
 ) -> ExecuteResult:
     """Check the players, then :func:`execute` the tasks on the backend."""
     if options.check_players:
-        probe(plan.players, plan.variant)
+        checked = probe(plan.players, plan.variant, first_set_up(tasks, plan.variant))
+        tasks = [
+            replace(t, red=checked.get(t.red, t.red), black=checked.get(t.black, t.black))
+            for t in tasks
+        ]
     backend = options.backend or make_backend(options.concurrency, options.ray_address)
     try:
         return execute(
