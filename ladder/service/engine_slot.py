@@ -30,7 +30,14 @@ from ladder.levels import Level
 from ladder.rules import Game
 from ladder.service.config import ServiceConfig
 from ladder.variants import FSF_VARIANT
-from protocol.errors import EngineError, EngineFailure, EngineFault, Incident, IncidentKind
+from protocol.errors import (
+    EngineError,
+    EngineFailure,
+    EngineFault,
+    Incident,
+    IncidentKind,
+    incident_kind,
+)
 from protocol.limits import Limit
 from protocol.process import Timeouts
 
@@ -185,7 +192,7 @@ class EngineSlot:
             await self.managed.discard()  # one incident: not a died-idle one on restart
         await self.start()
 
-    async def kill(self, kind: str, reason: str) -> None:
+    async def kill(self, kind: IncidentKind, reason: str) -> None:
         """Kill the engine now, for an answer the service refused (`kind`: ``none``);
         the next search starts a fresh process."""
         engine = self.managed.engine
@@ -295,8 +302,7 @@ class EngineSlot:
             )
 
     def _report_fault(self, exc: EngineFault, phase: str) -> None:
-        kind: IncidentKind = "timeout" if isinstance(exc, TimeoutError) else "crash"
-        self._report([Incident(kind, phase, str(exc), self._last_pid, error=exc)])
+        self._report([Incident(incident_kind(exc), phase, str(exc), self._last_pid, error=exc)])
 
     def _note_pid(self, pid: int | None) -> None:
         """Log (and count) a new engine process."""
