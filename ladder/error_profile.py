@@ -46,10 +46,10 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ladder.calibration.record import record_path
-from ladder.engine_binary import engine_path
 from ladder.level_engine.beginner import Threat, best_threat, exchanges, loses_at_once, parries
+from ladder.level_engine.engine import LevelEngine
 from ladder.level_engine.engine_lines import MATE_CP
-from ladder.level_engine.level_move import SearchJob, search_level
+from ladder.level_engine.level_move import SearchJob
 from ladder.levels import play_settings
 from ladder.master_games import master_lines
 from ladder.match.players.specs import PlayerSpec
@@ -58,8 +58,7 @@ from ladder.material import PIECE_VALUES
 from ladder.package_data import CHECKOUT_ROOT
 from ladder.rules import Game, RulesError
 from ladder.rules.notation import destination
-from ladder.variants import FSF_VARIANT, VARIANTS_INI
-from protocol.managed import ManagedEngine
+from ladder.variants import FSF_VARIANT
 
 RECORD = (CHECKOUT_ROOT or Path.cwd()) / "calibration"
 GROSS_CP = 300
@@ -162,13 +161,7 @@ class Reference:
         self.cache: dict[str, Any] = {}
         if cache is not None and cache.exists():
             self.cache = json.loads(cache.read_text())
-        self.engine = ManagedEngine(
-            [str(engine_path())],
-            options={"Threads": 1},
-            variant_path=VARIANTS_INI,
-            variant_aliases=FSF_VARIANT,
-            retries=1,
-        )
+        self.engine = LevelEngine()
 
     def save(self) -> None:
         if self.cache_path is not None:
@@ -185,7 +178,7 @@ class Reference:
         job = SearchJob(
             FSF_VARIANT[spot.variant], fen, moves, self.nodes, multipv=multipv, hash_mb=64
         )
-        searched = await search_level(self.engine, job, frozenset(game.legal_moves()))
+        searched = await self.engine.search(job, frozenset(game.legal_moves()))
         lines = sorted(searched.result.lines.values(), key=lambda ln: ln.multipv)
         out = [(ln.move, ln.value()) for ln in lines]
         if not out and searched.result.bestmove:

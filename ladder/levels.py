@@ -298,7 +298,7 @@ def _rating(table: dict[str, Any], where: str) -> Rating | None:
 
 def _one_thread(table: dict[str, Any], where: object) -> None:
     """Take ``threads`` out of ``table``: a levels file may say ``threads = 1`` (every
-    level runs on one thread, :data:`ladder.level_engine.level_move.ENGINE_OPTIONS`), nothing
+    level runs on one thread, :data:`ladder.level_engine.engine.ENGINE_OPTIONS`), nothing
     else."""
     if table.pop("threads", 1) != 1:
         raise LevelsError(f"{where}: threads must be 1 (a level's search is reproducible)")

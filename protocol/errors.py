@@ -16,9 +16,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
-IncidentKind = Literal["crash", "timeout", "protocol", "start-failed", "memory", "died-idle"]
+#: What went wrong with an engine, in one vocabulary for every layer, its logs and its
+#: metrics: the process died (``crash``), hung (``timeout``), said something we cannot
+#: trust (``protocol``, an illegal bestmove too), did not start (``start-failed``), grew
+#: past its memory bound (``memory``) or died between searches (``died-idle``); and
+#: the level's judgement of an answer, ``none`` (``bestmove (none)`` with legal moves
+#: left). ``illegal`` is a label the metrics keep; an illegal bestmove is ``protocol``.
+IncidentKind = Literal[
+    "crash", "timeout", "protocol", "start-failed", "memory", "died-idle", "none", "illegal"
+]
+#: Every :data:`IncidentKind`, in order (the metrics' labels).
+INCIDENT_KINDS: tuple[IncidentKind, ...] = get_args(IncidentKind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,3 +130,12 @@ class EngineFailure(EngineError):
         self.incidents = incidents
         #: The last fault, in a sentence (the message without "engine failed N time(s)").
         self.reason = reason if reason is not None else message
+
+
+def incident_kind(exc: BaseException) -> IncidentKind:
+    """The incident an engine fault is (:data:`IncidentKind`)."""
+    if isinstance(exc, EngineTimeoutError):
+        return "timeout"
+    if isinstance(exc, EngineProtocolError):
+        return "protocol"
+    return "crash"

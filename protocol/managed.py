@@ -51,10 +51,8 @@ from protocol.engine import Dialect, Engine
 from protocol.errors import (
     EngineFailure,
     EngineFault,
-    EngineProtocolError,
-    EngineTimeoutError,
     Incident,
-    IncidentKind,
+    incident_kind,
 )
 from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
@@ -81,14 +79,6 @@ class SearchOutcome:
     @property
     def restarted(self) -> bool:
         return bool(self.incidents)
-
-
-def _kind(exc: BaseException) -> IncidentKind:
-    if isinstance(exc, EngineTimeoutError):
-        return "timeout"
-    if isinstance(exc, EngineProtocolError):
-        return "protocol"
-    return "crash"
 
 
 class ManagedEngine:
@@ -329,7 +319,7 @@ class ManagedEngine:
                         self._failures += 1
                         self._record(
                             incidents,
-                            Incident(_kind(exc), exc.phase, str(exc), pid, error=exc),
+                            Incident(incident_kind(exc), exc.phase, str(exc), pid, error=exc),
                         )
                     if self._engine is not None and self._engine.closed:
                         self._engine = None

@@ -35,10 +35,10 @@ from typing import TypeVar
 import httpx
 import psutil
 
-from ladder.analysis import GamePositions, analyse, search_position
+from ladder.analysis import GamePositions, analyse
 from ladder.analysis.search import HASH_MB, Evaluation
 from ladder.engine_binary import engine_path
-from ladder.level_engine.level_move import level_engine
+from ladder.level_engine.engine import LevelEngine
 from ladder.rules import Game
 from ladder.service.launch import ServeProcess
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
@@ -111,17 +111,17 @@ def core(moves: list[str], nodes: int, engines: int) -> tuple[float, float, floa
     the clock starts)."""
 
     async def main() -> tuple[float, float, float]:
-        pool = [level_engine() for _ in range(engines)]
+        pool = [LevelEngine() for _ in range(engines)]
         for engine in pool:
-            await search_position(engine, Game.from_fen("xiangqi"), 1)
+            await engine.evaluate(Game.from_fen("xiangqi"), 1)
 
         def evaluator(engine):  # type: ignore[no-untyped-def]
             async def evaluate(game: Game) -> Evaluation:
-                return (await search_position(engine, game, nodes)).evaluation
+                return (await engine.evaluate(game, nodes)).evaluation
 
             return evaluate
 
-        pids = [e.engine.pid for e in pool if e.engine is not None]
+        pids = [e.managed.engine.pid for e in pool if e.managed.engine is not None]
         started, own, spent = time.perf_counter(), time.process_time(), cpu_seconds(pids)
         game = GamePositions("xiangqi", None, moves)
         count = sum([1 async for _ in analyse(game, [evaluator(e) for e in pool])])

@@ -1,5 +1,5 @@
 """What the beginner rule costs the server: the process CPU of a weak level's move
-(`play_level_move`, the engine's search not counted) before and after the rule, side by
+(`LevelEngine.play`, the engine's search not counted) before and after the rule, side by
 side in one run, and the `novice` baseline's time per move.
 
     .venv/bin/python scripts/bench_weak_levels.py [--positions 80]
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from ladder.calibration.pause import calibration_paused
-from ladder.level_engine.level_move import level_engine, play_level_move
+from ladder.level_engine.engine import LevelEngine
 from ladder.levels import LEVELS_FILE, load_levels
 from ladder.match.players.baselines import novice_choice
 from ladder.package_data import CHECKOUT_ROOT
@@ -30,7 +30,7 @@ BEFORE = (CHECKOUT_ROOT or Path.cwd()) / "calibration" / "levels-before-beginner
 
 
 async def levels_cpu(positions: int) -> None:
-    engine = level_engine()
+    engine = LevelEngine()
     try:
         for variant in VARIANT_IDS:
             games = [p.game() for p in load_sets(variant) if p.kind == "general"][:positions]
@@ -41,7 +41,7 @@ async def levels_cpu(positions: int) -> None:
                     cpu = []
                     for i, game in enumerate(games):
                         start = time.process_time()
-                        await play_level_move(engine, game, table[n], i)
+                        await engine.play(game, table[n], i)
                         cpu.append(time.process_time() - start)
                     medians.setdefault(tag, []).append(statistics.median(cpu))
             cells = [

@@ -27,9 +27,8 @@ import re
 import time
 from pathlib import Path
 
-from ladder.analysis.search import search_position
 from ladder.analysis.winchance import CHESS_K, CP_CEILING
-from ladder.level_engine.level_move import level_engine
+from ladder.level_engine.engine import LevelEngine
 from ladder.rules import Game, RulesError
 from ladder.variants import VARIANT_IDS
 
@@ -87,7 +86,7 @@ def fit(data: list[tuple[float, float]]) -> float:
 async def evaluate(
     variant: str, items: list[Position], nodes: int
 ) -> list[tuple[int, float, float]]:
-    engine = level_engine()
+    engine = LevelEngine()
     out: list[tuple[int, float, float]] = []
     try:
         for game_no, fen, moves, result in items:
@@ -97,7 +96,7 @@ async def evaluate(
                 continue
             if game.outcome() is not None:
                 continue
-            e = (await search_position(engine, game, nodes)).evaluation
+            e = (await engine.evaluate(game, nodes)).evaluation
             if e.cp is None:
                 continue  # a mate says nothing about the curve's slope
             out.append((game_no, max(-CP_CEILING, min(CP_CEILING, e.cp)), result))

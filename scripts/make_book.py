@@ -31,14 +31,13 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ladder.engine_binary import engine_path
 from ladder.level_engine.book import Book, book_path, position_key
-from ladder.level_engine.level_move import SearchJob, search_level
+from ladder.level_engine.engine import LevelEngine
+from ladder.level_engine.level_move import SearchJob
 from ladder.master_games import master_lines
 from ladder.match.openings import default_suite, load_openings
 from ladder.rules import Game
-from ladder.variants import FSF_VARIANT, VARIANTS_INI
-from protocol.managed import ManagedEngine
+from ladder.variants import FSF_VARIANT
 
 
 def tree(lines: list[list[str]], variant: str, plies: int) -> dict[str, collections.Counter[str]]:
@@ -79,13 +78,7 @@ async def prune(
     cache: dict[str, Any] = {}
     if args.cache and args.cache.exists():
         cache = json.loads(args.cache.read_text())
-    engine = ManagedEngine(
-        [str(engine_path())],
-        options={"Threads": 1},
-        variant_path=VARIANTS_INI,
-        variant_aliases=FSF_VARIANT,
-        retries=1,
-    )
+    engine = LevelEngine()
     kept: dict[str, list[tuple[str, int]]] = {}
     dropped = 0
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
@@ -113,7 +106,7 @@ async def prune(
                             hash_mb=64,
                             root_moves=only,
                         )
-                        searched = await search_level(engine, job, legal)
+                        searched = await engine.search(job, legal)
                         cache[k] = [[ln.move, ln.value()] for ln in searched.result.lines.values()]
                 if i % 10 == 9 and args.cache:
                     args.cache.write_text(json.dumps(cache))

@@ -8,7 +8,7 @@ the best move, judged by a reference search, over one set of positions for every
 The positions are drawn (seeded) from the stored games of a match database: one ply
 chosen at random after the opening book of each of ``--positions`` games drawn at random.
 Each player is asked for its move in every position with the same seed, as the move
-service would answer it (:func:`ladder.level_engine.level_move.search_level` and ``choose``). The
+service would answer it (:func:`ladder.level_engine.engine.LevelEngine.search` and ``choose``). The
 reference is the patched engine at ``--reference-nodes`` (default 200,000) nodes, Hash
 64 MB, a new game before each search: its score of the position is the best move's
 value; a move other than its best move is worth minus its score of the position after

@@ -29,19 +29,13 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ladder.level_engine.book import load_book
-from ladder.level_engine.level_move import (
-    SearchJob,
-    derive_seed,
-    level_engine,
-    play_level_move,
-    search_level,
-)
+from ladder.level_engine.engine import LevelEngine
+from ladder.level_engine.level_move import SearchJob, derive_seed
 from ladder.levels import LEVEL_NUMBERS, Level, load_levels, play_settings
 from ladder.master_games import master_lines
 from ladder.match.openings import load_openings
 from ladder.rules import Game
 from ladder.variants import FSF_VARIANT
-from protocol.managed import ManagedEngine
 
 #: How many first moves out of the book the level must also vary against.
 OFF_BOOK_SCENARIOS = 5
@@ -74,7 +68,7 @@ def scenarios(variant: str) -> list[tuple[str, str, tuple[str, ...]]]:
 
 
 async def opponent_move(
-    engine: ManagedEngine, game: Game, script: tuple[str, ...], nodes: int
+    engine: LevelEngine, game: Game, script: tuple[str, ...], nodes: int
 ) -> str:
     """The scripted move at this ply if it is legal, else the engine's deterministic best."""
     legal = frozenset(game.legal_moves())
@@ -82,14 +76,14 @@ async def opponent_move(
         return script[game.ply]
     fen, moves = game.engine_position()
     job = SearchJob(FSF_VARIANT[game.variant.name], fen, moves, nodes)
-    searched = await search_level(engine, job, legal)
+    searched = await engine.search(job, legal)
     assert searched.result.bestmove is not None
     return searched.result.bestmove
 
 
 async def level_sequence(
-    engine: ManagedEngine,
-    opponent: ManagedEngine,
+    engine: LevelEngine,
+    opponent: LevelEngine,
     variant: str,
     settings: Level,
     side: str,
@@ -102,7 +96,7 @@ async def level_sequence(
     own: list[str] = []
     while len(own) < moves and game.outcome() is None:
         if game.turn == side:
-            played = await play_level_move(engine, game, settings, derive_seed(seed, game.ply))
+            played = await engine.play(game, settings, derive_seed(seed, game.ply))
             own.append(played.move)
             game.push(played.move)
         else:
@@ -111,7 +105,7 @@ async def level_sequence(
 
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
-    engine, opponent = level_engine(), level_engine()
+    engine, opponent = LevelEngine(), LevelEngine()
     plan = scenarios(args.variant)
     ladder = load_levels(args.levels) if args.levels else load_levels()
     table: dict[str, dict[str, int]] = {}

@@ -21,7 +21,7 @@ from ladder.analysis.runner import (
     GamePositions,
     analyse,
 )
-from ladder.analysis.search import Evaluation, search_position
+from ladder.analysis.search import Evaluation
 from ladder.analysis.summary import SideSummary, summarise
 
 __all__ = [
@@ -34,6 +34,5 @@ __all__ = [
     "PlyAnalysis",
     "SideSummary",
     "analyse",
-    "search_position",
     "summarise",
 ]

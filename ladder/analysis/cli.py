@@ -27,8 +27,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ladder.analysis.pgn import PGN_NOTATIONS, format_analysis_pgn
 from ladder.analysis.runner import AnalysisInputError, GameAnalysis, GamePositions, analyse
-from ladder.analysis.search import Evaluation, search_position
-from ladder.level_engine.level_move import level_engine
+from ladder.analysis.search import Evaluation
+from ladder.level_engine.engine import LevelEngine
 from ladder.match.exit_codes import ExitCode
 from ladder.match.output.paths import check_output_path
 from ladder.match.output.pgn import PgnError, read_pgn, replay
@@ -37,7 +37,6 @@ from ladder.rules import Game, RulesError
 from ladder.variants import VARIANT_IDS
 from ladder.wxf import WxfError
 from protocol.errors import EngineError
-from protocol.managed import ManagedEngine
 
 __all__ = ["DEFAULT_NODES", "add_analyse", "run_analyse"]
 
@@ -263,11 +262,11 @@ async def _analyse_all(
     engine_path: Path | None,
     judge_book: bool,
 ) -> list[GameAnalysis]:
-    pool: list[ManagedEngine] = [level_engine(engine_path) for _ in range(engines)]
+    pool = [LevelEngine(engine_path) for _ in range(engines)]
 
-    def evaluator(engine: ManagedEngine):  # type: ignore[no-untyped-def]
+    def evaluator(engine: LevelEngine):  # type: ignore[no-untyped-def]
         async def evaluate(game: Game) -> Evaluation:
-            return (await search_position(engine, game, nodes)).evaluation
+            return (await engine.evaluate(game, nodes)).evaluation
 
         return evaluate
 

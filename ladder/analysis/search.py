@@ -1,7 +1,7 @@
 """One position's evaluation: a search at a node budget, its line checked by the rules.
 
-:func:`search_position` runs the level engine's own search (:func:`ladder.level_engine.level_move.
-search_level`: ``ucinewgame``, ``Threads`` 1, a fixed Hash, ``go nodes N``), so an
+:meth:`ladder.level_engine.engine.LevelEngine.evaluate` runs the level engine's own
+search (``ucinewgame``, ``Threads`` 1, a fixed Hash, ``go nodes N``), so an
 evaluation depends only on the position, the budget and the engine build: the same on
 any machine, any engine process, any instance of the service, in any order. That is what
 lets an analysis run plies in parallel, resume from any ply, and be cached.
@@ -19,11 +19,8 @@ import logging
 from dataclasses import dataclass
 
 from ladder.level_engine.engine_lines import SearchResult
-from ladder.level_engine.level_move import SearchJob, search_level
 from ladder.rules import Game, RulesError
-from ladder.variants import FSF_VARIANT
 from protocol.errors import Incident
-from protocol.managed import ManagedEngine
 
 log = logging.getLogger("ladder.analysis")
 
@@ -35,7 +32,6 @@ __all__ = [
     "checked_line",
     "evaluate_outcome",
     "evaluation_of",
-    "search_position",
 ]
 
 #: The Hash every analysis search runs with (the levels' default): part of what makes
@@ -111,19 +107,6 @@ def checked_line(game: Game, pv: tuple[str, ...], limit: int = PV_PLIES) -> tupl
             break
         out.append(move)
     return tuple(out)
-
-
-async def search_position(
-    engine: ManagedEngine, game: Game, nodes: int, legal: frozenset[str] | None = None
-) -> Searched:
-    """Evaluate ``game``'s current position (not finished) with a ``nodes`` search on
-    ``engine`` (:func:`ladder.level_engine.level_move.level_engine`). Raises what
-    :func:`ladder.level_engine.level_move.search_level` raises."""
-    legal = legal if legal is not None else frozenset(game.legal_moves())
-    fen, moves = game.engine_position()
-    job = SearchJob(FSF_VARIANT[game.variant.name], fen, moves, nodes, hash_mb=HASH_MB)
-    searched = await search_level(engine, job, legal)
-    return Searched(evaluation_of(game, searched.result), searched.incidents)
 
 
 def evaluation_of(game: Game, result: SearchResult) -> Evaluation:

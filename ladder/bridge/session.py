@@ -7,8 +7,7 @@ calibrated curve) and the engine (:class:`protocol.ManagedEngine` over our patch
 Fairy-Stockfish, started on first use, restarted after a fault).
 
 Each move is the level's move, computed by the code the move service runs
-(:func:`ladder.level_engine.level_move.play_level_move`, on
-:func:`ladder.level_engine.level_move.level_engine`).
+(:meth:`ladder.level_engine.engine.LevelEngine.play`).
 The choice's seed is derived from the game and the position (:meth:`LevelSession.move_seed`):
 the game's seed (random for each new game, or the ``Seed`` option) and the moves from
 its start position, so a game replays only when asked to. On a GUI's clock the level's
@@ -26,15 +25,17 @@ from pathlib import Path
 
 from chess.engine import Score
 
+from ladder.level_engine.clock import MoveClock
+from ladder.level_engine.engine import LevelEngine
 from ladder.level_engine.engine_lines import Line, SearchResult, search_result
-from ladder.level_engine.level_move import derive_seed, level_engine, play_level_move
+from ladder.level_engine.level_move import LevelMove, derive_seed
+from ladder.level_engine.strength import strength
 from ladder.levels import (
     LEVEL_NUMBERS,
     LEVEL_RANGE,
     LEVELS_FILE,
     Level,
     LevelsError,
-    at_elo,
     check_elo_in_span,
     elo_range,
     levels_version,
@@ -43,7 +44,7 @@ from ladder.levels import (
 )
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT, VARIANT_IDS
-from protocol import InfoDict, Limit, ManagedEngine, Timeouts
+from protocol import InfoDict, Limit, Timeouts
 
 __all__ = ["SEED_OPTION_MAX", "Answer", "LevelSession", "SessionError"]
 
@@ -71,6 +72,19 @@ class Answer:
     nodes: int
     pv: tuple[str, ...]
     seconds: float
+
+    @classmethod
+    def of_move(cls, moved: LevelMove) -> Answer:
+        """A level's move as the session answers it."""
+        return cls(
+            moved.move,
+            moved.ponder,
+            moved.score,
+            moved.depth,
+            moved.nodes,
+            moved.pv,
+            moved.seconds,
+        )
 
     @classmethod
     def from_search(
@@ -108,7 +122,7 @@ class LevelSession:
         #: Which ladder plays (:func:`ladder.levels.levels_version`), in the engine's name.
         self.levels_version = levels_version(levels_file)
         self._engine_command = engine
-        self._engine: ManagedEngine | None = None
+        self._engine: LevelEngine | None = None
         self.check_variant(variant)
         self.variant = variant
         self.level = level
@@ -193,22 +207,18 @@ class LevelSession:
         return None
 
     def playing_level(self, elo: float | None = None) -> Level:
-        """The settings played now (or at ``elo``)."""
-        chosen = self._strength(elo)
-        return chosen if self.own_book else replace(chosen, book=False)
-
-    def _strength(self, elo: float | None) -> Level:
-        levels = self.levels[self.variant]
+        """The settings played now (or at ``elo``): an Elo beyond the variant's ratings
+        plays the nearest end of them."""
         elo = self.elo if elo is None else elo
-        if elo is None:
-            return levels[self.level]
-        span = self.elo_span()
-        if span is None:
-            raise SessionError(
-                f"Elo is unavailable: {self.levels_file} has no measured rating for every "
-                f"{self.variant} level (run `ladder calibrate`); use Level"
-            )
-        return at_elo(levels, nearest_in_span(span, elo))
+        if elo is not None:
+            span = self.elo_span()
+            if span is None:
+                raise SessionError(
+                    f"Elo is unavailable: {self.levels_file} has no measured rating for every "
+                    f"{self.variant} level (run `ladder calibrate`); use Level"
+                )
+            elo = nearest_in_span(span, elo)
+        return strength(self.levels[self.variant], self.level, elo, book=self.own_book)
 
     def set_seed(self, seed: int) -> None:
         """The ``Seed`` option: this game's seed and every next game's (0: a random
@@ -268,13 +278,13 @@ class LevelSession:
     # ------------------------------------------------------------------ searching
 
     @property
-    def engine(self) -> ManagedEngine:
-        """The managed engine (created on first use; its process starts at the first
+    def engine(self) -> LevelEngine:
+        """The level engine (created on first use; its process starts at the first
         search or :meth:`prepare`)."""
         if self._engine is None:
             # A level's search is bounded by its nodes; only an analysis is not.
             timeouts = Timeouts(unbounded_search=ANALYSIS_CEILING_S)
-            self._engine = level_engine(self._engine_command, timeouts=timeouts)
+            self._engine = LevelEngine(self._engine_command, timeouts=timeouts)
         return self._engine
 
     async def prepare(self, analysis: bool = False) -> None:
@@ -289,9 +299,9 @@ class LevelSession:
             try:
                 hash_mb = self.playing_level().hash_mb
             except SessionError:  # an Elo no level plays: the next search says so
-                await self.engine.ping()
+                await self.engine.managed.ping()
                 return
-        await self.engine.prepare(FSF_VARIANT[self.variant], {"Threads": 1, "Hash": hash_mb})
+        await self.engine.managed.prepare(FSF_VARIANT[self.variant], {"Hash": hash_mb})
 
     async def best_move(
         self, banned: frozenset[str] = frozenset(), time_limit_ms: int | None = None
@@ -306,17 +316,15 @@ class LevelSession:
         if not legal:
             return None
         allowed = legal - banned or legal
-        moved = await play_level_move(
-            self.engine,
+        moved = await self.engine.play(
             self.game,
             self.playing_level(),
             self.move_seed(),
+            None if time_limit_ms is None else MoveClock(time_limit_ms),
             legal=legal,
             allowed=None if allowed == legal else allowed,
-            time_limit_ms=time_limit_ms,
         )
-        choice = moved.choice
-        return Answer.from_search(choice.move, choice.ponder, choice.line, moved.result)
+        return Answer.of_move(moved)
 
     async def analyse(
         self,
@@ -333,12 +341,12 @@ class LevelSession:
             return None
         allowed = legal - banned or legal
         fen, moves = self.game.engine_position()
-        outcome = await self.engine.search(
+        outcome = await self.engine.managed.search(
             FSF_VARIANT[self.game.variant.name],
             fen,
             moves,
             replace(limit, root_moves=None if allowed == legal else tuple(sorted(allowed))),
-            options={"Threads": 1, "MultiPV": 1, "Hash": ANALYSIS_HASH_MB},
+            options={"MultiPV": 1, "Hash": ANALYSIS_HASH_MB},
             new_game=False,
             retries=0,
             validate_move=legal.__contains__,
@@ -353,7 +361,7 @@ class LevelSession:
         """Ask a running search to finish now (its answer is then the level's pick among
         what was searched)."""
         if self._engine is not None:
-            await self._engine.stop()
+            await self._engine.managed.stop()
 
     async def close(self) -> None:
         if self._engine is not None:

@@ -30,6 +30,7 @@ to the next move, so all of it may be spent but the same reserve
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 __all__ = [
     "DEFAULT_MOVES_TO_GO",
@@ -38,6 +39,7 @@ __all__ = [
     "MIN_LIMIT_MS",
     "RESERVE_FIXED_MS",
     "RESERVE_MAX_MS",
+    "MoveClock",
     "deadline_after",
     "fixed_move_limit_ms",
     "move_time_limit_ms",
@@ -103,3 +105,13 @@ def deadline_after(limit_ms: int | None, started: float | None = None) -> float 
     if limit_ms is None:
         return None
     return (time.monotonic() if started is None else started) + limit_ms / 1000
+
+
+@dataclass(frozen=True)
+class MoveClock:
+    """A move's time on a clock: at most ``limit_ms`` (:func:`move_time_limit_ms`),
+    counted from ``started`` (``time.monotonic()`` when the move was asked for), so that
+    what comes before the search (a queue, new engine options) is taken out of it."""
+
+    limit_ms: int
+    started: float = field(default_factory=time.monotonic)

@@ -1,5 +1,5 @@
-"""A move at level N: the one implementation that the move service, the match runner
-and the ladder-as-an-engine bridge all play (:func:`play_level_move`).
+"""A move at level N, step by step: what :meth:`ladder.level_engine.engine.LevelEngine.play`
+plays for the move service, the match runner and the ladder-as-an-engine bridge alike.
 
 A level (:mod:`ladder.levels`) is a node limit, a Hash size and a variety rule. One
 level move, given a game that the rules checker holds, a level and a seed, is:
@@ -12,9 +12,9 @@ level move, given a game that the rules checker holds, a level and a seed, is:
    repetition that can still happen; in a variant with drops (crazyhouse-xiangqi)
    captured material comes back, so a position from before a capture can recur: the
    game's start FEN and every move.
-3. **The search** (:class:`SearchJob`, :func:`search_level`): on an engine built by
-   :func:`level_engine` (our patched Fairy-Stockfish, ``Threads`` 1, ``variants.ini``,
-   restarted after a fault), ``ucinewgame`` before every search, the level's ``MultiPV``
+3. **The search** (:class:`SearchJob`): on a :class:`~ladder.level_engine.engine.LevelEngine`
+   (our patched Fairy-Stockfish, ``Threads`` 1, ``variants.ini``, restarted after a
+   fault), ``ucinewgame`` before every search, the level's ``MultiPV``
    and ``Hash``, ``go nodes N``, the bestmove checked against the rules checker's legal
    moves. With the patched engine (engine/patches/0002: ``ucinewgame`` clears every
    per-thread table) the answer depends only on the job, never on what the engine
@@ -29,36 +29,31 @@ it); a match derives one per move, ``derive_seed(game seed, ply)``; the bridge o
 position, ``derive_seed(game seed, start FEN, *moves)`` (:func:`derive_seed`). So a
 match's or a GUI's move is the service's move for the same variant, position, moves,
 level and seed (tests/level_engine/test_level_move_paths.py plays all three).
+
+Without an engine: the book move (:func:`book_move`) and, when a clock ran out before an
+engine was free, the hurried move (:func:`hurried_move`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-import os
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
-from ladder.engine_binary import engine_path
+from chess.engine import Score
+
 from ladder.level_engine.book import load_book
 from ladder.level_engine.choice_rules import Candidates, Choice, rule_for
 from ladder.level_engine.clock import deadline_after
-from ladder.level_engine.engine_lines import SearchResult, search_result
-from ladder.level_engine.second_look import captures_seen, first_look
+from ladder.level_engine.engine_lines import SearchResult
+from ladder.level_engine.second_look import first_look
 from ladder.levels import Level, Variety
 from ladder.rules import Game
-from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol.errors import EngineFailure, Incident
-from protocol.limits import Limit
-from protocol.managed import ManagedEngine
-from protocol.options import OptionValue
-from protocol.process import Timeouts
 
 __all__ = [
-    "ENGINE_OPTIONS",
-    "RETRIES",
     "Choice",
     "LevelMove",
     "LevelSearch",
@@ -68,18 +63,7 @@ __all__ = [
     "choose",
     "derive_seed",
     "hurried_move",
-    "level_engine",
-    "play_level_move",
-    "search_level",
 ]
-
-#: The options a level's engine always runs with: one thread, so that ``go nodes N``
-#: after a new game gives one answer.
-ENGINE_OPTIONS: dict[str, OptionValue] = {"Threads": 1}
-#: After an engine fault the search is tried again on a restarted engine, this many
-#: times (the service counts its attempts itself: :class:`ladder.service.mover.MoveService`).
-RETRIES = 1
-
 
 # ---------------------------------------------------------------------------------------
 # Jobs and results
@@ -138,8 +122,9 @@ class SearchJob:
 
 @dataclass(frozen=True)
 class LevelSearch:
-    """What :func:`search_level` returns: the answer, and the engine faults (already
-    recovered from: killed, restarted, retried) it took to get it."""
+    """What :meth:`~ladder.level_engine.engine.LevelEngine.search` returns: the answer,
+    and the engine faults (already recovered from: killed, restarted, retried) it took
+    to get it."""
 
     result: SearchResult
     incidents: list[Incident]
@@ -147,27 +132,6 @@ class LevelSearch:
 
 # ---------------------------------------------------------------------------------------
 # The search and the choice
-
-
-async def search_level(engine: ManagedEngine, job: SearchJob, legal: frozenset[str]) -> LevelSearch:
-    """Run ``job`` on ``engine``: a new game, ``Threads`` 1, the job's MultiPV and Hash,
-    ``go nodes`` (and ``movetime`` on a clock); a bestmove outside ``legal`` counts as
-    an engine fault.
-
-    The manager restarts a faulted engine and retries as configured; raises
-    :class:`protocol.errors.EngineFailure` when it gives up, and
-    :class:`protocol.errors.EngineError` for a search refused before sending.
-    """
-    outcome = await engine.search(
-        job.section,
-        job.fen,
-        job.moves,
-        Limit(nodes=job.nodes, deadline=job.deadline, root_moves=job.root_moves),
-        options={"Threads": 1, "MultiPV": job.multipv, "Hash": job.hash_mb},
-        new_game=True,
-        validate_move=legal.__contains__,
-    )
-    return LevelSearch(search_result(outcome.result), outcome.incidents)
 
 
 def choose(
@@ -206,28 +170,6 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def level_engine(
-    command: str | os.PathLike[str] | None = None,
-    *,
-    variants_ini: Path = VARIANTS_INI,
-    retries: int = RETRIES,
-    timeouts: Timeouts | None = None,
-    max_rss: int | None = None,
-) -> ManagedEngine:
-    """The engine a level plays on: ``command`` (default: :func:`ladder.engine_binary.engine_path`)
-    with :data:`ENGINE_OPTIONS`, our ``variants.ini`` and its variant names, restarted
-    and retried ``retries`` times after a fault (the process starts at the first search)."""
-    return ManagedEngine(
-        [os.fspath(command if command is not None else engine_path())],
-        options=ENGINE_OPTIONS,
-        variant_path=str(Path(variants_ini).resolve()),
-        variant_aliases=FSF_VARIANT,
-        timeouts=timeouts,
-        retries=retries,
-        max_rss=max_rss,
-    )
-
-
 class NoLevelMove(EngineFailure):
     """The engine answered ``bestmove (none)`` in a position with legal moves: it is
     broken (the caller replaces it, or scores the game as its loss)."""
@@ -235,8 +177,12 @@ class NoLevelMove(EngineFailure):
 
 @dataclass(frozen=True)
 class LevelMove:
-    """What :func:`play_level_move` returns: the move played (with its ponder move and
-    the line behind it), the search, and the engine faults recovered on the way."""
+    """What a level move is (:meth:`~ladder.level_engine.engine.LevelEngine.play`): the
+    move played (with its ponder move and the line behind it), the search, and the
+    engine faults recovered on the way. Each door's answer is made of the properties
+    below (the service's :func:`ladder.service.move_answer.move_response`, a match's
+    :class:`~ladder.match.players.player.MoveInfo`, the bridge's
+    :class:`~ladder.bridge.session.Answer`)."""
 
     choice: Choice
     result: SearchResult
@@ -251,91 +197,50 @@ class LevelMove:
         return self.choice.move
 
     @property
+    def ponder(self) -> str | None:
+        return self.choice.ponder
+
+    @property
+    def score(self) -> Score | None:
+        """The chosen line's score, from the mover's side (None: no line behind the move)."""
+        line = self.choice.line
+        return line.score if line is not None else None
+
+    @property
+    def depth(self) -> int:
+        """The chosen line's depth, else the search's."""
+        line = self.choice.line
+        return line.depth if line is not None else self.result.depth
+
+    @property
+    def pv(self) -> tuple[str, ...]:
+        """The chosen line, else the move alone."""
+        line = self.choice.line
+        return line.pv if line is not None else (self.move,)
+
+    @property
+    def nodes(self) -> int:
+        return self.result.nodes
+
+    @property
+    def seconds(self) -> float:
+        """The search's time (0 without one)."""
+        return self.result.time_s
+
+    @property
     def varied(self) -> bool:
         """Whether the move is not the engine's best move (the variety rule chose it)."""
         return not self.book and self.choice.move != self.result.bestmove
-
-
-async def play_level_move(
-    engine: ManagedEngine,
-    game: Game,
-    level: Level,
-    seed: int,
-    *,
-    legal: frozenset[str] | None = None,
-    allowed: frozenset[str] | None = None,
-    time_limit_ms: int | None = None,
-    clock_started: float | None = None,
-    book_checked: bool = False,
-) -> LevelMove:
-    """``level``'s move in ``game`` (not changed; it must have a legal move) drawn with
-    ``seed``, searched on ``engine`` (:func:`level_engine`), or the level's book move
-    (:func:`book_move`) unless ``book_checked`` (the caller found none already).
-
-    ``legal`` is ``game``'s legal moves when the caller has them already. ``allowed``
-    (default: every legal move) narrows the choice, as UCCI's ``banmoves`` does: when
-    the engine's best move is not allowed, the best allowed line is played, else a
-    random allowed move. ``time_limit_ms`` (on a clock, :func:`ladder.level_engine.clock.
-    move_time_limit_ms`) stops the search early, counted from ``clock_started``
-    (``time.monotonic()`` when the move was asked for; default: now), so what comes
-    before the search (a queue, new engine options) is taken out of it; the node limit
-    stays. Raises
-    :class:`NoLevelMove` for a ``(none)`` answer, and
-    :class:`protocol.errors.EngineFailure` when the engine keeps failing.
-    """
-    legal = legal if legal is not None else frozenset(game.legal_moves())
-    booked = None if book_checked else book_move(game, level, seed, allowed)
-    if booked is not None:
-        return booked
-    settings = level.at_move(seed)
-    ply = game.game_ply
-    fen, moves = game.engine_position()
-    job = SearchJob.for_level(
-        FSF_VARIANT[game.variant.name],
-        fen,
-        moves,
-        settings,
-        ply,
-        seed,
-        time_limit_ms,
-        clock_started,
-    )
-    searched = await search_level(engine, job, legal)
-    result = searched.result
-    if result.bestmove is None:
-        raise NoLevelMove(f"answered (none) with {len(legal)} legal moves", searched.incidents)
-    variety = settings.variety_at(ply)
-    choice = choose(
-        result,
-        variety,
-        seed,
-        legal if allowed is None else allowed,
-        captures_seen(game, variety),
-        game.copy() if variety is not None and variety.second_look is not None else None,
-    )
-    if choice is None:  # the engine's best move is not allowed: its best allowed line
-        assert allowed is not None  # (the bestmove is legal: the engine checked it)
-        lines = sorted(
-            (ln for ln in result.lines.values() if ln.move in allowed),
-            key=lambda ln: ln.multipv,
-        )
-        line = lines[0] if lines else None
-        move = line.move if line else random.Random(seed).choice(sorted(allowed))
-        choice = Choice(move, line.pv[1] if line and len(line.pv) > 1 else None, line)
-    return LevelMove(choice, result, searched.incidents)
 
 
 def hurried_move(
     game: Game, level: Level, seed: int, legal: frozenset[str] | None = None
 ) -> LevelMove:
     """``level``'s move in ``game`` without a search, for a clock that ran out before an
-    engine was free (a player in time trouble moves at a glance): the level's
-    book move where :func:`play_level_move` would play one (the same move), else the
-    capture that takes the most at first sight (:func:`ladder.level_engine.second_look.first_look`;
-    ties in ``seed``'s order), else a legal move drawn with ``seed``."""
-    booked = book_move(game, level, seed)
-    if booked is not None:
-        return LevelMove(booked.choice, booked.result, [], book=True, hurried=True)
+    engine was free (a player in time trouble moves at a glance), out of the book (the
+    caller looked there first: :func:`book_move` needs no engine): the capture that takes
+    the most at first sight (:func:`ladder.level_engine.second_look.first_look`; ties in
+    ``seed``'s order), else a legal move drawn with ``seed``."""
     gains = {move: gain for move, gain in first_look(game).items() if gain > 0}
     best = max(gains.values(), default=0)
     candidates = sorted(
@@ -352,7 +257,7 @@ def book_move(
 ) -> LevelMove | None:
     """``level``'s book move in ``game`` drawn with ``seed`` (among ``allowed``), if the
     settings that play this move (:meth:`ladder.levels.Level.at_move`) play from the book
-    and the book has one: what :func:`play_level_move` plays there, without an engine."""
+    and the book has one: what a level plays there, without an engine."""
     if not level.at_move(seed).book:
         return None
     book = load_book(game.variant.name)

@@ -16,7 +16,7 @@ Typical use::
 Every bad input raises :class:`RulesError` (a ``ValueError``), and nothing else.
 """
 
-from ladder.rules.errors import MAX_FEN_LENGTH, MAX_MOVES, RulesError
+from ladder.rules.errors import MAX_FEN_LENGTH, MAX_MOVES, GameOverError, RulesError
 from ladder.rules.game import Game, Outcome, Reason
 from ladder.rules.notation import normalize_move
 from ladder.rules.perft import divide, perft
@@ -25,6 +25,7 @@ __all__ = [
     "MAX_FEN_LENGTH",
     "MAX_MOVES",
     "Game",
+    "GameOverError",
     "Outcome",
     "Reason",
     "RulesError",

@@ -41,6 +41,11 @@ class RulesError(ValueError):
         super().__init__(f"{where}: {reason}")
 
 
+class GameOverError(RulesError):
+    """A move after the game's end (its reason and result are in the message): a
+    caller that answers "game over" apart from "illegal move" tells them by type."""
+
+
 def check_text(
     value: object, field: str, max_length: int, what: str, ply: int | None = None
 ) -> str:

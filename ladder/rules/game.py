@@ -26,7 +26,7 @@ from typing import Literal
 
 from ladder.rules.board import BLACK, COLOUR_NAMES, RED, SQUARE_INDEX
 from ladder.rules.diagnosis import why_illegal
-from ladder.rules.errors import MAX_MOVES, RulesError
+from ladder.rules.errors import MAX_MOVES, GameOverError, RulesError
 from ladder.rules.fen import board_fen, parse_fen, position_fen
 from ladder.rules.movegen import Position, Undo
 from ladder.rules.notation import move_str, parse_move
@@ -335,7 +335,7 @@ class Game:
         m = parse_move(move, field, ply)
         over = None if after_end else self.outcome()
         if over is not None:
-            raise RulesError(
+            raise GameOverError(
                 field, f"the game is already over ({over.reason.value}, {over.result})", ply
             )
         if not self._is_legal_int(m):

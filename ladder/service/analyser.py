@@ -300,18 +300,15 @@ class Analyser:
         failures: list[str] = []
         for _ in range(cfg.max_attempts):
             queued = time.perf_counter()
-            worker = await pool.acquire(cfg.queue_timeout_s, job.client, LONG_LANE)
-            m.analysis_queue_wait_seconds.observe(time.perf_counter() - queued)
-            dirty = True
-            started = time.perf_counter()
-            try:
-                evaluation = await worker.analyse(game, job.nodes, legal)
-                dirty = False
-            except SearchAttemptFailed as exc:
-                failures.append(f"engine {worker.index}: {exc}")
-                continue
-            finally:
-                pool.release(worker, dirty=dirty)
+            async with pool.lease(cfg.queue_timeout_s, job.client, LONG_LANE) as lease:
+                m.analysis_queue_wait_seconds.observe(time.perf_counter() - queued)
+                started = time.perf_counter()
+                try:
+                    evaluation = await lease.worker.analyse(game, job.nodes, legal)
+                except SearchAttemptFailed as exc:
+                    lease.dirty = True  # replaced before its next lease
+                    failures.append(f"engine {lease.worker.index}: {exc}")
+                    continue
             m.analysis_search_seconds.observe(time.perf_counter() - started)
             m.analysis_plies.labels(job.game.variant).inc()
             return evaluation

@@ -1,18 +1,15 @@
 """One engine slot of the pool (:class:`EngineSlot`): a supervised engine process.
 
-The worker plays :func:`ladder.level_engine.level_move.play_level_move` (the level move the match
-runner and the bridge play too) on the level engine
-(:func:`ladder.level_engine.level_move.level_engine`;
-the level's MultiPV and Hash only re-sent when they change, the variant switched only
-when it changes).
+The slot is the service's adapter around a :class:`~ladder.level_engine.engine.LevelEngine`
+(the level move the match runner and the bridge play too): the level's MultiPV and Hash
+only re-sent when they change, the variant switched only when it changes.
 
-One call is one attempt: the engine is built with ``retries=0``, so an engine that
-crashes, hangs, writes garbage, breaks its pipe, answers an illegal move (judged by
-the rules checker's legal moves) or ``(none)`` is killed and reported at once as
-:class:`SearchAttemptFailed`; its next search starts a fresh process (after the
-manager's backoff). Retrying is the caller's decision
-(:meth:`ladder.service.mover.MoveService.move`), made in one place, within the
-request's deadline.
+One call is one attempt: the level engine tries each search once (``attempts=1``), so
+an engine that crashes, hangs, writes garbage, breaks its pipe, answers an illegal move
+(judged by the rules checker's legal moves) or ``(none)`` is killed and reported at once
+as :class:`SearchAttemptFailed`; its next search starts a fresh process (after the
+manager's backoff). The next attempt is the caller's, on whichever engine of the pool is
+free (:meth:`ladder.service.mover.MoveService.move`), within the request's deadline.
 
 Every incident is logged (logger ``ladder.engine``, one structured line each, with the
 engine's stderr tail) and counted.
@@ -25,13 +22,22 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from ladder.analysis.search import Evaluation, search_position
-from ladder.level_engine.level_move import LevelMove, NoLevelMove, level_engine, play_level_move
+from ladder.analysis.search import Evaluation
+from ladder.level_engine.clock import MoveClock
+from ladder.level_engine.engine import LevelEngine
+from ladder.level_engine.level_move import LevelMove, NoLevelMove
 from ladder.levels import Level
 from ladder.rules import Game
 from ladder.service.config import ServiceConfig
 from ladder.variants import FSF_VARIANT
-from protocol.errors import EngineError, EngineFailure, EngineFault, Incident, IncidentKind
+from protocol.errors import (
+    EngineError,
+    EngineFailure,
+    EngineFault,
+    Incident,
+    IncidentKind,
+    incident_kind,
+)
 from protocol.limits import Limit
 from protocol.process import Timeouts
 
@@ -74,7 +80,7 @@ class EngineSlot:
         #: ``ladder serve``'s check that the engine starts, before the pool's own
         self.start_up_check = start_up_check
         max_rss = config.engine_max_rss_mb * 2**20 if config.engine_max_rss_mb else None
-        self.managed = level_engine(
+        self.level_engine = LevelEngine(
             config.engine_path,
             variants_ini=config.variants_ini,
             timeouts=Timeouts(
@@ -86,9 +92,11 @@ class EngineSlot:
                 search_margin=config.search_timeout_base_s,
                 worst_case_nps=config.min_nps,
             ),
-            retries=0,  # one attempt per call: MoveService.move owns the retries
+            attempts=1,  # the next attempt is on whichever engine is free (MoveService)
             max_rss=max_rss,
         )
+        #: the supervised process, for the slot's life cycle
+        self.managed = self.level_engine.managed
 
     # -- state ------------------------------------------------------------------------
 
@@ -184,7 +192,7 @@ class EngineSlot:
             await self.managed.discard()  # one incident: not a died-idle one on restart
         await self.start()
 
-    async def kill(self, kind: str, reason: str) -> None:
+    async def kill(self, kind: IncidentKind, reason: str) -> None:
         """Kill the engine now, for an answer the service refused (`kind`: ``none``);
         the next search starts a fresh process."""
         engine = self.managed.engine
@@ -206,25 +214,13 @@ class EngineSlot:
         level: Level,
         seed: int,
         legal: frozenset[str],
-        time_limit_ms: int | None = None,
-        clock_started: float | None = None,
+        clock: MoveClock | None = None,
     ) -> LevelMove:
-        """``level``'s searched move in ``game`` with ``seed`` (within `time_limit_ms` from
-        ``clock_started`` on a clock), one attempt; raises :class:`SearchAttemptFailed`.
-        The book is the caller's to look in first
-        (:func:`ladder.level_engine.level_move.book_move`)."""
+        """``level``'s move in ``game`` with ``seed`` (within its time on a ``clock``), one
+        attempt; raises :class:`SearchAttemptFailed`."""
         try:
             moved = await self._attempt(
-                play_level_move(
-                    self.managed,
-                    game,
-                    level,
-                    seed,
-                    legal=legal,
-                    time_limit_ms=time_limit_ms,
-                    clock_started=clock_started,
-                    book_checked=True,  # MoveService.move answers book moves itself
-                )
+                self.level_engine.play(game, level, seed, clock, legal=legal)
             )
         except NoLevelMove as exc:  # `(none)` with legal moves left: replace the process
             await self._refused_none(exc.incidents, str(exc))
@@ -235,9 +231,9 @@ class EngineSlot:
 
     async def analyse(self, game: Game, nodes: int, legal: frozenset[str]) -> Evaluation:
         """An analysis search of ``game``'s position (not finished) at ``nodes``
-        (:func:`ladder.analysis.search.search_position`), one attempt; raises
+        (:meth:`~ladder.level_engine.engine.LevelEngine.evaluate`), one attempt; raises
         :class:`SearchAttemptFailed`."""
-        searched = await self._attempt(search_position(self.managed, game, nodes, legal))
+        searched = await self._attempt(self.level_engine.evaluate(game, nodes, legal))
         if searched.evaluation.best is None:
             await self._refused_none(
                 searched.incidents, f"answered (none) with {len(legal)} legal moves"
@@ -306,8 +302,7 @@ class EngineSlot:
             )
 
     def _report_fault(self, exc: EngineFault, phase: str) -> None:
-        kind: IncidentKind = "timeout" if isinstance(exc, TimeoutError) else "crash"
-        self._report([Incident(kind, phase, str(exc), self._last_pid, error=exc)])
+        self._report([Incident(incident_kind(exc), phase, str(exc), self._last_pid, error=exc)])
 
     def _note_pid(self, pid: int | None) -> None:
         """Log (and count) a new engine process."""

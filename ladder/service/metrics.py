@@ -36,6 +36,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from ladder.levels import LEVEL_NUMBERS
 from ladder.service.config import LONG_LANE, SHORT_LANE
 from ladder.variants import VARIANT_IDS
+from protocol.errors import INCIDENT_KINDS
 
 # No `*_created` series beside each counter and histogram: they double the exposition
 # and say nothing a dashboard uses here.
@@ -65,19 +66,6 @@ LATENCY_BUCKETS: tuple[float, ...] = (
     60.0,
 )
 
-#: Engine incident kinds (protocol.managed.IncidentKind, plus the service's own
-#: judgements of an answer: ``none`` for ``bestmove (none)`` with legal moves left,
-#: ``illegal`` for a move the rules checker refuses).
-INCIDENT_KINDS: tuple[str, ...] = (
-    "crash",
-    "timeout",
-    "protocol",
-    "start-failed",
-    "memory",
-    "died-idle",
-    "none",
-    "illegal",
-)
 
 #: Routes counted by name; anything else is ``other``.
 ROUTES: tuple[str, ...] = (

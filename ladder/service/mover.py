@@ -22,13 +22,13 @@ import time
 from dataclasses import dataclass
 
 from ladder.human_reference import human_reference
-from ladder.level_engine.clock import move_time_limit_ms
+from ladder.level_engine.clock import MoveClock, move_time_limit_ms
 from ladder.level_engine.level_move import LevelMove, book_move, hurried_move
+from ladder.level_engine.strength import strength
 from ladder.level_times import expected as expected_level_time
 from ladder.levels import (
     Level,
     LevelsError,
-    at_elo,
     elo_range,
     largest_hash_mb,
     levels_version,
@@ -268,6 +268,7 @@ class MoveService:
         one's once its replacement passed its start-up), never a replacement started for
         this attempt, which can fail the same way (killed during its ``isready``)."""
         searching = self.metrics.labelled(self.metrics.searches_in_flight, label)
+        clock = None if time_limit_ms is None else MoveClock(time_limit_ms, clock_started)
         failures: list[str] = []
         moved: LevelMove | None = None
         elapsed = 0.0
@@ -289,12 +290,7 @@ class MoveService:
                         t0 = time.perf_counter()
                         try:
                             moved = await worker.play(
-                                checked.game,
-                                level,
-                                seed,
-                                checked.legal,
-                                time_limit_ms,
-                                clock_started,
+                                checked.game, level, seed, checked.legal, clock
                             )
                         except SearchAttemptFailed as exc:
                             failures.append(f"engine {worker.index}: {exc}")
@@ -345,7 +341,6 @@ class MoveService:
                 "elo": req.elo,
                 "time_limit_ms": time_limit_ms,
                 "queue_wait_ms": round((trace.queue_wait_s or 0.0) * 1000, 3),
-                "book": moved.book,
             },
         )
         return self._respond(req, checked, seed, moved, 0.0, time_limit_ms)
@@ -358,12 +353,8 @@ class MoveService:
     def strength(self, variant: str, level: int | None, elo: float | None) -> Level:
         """The settings a request asks for: a level's, or those interpolated at an Elo
         (:class:`InvalidRequest` when the Elo is off the measured curve)."""
-        table = self.levels[variant]
-        if level is not None:
-            return table[level]
-        assert elo is not None  # the request model asks for one of the two
         try:
-            return at_elo(table, elo)
+            return strength(self.levels[variant], level, elo)
         except LevelsError as exc:
             raise InvalidRequest(
                 ErrorCode.INVALID_REQUEST, f"elo: {variant}: {exc}", field="elo"

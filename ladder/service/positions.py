@@ -15,7 +15,7 @@ import asyncio
 from dataclasses import dataclass
 from functools import cached_property
 
-from ladder.rules import Game, Outcome, RulesError
+from ladder.rules import Game, GameOverError, Outcome, RulesError
 from ladder.service.errors import ErrorCode, InvalidRequest
 from ladder.service.models import OutcomeInfo
 from ladder.service.recent import RecentCache
@@ -85,7 +85,7 @@ def _extend(start: Checked, extra: tuple[str, ...], first_ply: int) -> Checked:
         try:
             game.push(move)
         except RulesError as exc:
-            code = ErrorCode.GAME_OVER if "already over" in exc.reason else ErrorCode.ILLEGAL_MOVE
+            code = ErrorCode.GAME_OVER if isinstance(exc, GameOverError) else ErrorCode.ILLEGAL_MOVE
             raise InvalidRequest(
                 code, f"{field} (ply {ply}): {exc.reason}", field=field, ply=ply
             ) from None

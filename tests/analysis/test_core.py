@@ -11,10 +11,10 @@ import subprocess
 
 import pytest
 
-from ladder.analysis import AnalysisInputError, GamePositions, Judgement, analyse, search_position
+from ladder.analysis import AnalysisInputError, GamePositions, Judgement, analyse
 from ladder.analysis.runner import GameAnalysis
 from ladder.analysis.search import HASH_MB, Evaluation
-from ladder.level_engine.level_move import level_engine
+from ladder.level_engine.engine import LevelEngine
 from ladder.rules import Game
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 
@@ -29,11 +29,11 @@ MATE_FEN = "4k4/9/9/9/9/9/9/9/9/R2K4R w - - 0 1"
 def run_analysis(variant: str, fen: str | None, moves: list[str], engines: int = 1,
                  nodes: int = NODES) -> GameAnalysis:  # fmt: skip
     async def main() -> GameAnalysis:
-        pool = [level_engine() for _ in range(engines)]
+        pool = [LevelEngine() for _ in range(engines)]
 
         def evaluator(engine):  # type: ignore[no-untyped-def]
             async def evaluate(game: Game) -> Evaluation:
-                return (await search_position(engine, game, nodes)).evaluation
+                return (await engine.evaluate(game, nodes)).evaluation
 
             return evaluate
 

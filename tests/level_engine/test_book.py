@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ladder.level_engine.book import BookError, load_book, parse_book, position_key
-from ladder.level_engine.level_move import level_engine, play_level_move
+from ladder.level_engine.engine import LevelEngine
 from ladder.levels import load_levels
 from ladder.rules import Game
 from ladder.variants import VARIANT_IDS
@@ -97,17 +97,17 @@ def test_a_level_plays_book_moves_by_the_seed_then_searches() -> None:
     the same move; level 4 then searches out of the book."""
 
     async def run() -> None:
-        engine = level_engine()
+        engine = LevelEngine()
         try:
             level = load_levels()["xiangqi"][4]
             start = Game.from_fen("xiangqi")
-            first = [await play_level_move(engine, start, level, seed) for seed in range(30)]
+            first = [await engine.play(start, level, seed) for seed in range(30)]
             assert all(m.book and m.result.nodes == 0 for m in first)
             assert len({m.move for m in first}) >= 3
-            again = [await play_level_move(engine, start, level, seed) for seed in range(30)]
+            again = [await engine.play(start, level, seed) for seed in range(30)]
             assert [m.move for m in again] == [m.move for m in first]
             odd = Game.from_fen("xiangqi", moves=["a4a5", "a7a6", "i4i5"])
-            out = await play_level_move(engine, odd, level, 1)
+            out = await engine.play(odd, level, 1)
             assert not out.book and out.result.nodes > 0
         finally:
             await engine.close()

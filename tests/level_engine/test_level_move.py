@@ -258,20 +258,3 @@ def test_a_hurried_move_takes_the_most_at_a_glance_else_draws_a_legal_move() -> 
     losing = Game.from_fen("atomic-xiangqi", "4k4/9/9/9/4n4/9/9/4R4/9/3K5 w - - 0 1")
     assert first_look(losing) == {"e3e6": -500}  # the rook goes up with the horse
     assert {hurried_move(losing, level, s).move for s in range(40)} == set(losing.legal_moves())
-
-
-def test_a_hurried_move_in_the_book_is_the_levels_book_move() -> None:
-    """In the book, hurrying costs nothing: the same move the level plays with that seed."""
-    from ladder.level_engine.book import load_book
-    from ladder.level_engine.level_move import hurried_move
-    from ladder.levels import load_levels
-    from ladder.rules import Game
-
-    level = load_levels()["xiangqi"][5]
-    book = load_book("xiangqi")
-    assert level.book and book is not None
-    start = Game.from_fen("xiangqi")
-    for seed in range(20):
-        moved = hurried_move(start, level, seed)
-        assert moved.book and moved.hurried
-        assert moved.move == book.pick(start, seed)

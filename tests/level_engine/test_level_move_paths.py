@@ -2,7 +2,7 @@
 :class:`ladder.service.mover.MoveService`), a match's ``level:N``/``elo:N`` player
 (:class:`ladder.match.players.engines.LevelPlayer`) and the ladder as an engine
 (:class:`ladder.bridge.session.LevelSession`), all through
-:func:`ladder.level_engine.level_move.play_level_move`.
+:func:`ladder.level_engine.engine.LevelEngine.play`.
 
 Each game is played by the bridge's session from an opening of the suite; at every
 position the service and the match player are asked for the move with the seed the

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ladder.level_engine.beginner import loses_at_once, parries
-from ladder.level_engine.level_move import level_engine, play_level_move
+from ladder.level_engine.engine import LevelEngine
 from ladder.levels import load_levels
 from ladder.rules import Game
 
@@ -36,12 +36,9 @@ def _moves(game: Game, levels: tuple[int, ...], seeds: range) -> dict[int, list[
     table = load_levels()[game.variant.name]
 
     async def run() -> dict[int, list[str]]:
-        engine = level_engine()
+        engine = LevelEngine()
         try:
-            return {
-                n: [(await play_level_move(engine, game, table[n], s)).move for s in seeds]
-                for n in levels
-            }
+            return {n: [(await engine.play(game, table[n], s)).move for s in seeds] for n in levels}
         finally:
             await engine.close()
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from ladder.rules import Game, Outcome, Reason, RulesError
+from ladder.rules import Game, GameOverError, Outcome, Reason, RulesError
 from ladder.rules.variants import XIANGQI_START
 from ladder.variants import VARIANT_IDS
 
@@ -58,10 +58,11 @@ def test_sixty_plies_draw() -> None:
     g.push("i10i9")
     assert g.halfmove_clock == 60
     assert outcome_of(g) == ("1/2-1/2", None, Reason.SIXTY_PLIES)
-    with pytest.raises(RulesError, match="already over"):
+    with pytest.raises(GameOverError, match="already over"):  # told apart by its type
         g.push("a2a1")
-    with pytest.raises(RulesError, match="illegal move"):  # past the end: still legal only
+    with pytest.raises(RulesError, match="illegal move") as illegal:  # past the end: legal only
         g.push("a2b4", after_end=True)
+    assert not isinstance(illegal.value, GameOverError)
     g.push("a2a1", after_end=True)  # a GUI's game, judged by other rules, plays on
     assert g.moves[-1] == "a2a1" and g.turn == "black"
 

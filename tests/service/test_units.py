@@ -20,10 +20,11 @@ from ladder.service.errors import (
     NoEngineAnswer,
     ServiceError,
 )
-from ladder.service.metrics import INCIDENT_KINDS, Metrics
+from ladder.service.metrics import Metrics
 from ladder.service.pool import EnginePool, PoolClosed, PoolError, QueueFull, QueueTimeout
 from ladder.service.positions import Positions
 from ladder.service.status import as_service_error
+from protocol.errors import INCIDENT_KINDS
 
 
 class FakeWorker:

@@ -1,7 +1,7 @@
 """The engine players: :class:`EnginePlayer` drives any UCI/UCCI/XBoard engine under a
 node/depth/movetime limit or a clock, through :class:`protocol.ManagedEngine`;
 :class:`LevelPlayer` is a level of the ladder, the move service's own level move
-(:func:`ladder.level_engine.level_move.play_level_move`).
+(:meth:`ladder.level_engine.engine.LevelEngine.play`).
 
 Players are started once per game process and reused for many games (an engine process
 per player and colour slot). A player that cannot give a move raises
@@ -16,7 +16,8 @@ import functools
 import time
 from pathlib import Path
 
-from ladder.level_engine.level_move import NoLevelMove, level_engine, play_level_move
+from ladder.level_engine.engine import ENGINE_OPTIONS, LevelEngine
+from ladder.level_engine.level_move import NoLevelMove
 from ladder.levels import Level
 from ladder.match.game.clocks import MoveClocks
 from ladder.match.players.player import FlagFell, MoveInfo, PlayerError, Resignation
@@ -67,7 +68,7 @@ class EnginePlayer:
         return self.spec.executable()
 
     def _options(self) -> dict[str, OptionValue]:
-        opts: dict[str, OptionValue] = {"Threads": 1}
+        opts: dict[str, OptionValue] = dict(ENGINE_OPTIONS)
         opts.update(dict(self.spec.options))
         return opts
 
@@ -242,18 +243,18 @@ async def _search(
 
 class LevelPlayer:
     """Level N of the ladder, playing exactly the move service's move
-    (:func:`ladder.level_engine.level_move.play_level_move`) with the seed the game loop gives for
+    (:meth:`ladder.level_engine.engine.LevelEngine.play`) with the seed the game loop gives for
     the move (``derive_seed(game seed, ply)``, see :func:`ladder.match.game.play.play_game`);
     as a study's reference, a plain search at the level's node count."""
 
     def __init__(self, spec: PlayerSpec) -> None:
         self.spec = spec
-        self.engine: ManagedEngine | None = None
+        self.engine: LevelEngine | None = None
         self.levels: dict[str, Level] = {}
         self._first_search = True
 
     async def start(self) -> None:
-        self.engine = level_engine(self.spec.executable())
+        self.engine = LevelEngine(self.spec.executable())
 
     async def new_game(self, variant: str, seed: int) -> None:
         self._first_search = True
@@ -268,19 +269,18 @@ class LevelPlayer:
         if self.engine is None:
             raise RuntimeError("LevelPlayer.start() was not called")
         try:
-            moved = await play_level_move(self.engine, game, self.level(game.variant.name), seed)
+            moved = await self.engine.play(game, self.level(game.variant.name), seed)
         except NoLevelMove as exc:
             raise PlayerError(f"{self.spec.name} gave no legal move (None)") from exc
-        result, line = moved.result, moved.choice.line
         return MoveInfo(
             moved.move,
-            line.score if line else None,
-            line.depth if line else result.depth,
-            result.nodes,
-            result.time_s,
+            moved.score,
+            moved.depth,
+            moved.nodes,
+            moved.seconds,
             len(moved.incidents),
             chosen="varied" if moved.varied else None,
-            best=result.bestmove if moved.varied else None,
+            best=moved.result.bestmove if moved.varied else None,
         )
 
     async def probe(self, variant: str) -> None:
@@ -289,14 +289,14 @@ class LevelPlayer:
         if self.engine is None:
             raise RuntimeError("LevelPlayer.start() was not called")
         level = dataclasses.replace(self.level(variant), book=False)
-        await play_level_move(self.engine, Game.from_fen(variant), level, 0)
+        await self.engine.play(Game.from_fen(variant), level, 0)
 
     async def evaluate(self, game: Game, limit: Limit) -> PlayResult:
         if self.engine is None:
             raise RuntimeError("LevelPlayer.start() was not called")
         new_game = self._first_search or self.spec.newgame_every_move
         self._first_search = False
-        return (await _search(self.engine, self.spec, game, limit, new_game, None))[0]
+        return (await _search(self.engine.managed, self.spec, game, limit, new_game, None))[0]
 
     def reference_limit(self, variant: str) -> Limit:
         return Limit(nodes=self.level(variant).nodes)

@@ -40,7 +40,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ladder.engine_binary import engine_path
-from ladder.levels import LEVEL_NUMBERS, LEVELS_FILE, Level, LevelsError, at_elo, load_levels
+from ladder.level_engine.strength import strength
+from ladder.levels import LEVEL_NUMBERS, LEVELS_FILE, Level, LevelsError, load_levels
 from ladder.match.game.clocks import TimeControl, TimeControlError
 from ladder.match.players.level_identity import level_identity
 
@@ -149,15 +150,10 @@ class PlayerSpec:
             levels = load_levels(Path(self.levels_file) if self.levels_file else LEVELS_FILE)
         except (LevelsError, OSError) as exc:
             raise PlayerSpecError(f"{self.text}: {exc}") from None
-        if self.elo is not None:
-            try:
-                level = at_elo(levels[variant], self.elo)
-            except LevelsError as exc:
-                raise PlayerSpecError(f"{self.text}: {variant}: {exc}") from None
-        else:
-            assert self.level is not None
-            level = levels[variant][self.level]
-        return replace(level, variety=None, book=False) if self.variety_off else level
+        try:
+            return strength(levels[variant], self.level, self.elo, variety=not self.variety_off)
+        except LevelsError as exc:
+            raise PlayerSpecError(f"{self.text}: {variant}: {exc}") from None
 
     def describe(self) -> dict[str, object]:
         """The spec as plain data (for ``--json``)."""

@@ -1,0 +1,183 @@
+"""The level engine: one engine process and everything a level move needs.
+
+A :class:`LevelEngine` owns our patched Fairy-Stockfish as every level plays it (the
+options of :data:`ENGINE_OPTIONS`, ``variants.ini`` and its variant names), how often a
+search is tried on it (:attr:`LevelEngine.attempts`: a faulted engine is killed and
+restarted, within the search's own time bound), and the two searches the ladder makes:
+
+- :meth:`LevelEngine.play`: a level's move (:mod:`ladder.level_engine.level_move`: the
+  book, the search, the choice), one :class:`~ladder.level_engine.level_move.LevelMove`;
+- :meth:`LevelEngine.evaluate`: an analysis search at a node budget, one
+  :class:`~ladder.analysis.search.Searched`.
+
+Every door is an adapter around it: the service's engine slot, the match's level player,
+the bridge's session, the analysis command and the service's analyser.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+from ladder.analysis.search import HASH_MB, Searched, evaluation_of
+from ladder.engine_binary import engine_path
+from ladder.level_engine.choice_rules import Choice
+from ladder.level_engine.clock import MoveClock
+from ladder.level_engine.engine_lines import search_result
+from ladder.level_engine.level_move import (
+    LevelMove,
+    LevelSearch,
+    NoLevelMove,
+    SearchJob,
+    book_move,
+    choose,
+)
+from ladder.level_engine.second_look import captures_seen
+from ladder.levels import Level
+from ladder.rules import Game
+from ladder.variants import FSF_VARIANT, VARIANTS_INI
+from protocol.limits import Limit
+from protocol.managed import ManagedEngine
+from protocol.options import OptionValue
+from protocol.process import Timeouts
+
+__all__ = ["ATTEMPTS", "ENGINE_OPTIONS", "LevelEngine"]
+
+#: The options a level's engine always runs with: one thread, so that ``go nodes N``
+#: after a new game gives one answer.
+ENGINE_OPTIONS: dict[str, OptionValue] = {"Threads": 1}
+#: How often a search is tried by default: once, and once more on a restarted engine
+#: after a fault.
+ATTEMPTS = 2
+
+
+class LevelEngine:
+    """One engine a level plays on (see the module docstring). The process starts at the
+    first search; :attr:`managed` is the supervised process itself, for a door's life
+    cycle (readiness checks, replacing it, stopping an analysis)."""
+
+    def __init__(
+        self,
+        command: str | os.PathLike[str] | None = None,
+        *,
+        variants_ini: Path = VARIANTS_INI,
+        attempts: int = ATTEMPTS,
+        timeouts: Timeouts | None = None,
+        max_rss: int | None = None,
+    ) -> None:
+        """``command``: the engine (default: :func:`ladder.engine_binary.engine_path`);
+        ``attempts``: how often a search is tried in all, a faulted engine restarted
+        between them (1: the caller tries again itself, on another engine)."""
+        if attempts < 1:
+            raise ValueError(f"attempts must be at least 1, not {attempts}")
+        self.attempts = attempts
+        self.managed = ManagedEngine(
+            [os.fspath(command if command is not None else engine_path())],
+            options=ENGINE_OPTIONS,
+            variant_path=str(Path(variants_ini).resolve()),
+            variant_aliases=FSF_VARIANT,
+            timeouts=timeouts,
+            retries=attempts - 1,
+            max_rss=max_rss,
+        )
+
+    async def close(self) -> None:
+        """Quit the engine (killed if it does not exit in time)."""
+        await self.managed.close()
+
+    # -- the searches -----------------------------------------------------------------
+
+    async def search(self, job: SearchJob, legal: frozenset[str]) -> LevelSearch:
+        """Run ``job``: a new game, the job's MultiPV and Hash, ``go nodes`` (and
+        ``movetime`` on a clock); a bestmove outside ``legal`` counts as an engine fault.
+
+        Raises :class:`protocol.errors.EngineFailure` when every attempt failed, and
+        :class:`protocol.errors.EngineError` for a search refused before sending."""
+        outcome = await self.managed.search(
+            job.section,
+            job.fen,
+            job.moves,
+            Limit(nodes=job.nodes, deadline=job.deadline, root_moves=job.root_moves),
+            options={"MultiPV": job.multipv, "Hash": job.hash_mb},
+            new_game=True,
+            validate_move=legal.__contains__,
+        )
+        return LevelSearch(search_result(outcome.result), outcome.incidents)
+
+    async def play(
+        self,
+        game: Game,
+        strength: Level,
+        seed: int,
+        clock: MoveClock | None = None,
+        *,
+        legal: frozenset[str] | None = None,
+        allowed: frozenset[str] | None = None,
+    ) -> LevelMove:
+        """``strength``'s move in ``game`` (not changed; it must have a legal move) drawn
+        with ``seed``: its book move (:func:`~ladder.level_engine.level_move.book_move`),
+        else searched and chosen (:mod:`ladder.level_engine.level_move`).
+
+        ``legal`` is ``game``'s legal moves when the caller has them already. ``allowed``
+        (default: every legal move) narrows the choice, as UCCI's ``banmoves`` does: when
+        the engine's best move is not allowed, the best allowed line is played, else a
+        random allowed move. On a ``clock`` the search also stops at its time; the node
+        limit stays.
+
+        Raises :class:`~ladder.level_engine.level_move.NoLevelMove` for a ``(none)``
+        answer, and :class:`protocol.errors.EngineFailure` when the engine keeps failing.
+        """
+        legal = legal if legal is not None else frozenset(game.legal_moves())
+        booked = book_move(game, strength, seed, allowed)
+        if booked is not None:
+            return booked
+        settings = strength.at_move(seed)
+        ply = game.game_ply
+        fen, moves = game.engine_position()
+        job = SearchJob.for_level(
+            FSF_VARIANT[game.variant.name],
+            fen,
+            moves,
+            settings,
+            ply,
+            seed,
+            None if clock is None else clock.limit_ms,
+            None if clock is None else clock.started,
+        )
+        searched = await self.search(job, legal)
+        result = searched.result
+        if result.bestmove is None:
+            raise NoLevelMove(f"answered (none) with {len(legal)} legal moves", searched.incidents)
+        variety = settings.variety_at(ply)
+        choice = choose(
+            result,
+            variety,
+            seed,
+            legal if allowed is None else allowed,
+            captures_seen(game, variety),
+            game.copy() if variety is not None and variety.second_look is not None else None,
+        )
+        if choice is None:  # the engine's best move is not allowed: its best allowed line
+            assert allowed is not None  # (the bestmove is legal: the engine checked it)
+            lines = sorted(
+                (ln for ln in result.lines.values() if ln.move in allowed),
+                key=lambda ln: ln.multipv,
+            )
+            line = lines[0] if lines else None
+            move = line.move if line else random.Random(seed).choice(sorted(allowed))
+            choice = Choice(move, line.pv[1] if line and len(line.pv) > 1 else None, line)
+        return LevelMove(choice, result, searched.incidents)
+
+    async def evaluate(
+        self, game: Game, nodes: int, legal: frozenset[str] | None = None
+    ) -> Searched:
+        """Evaluate ``game``'s current position (not finished) with a ``nodes`` search
+        (``ucinewgame``, the analysis's fixed Hash, one line): reproducible on any machine
+        and engine process (:mod:`ladder.analysis.search`). Raises what :meth:`search`
+        raises."""
+        legal = legal if legal is not None else frozenset(game.legal_moves())
+        fen, moves = game.engine_position()
+        job = SearchJob(FSF_VARIANT[game.variant.name], fen, moves, nodes, hash_mb=HASH_MB)
+        searched = await self.search(job, legal)
+        return Searched(evaluation_of(game, searched.result), searched.incidents)
