@@ -16,7 +16,7 @@ from ladder.match.output.store import ResultStore
 from ladder.match.runner.backends import Backend
 from ladder.match.runner.interrupts import interrupts_deferred
 
-__all__ = ["EngineFailureLimit", "ExecuteResult", "MatchError", "execute"]
+__all__ = ["ClusterError", "EngineFailureLimit", "ExecuteResult", "MatchError", "execute"]
 
 #: How long the driver waits for a game before it looks for a SIGINT again: an
 #: interrupt is acted on within this (:func:`~ladder.match.runner.interrupts.interrupts_deferred`).
@@ -31,6 +31,11 @@ class MatchError(RuntimeError):
 class EngineFailureLimit(MatchError):
     """More games were lost to engine failures than the match allows (``--recover`` /
     ``--max-engine-failures``). The game over the limit is not stored."""
+
+
+class ClusterError(MatchError):
+    """The Ray cluster cannot be used: unreachable, or it wants a token this machine
+    does not have (nothing was played: exit 2)."""
 
 
 @dataclass

@@ -6,18 +6,102 @@ pool. The driver collects the records and writes the database, as with the local
 Every node needs this project installed (same Python environment) and the engine at the
 path the player specs name (``--engine``'s, else the node's own lookup: ``$LADDER_ENGINE``,
 then ``ladder engine path``'s).
+
+A cluster started with token authentication (Ray 2.60's ``ray start --head`` turns it
+on when this machine has a token, ``~/.ray/auth_token``) refuses a driver that does not
+send its token, and Ray's driver sends one only under ``RAY_AUTH_MODE=token``: when
+that is not set and a token is here (``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH``,
+``~/.ray/auth_token``, Ray's own order), the driver runs with it set, as the head did.
+A cluster that cannot be reached or refuses the token is a :class:`ClusterError` in one
+line saying what is missing.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ladder.match.game.play import GameRecord, GameTask
+from ladder.match.runner.execute import ClusterError
 from ladder.match.runner.game_process import run_task
 
-__all__ = ["RayBackend"]
+__all__ = ["RayBackend", "token_here"]
+
+log = logging.getLogger(__name__)
+
+#: Ray's switch and token sources (https://docs.ray.io/en/latest/ray-security/token-auth.html).
+AUTH_MODE = "RAY_AUTH_MODE"
+TOKEN_SOURCES = ("RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+DEFAULT_TOKEN = Path.home() / ".ray" / "auth_token"
+
+
+def token_here() -> str | None:
+    """Where this machine's Ray token is (None: nowhere Ray looks)."""
+    for name in TOKEN_SOURCES:
+        if os.environ.get(name):
+            return name
+    return str(DEFAULT_TOKEN) if DEFAULT_TOKEN.is_file() else None
+
+
+def _connect(ray: Any, address: str, env: dict[str, Any], source: str | None) -> None:
+    """``ray.init`` on a cluster (see the module). Ray's own lines on standard error
+    while it connects (its GCS client retries for 20 s, a warning a second) are said
+    after a connection, and only logged (DEBUG) when it fails: the failure is one line."""
+    with tempfile.TemporaryFile() as said:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(said.fileno(), 2)
+        try:
+            ray.init(address=address, runtime_env=env, log_to_driver=False)
+            failure: Exception | None = None
+        except Exception as exc:
+            failure = exc
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+        said.seek(0)
+        text = said.read().decode("utf-8", "replace")
+    if failure is not None:
+        log.debug("Ray while connecting to %s:\n%s", address, text)
+        raise ClusterError(_refusal(address, failure, source)) from failure
+    sys.stderr.write(text)
+
+
+def _refusal(address: str, exc: BaseException, source: str | None) -> str:
+    """One line: why the cluster at ``address`` could not be used."""
+    from ray.exceptions import AuthenticationError
+
+    chain: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and cause not in chain:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    # Ray's ConnectionError carries the GCS client's error as text only
+    if any(isinstance(e, AuthenticationError) or "InvalidAuthToken" in str(e) for e in chain):
+        mode = os.environ.get(AUTH_MODE, "")
+        if source is None:
+            return (
+                f"the Ray cluster at {address} wants its token and this machine has none: "
+                f"copy the head's (`ray get-auth-token` there) to {DEFAULT_TOKEN}, or set "
+                "RAY_AUTH_TOKEN"
+            )
+        if mode.lower() != "token":
+            return (
+                f"the Ray cluster at {address} wants its token, and {AUTH_MODE} is "
+                f"{mode!r} here: set {AUTH_MODE}=token"
+            )
+        return (
+            f"the Ray cluster at {address} refused the token of {source}: use the head's "
+            "(`ray get-auth-token` there)"
+        )
+    first = str(exc).strip().splitlines()
+    return f"cannot use the Ray cluster at {address}: {first[0] if first else type(exc).__name__}"
 
 
 class RayBackend:
@@ -25,6 +109,9 @@ class RayBackend:
     a Ray instance here, with ``slots`` CPUs)."""
 
     def __init__(self, address: str, slots: int | None = None) -> None:
+        token = token_here() if address != "local" else None
+        if AUTH_MODE not in os.environ and token is not None:
+            os.environ[AUTH_MODE] = "token"  # before Ray reads its configuration
         try:
             import ray
         except ImportError as exc:  # pragma: no cover - depends on the install
@@ -44,7 +131,7 @@ class RayBackend:
                     log_to_driver=False,
                 )
             else:
-                ray.init(address=address, runtime_env=env, log_to_driver=False)
+                _connect(ray, address, env, token)
         cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
         self.slots = min(slots, cpus) if slots else cpus
         self._remote = ray.remote(num_cpus=1, max_retries=1)(run_task)

@@ -30,7 +30,13 @@ from ladder.match.players.player import PlayerError
 from ladder.match.players.specs import PlayerSpec
 from ladder.match.players.start import probe
 from ladder.match.runner.backends import Backend, make_backend
-from ladder.match.runner.execute import EngineFailureLimit, ExecuteResult, MatchError, execute
+from ladder.match.runner.execute import (
+    ClusterError,
+    EngineFailureLimit,
+    ExecuteResult,
+    MatchError,
+    execute,
+)
 from ladder.rules import Game
 
 __all__ = ["LoopResult", "RunOptions", "RunPlan", "failure_code", "run_games"]
@@ -100,6 +106,8 @@ def failure_code(exc: PlayerError | MatchError) -> ExitCode:
     """The exit code of a run stopped by ``exc``."""
     if isinstance(exc, PlayerError | EngineFailureLimit):
         return ExitCode.ENGINE_FAILURE
+    if isinstance(exc, ClusterError):
+        return ExitCode.USAGE
     return ExitCode.ABORTED
 
 
