@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from chess.engine import Cp
 
 from ladder.match.game.adjudication import Adjudication, Adjudicator
 from ladder.match.game.play import GameRecord
@@ -74,7 +75,7 @@ def test_the_two_streaks_differ_where_the_issue_said() -> None:
         rules = Adjudication(draw_cp=10, draw_moves=8, draw_after_ply=80, draw_streak=streak)
         judge = Adjudicator(rules)
         for ply in range(1, 200):
-            if judge.update("red" if ply % 2 else "black", ply, 0, None) is not None:
+            if judge.update("red" if ply % 2 else "black", ply, Cp(0)) is not None:
                 return ply
         raise AssertionError("never called")
 
