@@ -58,7 +58,7 @@ COMMAND_MODULES: dict[str, tuple[str, str]] = {
 #: workers): they take --engine after their name too, found once and passed on as
 #: ``args.engine_path``.
 #: (`doctor` and `engine path` take it themselves: they report a bad one; `serve` has it
-#: among its settings, ladder.service.settings, and passes the engine on in its config.)
+#: among its settings, ladder.service.operations.settings, and passes the engine on in its config.)
 ENGINE_COMMANDS = (
     "move",
     "match",

@@ -10,7 +10,7 @@
     with LadderSync(base_url="http://127.0.0.1:8000") as ladder:   # blocking
         ladder.move(variant="xiangqi", moves=[], level=1, seed=7)
 
-Every failure raises :class:`ladder.service.errors.ServiceError` (status, code, message,
+Every failure raises :class:`ladder.service.domain.errors.ServiceError` (status, code, message,
 field, ply, retry_after), the same in both modes: an answer's error as the server gave
 it; no answer at all as ``unreachable`` (503: connection refused or lost), ``timeout``
 (504) or ``bad_url`` (400). A 503 answer (busy, deadline, shutting down) is retried up
@@ -29,9 +29,8 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from ladder.service.config import ServiceConfig
-from ladder.service.errors import ErrorCode, ServiceError
-from ladder.service.models import (
+from ladder.service.domain.errors import ErrorCode, ServiceError
+from ladder.service.domain.models import (
     Clock,
     Health,
     LevelsResponse,
@@ -41,8 +40,9 @@ from ladder.service.models import (
     PositionResponse,
     VariantsResponse,
 )
-from ladder.service.mover import MoveService
-from ladder.service.status import FAILURES, as_service_error, invalid_request
+from ladder.service.domain.mover import MoveService
+from ladder.service.domain.status import FAILURES, as_service_error, invalid_request
+from ladder.service.operations.config import ServiceConfig
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -53,7 +53,7 @@ __all__ = ["Clock", "Ladder", "LadderSync", "ServiceError", "wait_until_healthy"
 
 def _request(model: type[M], **fields: Any) -> M:
     """Build a request model; pydantic's complaint is the ServiceError the server would
-    give for the same request (:func:`ladder.service.status.invalid_request`)."""
+    give for the same request (:func:`ladder.service.domain.status.invalid_request`)."""
     try:
         return model(**fields)
     except ValidationError as exc:

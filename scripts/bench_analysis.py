@@ -40,7 +40,7 @@ from ladder.analysis.search import HASH_MB, Evaluation
 from ladder.engine_binary import engine_path
 from ladder.level_engine.engine import LevelEngine
 from ladder.rules import Game
-from ladder.service.launch import ServeProcess
+from ladder.service.operations.launch import ServeProcess
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 
 ROOT = Path(__file__).resolve().parents[1]

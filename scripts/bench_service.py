@@ -22,7 +22,7 @@
    and 3: moves/s, and CPU ms per move of the server processes (supervisor and
    workers) and of the engines.
 5. **The /v1/move fast path**: two servers of one engine each, one with the fast path
-   (:class:`ladder.service.middleware.MoveFastPath`, the default) and one without
+   (:class:`ladder.service.http.middleware.MoveFastPath`, the default) and one without
    (every request through FastAPI's routing and validation), requests alternating
    between them through the lean client: the server process's CPU ms per request and
    the median wall time, at levels 1 and 3.
@@ -164,9 +164,9 @@ from ladder.client import wait_until_healthy  # noqa: E402
 from ladder.engine_binary import DEFAULT_ENGINE, UNPATCHED_ENGINE  # noqa: E402
 from ladder.levels import load_levels  # noqa: E402
 from ladder.rules import Game  # noqa: E402
-from ladder.service.config import ServiceConfig  # noqa: E402
-from ladder.service.models import MoveRequest  # noqa: E402
-from ladder.service.mover import MoveService  # noqa: E402
+from ladder.service.domain.models import MoveRequest  # noqa: E402
+from ladder.service.domain.mover import MoveService  # noqa: E402
+from ladder.service.operations.config import ServiceConfig  # noqa: E402
 
 
 def serve_without_fast_path(argv: list[str]) -> None:
@@ -177,8 +177,8 @@ def serve_without_fast_path(argv: list[str]) -> None:
     from ladder.cli import build_parser
     from ladder.engine_binary import find_engine
     from ladder.levels import LEVELS_FILE
-    from ladder.service.option_sources import resolve
-    from ladder.service.startup import serve
+    from ladder.service.operations.option_sources import resolve
+    from ladder.service.operations.startup import serve
 
     settings = resolve(build_parser().parse_args(["serve", *argv]), os.environ).settings
     config = settings.service_config(find_engine(settings.engine).path, LEVELS_FILE)

@@ -32,7 +32,7 @@ from ladder.calibration.pause import calibration_paused
 from ladder.client import Ladder
 from ladder.level_engine.expected_time import NODES_PER_SECOND, expected_seconds
 from ladder.levels import LEVELS_FILE, load_levels
-from ladder.service.errors import ServiceError
+from ladder.service.domain.errors import ServiceError
 from ladder.variants import VARIANT_IDS
 
 #: Past every opening book (tests/level_engine/test_book.py checks it): the levels search from here.

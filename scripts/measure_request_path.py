@@ -53,7 +53,7 @@ class Path_:
 
 
 def module_of(filename: str) -> str | None:
-    """``ladder.service.mover`` for a file of the checkout's packages, else None."""
+    """``ladder.service.domain.mover`` for a file of the checkout's packages, else None."""
     if not filename.startswith(COUNTED):
         return None
     rel = Path(filename).relative_to(ROOT).with_suffix("")

@@ -53,7 +53,7 @@ import httpx
 import psutil
 
 from ladder.calibration.pause import calibration_paused
-from ladder.service.launch import ServeProcess
+from ladder.service.operations.launch import ServeProcess
 
 MOVES = ["h3e3", "h10g8", "h1g3", "i10h10"]
 START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"

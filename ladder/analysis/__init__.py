@@ -1,7 +1,7 @@
 """Game analysis: every ply of a game evaluated, judged and summed up per side.
 
 The one core that ``ladder analyse`` (:mod:`ladder.analysis.cli`), the service's
-``POST /v1/analysis`` (:mod:`ladder.service.analyser`) and ``ladder study`` use:
+``POST /v1/analysis`` (:mod:`ladder.service.domain.analyser`) and ``ladder study`` use:
 
 * :mod:`ladder.analysis.search`: one position's evaluation, a reproducible search;
 * :mod:`ladder.analysis.winchance`: win chance, move and game accuracy (lichess's);

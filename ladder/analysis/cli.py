@@ -40,7 +40,7 @@ from protocol.errors import EngineError
 
 __all__ = ["DEFAULT_NODES", "add_analyse", "run_analyse"]
 
-#: Nodes a position by default: the service's default (ladder.service.config).
+#: Nodes a position by default: the service's default (ladder.service.operations.config).
 DEFAULT_NODES = 150_000
 
 

@@ -180,7 +180,7 @@ class LevelMove:
     """What a level move is (:meth:`~ladder.level_engine.engine.LevelEngine.play`): the
     move played (with its ponder move and the line behind it), the search, and the
     engine faults recovered on the way. Each door's answer is made of the properties
-    below (the service's :func:`ladder.service.move_answer.move_response`, a match's
+    below (the service's :func:`ladder.service.domain.move_answer.move_response`, a match's
     :class:`~ladder.match.players.player.MoveInfo`, the bridge's
     :class:`~ladder.bridge.session.Answer`)."""
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the service's modules load when a command runs, not at start
     from ladder.level_times import LevelTimes
-    from ladder.service.models import MoveResponse
+    from ladder.service.domain.models import MoveResponse
 
 #: Environment variable the CLI reads an API key from (``ladder move --url``).
 API_KEY_ENV = "LADDER_API_KEY"
@@ -27,7 +27,7 @@ __all__ = ["add_levels", "add_move", "add_serve"]
 def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from ladder.notations import NOTATIONS
     from ladder.rules.cli import add_position_options
-    from ladder.service.settings import positive_float
+    from ladder.service.operations.settings import positive_float
 
     p = sub.add_parser(
         "move",
@@ -95,9 +95,9 @@ def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def _cmd_move(args: argparse.Namespace) -> int:
     from ladder.client import LadderSync
     from ladder.engine_binary import EngineNotBuilt
-    from ladder.service.config import ServiceConfig
-    from ladder.service.errors import ServiceError
-    from ladder.service.models import Clock
+    from ladder.service.domain.errors import ServiceError
+    from ladder.service.domain.models import Clock
+    from ladder.service.operations.config import ServiceConfig
     from protocol.errors import EngineError
 
     if args.remaining_ms is None and (args.increment_ms or args.moves_to_go is not None):
@@ -182,7 +182,7 @@ def _move_line(reply: MoveResponse) -> str:
 
 
 def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from ladder.service.option_sources import add_arguments
+    from ladder.service.operations.option_sources import add_arguments
 
     p = sub.add_parser(
         "serve",
@@ -193,7 +193,7 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "--config file; the command line wins, then the environment, then the file. "
         "See docs/service.md.",
     )
-    add_arguments(p)  # every field of ladder.service.settings.ServeSettings
+    add_arguments(p)  # every field of ladder.service.operations.settings.ServeSettings
     p.set_defaults(func=_cmd_serve)
 
 
@@ -204,10 +204,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     from ladder.engine_binary import EngineNotBuilt, find_engine
     from ladder.levels import levels_version
-    from ladder.service.access import KeyFileError, read_keys
-    from ladder.service.option_sources import resolve
-    from ladder.service.server import ServeError
-    from ladder.service.startup import serve
+    from ladder.service.http.access import KeyFileError, read_keys
+    from ladder.service.operations.option_sources import resolve
+    from ladder.service.operations.server import ServeError
+    from ladder.service.operations.startup import serve
 
     if getattr(args, "log_level", None) is None and args.ladder_log_level is not None:
         # `ladder --log-level L serve`: the command line's level, before any variable,
@@ -298,7 +298,7 @@ def _level_times(given: Path | None, engine: Path | None, levels: Path) -> Level
     ValueError), else the per-user cache's if there and of this engine and ladder."""
     from ladder.level_times import LevelTimesError, default_path, read
     from ladder.levels import levels_version
-    from ladder.service.metrics import engine_build_key
+    from ladder.service.operations.metrics import engine_build_key
 
     path = given or default_path()
     if given is None and not path.exists():
@@ -326,8 +326,9 @@ def _levels_file(given: Path | None) -> Path:
 def _cmd_levels(args: argparse.Namespace) -> int:
     from ladder.engine_binary import EngineNotBuilt, find_engine
     from ladder.human_reference import human_reference
-    from ladder.level_times import default_path, expected, measure, write
+    from ladder.level_times import default_path, expected, write
     from ladder.levels import elo_range, level_row, levels_version, load_levels
+    from ladder.service.operations.measure_levels import measure
     from ladder.variants import VARIANT_IDS
 
     times: LevelTimes | None

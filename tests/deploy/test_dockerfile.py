@@ -17,7 +17,7 @@ import psutil
 import pytest
 
 from ladder.rules import Game
-from ladder.service.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
+from ladder.service.operations.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
 
 from .conftest import MOVED, NOT_RUN, Installation
 from .dockerfile import ROOT, Stage, exec_form, expand

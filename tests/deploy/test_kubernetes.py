@@ -21,7 +21,7 @@ import httpx
 import pytest
 import yaml  # type: ignore[import-untyped]
 
-from ladder.service.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
+from ladder.service.operations.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
 from tests.service.helpers import OUT_OF_BOOK, service_engine
 
 from .dockerfile import ROOT, exec_form, parse
@@ -139,7 +139,7 @@ def test_the_probes_answer_and_the_drain_fits_the_grace_period(tmp_path: Path) -
 
 @pytest.mark.parametrize("name", ["hpa.yaml"])
 def test_the_autoscaler_scales_on_a_metric_the_service_exports(name: str) -> None:
-    from ladder.service.metrics import Metrics
+    from ladder.service.operations.metrics import Metrics
 
     hpa = yaml.safe_load((ROOT / "deploy" / "kubernetes" / name).read_text())
     names = {m["pods"]["metric"]["name"] for m in hpa["spec"]["metrics"] if m["type"] == "Pods"}

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from ladder.service.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
+from ladder.service.operations.drain import DRAIN_DELAY_S, DRAIN_TIMEOUT_S
 
 from .conftest import MOVED, Installation
 from .dockerfile import ROOT, exec_form

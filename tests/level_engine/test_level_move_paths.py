@@ -1,5 +1,5 @@
 """The three doors to a level move give one move: the service (``Ladder`` in-process,
-:class:`ladder.service.mover.MoveService`), a match's ``level:N``/``elo:N`` player
+:class:`ladder.service.domain.mover.MoveService`), a match's ``level:N``/``elo:N`` player
 (:class:`ladder.match.players.engines.LevelPlayer`) and the ladder as an engine
 (:class:`ladder.bridge.session.LevelSession`), all through
 :func:`ladder.level_engine.engine.LevelEngine.play`.
@@ -27,7 +27,7 @@ from ladder.match.openings import load_openings
 from ladder.match.players.engines import LevelPlayer
 from ladder.match.players.specs import PlayerSpec
 from ladder.rules import Game
-from ladder.service.config import ServiceConfig
+from ladder.service.operations.config import ServiceConfig
 from ladder.variants import VARIANT_IDS
 
 #: Plies each game goes on after its opening.

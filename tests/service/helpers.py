@@ -20,7 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from ladder.engine_binary import DEFAULT_ENGINE, UNPATCHED_ENGINE
 from ladder.rules import Game
-from ladder.service.launch import ServeProcess, ladder_command
+from ladder.service.operations.launch import ServeProcess, ladder_command
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ladder.service.access import KeyFileError, RateLimit, key_id, read_keys
-from ladder.service.config import ServiceConfig
-from ladder.service.server import ServeError, check_exposure
-from ladder.service.settings import ServeSettings
+from ladder.service.http.access import KeyFileError, RateLimit, key_id, read_keys
+from ladder.service.operations.config import ServiceConfig
+from ladder.service.operations.server import ServeError, check_exposure
+from ladder.service.operations.settings import ServeSettings
 
 from .helpers import OUT_OF_BOOK, Server, run_ladder, start_server
 

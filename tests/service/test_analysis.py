@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from ladder.service.analysis_models import AnalysisLine
+from ladder.service.domain.analysis_models import AnalysisLine
 
 from .helpers import Server, samples, service_engine, start_server, wait_until
 

@@ -19,9 +19,9 @@ import pytest
 from ladder.chinese import parse_chinese
 from ladder.client import Ladder, LadderSync
 from ladder.rules import Game
-from ladder.service.config import ServiceConfig
-from ladder.service.errors import ServiceError
-from ladder.service.launch import ladder_command
+from ladder.service.domain.errors import ServiceError
+from ladder.service.operations.config import ServiceConfig
+from ladder.service.operations.launch import ladder_command
 from ladder.wxf import parse_wxf
 
 from .helpers import (

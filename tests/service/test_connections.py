@@ -18,7 +18,7 @@ import httpx
 import psutil
 import pytest
 
-from ladder.service.http_protocol import MAX_HEADER_BYTES, REQUEST_TIMEOUT_S, ConnectionLimits
+from ladder.service.http.http_protocol import MAX_HEADER_BYTES, REQUEST_TIMEOUT_S, ConnectionLimits
 
 from .helpers import OUT_OF_BOOK, Server, check_move_reply, start_server, wait_until
 

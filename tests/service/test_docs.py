@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from ladder.rules import Reason
-from ladder.service.config import MAX_SEED
-from ladder.service.errors import ErrorCode
+from ladder.service.domain.errors import ErrorCode
+from ladder.service.operations.config import MAX_SEED
 
 from .helpers import Server, check_move_reply
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder.service.launch import ladder_command
+from ladder.service.operations.launch import ladder_command
 
 from .helpers import Server
 

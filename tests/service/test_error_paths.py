@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ladder.client import Ladder
-from ladder.service.errors import ServiceError
+from ladder.service.domain.errors import ServiceError
 
 from .helpers import Server
 

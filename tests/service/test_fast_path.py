@@ -1,4 +1,4 @@
-"""The ``POST /v1/move`` fast path (ladder.service.middleware.MoveFastPath) answers exactly as
+"""The ``POST /v1/move`` fast path (ladder.service.http.middleware.MoveFastPath) answers exactly as
 the FastAPI route does: the same app with and without it (ServiceConfig.move_fast_path),
 on real engines, in-process over ASGI; and the cancellation on client disconnect."""
 
@@ -14,12 +14,12 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from ladder.service.app import create_app
-from ladder.service.config import ServiceConfig
-from ladder.service.drain import Drain
-from ladder.service.errors import ServiceError
-from ladder.service.mover import MoveService
-from ladder.service.routes import cancel_on_disconnect
+from ladder.service.domain.errors import ServiceError
+from ladder.service.domain.mover import MoveService
+from ladder.service.http.app import create_app
+from ladder.service.http.routes import cancel_on_disconnect
+from ladder.service.operations.config import ServiceConfig
+from ladder.service.operations.drain import Drain
 
 from .helpers import service_engine
 

@@ -10,7 +10,7 @@ from typing import Any
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
-from ladder.service.http_protocol import ConnectionLimits, guarded_protocol
+from ladder.service.http.http_protocol import ConnectionLimits, guarded_protocol
 
 
 class ScriptedTransport(asyncio.Transport):

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from ladder.service.launch import ladder_command
+from ladder.service.operations.launch import ladder_command
 from protocol.errors import INCIDENT_KINDS
 
 from .helpers import OUT_OF_BOOK, Server, samples, start_server

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from ladder.rules import Game
-from ladder.service.positions import INLINE_PLIES
+from ladder.service.domain.positions import INLINE_PLIES
 from ladder.wxf import wxf_moves
 
 from .helpers import Server

@@ -14,8 +14,8 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from ladder.service.app import create_app
-from ladder.service.config import ServiceConfig
+from ladder.service.http.app import create_app
+from ladder.service.operations.config import ServiceConfig
 
 from .helpers import Server, check_move_reply, service_engine
 

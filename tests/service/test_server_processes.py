@@ -15,7 +15,7 @@ import psutil
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from ladder.service.server_processes import MULTIPROC_ENV, engine_shares
+from ladder.service.operations.server_processes import MULTIPROC_ENV, engine_shares
 
 from .helpers import Server, check_move_reply, start_server, wait_until
 from .test_settings import ladder_serve, one_line_error

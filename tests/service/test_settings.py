@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from ladder.levels import LEVELS_FILE
-from ladder.service.launch import ladder_command
+from ladder.service.operations.launch import ladder_command
 
 from .helpers import ROOT, Server, service_engine
 

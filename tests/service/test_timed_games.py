@@ -23,7 +23,7 @@ import pytest
 from ladder.client import Clock, LadderSync
 from ladder.level_engine.clock import move_time_limit_ms
 from ladder.levels import load_levels
-from ladder.service.launch import ladder_command
+from ladder.service.operations.launch import ladder_command
 from tests.bridge.helpers import CLOCK_SLACK_MS
 
 from .helpers import (

@@ -13,17 +13,17 @@ from prometheus_client.parser import text_string_to_metric_families
 from ladder.level_engine.engine_lines import Line, SearchResult
 from ladder.level_engine.level_move import choose
 from ladder.levels import Variety
-from ladder.service.errors import (
+from ladder.service.domain.errors import (
     DeadlineExceeded,
     ErrorCode,
     MoveFailed,
     NoEngineAnswer,
     ServiceError,
 )
-from ladder.service.metrics import Metrics
-from ladder.service.pool import EnginePool, PoolClosed, PoolError, QueueFull, QueueTimeout
-from ladder.service.positions import Positions
-from ladder.service.status import as_service_error
+from ladder.service.domain.positions import Positions
+from ladder.service.domain.status import as_service_error
+from ladder.service.engines.pool import EnginePool, PoolClosed, PoolError, QueueFull, QueueTimeout
+from ladder.service.operations.metrics import Metrics
 from protocol.errors import INCIDENT_KINDS
 
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from ladder.levels import LEVELS_FILE, levels_version
-from ladder.service.metrics import engine_build_key
+from ladder.service.operations.metrics import engine_build_key
 
 from .helpers import OUT_OF_BOOK, Server, service_engine, start_server
 

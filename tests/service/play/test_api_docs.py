@@ -8,7 +8,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser
 
-from ladder.service.docs_policy import POLICY, REDOC_JS
+from ladder.service.http.docs_policy import POLICY, REDOC_JS
 
 from ..helpers import Server
 

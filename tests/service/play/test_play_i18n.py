@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ladder.service.play_page import LANG_DIR, PLAY_DIR, languages
+from ladder.service.http.play_page import LANG_DIR, PLAY_DIR, languages
 
 from ..helpers import Server
 from .driver import DESKTOP, PHONE, Opener, PlayPage

@@ -12,7 +12,7 @@ from urllib.parse import urljoin
 import httpx
 import pytest
 
-from ladder.service.play_page import CONTENT_SECURITY_POLICY, PLAY_DIR
+from ladder.service.http.play_page import CONTENT_SECURITY_POLICY, PLAY_DIR
 
 from ..helpers import ROOT, Server, start_server
 
