@@ -134,13 +134,15 @@ def command_index(argv: list[str]) -> int:
 def cutechess_options(argv: list[str]) -> list[str]:
     """``argv`` with a ``match`` or ``tournament`` command's cutechess-cli options
     rewritten as ours (:mod:`ladder.match.cli.cutechess`)."""
-    from ladder.match.cli.cutechess import CutechessError, translate
+    from ladder.match.cli.cutechess import CutechessError, top_level, translate
 
     i = command_index(argv)
     if i >= len(argv) or argv[i] not in ("match", "tournament"):
         return argv
     try:
-        return [*argv[: i + 1], *translate(argv[i + 1 :], argv[i])]
+        rest = translate(argv[i + 1 :], argv[i])
+        head = [*argv[:i], *top_level(argv[i + 1 :])]
+        return [*head, argv[i], *rest]
     except CutechessError as exc:
         print(f"ladder {argv[i]}: {exc}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -51,6 +51,8 @@ class MatchConfig:
             "seed": self.seed,
             "adjudication": asdict(self.adjudication),
         }
+        if self.adjudication.draw_streak == "after":  # the ids from before it stay
+            del ident["adjudication"]["draw_streak"]
         # Only when set, so that the ids of matches without them stay as they were.
         for key, spec in (("a_settings", self.player_a), ("b_settings", self.player_b)):
             if settings := spec.settings(self.variant):

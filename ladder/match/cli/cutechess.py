@@ -19,8 +19,8 @@ cutechess-cli                                          ladder
 ``-openings file=F format=epd|pgn order=random|        ``--openings F --openings-format …
 sequential plies=N [policy=default|round] [start=1]`` --openings-order … --openings-plies N``
 ``-sprt elo0= elo1= alpha= beta=``                     ``--sprt E0 E1 --alpha A --beta B``
-``-draw movenumber=N movecount=M score=S``             ``--draw-after 2N --draw-moves M
-                                                       --draw-score S``
+``-draw movenumber=N movecount=M score=S``             ``--draw-after 2N --draw-streak start
+                                                       --draw-moves M --draw-score S``
 ``-resign movecount=M score=S``                        ``--resign-moves M --resign-score S``
 ``-maxmoves N``                                        ``--max-plies 2N``
 ``-recover``                                           ``--recover``
@@ -29,9 +29,10 @@ sequential plies=N [policy=default|round] [start=1]`` --openings-order … --ope
 ``-tournament gauntlet|round-robin``                   ``--format …`` (``ladder tournament``)
 =====================================================  =====================================
 
-Options that change nothing here (``-wait``, ``-debug``, ``-ratinginterval``,
-``-outcomeinterval``) are accepted and dropped; any other one-dash option is refused by
-name, never guessed.
+``-debug`` is ``ladder --log-level debug`` (:func:`top_level`): the wire log, every line
+to and from each engine, on standard error. Options that change nothing here
+(``-wait``, ``-ratinginterval``, ``-outcomeinterval``) are accepted and dropped; any
+other one-dash option is refused by name, never guessed.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 
-__all__ = ["CutechessError", "translate"]
+__all__ = ["CutechessError", "top_level", "translate"]
 
 
 class CutechessError(ValueError):
@@ -53,8 +54,18 @@ _VALUE = {
     "-srand": "--seed",
     "-event": "--name",
 }
-#: Options accepted and dropped (they change nothing about the games).
+#: Options accepted and dropped (they change nothing about the games; ``-debug`` is
+#: :func:`top_level`'s).
 _DROPPED = {"-wait", "-debug", "-ratinginterval", "-outcomeinterval"}
+
+
+def top_level(argv: list[str]) -> list[str]:
+    """The ``ladder`` options (before the command) that a command's cutechess options
+    ``argv`` ask for: ``-debug`` writes the wire log on standard error, which is
+    ``--log-level debug``."""
+    return ["--log-level", "debug"] if "-debug" in argv else []
+
+
 #: Options whose values are ``key=value`` tokens.
 _KEYED = ("-openings", "-sprt", "-draw", "-resign")
 _KNOWN = {
@@ -199,7 +210,8 @@ def _draw(args: list[str]) -> list[str]:
     keys = _keys(args, "-draw", {"movenumber", "movecount", "score"})
     out = []
     if "movenumber" in keys:
-        out += ["--draw-after", str(2 * int(_number(keys["movenumber"], "-draw")))]
+        after = 2 * int(_number(keys["movenumber"], "-draw"))
+        out += ["--draw-after", str(after), "--draw-streak", "start"]
     return out + _passed_on(keys, "-draw", {"movecount": "--draw-moves", "score": "--draw-score"})
 
 

@@ -259,6 +259,8 @@ def _add_pgn(p: argparse.ArgumentParser) -> None:
 
 
 def _add_adjudication(p: argparse.ArgumentParser) -> None:
+    from ladder.match.game.adjudication import DRAW_STREAKS
+
     g = p.add_argument_group("adjudication (the rules endings always apply)")
     g.add_argument(
         "--resign-score",
@@ -282,6 +284,14 @@ def _add_adjudication(p: argparse.ArgumentParser) -> None:
         default=60,
         metavar="PLY",
         help="draw adjudication only after this ply (default 60)",
+    )
+    g.add_argument(
+        "--draw-streak",
+        choices=DRAW_STREAKS,
+        default=DRAW_STREAKS[0],
+        help="after: count the drawn scores after --draw-after only (default); start: "
+        "count them from the start, adjudicate from --draw-after on (cutechess's "
+        "-draw movenumber)",
     )
     g.add_argument(
         "--max-plies",
@@ -317,6 +327,7 @@ def adjudication(args: argparse.Namespace) -> Any:
         draw_cp=args.draw_score,
         draw_moves=args.draw_moves,
         draw_after_ply=args.draw_after,
+        draw_streak=args.draw_streak,
         max_plies=args.max_plies,
     )
 

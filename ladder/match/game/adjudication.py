@@ -6,9 +6,12 @@ the match's own endings, all optional except the length cap:
 
 * **resign**: a player whose own score (from its side) has been ``<= -resign_cp`` (or a
   mate against it) for ``resign_moves`` consecutive moves of its own loses.
-* **draw**: after ply ``draw_after_ply``, both players' scores within ``+-draw_cp`` for
-  ``draw_moves`` consecutive moves each (``2 * draw_moves`` plies) is a draw. A move
-  without a score (a baseline player) breaks the streak.
+* **draw**: both players' scores within ``+-draw_cp`` for ``draw_moves`` consecutive
+  moves each (``2 * draw_moves`` plies) is a draw. A move without a score (a baseline
+  player) breaks the streak. ``draw_streak`` says how it meets ``draw_after_ply``:
+  ``after`` (the ladder's) counts only the moves after that ply; ``start`` (cutechess's
+  ``-draw movenumber=N``, ``draw_after_ply`` = 2N: ``GameAdjudicator::addEval``) counts
+  every scored move since the book and adjudicates once the game has that many plies.
 * **max-plies**: a game that reaches ``max_plies`` plies is drawn.
 """
 
@@ -21,7 +24,10 @@ from chess.engine import Score
 from ladder.level_engine.engine_lines import MATE_CP
 from ladder.match.game.endings import Ending
 
-__all__ = ["Adjudication", "Adjudicator", "Verdict"]
+__all__ = ["DRAW_STREAKS", "Adjudication", "Adjudicator", "Verdict"]
+
+#: Where a draw streak may start (see the module).
+DRAW_STREAKS = ("after", "start")
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,7 @@ class Adjudication:
     draw_moves: int = 8
     draw_after_ply: int = 60
     max_plies: int = 500
+    draw_streak: str = "after"  #: see the module: "after" or "start"
 
     def __post_init__(self) -> None:
         if self.max_plies < 1 or self.resign_moves < 1 or self.draw_moves < 1:
@@ -42,6 +49,8 @@ class Adjudication:
             self.draw_cp is not None and self.draw_cp < 0
         ):
             raise ValueError("resign_cp must be > 0 and draw_cp >= 0")
+        if self.draw_streak not in DRAW_STREAKS:
+            raise ValueError(f"draw_streak must be one of {DRAW_STREAKS}, not {self.draw_streak!r}")
 
 
 @dataclass(frozen=True)
@@ -77,11 +86,15 @@ class Adjudicator:
                     "1-0" if other == "red" else "0-1", other, Ending.RESIGN_ADJUDICATION
                 )
         if r.draw_cp is not None:
-            if value is not None and abs(value) <= r.draw_cp and ply > r.draw_after_ply:
+            from_start = r.draw_streak == "start"
+            counted = from_start or ply > r.draw_after_ply
+            if value is not None and abs(value) <= r.draw_cp and counted:
                 self._draw_streak += 1
             else:
                 self._draw_streak = 0
-            if self._draw_streak >= 2 * r.draw_moves:
+            if self._draw_streak >= 2 * r.draw_moves and (
+                not from_start or ply >= r.draw_after_ply
+            ):
                 return Verdict("1/2-1/2", None, Ending.DRAW_ADJUDICATION)
         if ply >= r.max_plies:
             return Verdict("1/2-1/2", None, Ending.MAX_PLIES)

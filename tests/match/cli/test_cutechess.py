@@ -41,7 +41,16 @@ def test_a_full_line_translates_option_by_option() -> None:
         *["--openings", "b.epd", "--openings-format", "epd", "--openings-order", "random"],
         *["--openings-plies", "8"],
         *["--sprt", "0", "5", "--alpha", "0.05", "--beta", "0.05"],
-        *["--draw-after", "80", "--draw-moves", "8", "--draw-score", "10"],
+        *[
+            "--draw-after",
+            "80",
+            "--draw-streak",
+            "start",
+            "--draw-moves",
+            "8",
+            "--draw-score",
+            "10",
+        ],
         *["--resign-moves", "3", "--resign-score", "600", "--max-plies", "400", "--recover"],
         *["--seed", "7", "--games", "100", "--repeat", "2"],
     ]
@@ -175,3 +184,15 @@ def test_openings_policy_round_is_a_match_default_and_refused_by_a_tournament(
     )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "policy=round is not supported" in done.stderr
+
+
+def test_debug_writes_the_wire_log_to_standard_error(tmp_path: Path, engine_exe: Path) -> None:
+    engine = ["-engine", f"cmd={engine_exe}", "name=A", "proto=uci", "tc=inf", "nodes=100"]
+    line = ["match", *engine, "-variant", "xiangqi", "-games", "1"]  # A against random
+    done = run_ladder(*line, "random", "-debug", "--max-plies", "6", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    wire = [row for row in done.stderr.splitlines() if "protocol.engine" in row]
+    assert any("> go nodes 100" in row for row in wire), done.stderr[-3000:]
+    assert any("< bestmove " in row for row in wire), done.stderr[-3000:]
+    quiet = run_ladder(*line, "random", "--max-plies", "6", "--db", "q.sqlite", cwd=tmp_path)
+    assert quiet.returncode == 0 and "protocol.engine" not in quiet.stderr
