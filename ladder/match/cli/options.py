@@ -240,8 +240,8 @@ def _add_pgn(p: argparse.ArgumentParser) -> None:
         "--pgn-notation",
         choices=tuple(NOTATIONS),
         default="wxf",
-        help="move notation: WXF (C2=5, the default), ICCS (H2-E2), Chinese (炮二平五, "
-        "traditional 馬８進７); the Format tag says which",
+        help="move notation: WXF (C2=5, the default), ICCS (H2-E2), xboard (h2e2, what "
+        "XBoard reads), Chinese (炮二平五, traditional 馬８進７); the Format tag says which",
     )
     o.add_argument(
         "--pgn-fen",

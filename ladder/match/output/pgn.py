@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ from ladder.pgn_text import DECIDED_RESULTS, pgn_text
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT
 from ladder.wxf import WxfError, WxfWriter, canonical_from_iccs, iccs_move, wxf_moves
-from protocol.notation import FenLetters, fsf_letters
+from protocol.notation import FenLetters, fsf_letters, to_ucci
 
 __all__ = [
     "PgnError",
@@ -55,7 +55,18 @@ class PgnError(ValueError):
 
 
 #: The PGN notations :func:`format_pgn` writes, with their ``Format`` tag.
-NOTATIONS = {"wxf": "WXF", "iccs": "ICCS", "chinese": "Chinese", "chinese-traditional": "Chinese"}
+NOTATIONS = {
+    "wxf": "WXF",
+    "iccs": "ICCS",
+    "xboard": "ICCS",
+    "chinese": "Chinese",
+    "chinese-traditional": "Chinese",
+}
+#: The notations that write each move from its own squares, not from the position:
+#: ICCS (``H2-E2``, which cchess reads) and XBoard's lowercase coordinates (``h2e2``,
+#: ranks 0..9, which XBoard reads: it reads neither WXF nor ICCS). Both are ``Format
+#: "ICCS"`` to the reader here, which takes either spelling.
+COORDINATES: dict[str, Callable[[str], str]] = {"iccs": iccs_move, "xboard": to_ucci}
 
 #: The letters a ``FEN`` tag is written in (``--pgn-fen``): XBoard's, which XBoard,
 #: Sjaak II and cutechess read (``h`` horse, ``e`` elephant), or Fairy-Stockfish's
@@ -113,8 +124,8 @@ def _comment(info: MoveRecord, red_moved: bool, notation: str, best_wxf: str | N
         parts.append("random move")
     elif info.chosen == "varied":
         best = info.best or "?"
-        if notation == "iccs":
-            best = iccs_move(best)
+        if notation in COORDINATES:
+            best = COORDINATES[notation](best)
         elif best_wxf is not None:
             best = best_wxf
         parts.append(f"varied: the engine's best was {best}")
@@ -225,8 +236,8 @@ def _movetext(
 ) -> list[str]:
     """The movetext tokens of :func:`format_pgn`: numbers, moves, comments, the result."""
     best_wxf: dict[int, str] = {}
-    if notation == "iccs":
-        written = [iccs_move(m) for m in r.moves]
+    if notation in COORDINATES:
+        written = [COORDINATES[notation](m) for m in r.moves]
     else:  # the game loop's writer wrote WXF
         wxf = wxf if wxf is not None and notation == "wxf" else _written_wxf(r, notation)
         written, best_wxf = wxf.moves, wxf.bests

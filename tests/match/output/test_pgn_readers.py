@@ -1,23 +1,30 @@
 """The match PGN as other tools read it: python-chess for the tags, the comments
 (``[%eval]``) and the result (its tokenizer knows chess moves only, and skips WXF moves);
 the ``cchess`` xiangqi library for the moves (ICCS, which it reads; it does not read WXF),
-replayed on its own board."""
+replayed on its own board; XBoard for the ``xboard`` notation (lowercase coordinates),
+headless under Xvfb."""
 
 from __future__ import annotations
 
 import io
+import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import cchess  # type: ignore[import-untyped]
 import chess
 import chess.pgn
+import pytest
 
 from ladder.match.output.pgn import read_pgn, replay
 from ladder.match.output.store import ResultStore
+from protocol.notation import to_ucci
 
 
 class Tokens(chess.pgn.BaseVisitor[dict[str, Any]]):
@@ -219,3 +226,62 @@ def test_a_name_with_a_backslash_or_a_quote_is_a_valid_tag(tmp_path: Path) -> No
         assert (tags["White"], tags["Black"], tags["Red"]) == (*names, names[0])
         assert tags["Event"] == tags["Match"] == rec.match_id
         assert parsed.headers == tags
+
+
+XBOARD = Path("/usr/games/xboard")
+# Positions after Red's first move, Black to move: each game has a FEN tag (XBoard's
+# letters, --pgn-fen's default)
+EPD_BOOK = (
+    'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - id "central cannon";\n'
+    'rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C4NC1/9/RNBAKAB1R b - - id "horse";\n'
+)
+
+
+def xboard_reads(pgn: Path, index: int, tmp_path: Path) -> str:
+    """XBoard's debug log of loading game ``index`` (from 1) of ``pgn``, headless: it
+    logs each move it parsed (``Parsed h2e2 into h2e2``) and says when it is done."""
+    xvfb_run = shutil.which("xvfb-run")
+    if not XBOARD.exists() or xvfb_run is None:
+        pytest.fail("xboard or xvfb-run missing: run scripts/install_reference_engines.sh")
+    debug = tmp_path / f"xboard{index}.debug"
+    xboard = subprocess.Popen(
+        [xvfb_run, "-a", str(XBOARD), "-ncp", "-variant", "xiangqi", "-lgf", str(pgn),
+         "-lgi", str(index), "-timeDelay", "0", "-popupExitMessage", "false",
+         "-settingsFile", str(tmp_path / "xboardrc"), "-saveSettingsOnExit", "false",
+         "-debug", "-nameOfDebugFile", str(debug)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and xboard.poll() is None:
+            log = debug.read_text(errors="replace") if debug.exists() else ""
+            if "LoadGame(): on exit" in log:  # every move read before it
+                return log
+            time.sleep(0.2)  # XBoard says nothing elsewhere: its log is the event
+        raise AssertionError(f"XBoard did not finish loading game {index}")
+    finally:
+        os.killpg(xboard.pid, signal.SIGKILL)  # its own session: xvfb-run, Xvfb, xboard
+        xboard.wait(30)
+
+
+@pytest.mark.slow  # XBoard under Xvfb
+def test_xboard_reads_the_xboard_notation(tmp_path: Path) -> None:
+    # XBoard 4.9 reads neither WXF ("Illegal move: 1. R1+2") nor ICCS (H2-E2, skipped);
+    # it reads lowercase coordinates, ranks 0..9, and the FEN tag in its letters
+    (tmp_path / "book.epd").write_text(EPD_BOOK)
+    db, pgn = tmp_path / "x.sqlite", tmp_path / "x.pgn"
+    done = ladder("match", "greedy", "random", "--variant", "xiangqi", "--games", "2",
+                  "--db", str(db), "--openings", str(tmp_path / "book.epd"), "--max-plies",
+                  "40", "--pgn", str(pgn), "--pgn-notation", "xboard")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with ResultStore(db) as store:
+        by_number = {r.game_no: r for r in store.records()}
+    games = list(read_pgn(pgn.read_text()))
+    assert len(games) == 2 and all("FEN" in g.headers for g in games)
+    for index, game in enumerate(games, start=1):
+        record = by_number[int(game.headers["GameNo"])]
+        log = xboard_reads(pgn, index, tmp_path)
+        assert "Illegal move" not in log and "Bad FEN" not in log, log[-2000:]
+        read = re.findall(r"^Parsed (\S+) into (\S+) virgin", log, re.M)
+        assert [theirs for _, theirs in read] == [to_ucci(m) for m in record.moves]
+        assert replay(game).moves == record.moves  # and ours reads it back
