@@ -129,7 +129,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     from ladder.calibration.plan import Plan, PlanError
     from ladder.calibration.run import CalibrationConfig, run_calibration
     from ladder.levels import LEVELS_FILE, LevelsError
-    from ladder.match.runner.execute import MatchError
+    from ladder.match.runner.errors import MatchError
     from ladder.match.runner.interrupts import abandon_workers, interrupts_raise
 
     levels = args.levels or LEVELS_FILE

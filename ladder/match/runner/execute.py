@@ -14,28 +14,19 @@ from ladder.match.game.endings import Ending
 from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.output.store import ResultStore
 from ladder.match.runner.backends import Backend
+from ladder.match.runner.errors import MatchError
 from ladder.match.runner.interrupts import interrupts_deferred
 
-__all__ = ["ClusterError", "EngineFailureLimit", "ExecuteResult", "MatchError", "execute"]
+__all__ = ["EngineFailureLimit", "ExecuteResult", "execute"]
 
 #: How long the driver waits for a game before it looks for a SIGINT again: an
 #: interrupt is acted on within this (:func:`~ladder.match.runner.interrupts.interrupts_deferred`).
 WAIT_SLICE_S = 0.1
 
 
-class MatchError(RuntimeError):
-    """A game task failed (a worker died, a bug): the match stops; what was stored
-    stays, and running the command again resumes."""
-
-
 class EngineFailureLimit(MatchError):
     """More games were lost to engine failures than the match allows (``--recover`` /
     ``--max-engine-failures``). The game over the limit is not stored."""
-
-
-class ClusterError(MatchError):
-    """The Ray cluster cannot be used: unreachable, or it wants a token this machine
-    does not have (nothing was played: exit 2)."""
 
 
 @dataclass

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ladder.match.game.play import GameRecord, GameTask
-from ladder.match.runner.execute import ClusterError
+from ladder.match.runner.errors import ClusterError
 from ladder.match.runner.game_process import run_task
 
 __all__ = ["RayBackend", "token_here"]

@@ -30,13 +30,8 @@ from ladder.match.players.player import PlayerError
 from ladder.match.players.specs import PlayerSpec
 from ladder.match.players.start import probe
 from ladder.match.runner.backends import Backend, make_backend
-from ladder.match.runner.execute import (
-    ClusterError,
-    EngineFailureLimit,
-    ExecuteResult,
-    MatchError,
-    execute,
-)
+from ladder.match.runner.errors import ClusterError, MatchError
+from ladder.match.runner.execute import EngineFailureLimit, ExecuteResult, execute
 from ladder.rules import Game
 
 __all__ = ["LoopResult", "RunOptions", "RunPlan", "failure_code", "run_games"]

@@ -19,7 +19,8 @@ import pytest
 
 from ladder.match.output.pgn import read_pgn
 from ladder.match.output.store import ResultStore
-from ladder.match.runner.execute import MatchError, execute
+from ladder.match.runner.errors import MatchError
+from ladder.match.runner.execute import execute
 from ladder.match.runner.match_run import match_tasks
 from tests.match.helpers import match_config, start_interruptible
 
