@@ -173,33 +173,27 @@ async def test_full_queue_pushes_out_the_largest_share() -> None:
     await pool.close()
 
 
-async def test_a_caller_that_does_without_an_engine_is_not_busy_but_shares_fairly() -> None:
-    """``refused=False`` (a clocked move that is made without a search when no engine
-    comes): a full queue or a timeout is not counted busy; like any request it pushes out
-    the request of a client over its fair share (a client flooding the queue must not
-    leave another's clocked moves unsearched); the request pushed out is counted once,
-    by itself, and one with nobody to push out is not counted."""
-    busy: list[int] = []
-    pool: EnginePool[FakeWorker] = EnginePool(
-        FakeWorker, 1, 2, watch_interval=None, on_busy=lambda: busy.append(1)
-    )
-    await pool.start()
+async def test_a_full_queue_pushes_out_the_request_over_its_fair_share() -> None:
+    """Any request, a clocked one that does without an engine too, pushes out the newest
+    request of a client over its fair share (a client flooding the queue must not leave
+    another's clocked moves unsearched); one with nobody to push out is refused, and a
+    wait times out. Counting a refusal is the caller's (the service: busy)."""
+    pool = await _pool(1, 2)
     held = await pool.acquire(1, "A")
     a = [asyncio.create_task(pool.acquire(30, "A")) for _ in range(2)]
     await _until(lambda: pool.queue_depth == 2)
-    pushing = asyncio.create_task(pool.acquire(30, "B", refused=False))
+    pushing = asyncio.create_task(pool.acquire(30, "B"))
     with pytest.raises(QueueFull) as pushed:
         await a[-1]
-    assert pushed.value.pushed_out and busy == [1]  # A's, by itself
+    assert pushed.value.pushed_out
     with pytest.raises(QueueFull) as full:  # B holds its fair place now: no one to push
-        await pool.acquire(30, "B", refused=False)
-    assert not full.value.pushed_out and busy == [1]
+        await pool.acquire(30, "B")
+    assert not full.value.pushed_out
     pool.release(held)
     pool.release(await pushing)  # B's turn first (fair queue), then A's
-    held = await a[0]  # the queue is empty again: a timeout, not counted either
+    held = await a[0]
     with pytest.raises(QueueTimeout):
-        await pool.acquire(0.01, "C", refused=False)
-    assert busy == [1]
+        await pool.acquire(0.01, "C")
     pool.release(held)
     await pool.close()
 

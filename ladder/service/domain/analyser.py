@@ -65,7 +65,7 @@ from ladder.service.domain.mover import MoveService
 from ladder.service.domain.recent import RecentCache
 from ladder.service.domain.status import as_service_error
 from ladder.service.engines.engine_slot import SearchAttemptFailed
-from ladder.service.engines.pool import PoolError
+from ladder.service.engines.pool import PoolError, QueueFull, QueueTimeout
 from ladder.service.operations.config import LONG_LANE
 from ladder.service.operations.metrics import engine_build_key
 
@@ -300,15 +300,19 @@ class Analyser:
         failures: list[str] = []
         for _ in range(cfg.max_attempts):
             queued = time.perf_counter()
-            async with pool.lease(cfg.queue_timeout_s, job.client, LONG_LANE) as lease:
-                m.analysis_queue_wait_seconds.observe(time.perf_counter() - queued)
-                started = time.perf_counter()
-                try:
-                    evaluation = await lease.worker.analyse(game, job.nodes, legal)
-                except SearchAttemptFailed as exc:
-                    lease.dirty = True  # replaced before its next lease
-                    failures.append(f"engine {lease.worker.index}: {exc}")
-                    continue
+            try:
+                async with pool.lease(cfg.queue_timeout_s, job.client, LONG_LANE) as lease:
+                    m.analysis_queue_wait_seconds.observe(time.perf_counter() - queued)
+                    started = time.perf_counter()
+                    try:
+                        evaluation = await lease.worker.analyse(game, job.nodes, legal)
+                    except SearchAttemptFailed as exc:
+                        lease.dirty = True  # replaced before its next lease
+                        failures.append(f"engine {lease.worker.index}: {exc}")
+                        continue
+            except (QueueFull, QueueTimeout):  # no engine: the analysis stops (resumable)
+                m.busy.inc()  # refused: counted where the refusal is decided
+                raise
             m.analysis_search_seconds.observe(time.perf_counter() - started)
             m.analysis_plies.labels(job.game.variant).inc()
             return evaluation

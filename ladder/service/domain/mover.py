@@ -130,7 +130,6 @@ class MoveService:
             self.config.engines,
             self.config.max_queue,
             lanes=self.config.lane_caps,
-            on_busy=m.busy.inc,
             on_change=self._pool_changed,
             watch_interval=self.config.watch_interval_s,
             check_interval=self.config.check_interval_s,
@@ -237,14 +236,10 @@ class MoveService:
         waiting.inc()
         queued_at = time.perf_counter()
         try:
-            return await self.pool.acquire(
-                wait,
-                trace.client,
-                cfg.lane(level),
-                refused=not hurries,
-            )
+            return await self.pool.acquire(wait, trace.client, cfg.lane(level))
         except (QueueTimeout, QueueFull):  # a 503 would lose on time just the same
             if not hurries:
+                m.busy.inc()  # refused: counted where the refusal is decided
                 raise
             return None
         finally:
@@ -285,10 +280,8 @@ class MoveService:
                 async with asyncio.timeout_at(deadline):
                     for attempt in range(1, self.config.max_attempts + 1):
                         if leased is None:
-                            leased = worker = await self.pool.acquire(
-                                deadline - asyncio.get_running_loop().time(),
-                                trace.client,
-                                self.config.lane(level),
+                            leased = worker = await self._acquire_again(
+                                deadline, trace.client, level
                             )
                         trace.engine = worker.index
                         trace.attempts = attempt
@@ -321,6 +314,17 @@ class MoveService:
                 "the engine gave no usable answer: " + ("; ".join(failures) or "unknown failure")
             )
         return moved, elapsed
+
+    async def _acquire_again(self, deadline: float, client: str, level: Level) -> EngineSlot:
+        """An engine for the next attempt, until the request's ``deadline`` (the loop's
+        time); a refusal is counted busy."""
+        try:
+            return await self.pool.acquire(
+                deadline - asyncio.get_running_loop().time(), client, self.config.lane(level)
+            )
+        except (QueueTimeout, QueueFull):
+            self.metrics.busy.inc()
+            raise
 
     def _hurried(
         self,

@@ -122,7 +122,6 @@ class EnginePool(Generic[W]):
         max_queue: int,
         *,
         lanes: dict[str, int | None] | None = None,
-        on_busy: Callable[[], None] | None = None,
         on_change: Callable[[bool], None] | None = None,
         watch_interval: float | None = 1.0,
         check_interval: float | None = None,
@@ -141,7 +140,6 @@ class EnginePool(Generic[W]):
         self._max_queue = max_queue
         self._recovering: set[asyncio.Task[None]] = set()
         self._closed = False
-        self._on_busy = on_busy
         self._on_change = on_change
         self._watch_interval = watch_interval
         self._check_interval = check_interval
@@ -242,16 +240,14 @@ class EnginePool(Generic[W]):
 
     # -- leasing ----------------------------------------------------------------------
 
-    async def acquire(
-        self, timeout: float, client: str = "", lane: str = DEFAULT_LANE, *, refused: bool = True
-    ) -> W:
+    async def acquire(self, timeout: float, client: str = "", lane: str = DEFAULT_LANE) -> W:
         """A free worker for `client`'s job in `lane`, waiting at most `timeout` seconds.
 
-        :class:`QueueFull` or :class:`QueueTimeout` when there is none; with
-        ``refused=False`` the caller does without one then (a clocked move made without
-        a search): it is not counted ``on_busy``. Either way a full queue makes room for
-        a client under its fair share by pushing out a request of one over it: a client
-        that floods the queue must not leave every other one's clocked moves unsearched."""
+        :class:`QueueFull` or :class:`QueueTimeout` when there is none (whether that
+        refuses the request, or the caller does without an engine, is the caller's to
+        say and to count). A full queue makes room for a client under its fair share by
+        pushing out a request of one over it: a client that floods the queue must not
+        leave every other one's clocked moves unsearched."""
         if self._closed:
             raise PoolClosed("the service is stopping")
         if lane not in self._lanes:
@@ -263,8 +259,6 @@ class EnginePool(Generic[W]):
             return worker
         full = len(self._waiting) >= self._max_queue
         if full and not self._push_out_for(client):
-            if self._on_busy is not None and refused:
-                self._on_busy()
             raise QueueFull(
                 f"all {self.size} engines are busy and {len(self._waiting)} requests are "
                 "waiting; try again shortly"
@@ -280,12 +274,8 @@ class EnginePool(Generic[W]):
             fut = waiter.future
             if fut.done() and not fut.cancelled() and fut.exception() is None:
                 self.release(fut.result())
-            if isinstance(exc, QueueFull) and self._on_busy is not None and refused:
-                self._on_busy()  # pushed out of the queue (_push_out_for) for a fairer share
             if not isinstance(exc, TimeoutError):
-                raise
-            if self._on_busy is not None and refused:
-                self._on_busy()
+                raise  # QueueFull: pushed out of the queue (_push_out_for) for a fairer share
             raise QueueTimeout(
                 f"no engine became free within {timeout:.1f} s; try again shortly"
             ) from None
