@@ -195,18 +195,15 @@ def run_match(
     all stored games and what this run did; a failure raises. ``options``: those of
     :class:`RunOptions`."""
     pgn_options = PgnOptions(Path(pgn)) if isinstance(pgn, str | Path) else pgn
-    run = play_match(
-        config,
-        RunOptions(pgn=pgn_options, **{"check_players": False, **options}),
-        raise_errors=True,
-    )
-    return run.stats, run.result
-
-
-def play_match(config: MatchConfig, options: RunOptions, raise_errors: bool = False) -> MatchRun:
-    """Run (or resume) a match and say how it ended (:func:`run_games`). With
-    ``raise_errors`` a failure raises (:class:`MatchError`, :class:`PlayerError`)
-    instead of returning its code."""
     plan = MatchPlan(config)
-    done = run_games(plan, options, raise_errors)
+    done = run_games(plan, RunOptions(pgn=pgn_options, **{"check_players": False, **options}))
+    if done.failure is not None:
+        raise done.failure
+    return plan.stats, done.result
+
+
+def play_match(config: MatchConfig, options: RunOptions) -> MatchRun:
+    """Run (or resume) a match and say how it ended (:func:`run_games`)."""
+    plan = MatchPlan(config)
+    done = run_games(plan, options)
     return MatchRun(plan.stats, done.result, done.code, done.error)

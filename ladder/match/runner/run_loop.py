@@ -95,6 +95,8 @@ class LoopResult:
     result: ExecuteResult
     code: ExitCode
     error: str | None = None  #: the one-line reason when the code is a failure
+    #: what stopped the run, for a caller that raises it rather than exit with ``code``
+    failure: PlayerError | MatchError | None = None
 
 
 def failure_code(exc: PlayerError | MatchError) -> ExitCode:
@@ -106,9 +108,10 @@ def failure_code(exc: PlayerError | MatchError) -> ExitCode:
     return ExitCode.ABORTED
 
 
-def run_games(plan: RunPlan, options: RunOptions, raise_errors: bool = False) -> LoopResult:
-    """Run (or resume) ``plan`` and say how it ended. With ``raise_errors`` a failure
-    raises (:class:`MatchError`, :class:`PlayerError`) instead of returning its code."""
+def run_games(plan: RunPlan, options: RunOptions) -> LoopResult:
+    """Run (or resume) ``plan`` and say how it ended: its code, and what stopped it
+    (a :class:`MatchError` or :class:`PlayerError`) if anything did; a caller raises that
+    if it wants to, after every output has finished."""
     console = options.console or Console(stderr=True)
     with ResultStore(options.db) as store, store.playing(plan.match_ids):
         plan.register(store)
@@ -134,6 +137,7 @@ def run_games(plan: RunPlan, options: RunOptions, raise_errors: bool = False) ->
         result = ExecuteResult(skipped=min(len(stored), len(tasks)))
         code = ExitCode.ABORTED
         error: str | None = None
+        failure: PlayerError | MatchError | None = None
         try:
             for output in outputs:
                 output.start(stored)
@@ -141,9 +145,7 @@ def run_games(plan: RunPlan, options: RunOptions, raise_errors: bool = False) ->
                 result = _play(tasks, store, plan, options, on_record)
             code = plan.exit_code()
         except (PlayerError, MatchError) as exc:
-            code, error = failure_code(exc), str(exc)
-            if raise_errors:
-                raise
+            code, error, failure = failure_code(exc), str(exc), exc
         except KeyboardInterrupt:
             code, error = ExitCode.INTERRUPTED, "interrupted"
             raise
@@ -151,7 +153,7 @@ def run_games(plan: RunPlan, options: RunOptions, raise_errors: bool = False) ->
             context.error = error
             for output in outputs:
                 output.finish(code)
-        return LoopResult(result, code, error)
+        return LoopResult(result, code, error, failure)
 
 
 def first_set_up(tasks: Sequence[GameTask], variant: str) -> str | None:
