@@ -26,6 +26,7 @@ sequential plies=N [policy=default|round] [start=1]`` --openings-order … --ope
 ``-recover``                                           ``--recover``
 ``-srand N``                                           ``--seed N``
 ``-event NAME``                                        ``--name NAME``
+``-epdout FILE``                                       ``--epd FILE``
 ``-tournament gauntlet|round-robin``                   ``--format …`` (``ladder tournament``)
 =====================================================  =====================================
 
@@ -53,6 +54,7 @@ _VALUE = {
     "-concurrency": "--concurrency",
     "-srand": "--seed",
     "-event": "--name",
+    "-epdout": "--epd",
 }
 #: Options accepted and dropped (they change nothing about the games; ``-debug`` is
 #: :func:`top_level`'s).

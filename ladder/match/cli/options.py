@@ -252,6 +252,14 @@ def _add_pgn(p: argparse.ArgumentParser) -> None:
         "Fairy-Stockfish's (n, b)",
     )
     o.add_argument(
+        "--epd",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="append each game's end position to FILE, one FEN a line in XBoard's letters "
+        "(cutechess: -epdout)",
+    )
+    o.add_argument(
         "--pgn-min",
         action="store_true",
         help="minimal PGN: the standard tags and the moves, no comments",
@@ -371,12 +379,14 @@ def run_options(args: argparse.Namespace, report: TextIO) -> Any:
         raise ValueError("--pgn -: the PGN must be a file (it is rewritten at the end)")
     check_output_path("--pgn", args.pgn)  # nor cost the games played before the write
     check_output_path("--json", args.json_path)
+    check_output_path("--epd", args.epd)
     return RunOptions(
         db=args.db,
         pgn=pgn,
         concurrency=args.concurrency,
         ray_address=args.ray_address,
         json_path=args.json_path,
+        epd_path=args.epd,
         json_interval=args.json_interval or JSON_INTERVAL,
         max_engine_failures=limit,
         out=report,

@@ -72,6 +72,7 @@ class OutputOptions(Protocol):
     has them)."""
 
     pgn: PgnOptions | None
+    epd_path: Path | None
     json_path: Path | str | None
     json_interval: int
 

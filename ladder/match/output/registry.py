@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ladder.match.output.epd_file import epd_output
 from ladder.match.output.json_document import json_output
 from ladder.match.output.outputs import Output, OutputContext
 from ladder.match.output.pgn_file import pgn_output
@@ -17,6 +18,7 @@ __all__ = ["OUTPUTS", "make_outputs"]
 #: Each factory makes its output from a run's context, or None when the run has none.
 OUTPUTS: tuple[Callable[[OutputContext], Output | None], ...] = (
     pgn_output,
+    epd_output,
     json_output,
     progress_output,
     sprt_stop,

@@ -57,6 +57,7 @@ class RunOptions:
     console: Console | None = None
     out: TextIO | None = None
     json_path: Path | str | None = None
+    epd_path: Path | None = None  #: ``--epd``: the games' end positions
     json_interval: int = JSON_INTERVAL
     max_engine_failures: int | None = None
     check_players: bool = True
