@@ -43,6 +43,9 @@ __all__ = ["EnginePlayer", "LevelPlayer", "searched_deadline"]
 #: that limit in the check before a match, and at least :data:`MIN_SEARCH_DEADLINE` s.
 DEADLINE_FACTOR = 20
 MIN_SEARCH_DEADLINE = 30.0
+#: The check's search stops after this long (s): an engine whose limit takes longer
+#: (``nodes=500000000``) keeps the default search timeouts, as it cannot be timed here.
+CHECK_SEARCH_BOUND = 10.0
 
 
 def searched_deadline(seconds: float) -> float:
@@ -169,8 +172,9 @@ class EnginePlayer:
         sets up, None if it sets up none) is set up first, in the engine's ``fen=``
         letters or, without one, its protocol's then the other ones: the first it does
         not refuse are the spec's ``fen``. Then one search from there (not retried) at
-        the engine's own limit (depth 1 on a clock); a depth- or node-limited engine
-        without ``timeout=`` gets :func:`searched_deadline` of that search's time.
+        the engine's own limit (depth 1 on a clock), stopped after
+        :data:`CHECK_SEARCH_BOUND`; a depth- or node-limited engine without ``timeout=``
+        gets :func:`searched_deadline` of that search's time, if it ended by itself.
         An engine that refuses the position in every letters, or cannot set one up
         (XBoard without ``setboard``), raises :class:`PlayerError` in its own words."""
         if self.engine is None:
@@ -181,9 +185,13 @@ class EnginePlayer:
         clocked = spec.time_control is not None
         limit = Limit(depth=1) if clocked else self.base_limit()
         started = time.perf_counter()
-        await self._search(Game.from_fen(variant, fen), limit, retries=0)
+        bound = time.monotonic() + CHECK_SEARCH_BOUND
+        await self._search(
+            Game.from_fen(variant, fen), dataclasses.replace(limit, deadline=bound), retries=0
+        )
         took = time.perf_counter() - started
-        if not clocked and spec.movetime_ms is None and spec.search_timeout_s is None:
+        timed = took < CHECK_SEARCH_BOUND * 0.95  # (else it was stopped: not its limit's time)
+        if not clocked and spec.movetime_ms is None and spec.search_timeout_s is None and timed:
             spec = dataclasses.replace(spec, search_timeout_s=round(searched_deadline(took), 1))
         return spec
 

@@ -9,11 +9,15 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from ladder.match.exit_codes import ExitCode
+from ladder.match.players.engines import CHECK_SEARCH_BOUND, MIN_SEARCH_DEADLINE
+from ladder.match.players.specs import parse_player
+from ladder.match.players.start import probe
 from tests.match.helpers import run_ladder
 
 pytestmark = pytest.mark.timeout(600)
@@ -142,3 +146,16 @@ def test_a_depth_limited_engine_s_deadline_is_30_s_at_least(
     assert code == ExitCode.ENGINE_FAILURE, err
     assert "within 30s (search)" in err, err
     assert doc["engine_failures"] == 1
+
+
+def test_a_limit_too_long_to_time_keeps_the_default_deadline(engine_exe: Path) -> None:
+    # nodes=500000000 takes minutes: the check's search is stopped after
+    # CHECK_SEARCH_BOUND, and no deadline is derived from a search that did not end
+    spec = parse_player(f"engine:{engine_exe},nodes=500000000")
+    started = time.monotonic()
+    (checked,) = probe([spec], "xiangqi").values()
+    assert time.monotonic() - started < CHECK_SEARCH_BOUND + 20
+    assert checked.search_timeout_s is None
+    quick = parse_player(f"engine:{engine_exe},nodes=2000")
+    (timed,) = probe([quick], "xiangqi").values()
+    assert timed.search_timeout_s == MIN_SEARCH_DEADLINE  # its search took milliseconds
