@@ -337,7 +337,8 @@ def _print(
     )
     print(
         f"model output ({result.requests:,} searched moves simulated): wait p50 "
-        f"{_seconds(result.wait_p50_s)}, p99 {_seconds(result.wait_p99_s)}; a move's time "
+        f"{_seconds(result.wait_p50_s)}, p99 {_seconds(result.wait_p99_s)} (last half "
+        f"{_seconds(result.wait_p99_late_s)}); a move's time "
         f"p50 {_seconds(result.p50_s)}, p99 {_seconds(result.p99_s)}; refused {result.refused:.2%}"
     )
     for name, p99 in result.kind_p99_s.items():

@@ -124,6 +124,9 @@ class Prediction:
     wait_mean_s: float
     wait_p50_s: float
     wait_p99_s: float
+    #: The p99 wait of the moves that arrived in the last half of the simulated time:
+    #: above the whole run's, the queues were still growing (no steady state).
+    wait_p99_late_s: float
     refused: float
     kind_p99_s: dict[str, float]
     busy_engines: float
@@ -135,6 +138,11 @@ def _summary(
     searched = [o for o in outcomes if o.counted and kinds[o.kind].lane is not None]
     times = [o.seconds if o.played else math.inf for o in searched]
     waits = [o.waited if o.played else math.inf for o in searched]
+    half = (
+        min((o.arrived for o in searched), default=0)
+        + max((o.arrived for o in searched), default=0)
+    ) / 2
+    late = [o.waited if o.played else math.inf for o in searched if o.arrived >= half]
     refused = sum(1 for o in searched if not o.played) / max(1, len(searched))
     by_kind: dict[str, list[float]] = {k.name: [] for k in kinds if k.lane is not None}
     for o in searched:
@@ -148,6 +156,7 @@ def _summary(
         sum(waits) / len(waits) if waits else math.nan,
         percentile(waits, 50),
         percentile(waits, 99),
+        percentile(late, 99),
         refused,
         {name: percentile(v, 99) for name, v in by_kind.items() if v},
         busy,
@@ -194,8 +203,12 @@ def size(
     seed: int = 1,
 ) -> Prediction:
     """The smallest number of instances whose simulated p99 wait is within
-    `target_wait_s` (the same random draws for every count tried, so that more
-    instances never look worse by chance)."""
+    `target_wait_s`, in the whole run and in its last half (a count near full load whose
+    queues still grow fails the latter); the same random draws for every count tried,
+    so that more instances never look worse by chance."""
+
+    def meets(p: Prediction) -> bool:
+        return max(p.wait_p99_s, p.wait_p99_late_s) <= target_wait_s
 
     def run(n: int) -> Prediction:
         return predict(
@@ -213,7 +226,7 @@ def size(
     busy = rate * mean_cost(kinds, sigma)
     low = max(1, math.ceil(busy / shape.engines))  # fewer cannot keep up at all
     best = run(low)
-    if best.wait_p99_s <= target_wait_s:
+    if meets(best):
         return best
     failed = low
     n = low
@@ -222,14 +235,14 @@ def size(
         if n > MAX_INSTANCES:
             raise ValueError(f"no count of instances up to {MAX_INSTANCES:,} meets the target")
         best = run(n)
-        if best.wait_p99_s <= target_wait_s:
+        if meets(best):
             break
         failed = n
     ok = n
     while ok - failed > 1:
         mid = (ok + failed) // 2
         trial = run(mid)
-        if trial.wait_p99_s <= target_wait_s:
+        if meets(trial):
             ok, best = mid, trial
         else:
             failed = mid

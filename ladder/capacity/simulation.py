@@ -83,14 +83,15 @@ class Request:
 @dataclass
 class Outcome:
     """What happened to one request: its kind, whether it was played, its time at the
-    client (overhead + waits + cost), its time waiting for an engine, and whether it
-    arrived after the warm-up."""
+    client (overhead + waits + cost), its time waiting for an engine, whether it
+    arrived after the warm-up, and when it arrived."""
 
     kind: int
     played: bool
     seconds: float
     waited: float
     counted: bool
+    arrived: float
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -281,6 +282,7 @@ class Simulation:
                 self.now - req.arrived + self.overhead_s,
                 req.waited,
                 req.arrived >= self._warmup_until,
+                req.arrived,
             )
         )
 

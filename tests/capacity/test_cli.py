@@ -81,6 +81,7 @@ def test_the_stated_file_costs_are_used(times_file: Path) -> None:
     out = capacity(
         times_file,
         *("--games", "300", "--mix", "1:0.5,8:0.5", "--variants", "xiangqi,atomic-xiangqi"),
+        *("--requests", "5000"),
     )
     costs = {
         (c["variant"], c["level"]): (c["seconds"], c["source"], c["lane"]) for c in out["costs"]
@@ -95,7 +96,8 @@ def test_the_stated_file_costs_are_used(times_file: Path) -> None:
     assert out["busy_engines"] == pytest.approx(20 * 0.5 * (0.02 + 1.0) * math.exp(0.125))
     # the text names where the costs come from
     text = run_ladder(
-        "capacity", "--level-times", str(times_file), "--games", "300", "--mix", "1:0.5,8:0.5"
+        *("capacity", "--level-times", str(times_file), "--games", "300"),
+        *("--mix", "1:0.5,8:0.5", "--requests", "5000", "--instances", "20"),
     )
     assert text.returncode == 0, text.stderr
     assert "measured on the tests' statement" in text.stdout
