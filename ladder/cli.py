@@ -6,6 +6,7 @@ ladder match | tournament | study  matches and studies     (ladder/match/cli/)
 ladder analyse                     game analysis           (ladder/analysis/cli.py)
 ladder calibrate                   calibration             (ladder/calibration/cli.py)
 ladder engine build | path         the engine              (ladder/engine_cli.py)
+ladder capacity                    sizing a site           (ladder/capacity/cli.py)
 ladder doctor                      checks the installation (ladder/doctor.py)
 ladder uci | ucci | xboard         the ladder as an engine (ladder/bridge/cli.py)
 
@@ -48,6 +49,7 @@ COMMAND_MODULES: dict[str, tuple[str, str]] = {
     "calibrate": ("ladder.calibration.cli", "add_calibrate"),
     "perft": ("ladder.rules.cli", "add_perft"),
     "engine": ("ladder.engine_cli", "add_engine"),
+    "capacity": ("ladder.capacity.cli", "add_capacity"),
     "doctor": ("ladder.doctor", "add_doctor"),
     "uci": ("ladder.bridge.cli", "add_engine_commands"),  # registers uci, ucci, xboard
     "ucci": ("ladder.bridge.cli", "add_engine_commands"),

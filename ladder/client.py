@@ -15,6 +15,15 @@ field, ply, retry_after), the same in both modes: an answer's error as the serve
 it; no answer at all as ``unreachable`` (503: connection refused or lost), ``timeout``
 (504) or ``bad_url`` (400). A 503 answer (busy, deadline, shutting down) is retried up
 to ``retries`` times, after the ``Retry-After`` it gives (at most ``max_retry_wait`` s).
+
+**Pinning.** A move is reproducible within one engine build and one levels file
+(docs/service.md, "Reproducibility"). :attr:`Ladder.served` is what the last answer
+named; ``Ladder(engine_build=..., levels_version=...)`` (or setting those attributes,
+e.g. from ``served``) pins either: an instance of another build or ladder answers 503
+``version_mismatch`` (retried as any 503: behind a balancer another instance may
+match), a pin that is no version at all 422. In-process, the pins are judged against
+the service's own build and ladder, by the server's rule
+(:func:`ladder.service.http.version_pin.judge_pin`).
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ import contextlib
 import functools
 import time
 from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import httpx
@@ -42,13 +52,23 @@ from ladder.service.domain.models import (
 )
 from ladder.service.domain.mover import MoveService
 from ladder.service.domain.status import FAILURES, as_service_error, invalid_request
+from ladder.service.http.version_pin import ENGINE_BUILD_HEADER, LEVELS_VERSION_HEADER, judge_pin
 from ladder.service.operations.config import ServiceConfig
+from ladder.service.operations.metrics import engine_build_key
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 P = ParamSpec("P")
 
-__all__ = ["Clock", "Ladder", "LadderSync", "ServiceError", "wait_until_healthy"]
+__all__ = ["Clock", "Ladder", "LadderSync", "Served", "ServiceError", "wait_until_healthy"]
+
+
+@dataclass(frozen=True)
+class Served:
+    """The engine build and the levels version an answer named."""
+
+    engine_build: str
+    levels_version: str
 
 
 def _request(model: type[M], **fields: Any) -> M:
@@ -82,6 +102,8 @@ class Ladder:
         api_key: str | None = None,
         retries: int = 2,
         max_retry_wait: float = 10.0,
+        engine_build: str | None = None,
+        levels_version: str | None = None,
     ) -> None:
         self.base_url = base_url
         self._timeout = timeout
@@ -98,6 +120,26 @@ class Ladder:
             self._headers["authorization"] = f"Bearer {api_key}"
         self.retries = retries
         self.max_retry_wait = max_retry_wait
+        #: The pins sent with every request (None: any).
+        self.engine_build = engine_build
+        self.levels_version = levels_version
+        #: What the last answer named (None before one).
+        self.served: Served | None = None
+
+    def pin(self, engine_build: str | None, levels_version: str | None) -> None:
+        """Pin the engine build and the levels version from now on (None: any), e.g.
+        ``ladder.pin(**asdict(ladder.served))`` after a game's first move."""
+        self.engine_build, self.levels_version = engine_build, levels_version
+
+    def _pins(self) -> list[tuple[str, str]]:
+        return [
+            (header, value)
+            for header, value in (
+                (ENGINE_BUILD_HEADER, self.engine_build),
+                (LEVELS_VERSION_HEADER, self.levels_version),
+            )
+            if value is not None
+        ]
 
     async def __aenter__(self) -> Ladder:
         if self.base_url is not None:
@@ -150,7 +192,9 @@ class Ladder:
         try:
             # httpx's timeout is per read: a server trickling bytes would never trip it
             async with asyncio.timeout(self._timeout):
-                resp = await self._http.request(method, path, content=content)
+                resp = await self._http.request(
+                    method, path, content=content, headers=dict(self._pins())
+                )
         except (httpx.TimeoutException, TimeoutError) as exc:
             raise ServiceError(
                 504,
@@ -165,6 +209,10 @@ class Ladder:
                 ErrorCode.UNREACHABLE,
                 f"cannot reach {self.base_url}: {exc or type(exc).__name__}",
             ) from None
+        build = resp.headers.get(ENGINE_BUILD_HEADER)
+        version = resp.headers.get(LEVELS_VERSION_HEADER)
+        if build is not None and version is not None:
+            self.served = Served(build, version)
         if resp.status_code >= 400:
             try:
                 data = resp.json()
@@ -191,7 +239,18 @@ class Ladder:
         service = self._service
         assert service is not None
 
+        served = Served(engine_build_key(service.config.engine_path), service.levels_version)
+        values = {
+            ENGINE_BUILD_HEADER: served.engine_build,
+            LEVELS_VERSION_HEADER: served.levels_version,
+        }
+
         async def attempt() -> T:
+            for header, pinned in self._pins():
+                error = judge_pin(header, pinned, values[header], service.config.retry_after_s)
+                if error is not None:
+                    raise error
+            self.served = served
             try:
                 return await call(service)
             except FAILURES as exc:
@@ -324,6 +383,15 @@ class LadderSync:
     levels = _blocking(Ladder.levels)
     variants = _blocking(Ladder.variants)
     health = _blocking(Ladder.health)
+
+    @property
+    def served(self) -> Served | None:
+        """What the last answer named (:attr:`Ladder.served`)."""
+        return self._ladder.served
+
+    def pin(self, engine_build: str | None, levels_version: str | None) -> None:
+        """:meth:`Ladder.pin`."""
+        self._ladder.pin(engine_build, levels_version)
 
 
 def wait_until_healthy(

@@ -1,9 +1,18 @@
 """Schemathesis against our own OpenAPI schema: positive and negative examples for every
 operation (bounded, deterministic), sent to a real server. No 5xx, responses conform to
-the schema, invalid data is rejected with a 4xx, and the engines stay in sync."""
+the schema, invalid data is rejected with a 4xx, and the engines stay in sync.
+
+`make test` sends 30 examples an operation; `make test-slow` 100 more
+(:func:`test_openapi_at_length`, other draws), and prints what it sent and what came
+back (docs/service.md quotes it)."""
 
 from __future__ import annotations
 
+import time
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import (
@@ -40,6 +49,43 @@ def test_openapi(case: schemathesis.Case, server: Server) -> None:
     if case.path == "/v1/move" and body is not None and body.get("level") in (5, 6, 7, 8):
         body["level"] = 1  # positive examples at high levels would only make this slow
     case.call_and_validate(base_url=server.url, checks=CHECKS, timeout=60)
+
+
+#: What the long run sent and got: (operation, status) counts.
+SENT: Counter[tuple[str, int]] = Counter()
+
+
+@pytest.fixture(scope="module")
+def report() -> Iterator[Counter[tuple[str, int]]]:
+    """Prints the long run's requests by operation and status once the module ends."""
+    started = time.monotonic()
+    yield SENT
+    if SENT:
+        total = sum(SENT.values())
+        served_errors = sum(n for (_, status), n in SENT.items() if status >= 500)
+        print(
+            f"\nschemathesis: {total} requests in {time.monotonic() - started:.0f} s, "
+            f"{served_errors} 5xx"
+        )
+        for (operation, status), n in sorted(SENT.items()):
+            print(f"  {operation} {status}: {n}")
+
+
+@pytest.mark.slow
+@schema.parametrize()
+@settings(
+    max_examples=100, derandomize=False, deadline=None, suppress_health_check=list(HealthCheck)
+)
+def test_openapi_at_length(
+    case: schemathesis.Case, server: Server, report: Counter[tuple[str, int]]
+) -> None:
+    """As :func:`test_openapi`, with 100 examples an operation at random (hypothesis'
+    seed printed on a failure), every answer counted."""
+    body = case.body if isinstance(case.body, dict) else None
+    if case.path == "/v1/move" and body is not None and body.get("level") in (6, 7, 8):
+        body["level"] = 5  # level 8 searches for seconds: the run would be hours
+    response = case.call_and_validate(base_url=server.url, checks=CHECKS, timeout=60)
+    report[(f"{case.method} {case.path}", response.status_code)] += 1
 
 
 def test_the_schema_examples_reach_the_engine(server: Server) -> None:

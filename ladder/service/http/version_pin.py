@@ -64,21 +64,29 @@ class VersionPin:
         await self.app(scope, receive, send)
 
     def _judge(self, header: str, pinned: str, served: str) -> ServiceError | None:
-        if pinned == served:
-            return None
-        if not _FORMATS[header.lower().encode()].fullmatch(pinned):
-            return ServiceError(
-                422,
-                ErrorCode.INVALID_REQUEST,
-                f"{header}: {pinned[:100]!r} is not an engine build key or levels version",
-                field=header,
-            )
+        return judge_pin(header, pinned, served, self.retry_after)
+
+
+def judge_pin(header: str, pinned: str, served: str, retry_after: int) -> ServiceError | None:
+    """A request's pin `pinned` of `header` where `served` is served: None if they are
+    the same; 422 if it is no build key or levels version at all; else 503
+    ``version_mismatch`` (another instance may serve it). The server's middleware and
+    the in-process client (:class:`ladder.client.Ladder`) both judge by this."""
+    if pinned == served:
+        return None
+    if not _FORMATS[header.lower().encode()].fullmatch(pinned):
         return ServiceError(
-            503,
-            ErrorCode.VERSION_MISMATCH,
-            f"{header}: this instance serves {served}, not {pinned}; another may",
-            retry_after=self.retry_after,
+            422,
+            ErrorCode.INVALID_REQUEST,
+            f"{header}: {pinned[:100]!r} is not an engine build key or levels version",
+            field=header,
         )
+    return ServiceError(
+        503,
+        ErrorCode.VERSION_MISMATCH,
+        f"{header}: this instance serves {served}, not {pinned}; another may",
+        retry_after=retry_after,
+    )
 
 
 def require_pin(from_ply: int, pinned: str | None) -> None:
@@ -98,5 +106,6 @@ __all__ = [
     "LEVELS_VERSION_HEADER",
     "VersionPin",
     "answer_headers",
+    "judge_pin",
     "require_pin",
 ]
