@@ -97,7 +97,9 @@ def test_a_level_match_and_its_study(tmp_path: Path, golden: Callable[[str, str]
     golden("level-match.out", out)
     golden("level-match.pgn", (tmp_path / "m.pgn").read_text())
     golden("level-match.json", (tmp_path / "m.json").read_text())
-    match_id = out.split()[1].rstrip(":")
+    found = re.search(r"^match (\S+): played", out, re.M)  # (a progress line may come first)
+    assert found, out
+    match_id = found.group(1)
     study = ladder(
         *("study", match_id, "--db", "m.sqlite", "--out", "s.pgn", "--json", "s.json"),
         *("--nodes", "1000", "--engine", f"level:8,variety=off,{levels}"),
