@@ -59,7 +59,7 @@ class Server(ServeProcess):
     """A running `ladder serve`; :meth:`stop` also checks that no engine outlived it."""
 
     def __init__(self, args: list[str] | None = None, **kwargs: Any) -> None:
-        # No pause with readiness off at each stop (tests/service/test_drain.py has it).
+        # No pause with readiness off at each stop (tests/service/operations/test_drain.py has it).
         kwargs.setdefault("env", {"LADDER_ENGINE": str(service_engine())})
         kwargs["env"].setdefault("LADDER_DRAIN_DELAY", "0")
         kwargs.setdefault("cwd", ROOT)

@@ -12,8 +12,7 @@ import pytest
 
 from ladder.levels import LEVELS_FILE, levels_version
 from ladder.service.operations.metrics import engine_build_key
-
-from .helpers import OUT_OF_BOOK, Server, service_engine, start_server
+from tests.service.helpers import OUT_OF_BOOK, Server, service_engine, start_server
 
 BUILD, LEVELS = "X-Ladder-Engine-Build", "X-Ladder-Levels-Version"
 MOVE = {"variant": "xiangqi", "moves": OUT_OF_BOOK, "level": 2, "seed": 3}

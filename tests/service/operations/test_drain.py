@@ -15,8 +15,8 @@ import httpx
 import psutil
 import pytest
 
-from .helpers import OUT_OF_BOOK, Server, post_move, samples, wait_until
-from .test_lanes import SLOW
+from tests.service.helpers import OUT_OF_BOOK, Server, post_move, samples, wait_until
+from tests.service.test_lanes import SLOW
 
 DRAIN = ["--drain-timeout", "2", "--drain-delay", "1.5"]
 

@@ -18,8 +18,7 @@ from ladder.service.http.access import KeyFileError, RateLimit, key_id, read_key
 from ladder.service.operations.config import ServiceConfig
 from ladder.service.operations.server import ServeError, check_exposure
 from ladder.service.operations.settings import ServeSettings
-
-from .helpers import OUT_OF_BOOK, Server, run_ladder, start_server
+from tests.service.helpers import OUT_OF_BOOK, Server, run_ladder, start_server
 
 KEY_A = "site-a-0123456789abcdef"
 KEY_B = "site-b-fedcba9876543210"

@@ -13,8 +13,7 @@ import pytest
 
 from ladder.levels import LEVELS_FILE
 from ladder.service.operations.launch import ladder_command
-
-from .helpers import ROOT, Server, service_engine
+from tests.service.helpers import ROOT, Server, service_engine
 
 KEY = "config-key-0123456789abcdef"
 MOVE = {"variant": "xiangqi", "moves": ["h3e3"], "level": 1, "seed": 3}

@@ -16,9 +16,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from ladder.service.operations.server_processes import MULTIPROC_ENV, engine_shares
-
-from .helpers import Server, check_move_reply, start_server, wait_until
-from .test_settings import ladder_serve, one_line_error
+from tests.service.helpers import Server, check_move_reply, start_server, wait_until
+from tests.service.operations.test_settings import ladder_serve, one_line_error
 
 KEY_A = "workers-a-0123456789abcdef"
 KEY_B = "workers-b-fedcba9876543210"
