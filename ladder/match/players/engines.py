@@ -11,6 +11,7 @@ the game loop scores the game as its loss.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
 import time
@@ -172,9 +173,10 @@ class EnginePlayer:
         sets up, None if it sets up none) is set up first, in the engine's ``fen=``
         letters or, without one, its protocol's then the other ones: the first it does
         not refuse are the spec's ``fen``. Then one search from there (not retried) at
-        the engine's own limit (depth 1 on a clock), stopped after
+        the engine's own limit (depth 1 on a clock), abandoned after
         :data:`CHECK_SEARCH_BOUND`; a depth- or node-limited engine without ``timeout=``
-        gets :func:`searched_deadline` of that search's time, if it ended by itself.
+        gets :func:`searched_deadline` of that search's time, if it ended in time (the
+        caller closes the engine after the check).
         An engine that refuses the position in every letters, or cannot set one up
         (XBoard without ``setboard``), raises :class:`PlayerError` in its own words."""
         if self.engine is None:
@@ -185,13 +187,13 @@ class EnginePlayer:
         clocked = spec.time_control is not None
         limit = Limit(depth=1) if clocked else self.base_limit()
         started = time.perf_counter()
-        bound = time.monotonic() + CHECK_SEARCH_BOUND
-        await self._search(
-            Game.from_fen(variant, fen), dataclasses.replace(limit, deadline=bound), retries=0
-        )
+        try:  # (abandoned, not stopped: XBoard cannot bound a node limit's time)
+            async with asyncio.timeout(CHECK_SEARCH_BOUND):
+                await self._search(Game.from_fen(variant, fen), limit, retries=0)
+        except TimeoutError:
+            return spec  # the engine is closed after the check
         took = time.perf_counter() - started
-        timed = took < CHECK_SEARCH_BOUND * 0.95  # (else it was stopped: not its limit's time)
-        if not clocked and spec.movetime_ms is None and spec.search_timeout_s is None and timed:
+        if not clocked and spec.movetime_ms is None and spec.search_timeout_s is None:
             spec = dataclasses.replace(spec, search_timeout_s=round(searched_deadline(took), 1))
         return spec
 
