@@ -51,7 +51,7 @@ from ladder.service.domain.models import (
     VariantsResponse,
 )
 from ladder.service.domain.mover import MoveService
-from ladder.service.domain.status import FAILURES, as_service_error, invalid_request
+from ladder.service.domain.status import FAILURES, as_list, as_service_error, request_model
 from ladder.service.http.version_pin import ENGINE_BUILD_HEADER, LEVELS_VERSION_HEADER, judge_pin
 from ladder.service.operations.config import ServiceConfig
 from ladder.service.operations.metrics import engine_build_key
@@ -69,21 +69,6 @@ class Served:
 
     engine_build: str
     levels_version: str
-
-
-def _request(model: type[M], **fields: Any) -> M:
-    """Build a request model; pydantic's complaint is the ServiceError the server would
-    give for the same request (:func:`ladder.service.domain.status.invalid_request`)."""
-    try:
-        return model(**fields)
-    except ValidationError as exc:
-        raise as_service_error(invalid_request(exc.errors()), 0) from None
-
-
-def _as_list(moves: Sequence[str]) -> Any:
-    """The moves as the request's list; a string stays one (the request refuses it by
-    name, as the server does) instead of becoming a list of its letters."""
-    return moves if isinstance(moves, str) else list(moves)
 
 
 class Ladder:
@@ -274,11 +259,11 @@ class Ladder:
         after `moves` (from `fen`, or the start); with `clock` (the mover's, in a timed
         game) the search also stops at a safe share of it; with `notations` (`wxf`,
         `chinese`, `chinese-traditional`) the move written in them too."""
-        req = _request(
+        req = request_model(
             MoveRequest,
             variant=variant,
             fen=fen,
-            moves=_as_list(moves),
+            moves=as_list(moves),
             level=level,
             elo=elo,
             seed=seed,
@@ -299,11 +284,11 @@ class Ladder:
     ) -> PositionResponse:
         """The rules checker's view of a position: FEN, legal moves, check, outcome (and
         `moves` in `notations`, if any)."""
-        req = _request(
+        req = request_model(
             PositionRequest,
             variant=variant,
             fen=fen,
-            moves=_as_list(moves),
+            moves=as_list(moves),
             notations=list(notations),
         )
         if self._service is not None:

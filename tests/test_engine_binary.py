@@ -139,7 +139,8 @@ def test_engine_option_reaches_the_engines_a_command_starts(
     wrapper = tmp_path / "wrapped-engine"
     wrapper.write_text(f'#!/bin/sh\ntouch {mark}\nexec {engine_exe} "$@"\n')
     wrapper.chmod(0o755)
-    move = ["move", "--variant", "xiangqi", "--level", "1", "--seed", "1"]
+    # past the book: a book move starts no engine (tests/service/test_local_move.py)
+    move = ["move", "--variant", "xiangqi", "--level", "1", "--seed", "1", "--moves", "h3e3 a10a9"]
     option = ["--engine", str(wrapper)]
     argv = [*move, *option] if where == "after" else [*option, *move]
     done = ladder(*argv, cache=user_cache, env={ENGINE_ENV: str(DEBIAN_FSF)})

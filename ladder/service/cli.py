@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the service's modules load when a command runs, not at start
     from ladder.level_times import LevelTimes
@@ -25,9 +25,9 @@ __all__ = ["add_levels", "add_move", "add_serve"]
 
 
 def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from ladder.arg_types import positive_float
     from ladder.notations import NOTATIONS
     from ladder.rules.cli import add_position_options
-    from ladder.service.operations.settings import positive_float
 
     p = sub.add_parser(
         "move",
@@ -93,11 +93,11 @@ def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _cmd_move(args: argparse.Namespace) -> int:
-    from ladder.client import LadderSync
+    # In-process, only what one move needs (ladder.service.local_move): not the client,
+    # its HTTP library and the service's pool, which took most of the command's time.
     from ladder.engine_binary import EngineNotBuilt
     from ladder.service.domain.errors import ServiceError
     from ladder.service.domain.models import Clock
-    from ladder.service.operations.config import ServiceConfig
     from protocol.errors import EngineError
 
     if args.remaining_ms is None and (args.increment_ms or args.moves_to_go is not None):
@@ -123,32 +123,18 @@ def _cmd_move(args: argparse.Namespace) -> int:
         given = "--levels" if args.levels is not None else "--engine"
         print(f"ladder move: {given} applies in-process, not with --url", file=sys.stderr)
         return 2
+    request = {
+        "variant": args.variant,
+        "fen": args.fen,
+        "moves": args.moves.split(),
+        "level": args.level,
+        "elo": args.elo,
+        "seed": args.seed,
+        "clock": clock,
+        "notations": args.notation,
+    }
     try:
-        if args.url:
-            ladder = LadderSync(
-                args.url,
-                api_key=args.api_key or os.environ.get(API_KEY_ENV),
-                timeout=args.timeout,
-            )
-        else:
-            config = ServiceConfig(
-                engines=1,
-                max_queue=1,
-                levels_file=_levels_file(args.levels),
-                engine_path=args.engine_path,
-            )
-            ladder = LadderSync(config=config)
-        with ladder:
-            reply = ladder.move(
-                variant=args.variant,
-                fen=args.fen,
-                moves=args.moves.split(),
-                level=args.level,
-                elo=args.elo,
-                seed=args.seed,
-                clock=clock,
-                notations=args.notation,
-            )
+        reply = _move_asked(args, request) if args.url else _move_here(args, request)
     except ServiceError as exc:
         print(f"ladder move: {exc.message} [{exc.status} {exc.code}]", file=sys.stderr)
         return 2 if exc.status < 500 else 3
@@ -160,6 +146,34 @@ def _cmd_move(args: argparse.Namespace) -> int:
         return 2
     print(reply.model_dump_json(indent=2) if args.json else _move_line(reply))
     return 0
+
+
+def _move_asked(args: argparse.Namespace, request: dict[str, Any]) -> MoveResponse:
+    """The move asked of the server at ``--url``."""
+    from ladder.client import LadderSync
+
+    ladder = LadderSync(
+        args.url, api_key=args.api_key or os.environ.get(API_KEY_ENV), timeout=args.timeout
+    )
+    with ladder:
+        return ladder.move(**request)
+
+
+def _move_here(args: argparse.Namespace, request: dict[str, Any]) -> MoveResponse:
+    """The move played in-process: on an engine of its own, started only past the book."""
+    from ladder.engine_binary import engine_path
+    from ladder.service.domain.models import MoveRequest
+    from ladder.service.domain.status import FAILURES, as_service_error, request_model
+    from ladder.service.local_move import play_move
+    from ladder.service.operations.config import ServiceConfig
+
+    levels = _levels_file(args.levels)
+    engine = args.engine_path or engine_path()  # a missing engine is an error, book or not
+    req = request_model(MoveRequest, **request)
+    try:
+        return asyncio.run(play_move(req, levels, engine))
+    except FAILURES as exc:
+        raise as_service_error(exc, ServiceConfig.retry_after_s) from None
 
 
 def _move_line(reply: MoveResponse) -> str:

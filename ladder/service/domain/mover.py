@@ -22,13 +22,11 @@ import time
 from dataclasses import dataclass
 
 from ladder.human_reference import human_reference
-from ladder.level_engine.clock import MoveClock, move_time_limit_ms
+from ladder.level_engine.clock import MoveClock
 from ladder.level_engine.level_move import LevelMove, book_move, hurried_move
-from ladder.level_engine.strength import strength
 from ladder.level_times import expected as expected_level_time
 from ladder.levels import (
     Level,
-    LevelsError,
     elo_range,
     largest_hash_mb,
     levels_version,
@@ -38,9 +36,6 @@ from ladder.notations import check_notations, moves_in
 from ladder.rules import MAX_MOVES, Game
 from ladder.service.domain.errors import (
     DeadlineExceeded,
-    ErrorCode,
-    GameOver,
-    InvalidRequest,
     NoEngineAnswer,
 )
 from ladder.service.domain.models import (
@@ -56,7 +51,12 @@ from ladder.service.domain.models import (
     VariantInfo,
     VariantsResponse,
 )
-from ladder.service.domain.move_answer import move_response
+from ladder.service.domain.move_answer import (
+    check_not_over,
+    move_response,
+    move_strength,
+    request_time_limit_ms,
+)
 from ladder.service.domain.positions import INLINE_PLIES, Checked, Positions, start_fen
 from ladder.service.engines.engine_slot import (
     EngineSlot,
@@ -179,19 +179,8 @@ class MoveService:
         seed = req.seed if req.seed is not None else secrets.randbits(53)
         level = self.strength(req.variant, req.level, req.elo)
         checked = await self.positions.judge(req.variant, req.fen, req.moves)
-        if checked.outcome is not None:
-            o = checked.outcome
-            raise GameOver(
-                ErrorCode.GAME_OVER,
-                f"the game is already over: {o.reason} ({o.result})",
-                outcome=o.model_dump(mode="json"),
-            )
-        clock = req.clock
-        time_limit_ms = (
-            None
-            if clock is None
-            else move_time_limit_ms(clock.remaining_ms, clock.increment_ms, clock.moves_to_go)
-        )
+        check_not_over(checked)
+        time_limit_ms = request_time_limit_ms(req)
         booked = book_move(checked.game, level, seed)
         if booked is not None:  # no engine needed: never queued behind searches
             return self._respond(req, checked, seed, booked, 0.0, time_limit_ms)
@@ -362,12 +351,7 @@ class MoveService:
     def strength(self, variant: str, level: int | None, elo: float | None) -> Level:
         """The settings a request asks for: a level's, or those interpolated at an Elo
         (:class:`InvalidRequest` when the Elo is off the measured curve)."""
-        try:
-            return strength(self.levels[variant], level, elo)
-        except LevelsError as exc:
-            raise InvalidRequest(
-                ErrorCode.INVALID_REQUEST, f"elo: {variant}: {exc}", field="elo"
-            ) from None
+        return move_strength(self.levels, variant, level, elo)
 
     def _respond(
         self,

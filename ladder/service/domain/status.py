@@ -13,7 +13,9 @@ whichever way the service is called (tests/service/test_error_paths.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from ladder.service.domain.errors import (
     DeadlineExceeded,
@@ -28,6 +30,8 @@ from ladder.service.domain.errors import (
 )
 from ladder.service.domain.models import STRENGTH_ERROR
 from ladder.service.engines.pool import PoolClosed, PoolError, QueueFull, QueueTimeout
+
+M = TypeVar("M", bound=BaseModel)
 
 #: Each failure's status, and its code where the exception does not carry one.
 _STATUS: tuple[tuple[type[Exception], int, ErrorCode | None], ...] = (
@@ -66,6 +70,21 @@ def as_service_error(exc: Exception, retry_after: int) -> ServiceError:
     return ServiceError(status, code, str(exc), retry_after=retry_after)
 
 
+def request_model(model: type[M], **fields: Any) -> M:
+    """A request model built in-process (the client's, ``ladder move``'s); pydantic's
+    complaint is the :class:`ServiceError` the server would give for the same request."""
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        raise as_service_error(invalid_request(exc.errors()), 0) from None
+
+
+def as_list(moves: Sequence[str]) -> Any:
+    """The moves as a request's list; a string stays one (the request refuses it by
+    name, as the server does) instead of becoming a list of its letters."""
+    return moves if isinstance(moves, str) else list(moves)
+
+
 def invalid_request(errors: Sequence[Any]) -> InvalidRequest:
     """A request model's validation errors (pydantic's, FastAPI's with ``body`` first in
     each location) as one :class:`InvalidRequest`: the first problem's field path
@@ -96,4 +115,11 @@ def field_name(loc: tuple[Any, ...]) -> str:
     return out or "body"
 
 
-__all__ = ["FAILURES", "as_service_error", "field_name", "invalid_request"]
+__all__ = [
+    "FAILURES",
+    "as_list",
+    "as_service_error",
+    "field_name",
+    "invalid_request",
+    "request_model",
+]

@@ -41,6 +41,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
+from ladder.arg_types import (
+    non_negative_float,
+    non_negative_int,
+    port_number,
+    positive_float,
+    positive_int,
+)
 from ladder.level_times import LevelTimes
 from ladder.service.http.http_protocol import (
     MAX_CONNECTIONS,
@@ -57,41 +64,6 @@ Group = Literal["", "access", "connections", "operations", "analysis"]
 
 # ---------------------------------------------------------------------------------------
 # Parsers: text to value, refusing what cannot be (argparse's types, and ours)
-
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def port_number(text: str) -> int:
-    value = int(text)
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be 0-65535, got {value}")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    value = float(text)
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, got {text}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-    return value
 
 
 def host_pattern(text: str) -> str:
