@@ -26,6 +26,11 @@
    (every request through FastAPI's routing and validation), requests alternating
    between them through the lean client: the server process's CPU ms per request and
    the median wall time, at levels 1 and 3.
+6. **CPU per move at every level**, the server's and the engine's, and the engine's
+   share of the two (engine / (engine + server)): levels 1-8, out of the book and past
+   the variety window, one engine, one request at a time; ``--levels-file FILE`` serves
+   another levels file beside the shipped one (e.g. the one a figure was first measured
+   with), the servers taking turns level by level.
 
 The load of parts 2 and 3 comes from a separate process (this script with ``--load``:
 asyncio, plain HTTP/1.1 over keep-alive connections, a few tens of µs of CPU per
@@ -34,7 +39,7 @@ engines, and its CPU per request is printed. The machine's load average is print
 the start and the end.
 
     .venv/bin/python scripts/bench_service.py [--reps 40] [--seconds 6] [--rounds 3]
-        [--parts 1,2,3,4,5]
+        [--parts 1,2,3,4,5,6] [--levels-file FILE]
 """
 
 from __future__ import annotations
@@ -63,6 +68,9 @@ VARIANT = "xiangqi"
 #: it, so every level answered those requests from the book, without a search), 40
 #: legal moves: a level-1 request is a 3,000-node MultiPV 99 search, a line per move.
 MOVES = ["h3e3", "h10g8", "h1g3", "i10h10", "i1i2", "a10a9"]
+#: Part 6's position: 12 plies, out of every level's book and past levels 4-8's
+#: variety window (their first 10 plies), 45 legal moves.
+LATE_MOVES = [*MOVES, "b1c3", "b10c8", "a1a2", "a9d9", "c4c5", "c7c6"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -230,7 +238,14 @@ def free_port() -> int:
 class Server:
     """`ladder serve` in a subprocess."""
 
-    def __init__(self, engines: int, exe: Path, workers: int = 1, fast_path: bool = True) -> None:
+    def __init__(
+        self,
+        engines: int,
+        exe: Path,
+        workers: int = 1,
+        fast_path: bool = True,
+        levels: Path | None = None,
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "LADDER_ENGINE": str(exe)}
@@ -252,6 +267,7 @@ class Server:
                 "256",
                 "--log-level",
                 "warning",
+                *(["--levels", str(levels)] if levels is not None else []),
             ],
             cwd=ROOT,
             env=env,
@@ -336,13 +352,21 @@ class LeanClient:
         self.conn = http.client.HTTPConnection(host, int(port), timeout=120)
 
     def move(self, body: bytes) -> None:
-        self.conn.request(
-            "POST", "/v1/move", body=body, headers={"content-type": "application/json"}
-        )
-        response = self.conn.getresponse()
+        try:
+            response = self._post(body)
+        except (ConnectionError, http.client.RemoteDisconnected):
+            # the server closed a connection left idle past its keep-alive timeout
+            self.conn.close()
+            response = self._post(body)
         data = response.read()
         if response.status != 200:
             raise SystemExit(f"HTTP {response.status}: {data[:200]!r}")
+
+    def _post(self, body: bytes) -> http.client.HTTPResponse:
+        self.conn.request(
+            "POST", "/v1/move", body=body, headers={"content-type": "application/json"}
+        )
+        return self.conn.getresponse()
 
     def close(self) -> None:
         self.conn.close()
@@ -514,8 +538,16 @@ def main() -> None:
     )
     ap.add_argument(
         "--parts",
-        default="1,2,3,4,5",
-        help="which measurements to run (comma-separated, default all: 1,2,3,4,5)",
+        default="1,2,3,4,5,6",
+        help="which measurements to run (comma-separated, default all: 1,2,3,4,5,6)",
+    )
+    ap.add_argument(
+        "--levels-file",
+        type=Path,
+        action="append",
+        default=[],
+        help="part 6: also serve this levels file beside the shipped one (repeatable; "
+        "e.g. the levels file a figure was first measured with)",
     )
     args = ap.parse_args()
     parts = {int(part) for part in args.parts.split(",")}
@@ -532,6 +564,8 @@ def main() -> None:
             part_workers(exe, cores, args.seconds, args.rounds)
         if 5 in parts:
             part_fast_path(exe, args.reps)
+        if 6 in parts:
+            part_cpu_split(exe, args.seconds, args.levels_file)
         print(f"\nload average at the end: {load_average()}")
 
 
@@ -570,6 +604,61 @@ def part_fast_path(exe: Path, reps: int) -> None:
                     f"{1000 * statistics.median(wall['with']):>9.2f} "
                     f"{1000 * statistics.median(wall['without']):>8.2f}"
                 )
+        finally:
+            for client in clients.values():
+                client.close()
+
+
+def part_cpu_split(exe: Path, seconds: float, extra_levels: list[Path]) -> None:
+    """Every level's CPU per move, the server's and the engine's, out of the book and
+    past the variety window: one engine per server, one request at a time through the
+    lean client (seeds varying), each level's requests in a block (no Hash change inside
+    one), the servers (one per levels file) taking turns level by level."""
+    files: dict[str, Path | None] = {"shipped": None}
+    files.update({path.name: path for path in extra_levels})
+    print(
+        f"\n6. CPU per move at every level ({VARIANT} after {len(LATE_MOVES)} plies: out of "
+        "the book, past\n   the variety window; 1 engine, one request at a time, about "
+        f"{seconds:g} s a level):\n   srv / eng: CPU ms per move of the server process / "
+        "its engine; share: eng / (eng + srv)"
+    )
+    print(
+        f"{'levels':>22} {'level':>5} {'nodes':>7} {'moves':>5} {'srv':>6} {'eng':>7} "
+        f"{'share':>6} {'wall ms':>8}"
+    )
+    tables = {
+        name: load_levels(path)[VARIANT] if path else load_levels()[VARIANT]
+        for name, path in files.items()
+    }
+    with stopping({name: Server(1, exe, levels=path) for name, path in files.items()}) as servers:
+        clients = {name: LeanClient(srv.url) for name, srv in servers.items()}
+        try:
+            for level in range(1, 9):
+                for name, srv in servers.items():
+                    client = clients[name]
+
+                    def body(seed: int, level: int = level) -> bytes:
+                        return json.dumps(
+                            {"variant": VARIANT, "moves": LATE_MOVES, "level": level, "seed": seed}
+                        ).encode()
+
+                    for seed in range(3):  # warm up: the level's MultiPV and Hash set
+                        client.move(body(seed))
+                    c0, e0 = srv.cpu(), srv.engine_cpu()
+                    walls: list[float] = []
+                    until = time.monotonic() + seconds
+                    while len(walls) < 5 or time.monotonic() < until:
+                        t0 = time.perf_counter()
+                        client.move(body(1000 + len(walls)))
+                        walls.append(time.perf_counter() - t0)
+                    srv_ms = (srv.cpu() - c0) / len(walls) * 1000
+                    eng_ms = (srv.engine_cpu() - e0) / len(walls) * 1000
+                    print(
+                        f"{name:>22} {level:>5} {tables[name][level].nodes:>7} {len(walls):>5} "
+                        f"{srv_ms:>6.3f} {eng_ms:>7.3f} {eng_ms / (eng_ms + srv_ms):>6.3f} "
+                        f"{1000 * statistics.median(walls):>8.2f}",
+                        flush=True,
+                    )
         finally:
             for client in clients.values():
                 client.close()
