@@ -22,7 +22,7 @@
    and 3: moves/s, and CPU ms per move of the server processes (supervisor and
    workers) and of the engines.
 5. **The /v1/move fast path**: two servers of one engine each, one with the fast path
-   (:class:`ladder.service.http.middleware.MoveFastPath`, the default) and one without
+   (:class:`ladder.service.http.middleware.ServiceGate`, the default) and one without
    (every request through FastAPI's routing and validation), requests alternating
    between them through the lean client: the server process's CPU ms per request and
    the median wall time, at levels 1 and 3.
