@@ -31,6 +31,11 @@
    the variety window, one engine, one request at a time; ``--levels-file FILE`` serves
    another levels file beside the shipped one (e.g. the one a figure was first measured
    with), the servers taking turns level by level.
+7. **Hash sizes between levels**: a level-1 move (Hash 16) right after a level-7 one
+   (Hash 64) on the same engine, against one right after a level-1 move (one engine,
+   the two orders alternating); and the same requests, one at a time, to a pool of two
+   engines, where the level-1 moves go to the engine whose table is their size already.
+   Wall time and engine CPU of the level-1 moves.
 
 The load of parts 2 and 3 comes from a separate process (this script with ``--load``:
 asyncio, plain HTTP/1.1 over keep-alive connections, a few tens of µs of CPU per
@@ -39,7 +44,7 @@ engines, and its CPU per request is printed. The machine's load average is print
 the start and the end.
 
     .venv/bin/python scripts/bench_service.py [--reps 40] [--seconds 6] [--rounds 3]
-        [--parts 1,2,3,4,5,6] [--levels-file FILE]
+        [--parts 1,2,3,4,5,6,7] [--levels-file FILE]
 """
 
 from __future__ import annotations
@@ -538,8 +543,8 @@ def main() -> None:
     )
     ap.add_argument(
         "--parts",
-        default="1,2,3,4,5,6",
-        help="which measurements to run (comma-separated, default all: 1,2,3,4,5,6)",
+        default="1,2,3,4,5,6,7",
+        help="which measurements to run (comma-separated, default all: 1,2,3,4,5,6,7)",
     )
     ap.add_argument(
         "--levels-file",
@@ -566,6 +571,8 @@ def main() -> None:
             part_fast_path(exe, args.reps)
         if 6 in parts:
             part_cpu_split(exe, args.seconds, args.levels_file)
+        if 7 in parts:
+            part_hash_sizes(exe, args.reps)
         print(f"\nload average at the end: {load_average()}")
 
 
@@ -662,6 +669,58 @@ def part_cpu_split(exe: Path, seconds: float, extra_levels: list[Path]) -> None:
         finally:
             for client in clients.values():
                 client.close()
+
+
+def part_hash_sizes(exe: Path, reps: int) -> None:
+    """Level 1 after level 7 and after level 1 on one engine; level 1 in a pool of two
+    engines given the same mix (``reps`` level-1 moves of each)."""
+    levels = load_levels()[VARIANT]
+    print(
+        f"\n7. Hash sizes: level 1 (Hash {levels[1].hash_mb} MB) after level 7 (Hash "
+        f"{levels[7].hash_mb} MB) and after level 1;\n   {reps} level-1 moves each, "
+        "alternating; median wall ms and engine CPU ms per level-1 move"
+    )
+
+    def body(level: int, seed: int) -> bytes:
+        return json.dumps(
+            {"variant": VARIANT, "moves": LATE_MOVES, "level": level, "seed": seed}
+        ).encode()
+
+    series = {
+        "1 engine, after level 7": (1, 7),
+        "1 engine, after level 1": (1, 1),
+        "2 engines, after level 7": (2, 7),
+    }
+    wall: dict[str, list[float]] = {name: [] for name in series}
+    cpu = dict.fromkeys(series, 0.0)
+    servers = {1: Server(1, exe), 2: Server(2, exe)}
+    with stopping(servers):
+        clients = {k: LeanClient(srv.url) for k, srv in servers.items()}
+        try:
+            for k in servers:  # both tables made once, as a served pool has them
+                for seed in range(3):
+                    clients[k].move(body(7, seed))
+                    clients[k].move(body(1, seed))
+            for i in range(reps):
+                for name, (k, before) in series.items():
+                    clients[k].move(body(before, 10_000 + i))
+                    e0 = servers[k].engine_cpu()
+                    t0 = time.perf_counter()
+                    clients[k].move(body(1, i))
+                    wall[name].append(time.perf_counter() - t0)
+                    cpu[name] += servers[k].engine_cpu() - e0
+        finally:
+            for client in clients.values():
+                client.close()
+    base = statistics.median(wall["1 engine, after level 1"])
+    base_cpu = cpu["1 engine, after level 1"]
+    print(f"{'level 1 on':>26} {'wall ms':>8} {'ratio':>6} {'eng ms':>7} {'ratio':>6}")
+    for name in series:
+        w = statistics.median(wall[name])
+        print(
+            f"{name:>26} {w * 1000:>8.2f} {w / base:>6.2f} {cpu[name] / reps * 1000:>7.2f} "
+            f"{cpu[name] / base_cpu:>6.2f}"
+        )
 
 
 def part_overhead(exe: Path, reps: int) -> None:
