@@ -36,6 +36,12 @@
    the two orders alternating); and the same requests, one at a time, to a pool of two
    engines, where the level-1 moves go to the engine whose table is their size already.
    Wall time and engine CPU of the level-1 moves.
+8. **Saturation with a compiled load generator**: ``wrk`` (Debian's, ``make
+   bench-tools``) at concurrency 4 per engine against ``ladder serve`` with one engine
+   per core, beside a raw pool of the same engines (one thread per engine driving it
+   over pipes as part 1's raw engine does), in alternating rounds, at levels 1 and 4
+   out of the book: moves/s, their ratio, and CPU ms per move of the server, the engines
+   and the load generator (wrk) or the raw pool's driver.
 
 The load of parts 2 and 3 comes from a separate process (this script with ``--load``:
 asyncio, plain HTTP/1.1 over keep-alive connections, a few tens of µs of CPU per
@@ -44,7 +50,7 @@ engines, and its CPU per request is printed. The machine's load average is print
 the start and the end.
 
     .venv/bin/python scripts/bench_service.py [--reps 40] [--seconds 6] [--rounds 3]
-        [--parts 1,2,3,4,5,6,7] [--levels-file FILE]
+        [--parts 1,2,3,4,5,6,7,8] [--levels-file FILE]
 """
 
 from __future__ import annotations
@@ -55,7 +61,9 @@ import contextlib
 import http.client
 import json
 import os
+import re
 import resource
+import shutil
 import socket
 import statistics
 import subprocess
@@ -543,8 +551,8 @@ def main() -> None:
     )
     ap.add_argument(
         "--parts",
-        default="1,2,3,4,5,6,7",
-        help="which measurements to run (comma-separated, default all: 1,2,3,4,5,6,7)",
+        default="1,2,3,4,5,6,7,8",
+        help="which measurements to run (comma-separated, default all: 1,2,3,4,5,6,7,8)",
     )
     ap.add_argument(
         "--levels-file",
@@ -573,6 +581,8 @@ def main() -> None:
             part_cpu_split(exe, args.seconds, args.levels_file)
         if 7 in parts:
             part_hash_sizes(exe, args.reps)
+        if 8 in parts:
+            part_saturation(exe, cores, args.seconds, args.rounds)
         print(f"\nload average at the end: {load_average()}")
 
 
@@ -721,6 +731,145 @@ def part_hash_sizes(exe: Path, reps: int) -> None:
             f"{name:>26} {w * 1000:>8.2f} {w / base:>6.2f} {cpu[name] / reps * 1000:>7.2f} "
             f"{cpu[name] / base_cpu:>6.2f}"
         )
+
+
+#: wrk's script: POST /v1/move with part 6's position, the seed counting up.
+WRK_SCRIPT = """
+local n = 0
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+request = function()
+  n = n + 1
+  return wrk.format(nil, "/v1/move", nil, string.format(BODY, n))
+end
+"""
+
+
+def run_wrk(url: str, level: int, connections: int, seconds: float) -> tuple[int, float, float]:
+    """wrk against ``url`` (one thread, ``connections`` connections) for ``seconds``
+    (whole seconds): (moves answered, seconds it took, wrk's CPU seconds). Any answer
+    but a 200 fails."""
+    import tempfile
+
+    wrk = shutil.which("wrk")
+    if wrk is None:
+        raise SystemExit("part 8 needs wrk: make bench-tools (apt-get install wrk)")
+    body = json.dumps({"variant": VARIANT, "moves": LATE_MOVES, "level": level, "seed": 0})
+    body = body.replace("%", "%%").replace('"seed": 0', '"seed": %d')
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(f"BODY = [[{body}]]\n{WRK_SCRIPT}")
+    try:
+        c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out = subprocess.run(
+            [
+                wrk,
+                "-t1",
+                f"-c{connections}",
+                f"-d{max(1, round(seconds))}s",
+                "-s",
+                script.name,
+                url,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    finally:
+        os.unlink(script.name)
+    if "Non-2xx" in out or "Socket errors" in out:
+        raise SystemExit(f"wrk saw failed requests:\n{out}")
+    match = re.search(r"(\d+) requests in ([\d.]+)(m?s)", out)
+    if match is None:
+        raise SystemExit(f"cannot read wrk's output:\n{out}")
+    moves = int(match.group(1))
+    took = float(match.group(2)) / (1000 if match.group(3) == "ms" else 1)
+    cpu = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
+    return moves, took, cpu
+
+
+def raw_pool(engines: list[LevelRawEngine], level: int, seconds: float) -> Totals:
+    """The raw pool: one thread per engine searching part 6's position at ``level`` (its
+    nodes, MultiPV and Hash there) back to back for ``seconds``."""
+    import threading
+
+    lv = load_levels()[VARIANT][level]
+    variety = lv.variety_at(len(LATE_MOVES))
+    mpv = variety.multipv if variety else 1
+    fen, since = Game.from_fen(VARIANT, None, LATE_MOVES).engine_position()
+    counts = [0] * len(engines)
+    until = time.monotonic() + seconds
+
+    def drive(i: int) -> None:
+        while time.monotonic() < until:
+            engines[i].level_search(fen, since, lv.nodes, mpv, lv.hash_mb)
+            counts[i] += 1
+
+    for raw in engines:  # MultiPV and Hash set before the clock starts
+        raw.level_search(fen, since, lv.nodes, mpv, lv.hash_mb)
+    e0 = sum(process_cpu(raw.proc.pid) for raw in engines)
+    c0 = time.process_time()
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=drive, args=(i,)) for i in range(len(engines))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    return Totals(
+        moves=sum(counts),
+        elapsed=elapsed,
+        server_cpu=time.process_time() - c0,
+        engine_cpu=sum(process_cpu(raw.proc.pid) for raw in engines) - e0,
+    )
+
+
+def part_saturation(exe: Path, cores: int, seconds: float, rounds: int) -> None:
+    """``ladder serve`` under wrk against a raw pool of as many engines, alternating."""
+    engines = max(2, cores)
+    connections = 4 * engines
+    print(
+        f"\n8. Saturation: {engines} engines, wrk at {connections} connections against "
+        f"`ladder serve`, beside a raw\n   pool of {engines} engines driven over pipes (a "
+        f"thread each); {rounds} rounds alternating, {seconds:g} s each side in all;\n"
+        "   srv: CPU ms per move of the server (raw: of the pool's driver), eng: of the "
+        "engines,\n   load: of wrk; share: eng / (eng + srv)"
+    )
+    print(
+        f"{'level':>5} {'side':>7} {'moves':>6} {'moves/s':>8} {'ratio':>6} {'srv':>6} "
+        f"{'eng':>6} {'load':>6} {'share':>6}"
+    )
+    srv = Server(engines, exe)
+    raws = [LevelRawEngine(exe) for _ in range(engines)]
+    try:
+        with stopping({0: srv}):
+            for level in (1, 4):
+                served, raw = Totals(), Totals()
+                run_wrk(srv.url, level, connections, 1.0)  # warm up
+                for _ in range(rounds):
+                    c0, e0 = srv.cpu(), srv.engine_cpu()
+                    moves, took, load = run_wrk(srv.url, level, connections, seconds / rounds)
+                    served.moves += moves
+                    served.elapsed += took
+                    served.load_cpu += load
+                    served.server_cpu += srv.cpu() - c0
+                    served.engine_cpu += srv.engine_cpu() - e0
+                    pooled = raw_pool(raws, level, seconds / rounds)
+                    raw.moves += pooled.moves
+                    raw.elapsed += pooled.elapsed
+                    raw.server_cpu += pooled.server_cpu
+                    raw.engine_cpu += pooled.engine_cpu
+                for side, t in (("service", served), ("raw", raw)):
+                    srv_ms, eng_ms = t.per_move(t.server_cpu), t.per_move(t.engine_cpu)
+                    print(
+                        f"{level:>5} {side:>7} {t.moves:>6} {t.rate:>8.1f} "
+                        f"{t.rate / raw.rate:>6.2f} {srv_ms:>6.3f} {eng_ms:>6.3f} "
+                        f"{t.per_move(t.load_cpu):>6.3f} {eng_ms / (eng_ms + srv_ms):>6.3f}",
+                        flush=True,
+                    )
+    finally:
+        for engine in raws:
+            engine.close()
 
 
 def part_overhead(exe: Path, reps: int) -> None:
