@@ -177,7 +177,7 @@ class ServiceGate:
             and scope["path"] == MOVE_PATH
             and scope["method"] == "POST"
             and not scope.get("root_path")
-            and _content_type(scope) in _JSON_TYPES
+            and _header(scope, b"content-type") in _JSON_TYPES
         ):
             try:
                 req = MoveRequest.model_validate(value)
@@ -269,13 +269,8 @@ def _json_body(scope: Scope, body: bytes) -> bool:
     a JSON content type (``application/json``, ``…+json``)."""
     if body.lstrip()[:1] in (b"{", b"["):
         return True
-    media = (_content_type(scope) or b"").split(b";")[0].strip().lower()
+    media = (_header(scope, b"content-type") or b"").split(b";")[0].strip().lower()
     return media == b"application/json" or media.endswith(b"+json")
-
-
-def _content_type(scope: Scope) -> bytes | None:
-    """The request's (first) content-type header."""
-    return _header(scope, b"content-type")
 
 
 def _header(scope: Scope, name: bytes) -> bytes | None:
