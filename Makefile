@@ -8,7 +8,7 @@ PORT ?= 8000
 # More `ladder serve` options, e.g. SERVE_ARGS="--engines 2 --api-keys keys.txt".
 SERVE_ARGS ?=
 
-.PHONY: setup engine reference-engines browser balancers serve test test-slow lint calibrate clean
+.PHONY: setup engine reference-engines browser balancers bench-tools serve test test-slow lint calibrate clean
 
 # `make serve` and `make test` run the engine `make engine` builds, unless the environment
 # names one (LADDER_ENGINE, or its deprecated name MISTBOARD_ENGINE): the engine lookup
@@ -51,6 +51,11 @@ browser:
 # unprivileged by the tests, never as system services).
 balancers:
 	bash scripts/install_balancers.sh
+
+# Debian's wrk and valgrind, for the service's benches (scripts/bench_service.py part 8,
+# scripts/bench_service_instructions.py); no test needs them.
+bench-tools:
+	bash scripts/install_bench_tools.sh
 
 setup: $(VENV)/.installed engine
 

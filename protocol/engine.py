@@ -612,6 +612,11 @@ class Engine:
                 return False
         return True
 
+    def option_value(self, name: str) -> str | None:
+        """The value this client last set for option ``name`` (as sent), None if it
+        set none."""
+        return self._values.get(normalise_name(name))
+
     async def set_option(self, name: str, value: OptionValue = None) -> None:
         """Set one option; see :meth:`configure`."""
         await self.configure({name: value})

@@ -22,10 +22,26 @@
    and 3: moves/s, and CPU ms per move of the server processes (supervisor and
    workers) and of the engines.
 5. **The /v1/move fast path**: two servers of one engine each, one with the fast path
-   (:class:`ladder.service.http.middleware.MoveFastPath`, the default) and one without
+   (:class:`ladder.service.http.middleware.ServiceGate`, the default) and one without
    (every request through FastAPI's routing and validation), requests alternating
    between them through the lean client: the server process's CPU ms per request and
    the median wall time, at levels 1 and 3.
+6. **CPU per move at every level**, the server's and the engine's, and the engine's
+   share of the two (engine / (engine + server)): levels 1-8, out of the book and past
+   the variety window, one engine, one request at a time; ``--levels-file FILE`` serves
+   another levels file beside the shipped one (e.g. the one a figure was first measured
+   with), the servers taking turns level by level.
+7. **Hash sizes between levels**: a level-1 move (Hash 16) right after a level-7 one
+   (Hash 64) on the same engine, against one right after a level-1 move (one engine,
+   the two orders alternating); and the same requests, one at a time, to a pool of two
+   engines, where the level-1 moves go to the engine whose table is their size already.
+   Wall time and engine CPU of the level-1 moves.
+8. **Saturation with a compiled load generator**: ``wrk`` (Debian's, ``make
+   bench-tools``) at concurrency 4 per engine against ``ladder serve`` with one engine
+   per core, beside a raw pool of the same engines (one thread per engine driving it
+   over pipes as part 1's raw engine does), in alternating rounds, at levels 1 and 4
+   out of the book: moves/s, their ratio, and CPU ms per move of the server, the engines
+   and the load generator (wrk) or the raw pool's driver.
 
 The load of parts 2 and 3 comes from a separate process (this script with ``--load``:
 asyncio, plain HTTP/1.1 over keep-alive connections, a few tens of µs of CPU per
@@ -34,7 +50,7 @@ engines, and its CPU per request is printed. The machine's load average is print
 the start and the end.
 
     .venv/bin/python scripts/bench_service.py [--reps 40] [--seconds 6] [--rounds 3]
-        [--parts 1,2,3,4,5]
+        [--parts 1,2,3,4,5,6,7,8] [--levels-file FILE]
 """
 
 from __future__ import annotations
@@ -45,7 +61,9 @@ import contextlib
 import http.client
 import json
 import os
+import re
 import resource
+import shutil
 import socket
 import statistics
 import subprocess
@@ -63,6 +81,9 @@ VARIANT = "xiangqi"
 #: it, so every level answered those requests from the book, without a search), 40
 #: legal moves: a level-1 request is a 3,000-node MultiPV 99 search, a line per move.
 MOVES = ["h3e3", "h10g8", "h1g3", "i10h10", "i1i2", "a10a9"]
+#: Part 6's position: 12 plies, out of every level's book and past levels 4-8's
+#: variety window (their first 10 plies), 45 legal moves.
+LATE_MOVES = [*MOVES, "b1c3", "b10c8", "a1a2", "a9d9", "c4c5", "c7c6"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -230,7 +251,14 @@ def free_port() -> int:
 class Server:
     """`ladder serve` in a subprocess."""
 
-    def __init__(self, engines: int, exe: Path, workers: int = 1, fast_path: bool = True) -> None:
+    def __init__(
+        self,
+        engines: int,
+        exe: Path,
+        workers: int = 1,
+        fast_path: bool = True,
+        levels: Path | None = None,
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "LADDER_ENGINE": str(exe)}
@@ -252,6 +280,7 @@ class Server:
                 "256",
                 "--log-level",
                 "warning",
+                *(["--levels", str(levels)] if levels is not None else []),
             ],
             cwd=ROOT,
             env=env,
@@ -336,13 +365,21 @@ class LeanClient:
         self.conn = http.client.HTTPConnection(host, int(port), timeout=120)
 
     def move(self, body: bytes) -> None:
-        self.conn.request(
-            "POST", "/v1/move", body=body, headers={"content-type": "application/json"}
-        )
-        response = self.conn.getresponse()
+        try:
+            response = self._post(body)
+        except (ConnectionError, http.client.RemoteDisconnected):
+            # the server closed a connection left idle past its keep-alive timeout
+            self.conn.close()
+            response = self._post(body)
         data = response.read()
         if response.status != 200:
             raise SystemExit(f"HTTP {response.status}: {data[:200]!r}")
+
+    def _post(self, body: bytes) -> http.client.HTTPResponse:
+        self.conn.request(
+            "POST", "/v1/move", body=body, headers={"content-type": "application/json"}
+        )
+        return self.conn.getresponse()
 
     def close(self) -> None:
         self.conn.close()
@@ -514,8 +551,16 @@ def main() -> None:
     )
     ap.add_argument(
         "--parts",
-        default="1,2,3,4,5",
-        help="which measurements to run (comma-separated, default all: 1,2,3,4,5)",
+        default="1,2,3,4,5,6,7,8",
+        help="which measurements to run (comma-separated, default all: 1,2,3,4,5,6,7,8)",
+    )
+    ap.add_argument(
+        "--levels-file",
+        type=Path,
+        action="append",
+        default=[],
+        help="part 6: also serve this levels file beside the shipped one (repeatable; "
+        "e.g. the levels file a figure was first measured with)",
     )
     args = ap.parse_args()
     parts = {int(part) for part in args.parts.split(",")}
@@ -532,6 +577,12 @@ def main() -> None:
             part_workers(exe, cores, args.seconds, args.rounds)
         if 5 in parts:
             part_fast_path(exe, args.reps)
+        if 6 in parts:
+            part_cpu_split(exe, args.seconds, args.levels_file)
+        if 7 in parts:
+            part_hash_sizes(exe, args.reps)
+        if 8 in parts:
+            part_saturation(exe, cores, args.seconds, args.rounds)
         print(f"\nload average at the end: {load_average()}")
 
 
@@ -573,6 +624,252 @@ def part_fast_path(exe: Path, reps: int) -> None:
         finally:
             for client in clients.values():
                 client.close()
+
+
+def part_cpu_split(exe: Path, seconds: float, extra_levels: list[Path]) -> None:
+    """Every level's CPU per move, the server's and the engine's, out of the book and
+    past the variety window: one engine per server, one request at a time through the
+    lean client (seeds varying), each level's requests in a block (no Hash change inside
+    one), the servers (one per levels file) taking turns level by level."""
+    files: dict[str, Path | None] = {"shipped": None}
+    files.update({path.name: path for path in extra_levels})
+    print(
+        f"\n6. CPU per move at every level ({VARIANT} after {len(LATE_MOVES)} plies: out of "
+        "the book, past\n   the variety window; 1 engine, one request at a time, about "
+        f"{seconds:g} s a level):\n   srv / eng: CPU ms per move of the server process / "
+        "its engine; share: eng / (eng + srv)"
+    )
+    print(
+        f"{'levels':>22} {'level':>5} {'nodes':>7} {'moves':>5} {'srv':>6} {'eng':>7} "
+        f"{'share':>6} {'wall ms':>8}"
+    )
+    tables = {
+        name: load_levels(path)[VARIANT] if path else load_levels()[VARIANT]
+        for name, path in files.items()
+    }
+    with stopping({name: Server(1, exe, levels=path) for name, path in files.items()}) as servers:
+        clients = {name: LeanClient(srv.url) for name, srv in servers.items()}
+        try:
+            for level in range(1, 9):
+                for name, srv in servers.items():
+                    client = clients[name]
+
+                    def body(seed: int, level: int = level) -> bytes:
+                        return json.dumps(
+                            {"variant": VARIANT, "moves": LATE_MOVES, "level": level, "seed": seed}
+                        ).encode()
+
+                    for seed in range(3):  # warm up: the level's MultiPV and Hash set
+                        client.move(body(seed))
+                    c0, e0 = srv.cpu(), srv.engine_cpu()
+                    walls: list[float] = []
+                    until = time.monotonic() + seconds
+                    while len(walls) < 5 or time.monotonic() < until:
+                        t0 = time.perf_counter()
+                        client.move(body(1000 + len(walls)))
+                        walls.append(time.perf_counter() - t0)
+                    srv_ms = (srv.cpu() - c0) / len(walls) * 1000
+                    eng_ms = (srv.engine_cpu() - e0) / len(walls) * 1000
+                    print(
+                        f"{name:>22} {level:>5} {tables[name][level].nodes:>7} {len(walls):>5} "
+                        f"{srv_ms:>6.3f} {eng_ms:>7.3f} {eng_ms / (eng_ms + srv_ms):>6.3f} "
+                        f"{1000 * statistics.median(walls):>8.2f}",
+                        flush=True,
+                    )
+        finally:
+            for client in clients.values():
+                client.close()
+
+
+def part_hash_sizes(exe: Path, reps: int) -> None:
+    """Level 1 after level 7 and after level 1 on one engine; level 1 in a pool of two
+    engines given the same mix (``reps`` level-1 moves of each)."""
+    levels = load_levels()[VARIANT]
+    print(
+        f"\n7. Hash sizes: level 1 (Hash {levels[1].hash_mb} MB) after level 7 (Hash "
+        f"{levels[7].hash_mb} MB) and after level 1;\n   {reps} level-1 moves each, "
+        "alternating; median wall ms and engine CPU ms per level-1 move"
+    )
+
+    def body(level: int, seed: int) -> bytes:
+        return json.dumps(
+            {"variant": VARIANT, "moves": LATE_MOVES, "level": level, "seed": seed}
+        ).encode()
+
+    series = {
+        "1 engine, after level 7": (1, 7),
+        "1 engine, after level 1": (1, 1),
+        "2 engines, after level 7": (2, 7),
+    }
+    wall: dict[str, list[float]] = {name: [] for name in series}
+    cpu = dict.fromkeys(series, 0.0)
+    servers = {1: Server(1, exe), 2: Server(2, exe)}
+    with stopping(servers):
+        clients = {k: LeanClient(srv.url) for k, srv in servers.items()}
+        try:
+            for k in servers:  # both tables made once, as a served pool has them
+                for seed in range(3):
+                    clients[k].move(body(7, seed))
+                    clients[k].move(body(1, seed))
+            for i in range(reps):
+                for name, (k, before) in series.items():
+                    clients[k].move(body(before, 10_000 + i))
+                    e0 = servers[k].engine_cpu()
+                    t0 = time.perf_counter()
+                    clients[k].move(body(1, i))
+                    wall[name].append(time.perf_counter() - t0)
+                    cpu[name] += servers[k].engine_cpu() - e0
+        finally:
+            for client in clients.values():
+                client.close()
+    base = statistics.median(wall["1 engine, after level 1"])
+    base_cpu = cpu["1 engine, after level 1"]
+    print(f"{'level 1 on':>26} {'wall ms':>8} {'ratio':>6} {'eng ms':>7} {'ratio':>6}")
+    for name in series:
+        w = statistics.median(wall[name])
+        print(
+            f"{name:>26} {w * 1000:>8.2f} {w / base:>6.2f} {cpu[name] / reps * 1000:>7.2f} "
+            f"{cpu[name] / base_cpu:>6.2f}"
+        )
+
+
+#: wrk's script: POST /v1/move with part 6's position, the seed counting up.
+WRK_SCRIPT = """
+local n = 0
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+request = function()
+  n = n + 1
+  return wrk.format(nil, "/v1/move", nil, string.format(BODY, n))
+end
+"""
+
+
+def run_wrk(url: str, level: int, connections: int, seconds: float) -> tuple[int, float, float]:
+    """wrk against ``url`` (one thread, ``connections`` connections) for ``seconds``
+    (whole seconds): (moves answered, seconds it took, wrk's CPU seconds). Any answer
+    but a 200 fails."""
+    import tempfile
+
+    wrk = shutil.which("wrk")
+    if wrk is None:
+        raise SystemExit("part 8 needs wrk: make bench-tools (apt-get install wrk)")
+    body = json.dumps({"variant": VARIANT, "moves": LATE_MOVES, "level": level, "seed": 0})
+    body = body.replace("%", "%%").replace('"seed": 0', '"seed": %d')
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(f"BODY = [[{body}]]\n{WRK_SCRIPT}")
+    try:
+        c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out = subprocess.run(
+            [
+                wrk,
+                "-t1",
+                f"-c{connections}",
+                f"-d{max(1, round(seconds))}s",
+                "-s",
+                script.name,
+                url,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    finally:
+        os.unlink(script.name)
+    if "Non-2xx" in out or "Socket errors" in out:
+        raise SystemExit(f"wrk saw failed requests:\n{out}")
+    match = re.search(r"(\d+) requests in ([\d.]+)(m?s)", out)
+    if match is None:
+        raise SystemExit(f"cannot read wrk's output:\n{out}")
+    moves = int(match.group(1))
+    took = float(match.group(2)) / (1000 if match.group(3) == "ms" else 1)
+    cpu = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
+    return moves, took, cpu
+
+
+def raw_pool(engines: list[LevelRawEngine], level: int, seconds: float) -> Totals:
+    """The raw pool: one thread per engine searching part 6's position at ``level`` (its
+    nodes, MultiPV and Hash there) back to back for ``seconds``."""
+    import threading
+
+    lv = load_levels()[VARIANT][level]
+    variety = lv.variety_at(len(LATE_MOVES))
+    mpv = variety.multipv if variety else 1
+    fen, since = Game.from_fen(VARIANT, None, LATE_MOVES).engine_position()
+    counts = [0] * len(engines)
+    until = time.monotonic() + seconds
+
+    def drive(i: int) -> None:
+        while time.monotonic() < until:
+            engines[i].level_search(fen, since, lv.nodes, mpv, lv.hash_mb)
+            counts[i] += 1
+
+    for raw in engines:  # MultiPV and Hash set before the clock starts
+        raw.level_search(fen, since, lv.nodes, mpv, lv.hash_mb)
+    e0 = sum(process_cpu(raw.proc.pid) for raw in engines)
+    c0 = time.process_time()
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=drive, args=(i,)) for i in range(len(engines))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    return Totals(
+        moves=sum(counts),
+        elapsed=elapsed,
+        server_cpu=time.process_time() - c0,
+        engine_cpu=sum(process_cpu(raw.proc.pid) for raw in engines) - e0,
+    )
+
+
+def part_saturation(exe: Path, cores: int, seconds: float, rounds: int) -> None:
+    """``ladder serve`` under wrk against a raw pool of as many engines, alternating."""
+    engines = max(2, cores)
+    connections = 4 * engines
+    print(
+        f"\n8. Saturation: {engines} engines, wrk at {connections} connections against "
+        f"`ladder serve`, beside a raw\n   pool of {engines} engines driven over pipes (a "
+        f"thread each); {rounds} rounds alternating, {seconds:g} s each side in all;\n"
+        "   srv: CPU ms per move of the server (raw: of the pool's driver), eng: of the "
+        "engines,\n   load: of wrk; share: eng / (eng + srv)"
+    )
+    print(
+        f"{'level':>5} {'side':>7} {'moves':>6} {'moves/s':>8} {'ratio':>6} {'srv':>6} "
+        f"{'eng':>6} {'load':>6} {'share':>6}"
+    )
+    srv = Server(engines, exe)
+    raws = [LevelRawEngine(exe) for _ in range(engines)]
+    try:
+        with stopping({0: srv}):
+            for level in (1, 4):
+                served, raw = Totals(), Totals()
+                run_wrk(srv.url, level, connections, 1.0)  # warm up
+                for _ in range(rounds):
+                    c0, e0 = srv.cpu(), srv.engine_cpu()
+                    moves, took, load = run_wrk(srv.url, level, connections, seconds / rounds)
+                    served.moves += moves
+                    served.elapsed += took
+                    served.load_cpu += load
+                    served.server_cpu += srv.cpu() - c0
+                    served.engine_cpu += srv.engine_cpu() - e0
+                    pooled = raw_pool(raws, level, seconds / rounds)
+                    raw.moves += pooled.moves
+                    raw.elapsed += pooled.elapsed
+                    raw.server_cpu += pooled.server_cpu
+                    raw.engine_cpu += pooled.engine_cpu
+                for side, t in (("service", served), ("raw", raw)):
+                    srv_ms, eng_ms = t.per_move(t.server_cpu), t.per_move(t.engine_cpu)
+                    print(
+                        f"{level:>5} {side:>7} {t.moves:>6} {t.rate:>8.1f} "
+                        f"{t.rate / raw.rate:>6.2f} {srv_ms:>6.3f} {eng_ms:>6.3f} "
+                        f"{t.per_move(t.load_cpu):>6.3f} {eng_ms / (eng_ms + srv_ms):>6.3f}",
+                        flush=True,
+                    )
+    finally:
+        for engine in raws:
+            engine.close()
 
 
 def part_overhead(exe: Path, reps: int) -> None:

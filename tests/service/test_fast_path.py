@@ -1,4 +1,4 @@
-"""The ``POST /v1/move`` fast path (ladder.service.http.middleware.MoveFastPath) answers exactly as
+"""The ``POST /v1/move`` fast path (ladder.service.http.middleware.ServiceGate) answers exactly as
 the FastAPI route does: the same app with and without it (ServiceConfig.move_fast_path),
 on real engines, in-process over ASGI; and the cancellation on client disconnect."""
 
@@ -144,7 +144,8 @@ async def test_valid_requests_take_the_fast_path(
     async def move(self: MoveService, req: Any, trace: Any = None) -> Any:
         seen.append(
             any(
-                type(f.frame.f_locals.get("self")).__name__ == "MoveFastPath"
+                type(f.frame.f_locals.get("self")).__name__ == "ServiceGate"
+                and f.function == "_move"
                 for f in inspect.stack(0)
             )
         )

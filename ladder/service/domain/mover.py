@@ -225,7 +225,12 @@ class MoveService:
         waiting.inc()
         queued_at = time.perf_counter()
         try:
-            return await self.pool.acquire(wait, trace.client, cfg.lane(level))
+            # an engine whose hash table is the level's size already, if one is idle:
+            # resizing it (a new table, cleared) costs more than a short search
+            hash_mb = level.hash_mb
+            return await self.pool.acquire(
+                wait, trace.client, cfg.lane(level), lambda slot: slot.hash_mb == hash_mb
+            )
         except (QueueTimeout, QueueFull):  # a 503 would lose on time just the same
             if not hurries:
                 m.busy.inc()  # refused: counted where the refusal is decided

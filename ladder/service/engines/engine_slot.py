@@ -118,6 +118,15 @@ class EngineSlot:
         engine = self.managed.engine
         return engine.pid if engine is not None and not engine.closed else None
 
+    @property
+    def hash_mb(self) -> int | None:
+        """The size of the engine's hash table now (MB), as last set; None before the
+        engine runs. A search at another size resizes it first, which a pool that has a
+        choice of engines avoids (:meth:`EnginePool.acquire`'s ``prefer``)."""
+        engine = self.managed.engine
+        value = engine.option_value("Hash") if engine is not None and not engine.closed else None
+        return int(value) if value is not None and value.isdigit() else None
+
     # -- life cycle -------------------------------------------------------------------
 
     async def start(self) -> None:

@@ -24,12 +24,21 @@ T = TypeVar("T")
 
 
 class Waiter(Generic[T]):
-    """A request waiting for a worker: whose, in which lane, since when (a serial)."""
+    """A request waiting for a worker: whose, in which lane, since when (a serial), and
+    which workers it would rather have (``prefer``; None: any)."""
 
-    __slots__ = ("client", "future", "lane", "serial")
+    __slots__ = ("client", "future", "lane", "prefer", "serial")
 
-    def __init__(self, client: str, lane: str, serial: int, future: asyncio.Future[T]) -> None:
+    def __init__(
+        self,
+        client: str,
+        lane: str,
+        serial: int,
+        future: asyncio.Future[T],
+        prefer: Callable[[T], bool] | None = None,
+    ) -> None:
         self.client, self.lane, self.serial, self.future = client, lane, serial, future
+        self.prefer = prefer
 
 
 class FairQueue(Generic[T]):
@@ -57,10 +66,16 @@ class FairQueue(Generic[T]):
             if owner == client and lane in (None, in_lane)
         )
 
-    def add(self, client: str, lane: str, future: asyncio.Future[T]) -> Waiter[T]:
+    def add(
+        self,
+        client: str,
+        lane: str,
+        future: asyncio.Future[T],
+        prefer: Callable[[T], bool] | None = None,
+    ) -> Waiter[T]:
         """`client`'s request in `lane` waits, at the back of its queue."""
         self._arrivals += 1
-        waiter = Waiter(client, lane, self._arrivals, future)
+        waiter = Waiter(client, lane, self._arrivals, future, prefer)
         queue = self._queues.get((lane, client))
         if queue is None:
             queue = self._queues[(lane, client)] = deque()

@@ -240,8 +240,17 @@ class EnginePool(Generic[W]):
 
     # -- leasing ----------------------------------------------------------------------
 
-    async def acquire(self, timeout: float, client: str = "", lane: str = DEFAULT_LANE) -> W:
-        """A free worker for `client`'s job in `lane`, waiting at most `timeout` seconds.
+    async def acquire(
+        self,
+        timeout: float,
+        client: str = "",
+        lane: str = DEFAULT_LANE,
+        prefer: Callable[[W], bool] | None = None,
+    ) -> W:
+        """A free worker for `client`'s job in `lane`, waiting at most `timeout` seconds;
+        of several idle ones, the longest idle that `prefer` likes if any (the move
+        service: one whose hash table is the level's size already), else the longest
+        idle. The preference never makes a request wait, nor changes whose turn it is.
 
         :class:`QueueFull` or :class:`QueueTimeout` when there is none (whether that
         refuses the request, or the caller does without an engine, is the caller's to
@@ -253,7 +262,7 @@ class EnginePool(Generic[W]):
         if lane not in self._lanes:
             raise ValueError(f"no lane {lane!r} in this pool (lanes: {', '.join(self._lanes)})")
         if self._idle and not self._waiting and self._has_room(lane):
-            worker = self._idle.popleft()
+            worker = self._idle_worker(prefer)
             self._take(worker, client, lane)
             self._changed(engines=False)
             return worker
@@ -263,7 +272,7 @@ class EnginePool(Generic[W]):
                 f"all {self.size} engines are busy and {len(self._waiting)} requests are "
                 "waiting; try again shortly"
             )
-        waiter = self._waiting.add(client, lane, asyncio.get_running_loop().create_future())
+        waiter = self._waiting.add(client, lane, asyncio.get_running_loop().create_future(), prefer)
         self._dispatch()  # an idle worker may be there for it already
         self._changed(engines=False)
         try:
@@ -334,9 +343,20 @@ class EnginePool(Generic[W]):
                 return
             if waiter.future.done():  # timed out or cancelled, not yet forgotten
                 continue
-            worker = self._idle.popleft()
+            worker = self._idle_worker(waiter.prefer)
             self._take(worker, waiter.client, waiter.lane)
             waiter.future.set_result(worker)
+
+    def _idle_worker(self, prefer: Callable[[W], bool] | None) -> W:
+        """Take an idle worker: the longest idle one `prefer` likes, else the longest
+        idle."""
+        idle = self._idle
+        if prefer is not None and len(idle) > 1:
+            for i, worker in enumerate(idle):
+                if prefer(worker):
+                    del idle[i]
+                    return worker
+        return idle.popleft()
 
     def _in_background(self, worker: W, work: Callable[[], Any], what: str) -> None:
         # A context of its own: the request that gave the worker back has finished by

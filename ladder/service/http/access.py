@@ -6,14 +6,17 @@
   ``key-`` and the first 8 hex digits of the digest.
 * :class:`RateLimit`: requests per minute per client, a moving window (the ``limits``
   library, in memory).
-* :class:`AccessControl` (ASGI middleware, on ``/v1/*``): 401 without a known key when
+* :class:`Access` (on ``/v1/*``): 401 without a known key when
   keys are configured, and 429 once one client address has sent too many requests
   without one (a key cannot be guessed); 429 with ``Retry-After`` over the rate
   limit; names the request's client (key id, or client address without keys) for fair
   queueing and the logs.
-* :class:`HostCheck` (ASGI middleware): 400 for a ``Host`` outside the allowed list.
+* :func:`host_refusal`: 400 for a ``Host`` outside the allowed list.
 * :class:`JsonCors`: Starlette's CORS middleware, refusing preflights in the JSON
   envelope instead of plain text.
+
+The service's one middleware (:class:`ladder.service.http.middleware.ServiceGate`)
+applies them.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Scope
 
 from ladder.service.domain.errors import ErrorCode, ServiceError
 from ladder.service.http.handlers import error_response
@@ -147,35 +150,32 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
-async def _refuse(
-    scope: Scope, receive: Receive, send: Send, err: ServiceError, **headers: str
-) -> None:
+def _refusal(err: ServiceError, **headers: str) -> Response:
     response = error_response(err)
     response.headers.update(headers)
-    await response(scope, receive, send)
+    return response
 
 
-class AccessControl:
-    """Pure ASGI middleware for ``/v1/*``: keys, rate limit, and the client's name
-    (``scope["state"]["client"]``, and the request trace's ``client``)."""
+class Access:
+    """The access rules of ``/v1/*``: keys, rate limit, and the client's name
+    (``scope["state"]["client"]``, and the request trace's ``client``). Called by the
+    service's one middleware (:class:`ladder.service.http.middleware.ServiceGate`)."""
 
     def __init__(
         self,
-        app: ASGIApp,
         keys: KeyRing | None,
         rate_limit: RateLimit | None,
         on_unauthorized: Any = None,
         on_rate_limited: Any = None,
         bad_key_limit: RateLimit | None = None,
     ) -> None:
-        self.app, self.keys, self.rate_limit = app, keys, rate_limit
+        self.keys, self.rate_limit = keys, rate_limit
         self.bad_key_limit = bad_key_limit
         self.on_unauthorized, self.on_rate_limited = on_unauthorized, on_rate_limited
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith("/v1/"):
-            await self.app(scope, receive, send)
-            return
+    def refusal(self, scope: Scope) -> Response | None:
+        """The answer refusing the request (401, 429), or None when it may go on (its
+        client named in the scope's state and trace)."""
         if self.keys is not None:
             client = self._key_of(scope)
             if client is None:
@@ -194,22 +194,17 @@ class AccessControl:
                         address[0] if address else "unknown",
                         extra={"event": "bad_key_throttled", "retry_after_s": wait},
                     )
-                    await self._refuse_rate_limited(
-                        scope,
-                        receive,
-                        send,
+                    return self._rate_limited(
                         f"over {self.bad_key_limit.item.amount} requests per minute without a "
                         f"valid API key from this address; try again in {wait} s",
                         wait,
                     )
-                    return
                 err = ServiceError(
                     401,
                     ErrorCode.UNAUTHORIZED,
                     "this service needs an API key: send 'Authorization: Bearer KEY'",
                 )
-                await _refuse(scope, receive, send, err, **{"WWW-Authenticate": "Bearer"})
-                return
+                return _refusal(err, **{"WWW-Authenticate": "Bearer"})
         else:
             address = scope.get("client")
             client = str(address[0]) if address else "unknown"
@@ -221,25 +216,18 @@ class AccessControl:
         if self.rate_limit is not None:
             wait = self.rate_limit.retry_after(client)
             if wait is not None:
-                await self._refuse_rate_limited(
-                    scope,
-                    receive,
-                    send,
+                return self._rate_limited(
                     f"over {self.rate_limit.item.amount} requests per minute; "
                     f"try again in {wait} s",
                     wait,
                 )
-                return
-        await self.app(scope, receive, send)
+        return None
 
-    async def _refuse_rate_limited(
-        self, scope: Scope, receive: Receive, send: Send, message: str, wait: int
-    ) -> None:
-        """Answer 429 ``rate_limited`` with ``Retry-After: wait`` (and count it)."""
+    def _rate_limited(self, message: str, wait: int) -> Response:
+        """429 ``rate_limited`` with ``Retry-After: wait`` (and counted)."""
         if self.on_rate_limited is not None:
             self.on_rate_limited()
-        err = ServiceError(429, ErrorCode.RATE_LIMITED, message, retry_after=wait)
-        await _refuse(scope, receive, send, err)
+        return _refusal(ServiceError(429, ErrorCode.RATE_LIMITED, message, retry_after=wait))
 
     def _key_of(self, scope: Scope) -> str | None:
         assert self.keys is not None
@@ -263,21 +251,14 @@ def host_allowed(host: str, allowed: tuple[str, ...]) -> bool:
     return False
 
 
-class HostCheck:
-    """Pure ASGI middleware: 400 ``invalid_host`` unless ``Host`` is allowed."""
-
-    def __init__(self, app: ASGIApp, allowed: tuple[str, ...]) -> None:
-        self.app, self.allowed = app, tuple(h.lower() for h in allowed)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            raw = (_header(scope, b"host") or b"").decode("latin-1").lower()
-            host = raw.rsplit(":", 1)[0] if not raw.endswith("]") else raw
-            if not host_allowed(host.strip("[]"), self.allowed):
-                err = ServiceError(400, ErrorCode.INVALID_HOST, f"host {raw!r} is not served here")
-                await _refuse(scope, receive, send, err)
-                return
-        await self.app(scope, receive, send)
+def host_refusal(scope: Scope, allowed: tuple[str, ...]) -> Response | None:
+    """400 ``invalid_host`` unless the request's ``Host`` is one of `allowed` (lower
+    case), else None."""
+    raw = (_header(scope, b"host") or b"").decode("latin-1").lower()
+    host = raw.rsplit(":", 1)[0] if not raw.endswith("]") else raw
+    if host_allowed(host.strip("[]"), allowed):
+        return None
+    return _refusal(ServiceError(400, ErrorCode.INVALID_HOST, f"host {raw!r} is not served here"))
 
 
 class JsonCors(CORSMiddleware):

@@ -4,8 +4,9 @@ assembled from its pieces.
     uvicorn --factory ladder.service.http.app:create_app      (or `ladder serve`)
 
 The endpoints are :mod:`ladder.service.http.routes`, the answers to failures
-:mod:`ladder.service.http.handlers`, the middlewares :mod:`ladder.service.http.middleware`,
-:mod:`ladder.service.http.access` and :mod:`ladder.service.http.observe`, the schema
+:mod:`ladder.service.http.handlers`, the one middleware :mod:`ladder.service.http.middleware`
+(with the rules of :mod:`ladder.service.http.access`, :mod:`ladder.service.http.observe`,
+:mod:`ladder.service.http.version_pin` and :mod:`ladder.service.http.docs_policy`), the schema
 :mod:`ladder.service.http.openapi` (OpenAPI at /docs and /openapi.json). Every failure is a
 JSON ``{"error": {...}}`` with a 4xx for a bad request (naming the field and, for
 moves, the ply) and a 502/503 for an engine that could not answer; 503s carry
@@ -24,11 +25,9 @@ from fastapi_offline import FastAPIOffline
 
 from ladder.service.domain.analyser import Analyser
 from ladder.service.domain.mover import MoveService
-from ladder.service.http.access import AccessControl, HostCheck, JsonCors, KeyRing, RateLimit
-from ladder.service.http.docs_policy import DocsPolicy
+from ladder.service.http.access import Access, KeyRing, RateLimit
 from ladder.service.http.handlers import add_exception_handlers
-from ladder.service.http.middleware import BodyLimit, HeadAsGet, MoveFastPath
-from ladder.service.http.observe import ObserveRequests
+from ladder.service.http.middleware import ServiceGate
 from ladder.service.http.openapi import openapi_schema
 from ladder.service.http.play_page import add_play_page
 from ladder.service.http.routes import MOVE_PATH, router
@@ -43,7 +42,7 @@ def create_app(
     """The FastAPI application; its lifespan starts and stops the engine pool.
 
     With ``config.move_fast_path`` (the default) valid ``POST /v1/move`` requests are
-    answered by :class:`~ladder.service.http.middleware.MoveFastPath`; without it every
+    answered by :class:`~ladder.service.http.middleware.ServiceGate`'s fast path; without it every
     request goes through FastAPI (tests/service/test_fast_path.py checks that both give
     the same answers)."""
     svc = service or MoveService(config)
@@ -73,54 +72,46 @@ def create_app(
 
 
 def _add_middlewares(app: FastAPI, svc: MoveService, keys: KeyRing | None) -> None:
-    """add_middleware puts each one outside the previous ones, so from the inside out:
-    the /v1/move fast path (innermost: the body limit, the keys and the request log
-    apply to it too), a request's pin of the engine build or ladder, the body limit,
-    keys and rate limit, CORS, the host check, HEAD served as GET with the docs pages'
-    policy, and the request log and metrics (outermost: they see every answer)."""
+    """The service's one middleware (:class:`ServiceGate`), with the access rules, the
+    version pins, CORS and the host check as configured."""
     cfg, metrics = svc.config, svc.metrics
-    if cfg.move_fast_path:
-        app.add_middleware(MoveFastPath, service=svc, route=_route(MOVE_PATH, "POST"))
-    app.add_middleware(
-        VersionPin,
-        engine_build=engine_build_key(cfg.engine_path),
-        levels_version=svc.levels_version,
-        retry_after=cfg.retry_after_s,
-    )
-    app.add_middleware(BodyLimit, limit=cfg.max_body_bytes)
-    app.add_middleware(
-        AccessControl,
-        keys=keys,
-        rate_limit=RateLimit(cfg.rate_limit_per_minute) if cfg.rate_limit_per_minute else None,
-        on_unauthorized=metrics.unauthorized.inc,
-        on_rate_limited=metrics.rate_limited.inc,
-        bad_key_limit=RateLimit(cfg.bad_key_limit_per_minute),
-    )
+    cors = None
     if cfg.cors_origins:
-        app.add_middleware(
-            JsonCors,
-            allow_origins=list(cfg.cors_origins),
-            allow_methods=["GET", "HEAD", "POST"],
-            allow_headers=[
+        cors = {
+            "allow_origins": list(cfg.cors_origins),
+            "allow_methods": ["GET", "HEAD", "POST"],
+            "allow_headers": [
                 "Authorization",
                 "Content-Type",
                 "X-Request-ID",
                 ENGINE_BUILD_HEADER,
                 LEVELS_VERSION_HEADER,
             ],
-            expose_headers=[
+            "expose_headers": [
                 "Retry-After",
                 "X-Request-ID",
                 ENGINE_BUILD_HEADER,
                 LEVELS_VERSION_HEADER,
             ],
-            max_age=600,
-        )
-    if cfg.allowed_hosts:
-        app.add_middleware(HostCheck, allowed=cfg.allowed_hosts)
-    app.add_middleware(DocsPolicy)
-    app.add_middleware(HeadAsGet)
-    app.add_middleware(ObserveRequests, metrics=metrics)
+            "max_age": 600,
+        }
+    app.add_middleware(
+        ServiceGate,
+        service=svc,
+        metrics=metrics,
+        access=Access(
+            keys,
+            RateLimit(cfg.rate_limit_per_minute) if cfg.rate_limit_per_minute else None,
+            on_unauthorized=metrics.unauthorized.inc,
+            on_rate_limited=metrics.rate_limited.inc,
+            bad_key_limit=RateLimit(cfg.bad_key_limit_per_minute),
+        ),
+        pin=VersionPin(engine_build_key(cfg.engine_path), svc.levels_version, cfg.retry_after_s),
+        body_limit=cfg.max_body_bytes,
+        allowed_hosts=cfg.allowed_hosts or None,
+        cors=cors,
+        fast_path=_route(MOVE_PATH, "POST") if cfg.move_fast_path else None,
+    )
 
 
 def _lifespan(svc: MoveService) -> Any:

@@ -10,6 +10,9 @@ docs behind a site's firewall would call out, and tell the CDN that it did. So:
 * the pages are answered with a Content-Security-Policy that allows only the service's
   own origin (plus ``data:`` images, the inline start-up scripts of both pages and
   ReDoc's ``blob:`` search worker), so nothing a later bundle adds can call out either.
+
+The service's one middleware (:class:`ladder.service.http.middleware.ServiceGate`)
+serves the bundle and adds the policy.
 """
 
 from __future__ import annotations
@@ -18,8 +21,6 @@ import functools
 from pathlib import Path
 
 import fastapi_offline
-from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 #: The pages the policy applies to.
 DOCS_PATHS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc"})
@@ -53,31 +54,5 @@ def redoc_bundle() -> bytes:
     return path.read_bytes().replace(REDOC_LOGO, NO_IMAGE)
 
 
-class DocsPolicy:
-    """Pure ASGI middleware: the docs pages' answers carry :data:`POLICY`, and ReDoc's
-    bundle is served without its CDN address."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"] == REDOC_JS and scope["method"] == "GET":
-            response = Response(
-                redoc_bundle(),
-                media_type="text/javascript",
-                headers={"cache-control": "public, max-age=86400"},
-            )
-            await response(scope, receive, send)
-            return
-        if scope["type"] != "http" or scope["path"] not in DOCS_PATHS:
-            await self.app(scope, receive, send)
-            return
-
-        async def with_policy(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                headers.append((b"content-security-policy", POLICY.encode()))
-                message = {**message, "headers": headers}
-            await send(message)
-
-        await self.app(scope, receive, with_policy)
+#: The policy as the header the docs pages' answers carry.
+POLICY_HEADER = (b"content-security-policy", POLICY.encode())

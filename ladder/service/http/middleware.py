@@ -1,18 +1,29 @@
-"""The HTTP API's own ASGI middlewares (pure ASGI: no per-request task or body copy
-beyond what each needs). Access control is :mod:`ladder.service.http.access`, the request log
-and metrics :mod:`ladder.service.http.observe`; :func:`ladder.service.http.app.create_app` says in
-which order they all run.
+"""The HTTP API's one ASGI middleware, :class:`ServiceGate`: every request passes it once,
+and it applies, in this order, what every answer and every request of the service needs:
 
-* :class:`BodyLimit`: a request body over the limit is a 413, read before anything else
-  sees it.
-* :class:`HeadAsGet`: ``HEAD`` answered as ``GET`` without the body.
-* :class:`MoveFastPath`: a valid ``POST /v1/move`` answered without FastAPI's generic
-  request handling, by the route's own work, model and error answers.
+1. the request's id, trace, log line and metrics, and the headers every answer carries
+   (:mod:`ladder.service.http.observe`): first and last, so they see every answer;
+2. ``HEAD`` answered as ``GET`` without the body, on every path;
+3. the docs pages' policy (:mod:`ladder.service.http.docs_policy`): ReDoc's bundle
+   without its CDN address, the pages' Content-Security-Policy;
+4. the host check, when hosts are configured (:func:`ladder.service.http.access.host_refusal`);
+5. CORS, when origins are configured (:class:`ladder.service.http.access.JsonCors`,
+   Starlette's, around the rest);
+6. on ``/v1/*``: API keys and the rate limit (:class:`ladder.service.http.access.Access`);
+7. the body: read up to the limit (413 beyond), JSON with a key given twice or that
+   Python cannot read refused (400, :mod:`ladder.service.http.strict_json`);
+8. a request's pin of the engine build or ladder (:mod:`ladder.service.http.version_pin`);
+9. the ``/v1/move`` fast path: a valid ``POST /v1/move`` answered by the route's own
+   work, model and error answers, without FastAPI's generic request handling.
+
+Everything else goes on to FastAPI (the body replayed). One middleware rather than one
+per concern: each layer of ASGI calls and ``send`` wrappers cost every request its
+share of the server's CPU, and the body is read and parsed once.
 """
 
 from __future__ import annotations
 
-import json
+import time
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -21,60 +32,160 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ladder.service.domain.errors import ErrorCode, ServiceError
 from ladder.service.domain.models import MoveRequest, MoveResponse
-from ladder.service.domain.mover import MoveService
+from ladder.service.domain.mover import MoveService, MoveTrace
 from ladder.service.domain.status import FAILURES
+from ladder.service.http.access import Access, JsonCors, host_refusal
+from ladder.service.http.docs_policy import DOCS_PATHS, POLICY_HEADER, REDOC_JS, redoc_bundle
 from ladder.service.http.handlers import error_response, failure_response
+from ladder.service.http.observe import log_request, observed_headers, request_id_of
 from ladder.service.http.routes import MOVE_PATH, play_move
-from ladder.service.http.strict_json import unreadable
+from ladder.service.http.strict_json import UNREAD, read
+from ladder.service.http.version_pin import VersionPin
+from ladder.service.operations.logs import REQUEST_ID
+from ladder.service.operations.metrics import Metrics
 
 #: An oversized body up to this size is read and dropped before the 413 is sent.
 DRAIN_LIMIT = 1 << 20
 
+#: The answer's JSON, exactly as FastAPI writes a `response_model=MoveResponse` answer.
+_MOVE_RESPONSE = TypeAdapter(MoveResponse)
 
-class BodyLimit:
-    """Pure ASGI middleware: read the request body up to `limit` bytes (413 beyond),
-    refuse JSON with a key given twice, or that Python cannot read (400,
-    :mod:`ladder.service.http.strict_json`), then
-    replay it; later `receive` calls pass through (so disconnects are seen)."""
+#: Content types the fast path takes (FastAPI reads all of them as JSON too).
+_JSON_TYPES = frozenset({b"application/json", b"application/json; charset=utf-8"})
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app, self.limit = app, limit
+
+class ServiceGate:
+    """Pure ASGI middleware: the service's HTTP concerns, in the order of the module
+    docstring. ``cors``: Starlette ``CORSMiddleware`` options (None: no CORS);
+    ``allowed_hosts``: None for any host; ``fast_path``: the ``/v1/move`` route object
+    (what the router would put in the request's scope), or None to leave every move
+    request to FastAPI."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        service: MoveService,
+        metrics: Metrics,
+        access: Access,
+        pin: VersionPin,
+        body_limit: int,
+        allowed_hosts: tuple[str, ...] | None = None,
+        cors: dict[str, Any] | None = None,
+        fast_path: Any = None,
+    ) -> None:
+        self.app, self.service, self.metrics = app, service, metrics
+        self.access, self.pin, self.limit = access, pin, body_limit
+        self.hosts = tuple(h.lower() for h in allowed_hosts) if allowed_hosts else None
+        self.route = fast_path
+        self.retry_after = service.config.retry_after_s
+        self._guarded: ASGIApp = self._checked
+        if cors is not None:
+            self._guarded = JsonCors(self._checked, **cors)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD"):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        length = dict(scope.get("headers", [])).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
-            if length.isdigit() and int(length) <= DRAIN_LIMIT:
-                await self._drain(receive, 0)
-            await self._too_large(scope, send)
-            return
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            more = message.get("more_body", False)
-            size += len(chunk)
-            if size > self.limit:
-                if more:
-                    await self._drain(receive, size)
-                await self._too_large(scope, send)
-                return
-            chunks.append(chunk)
-        body = b"".join(chunks)
-        # JSON by its content type or its first byte (a form is the route's to refuse)
-        problem = unreadable(body) if _json_body(scope, body) else None
-        if problem is not None:
-            err = ServiceError(
-                400, ErrorCode.MALFORMED_JSON, f"body is not valid JSON: {problem}", field="body"
+        start = time.perf_counter()
+        trace = MoveTrace(client="-")
+        scope.setdefault("state", {})["trace"] = trace
+        status = 0
+        request_id = request_id_of(scope)
+        # this task's context: its log lines carry it until the request's own line
+        named = REQUEST_ID.set(request_id)
+        head = scope["method"] == "HEAD"
+        policy = scope["path"] in DOCS_PATHS
+
+        async def answer(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = message.get("headers", [])
+                if policy:
+                    headers = [*headers, POLICY_HEADER]
+                message = {**message, "headers": observed_headers(headers, request_id)}
+            elif head and message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        try:
+            # HEAD as GET: a copy, as the server reads the original scope's method to
+            # leave the body out
+            await self._serve({**scope, "method": "GET"} if head else scope, receive, answer)
+        except BaseException:
+            status = status or 500
+            raise
+        finally:
+            log_request(self.metrics, scope, status, time.perf_counter() - start, trace, request_id)
+            REQUEST_ID.reset(named)  # lines after the request (same task) are not its
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The docs bundle, the host check, then CORS around the rest."""
+        if scope["path"] == REDOC_JS and scope["method"] == "GET":
+            response = Response(
+                redoc_bundle(),
+                media_type="text/javascript",
+                headers={"cache-control": "public, max-age=86400"},
             )
-            await error_response(err)(scope, receive, send)
+            await response(scope, receive, send)
             return
+        if self.hosts is not None:
+            refused = host_refusal(scope, self.hosts)
+            if refused is not None:
+                await refused(scope, receive, send)
+                return
+        await self._guarded(scope, receive, send)
+
+    async def _checked(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Access, the body, the pin; then the fast path or FastAPI."""
+        if scope["path"].startswith("/v1/"):
+            refused = self.access.refusal(scope)
+            if refused is not None:
+                await refused(scope, receive, send)
+                return
+        if scope["method"] in ("GET", "HEAD"):
+            error = self.pin.refusal(scope)
+            if error is not None:
+                await error_response(error)(scope, receive, send)
+                return
+            await self.app(scope, receive, send)
+            return
+        body = await self._body(scope, receive, send)
+        if body is None:  # answered (413), or the client went away
+            return
+        # JSON by its content type or its first byte (a form is the route's to refuse)
+        value = UNREAD
+        if _json_body(scope, body):
+            value, problem = read(body)
+            if problem is not None:
+                err = ServiceError(
+                    400,
+                    ErrorCode.MALFORMED_JSON,
+                    f"body is not valid JSON: {problem}",
+                    field="body",
+                )
+                await error_response(err)(scope, receive, send)
+                return
+        error = self.pin.refusal(scope)
+        if error is not None:
+            await error_response(error)(scope, receive, send)
+            return
+        if (
+            self.route is not None
+            and value is not UNREAD
+            and scope["path"] == MOVE_PATH
+            and scope["method"] == "POST"
+            and not scope.get("root_path")
+            and _header(scope, b"content-type") in _JSON_TYPES
+        ):
+            try:
+                req = MoveRequest.model_validate(value)
+            except Exception:  # not ours to answer: FastAPI says what is wrong
+                pass
+            else:
+                await self._move(scope, receive, send, req)
+                return
         sent = False
 
         async def replay() -> Message:
@@ -86,19 +197,34 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    @staticmethod
-    async def _drain(receive: Receive, size: int) -> None:
-        """Read and drop the rest of an oversized body (up to DRAIN_LIMIT), so that the
-        client sees the 413 instead of a connection reset."""
-        while size <= DRAIN_LIMIT:
+    async def _body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
+        """The request's body, read up to the limit; None when a 413 was answered
+        instead, or the client went away."""
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            if length.isdigit() and int(length) <= DRAIN_LIMIT:
+                await _drain(receive, 0)
+            await self._too_large(send)
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
             message = await receive()
-            if message["type"] != "http.request":
-                return
-            size += len(message.get("body", b""))
-            if not message.get("more_body", False):
-                return
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            more = message.get("more_body", False)
+            size += len(chunk)
+            if size > self.limit:
+                if more:
+                    await _drain(receive, size)
+                await self._too_large(send)
+                return None
+            chunks.append(chunk)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
-    async def _too_large(self, scope: Scope, send: Send) -> None:
+    async def _too_large(self, send: Send) -> None:
         err = ServiceError(
             413, ErrorCode.BODY_TOO_LARGE, f"request body exceeds {self.limit} bytes"
         )
@@ -106,83 +232,14 @@ class BodyLimit:
         response.headers["Connection"] = "close"
         await response({"type": "http"}, _no_receive, send)
 
-
-def _json_body(scope: Scope, body: bytes) -> bool:
-    """Whether ``body`` is meant as JSON: it starts like a JSON document, or is sent with
-    a JSON content type (``application/json``, ``…+json``)."""
-    if body.lstrip()[:1] in (b"{", b"["):
-        return True
-    media = (_content_type(scope) or b"").split(b";")[0].strip().lower()
-    return media == b"application/json" or media.endswith(b"+json")
-
-
-def _content_type(scope: Scope) -> bytes | None:
-    """The request's (first) content-type header."""
-    for name, value in scope["headers"]:
-        if name == b"content-type":
-            return bytes(value)
-    return None
-
-
-async def _no_receive() -> Message:
-    return {"type": "http.disconnect"}
-
-
-#: The answer's JSON, exactly as FastAPI writes a `response_model=MoveResponse` answer.
-_MOVE_RESPONSE = TypeAdapter(MoveResponse)
-
-
-class MoveFastPath:
-    """Pure ASGI middleware: ``POST /v1/move`` with a valid JSON body is answered here,
-    without FastAPI's generic request handling (routing, dependency solving, response
-    re-validation), which was about a quarter of the server's CPU for a level-1 move.
-
-    Only the common case is taken: a ``content-type`` of exactly ``application/json``
-    (or with ``; charset=utf-8``), a body that parses (``json.loads``, as FastAPI does)
-    and validates as a :class:`MoveRequest` (the same pydantic model, so the same
-    checks). Everything else, every malformed or invalid request included, goes on to
-    FastAPI untouched (the body replayed), so its error answers are FastAPI's. The
-    answer is byte for byte what the FastAPI route gives (same serializer, headers and
-    error handler); the route stays in the OpenAPI schema and serves whatever this does
-    not take.
-    """
-
-    def __init__(self, app: ASGIApp, service: MoveService, route: Any) -> None:
-        self.app, self.service, self.route = app, service, route
-        self.retry_after = service.config.retry_after_s
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] != "http"
-            or scope["path"] != MOVE_PATH
-            or scope["method"] != "POST"
-            or scope.get("root_path")
-        ):
-            await self.app(scope, receive, send)
-            return
-        messages: list[Message] = []
-        chunks: list[bytes] = []
-        while True:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":
-                break
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
-        req = None
-        if message["type"] == "http.request" and _json_content_type(scope):
-            try:
-                req = MoveRequest.model_validate(json.loads(b"".join(chunks)))
-            except Exception:  # not ours to answer: FastAPI says what is wrong
-                req = None
-        if req is None:
-            await self.app(scope, _replay(messages, receive), send)
-            return
+    async def _move(self, scope: Scope, receive: Receive, send: Send, req: MoveRequest) -> None:
+        """The fast path: ``POST /v1/move`` answered by the route's own work
+        (:func:`ladder.service.http.routes.play_move`), byte for byte as the route answers
+        (same serializer, headers and error answers), without FastAPI's routing,
+        dependency solving and response re-validation."""
         scope["route"] = self.route  # what the router would set (request metrics use it)
-        trace = scope.get("state", {}).get("trace")
         try:
-            reply = await play_move(self.service, req, receive, trace)
+            reply = await play_move(self.service, req, receive, scope["state"]["trace"])
         except ServiceError as err:
             response: Response = error_response(err)
         except FAILURES as exc:
@@ -195,46 +252,37 @@ class MoveFastPath:
         await response(scope, receive, send)
 
 
-#: Content types the fast path takes (FastAPI reads all of them as JSON too).
-_JSON_TYPES = frozenset({b"application/json", b"application/json; charset=utf-8"})
-
-
-def _json_content_type(scope: Scope) -> bool:
-    """Whether the request's (first) content-type header is one of `_JSON_TYPES`."""
-    return _content_type(scope) in _JSON_TYPES
-
-
-def _replay(messages: list[Message], receive: Receive) -> Receive:
-    """`receive` that first gives back the messages already read."""
-    pending = list(messages)
-
-    async def replay() -> Message:
-        if pending:
-            return pending.pop(0)
-        return await receive()
-
-    return replay
-
-
-class HeadAsGet:
-    """Pure ASGI middleware: ``HEAD`` is answered as ``GET`` without the body, on every
-    path (the API's GET endpoints and the docs alike); the schema lists the GETs."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "HEAD":
-            await self.app(scope, receive, send)
+async def _drain(receive: Receive, size: int) -> None:
+    """Read and drop the rest of an oversized body (up to DRAIN_LIMIT), so that the
+    client sees the 413 instead of a connection reset."""
+    while size <= DRAIN_LIMIT:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        size += len(message.get("body", b""))
+        if not message.get("more_body", False):
             return
 
-        async def headers_only(message: Message) -> None:
-            if message["type"] == "http.response.body":
-                message = {**message, "body": b""}
-            await send(message)
 
-        # A copy: the server reads the original scope's method to leave the body out.
-        await self.app({**scope, "method": "GET"}, receive, headers_only)
+def _json_body(scope: Scope, body: bytes) -> bool:
+    """Whether ``body`` is meant as JSON: it starts like a JSON document, or is sent with
+    a JSON content type (``application/json``, ``…+json``)."""
+    if body.lstrip()[:1] in (b"{", b"["):
+        return True
+    media = (_header(scope, b"content-type") or b"").split(b";")[0].strip().lower()
+    return media == b"application/json" or media.endswith(b"+json")
 
 
-__all__ = ["BodyLimit", "HeadAsGet", "MoveFastPath"]
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    """The request's first header `name` (lower case)."""
+    for key, value in scope["headers"]:
+        if key == name:
+            return bytes(value)
+    return None
+
+
+async def _no_receive() -> Message:
+    return {"type": "http.disconnect"}
+
+
+__all__ = ["ServiceGate"]

@@ -1,4 +1,5 @@
-"""One log line and the metrics of every HTTP request (the outermost ASGI middleware).
+"""One log line and the metrics of every HTTP request, and the headers every answer
+carries (applied by :class:`ladder.service.http.middleware.ServiceGate`, first and last).
 
 Every request has an id: the client's ``X-Request-ID`` (a load balancer's, a game
 server's), or a new one; it is sent back in the answer's ``X-Request-ID`` and set for
@@ -6,9 +7,9 @@ the request's task (:data:`ladder.service.operations.logs.REQUEST_ID`), so its `
 any engine incident while it is served carry ``request_id``.
 
 The request's :class:`~ladder.service.domain.mover.MoveTrace` is put in
-``scope["state"]["trace"]``: :class:`~ladder.service.http.access.AccessControl` names its
+``scope["state"]["trace"]``: :class:`~ladder.service.http.access.Access` names its
 client there and :meth:`~ladder.service.domain.mover.MoveService.move` its variant, level,
-queue wait, engine and attempts; when the answer has gone, this middleware writes the
+queue wait, engine and attempts; when the answer has gone, :func:`log_request` writes the
 ``request`` line (logger ``ladder.access``) and counts it.
 """
 
@@ -16,13 +17,12 @@ from __future__ import annotations
 
 import logging
 import re
-import time
 import uuid
+from collections.abc import Iterable
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 from ladder.service.domain.mover import MoveTrace
-from ladder.service.operations.logs import REQUEST_ID
 from ladder.service.operations.metrics import Metrics
 
 log = logging.getLogger("ladder.access")
@@ -60,80 +60,67 @@ def request_id_of(scope: Scope) -> str:
     return uuid.uuid4().hex
 
 
-class ObserveRequests:
-    """Pure ASGI middleware: trace, log and count each request."""
+def observed_headers(
+    headers: Iterable[tuple[bytes, bytes]], request_id: str
+) -> list[tuple[bytes, bytes]]:
+    """An answer's headers as sent: its own but any ``X-Request-ID``, then the request's
+    id, ``Cache-Control: no-store`` on a JSON answer without a cache policy (an answer
+    for this request only) and ``nosniff`` unless it says so itself (a browser takes the
+    type sent, never guesses)."""
+    out = []
+    cached = is_json = typed = False
+    for k, v in headers:
+        name = k.lower()
+        if name == b"x-request-id":
+            continue
+        cached = cached or name == b"cache-control"
+        typed = typed or name == NOSNIFF[0]
+        is_json = is_json or (name == b"content-type" and v.startswith(JSON_TYPE))
+        out.append((k, v))
+    out.append((b"x-request-id", request_id.encode()))
+    if is_json and not cached:
+        out.append(NO_STORE)
+    if not typed:
+        out.append(NOSNIFF)
+    return out
 
-    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
-        self.app, self.metrics = app, metrics
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        start = time.perf_counter()
-        trace = MoveTrace(client="-")
-        scope.setdefault("state", {})["trace"] = trace
-        status = 0
-        request_id = request_id_of(scope)
-        # this task's context: its log lines carry it until the request's own line
-        named = REQUEST_ID.set(request_id)
-
-        async def observe(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                headers = []
-                cached = is_json = typed = False
-                for k, v in message.get("headers", []):
-                    name = k.lower()
-                    if name == b"x-request-id":
-                        continue
-                    cached = cached or name == b"cache-control"
-                    typed = typed or name == NOSNIFF[0]
-                    is_json = is_json or (name == b"content-type" and v.startswith(JSON_TYPE))
-                    headers.append((k, v))
-                headers.append((b"x-request-id", request_id.encode()))
-                if is_json and not cached:
-                    headers.append(NO_STORE)  # an answer for this request only
-                if not typed:
-                    headers.append(NOSNIFF)  # a browser takes the type sent, never guesses
-                message = {**message, "headers": headers}
-            await send(message)
-
-        try:
-            await self.app(scope, receive, observe)
-        except BaseException:
-            status = status or 500
-            raise
-        finally:
-            seconds = time.perf_counter() - start
-            status = status or CLIENT_GONE
-            # the router's template, else the path (answers given before routing);
-            # Metrics.count_request files paths that are not routes under `other`
-            route = getattr(scope.get("route"), "path", None) or scope["path"]
-            self.metrics.count_request(route, status, seconds)
-            address = scope.get("client")
-            log.info(
-                "%s %s %d %.1f ms",
-                scope["method"],
-                scope["path"],
-                status,
-                seconds * 1000,
-                extra={
-                    "event": "request",
-                    "method": scope["method"],
-                    "path": scope["path"],
-                    "status": status,
-                    "latency_ms": _ms(seconds),
-                    "queue_wait_ms": _ms(trace.queue_wait_s),
-                    "variant": trace.variant,
-                    "level": trace.level,
-                    "elo": trace.elo,
-                    "engine": trace.engine,
-                    "attempts": trace.attempts or None,
-                    "client": trace.client,
-                    "address": address[0] if address else None,
-                    "request_id": request_id,
-                },
-            )
-            REQUEST_ID.reset(named)  # lines after the request (same task) are not its
+def log_request(
+    metrics: Metrics,
+    scope: Scope,
+    status: int,
+    seconds: float,
+    trace: MoveTrace,
+    request_id: str,
+) -> None:
+    """Count the request and write its ``request`` line (``status`` 0: the client went
+    away before any answer)."""
+    status = status or CLIENT_GONE
+    # the router's template, else the path (answers given before routing);
+    # Metrics.count_request files paths that are not routes under `other`
+    route = getattr(scope.get("route"), "path", None) or scope["path"]
+    metrics.count_request(route, status, seconds)
+    address = scope.get("client")
+    log.info(
+        "%s %s %d %.1f ms",
+        scope["method"],
+        scope["path"],
+        status,
+        seconds * 1000,
+        extra={
+            "event": "request",
+            "method": scope["method"],
+            "path": scope["path"],
+            "status": status,
+            "latency_ms": _ms(seconds),
+            "queue_wait_ms": _ms(trace.queue_wait_s),
+            "variant": trace.variant,
+            "level": trace.level,
+            "elo": trace.elo,
+            "engine": trace.engine,
+            "attempts": trace.attempts or None,
+            "client": trace.client,
+            "address": address[0] if address else None,
+            "request_id": request_id,
+        },
+    )

@@ -36,26 +36,30 @@ def loads(body: bytes | str) -> Any:
     return json.loads(body, object_pairs_hook=_no_duplicates)
 
 
-def unreadable(body: bytes) -> str | None:
-    """Why `body`, sent as JSON, cannot be read, said as a person would fix it: where
-    its syntax breaks (line and column), a byte that is not UTF-8, a key given twice, a
-    number of more digits than Python converts, arrays or objects nested deeper than its
-    stack (FastAPI would answer "JSON decode error" or "There was an error parsing the
-    body"); None when it reads."""
+#: What :func:`read` gives as the value of a body it could not read.
+UNREAD: Any = object()
+
+
+def read(body: bytes) -> tuple[Any, str | None]:
+    """`body`, sent as JSON, read: ``(its value, None)``; or ``(UNREAD, why not)``, said
+    as a person would fix it: where its syntax breaks (line and column), a byte that is
+    not UTF-8, a key given twice, a number of more digits than Python converts, arrays
+    or objects nested deeper than its stack (FastAPI would answer "JSON decode error" or
+    "There was an error parsing the body"); ``(UNREAD, None)`` for any other
+    ``ValueError`` (left to FastAPI to answer)."""
     if not body.strip():
-        return "the body is empty (send the request as a JSON object)"
+        return UNREAD, "the body is empty (send the request as a JSON object)"
     try:
-        loads(body)
+        return loads(body), None
     except DuplicateKey as exc:
-        return f"duplicate key {exc.key!r} (give each key once)"
+        return UNREAD, f"duplicate key {exc.key!r} (give each key once)"
     except RecursionError:
-        return "arrays or objects nested too deeply"
+        return UNREAD, "arrays or objects nested too deeply"
     except json.JSONDecodeError as exc:
-        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+        return UNREAD, f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
     except UnicodeDecodeError as exc:
-        return f"it is not UTF-8 text (byte 0x{body[exc.start]:02x} at offset {exc.start})"
+        return UNREAD, f"it is not UTF-8 text (byte 0x{body[exc.start]:02x} at offset {exc.start})"
     except ValueError as exc:  # int(): over sys.get_int_max_str_digits() digits
         if "integer string conversion" in str(exc):
-            return f"a number of over {sys.get_int_max_str_digits()} digits"
-        return None
-    return None
+            return UNREAD, f"a number of over {sys.get_int_max_str_digits()} digits"
+        return UNREAD, None

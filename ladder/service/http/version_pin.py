@@ -1,5 +1,5 @@
-"""Which engine build and ladder answer, and a request's pin of either (a pure ASGI
-middleware), so that an upgrade never mixes results.
+"""Which engine build and ladder answer, and a request's pin of either, so that an
+upgrade never mixes results.
 
 A move and an analysis are reproducible only within one engine build and one levels
 file. Every HTTP answer names both, in ``X-Ladder-Engine-Build`` and
@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import re
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Scope
 
 from ladder.service.domain.errors import ErrorCode, InvalidRequest, ServiceError
-from ladder.service.http.handlers import error_response
 
 #: The headers that name (in an answer) or pin (in a request) what answers.
 ENGINE_BUILD_HEADER = "X-Ladder-Engine-Build"
@@ -39,32 +38,29 @@ def answer_headers(engine_build: str, levels_version: str) -> list[tuple[str, st
 
 
 class VersionPin:
-    """Refuse a request pinned to an engine build or levels version not served here."""
+    """Refuse a request pinned to an engine build or levels version not served here
+    (applied by :class:`ladder.service.http.middleware.ServiceGate`)."""
 
-    def __init__(
-        self, app: ASGIApp, engine_build: str, levels_version: str, retry_after: int
-    ) -> None:
-        self.app, self.retry_after = app, retry_after
+    def __init__(self, engine_build: str, levels_version: str, retry_after: int) -> None:
+        self.retry_after = retry_after
         self.served = {
             ENGINE_BUILD_HEADER.lower().encode(): (ENGINE_BUILD_HEADER, engine_build),
             LEVELS_VERSION_HEADER.lower().encode(): (LEVELS_VERSION_HEADER, levels_version),
         }
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            for name, value in scope["headers"]:
-                header = self.served.get(name)
-                if header is None:
-                    continue
-                pinned = bytes(value).decode("latin-1")
-                error = self._judge(header[0], pinned, header[1])
-                if error is not None:
-                    await error_response(error)(scope, receive, send)
-                    return
-        await self.app(scope, receive, send)
-
-    def _judge(self, header: str, pinned: str, served: str) -> ServiceError | None:
-        return judge_pin(header, pinned, served, self.retry_after)
+    def refusal(self, scope: Scope) -> ServiceError | None:
+        """The error refusing the request's pin (the first header that pins something
+        else), or None."""
+        for name, value in scope["headers"]:
+            header = self.served.get(name)
+            if header is None:
+                continue
+            error = judge_pin(
+                header[0], bytes(value).decode("latin-1"), header[1], self.retry_after
+            )
+            if error is not None:
+                return error
+        return None
 
 
 def judge_pin(header: str, pinned: str, served: str, retry_after: int) -> ServiceError | None:

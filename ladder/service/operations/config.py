@@ -63,7 +63,8 @@ class ServiceConfig:
     max_body_bytes: int = MAX_BODY_BYTES
     retry_after_s: int = 1
     #: Answer valid ``POST /v1/move`` requests without FastAPI's generic request
-    #: handling (:class:`ladder.service.http.middleware.MoveFastPath`); same answers, less CPU.
+    #: handling (the fast path of :class:`ladder.service.http.middleware.ServiceGate`);
+    #: same answers, less CPU.
     move_fast_path: bool = True
     #: Recycle an engine between searches when its RSS exceeds this (MiB); None: never
     #: (the engine's memory is bounded by its Hash option; the check costs ~0.15 ms).
