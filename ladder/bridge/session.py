@@ -299,9 +299,9 @@ class LevelSession:
             try:
                 hash_mb = self.playing_level().hash_mb
             except SessionError:  # an Elo no level plays: the next search says so
-                await self.engine.managed.ping()
+                await self.engine.prepare()
                 return
-        await self.engine.managed.prepare(FSF_VARIANT[self.variant], {"Hash": hash_mb})
+        await self.engine.prepare(self.variant, hash_mb)
 
     async def best_move(
         self, banned: frozenset[str] = frozenset(), time_limit_ms: int | None = None
@@ -334,8 +334,9 @@ class LevelSession:
     ) -> Answer | None:
         """Analyse the current position at full strength under ``limit`` (empty: until
         :meth:`stop`), each ``info`` line to ``on_info`` as it comes; the engine's best
-        move (None when there is no legal move). Not retried: a restarted analysis
-        would show its lines twice. Raises :class:`protocol.EngineError` on a fault."""
+        move (None when there is no legal move). One attempt, not run under the level
+        engine's retry policy: a restarted analysis would show its lines twice. Raises
+        :class:`protocol.EngineError` on a fault."""
         legal = frozenset(self.game.legal_moves())
         if not legal:
             return None
@@ -348,7 +349,6 @@ class LevelSession:
             replace(limit, root_moves=None if allowed == legal else tuple(sorted(allowed))),
             options={"MultiPV": 1, "Hash": ANALYSIS_HASH_MB},
             new_game=False,
-            retries=0,
             validate_move=legal.__contains__,
             on_info=on_info,
         )
