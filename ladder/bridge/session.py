@@ -237,7 +237,10 @@ class LevelSession:
         self.game_seed = self.seed or secrets.randbits(63)
 
     def set_position(
-        self, fen: str | None, moves: list[str], notation: Callable[[str], str] = str
+        self,
+        fen: str | None,
+        moves: list[str],
+        reason: Callable[[RulesError], str] = lambda refused: refused.reason,
     ) -> str | None:
         """Set the game to ``fen`` (None: the start position) + ``moves``; returns an
         error message, or None when all was accepted.
@@ -247,7 +250,7 @@ class LevelSession:
         there (the position is the one before it), as GUIs expect of an engine. A legal
         move after the end our rules see (a repetition, sixty plies) is played: the GUI
         is the arbiter, and stopping there would leave the other side to move.
-        ``notation`` rewrites a move's error in the GUI's notation.
+        ``reason`` writes why a move was refused (in the GUI's notation).
         """
         try:
             game = Game.from_fen(self.variant, fen)
@@ -256,18 +259,19 @@ class LevelSession:
             return f"bad position ({exc.reason}): using the start position"
         self.game = game
         for i, move in enumerate(moves, start=1):
-            error = self.play(move)
-            if error is not None:
-                return f"move {i} of the position: {notation(error)}; stopped before it"
+            refused = self.play(move)
+            if refused is not None:
+                return f"move {i} of the position: {reason(refused)}; stopped before it"
         return None
 
-    def play(self, move: str) -> str | None:
-        """Play ``move`` (canonical); returns why not, or None when it was played (a
-        legal move also after the end our rules see: the GUI judges the game)."""
+    def play(self, move: str) -> RulesError | None:
+        """Play ``move`` (canonical); returns the rules checker's refusal (its points as
+        data, for a GUI's notation), or None when it was played (a legal move also after
+        the end our rules see: the GUI judges the game)."""
         try:
             self.game.push(move, after_end=True)
         except RulesError as exc:
-            return exc.reason
+            return exc
         return None
 
     def move_seed(self) -> int:
