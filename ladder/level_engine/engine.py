@@ -21,10 +21,13 @@ the bridge's session, the analysis command and the service's analyser.
 
 from __future__ import annotations
 
+import functools
 import os
 import random
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
 
 from ladder.analysis.search import HASH_MB, Searched, evaluation_of
 from ladder.engine_binary import engine_path
@@ -55,6 +58,26 @@ __all__ = ["ENGINE_OPTIONS", "LevelEngine"]
 #: The options a level's engine always runs with: one thread, so that ``go nodes N``
 #: after a new game gives one answer.
 ENGINE_OPTIONS: dict[str, OptionValue] = {"Threads": 1}
+
+
+P = ParamSpec("P")
+Tried = TypeVar("Tried", LevelMove, Searched)
+
+
+def _under_policy(
+    once: Callable[Concatenate[LevelEngine, P], Awaitable[Tried]],
+) -> Callable[Concatenate[LevelEngine, P], Awaitable[Tried]]:
+    """A one-attempt search of the level engine run under its :attr:`LevelEngine.policy`,
+    the failed attempts' incidents kept with the answer."""
+
+    async def under_policy(engine: LevelEngine, /, *args: P.args, **kwargs: P.kwargs) -> Tried:
+        tried = await engine.policy.run(functools.partial(once, engine, *args, **kwargs))
+        earlier: list[Incident] = tried[1]
+        done: Tried = tried[0]
+        return replace(done, incidents=[*earlier, *done.incidents]) if earlier else done
+
+    under_policy.__doc__ = once.__doc__
+    return under_policy
 
 
 class LevelEngine:
@@ -123,7 +146,7 @@ class LevelEngine:
             raise NoLevelMove(reason, [*outcome.incidents, Incident("none", "search", reason, pid)])
         return LevelSearch(result, outcome.incidents)
 
-    async def play(
+    async def play_once(
         self,
         game: Game,
         strength: Level,
@@ -135,33 +158,14 @@ class LevelEngine:
     ) -> LevelMove:
         """``strength``'s move in ``game`` (not changed; it must have a legal move) drawn
         with ``seed``: its book move (:func:`~ladder.level_engine.level_move.book_move`),
-        else searched and chosen (:mod:`ladder.level_engine.level_move`).
+        else searched and chosen (:mod:`ladder.level_engine.level_move`); one attempt
+        (:meth:`search`). :meth:`play` is the same under :attr:`policy`.
 
         ``legal`` is ``game``'s legal moves when the caller has them already. ``allowed``
         (default: every legal move) narrows the choice, as UCCI's ``banmoves`` does: when
         the engine's best move is not allowed, the best allowed line is played, else a
         random allowed move. On a ``clock`` the search also stops at its time; the node
-        limit stays.
-
-        Runs under :attr:`policy`; raises :class:`protocol.errors.EngineFailure` when
-        every attempt failed.
-        """
-        moved, earlier = await self.policy.run(
-            lambda: self.play_once(game, strength, seed, clock, legal=legal, allowed=allowed)
-        )
-        return replace(moved, incidents=[*earlier, *moved.incidents]) if earlier else moved
-
-    async def play_once(
-        self,
-        game: Game,
-        strength: Level,
-        seed: int,
-        clock: MoveClock | None = None,
-        *,
-        legal: frozenset[str] | None = None,
-        allowed: frozenset[str] | None = None,
-    ) -> LevelMove:
-        """:meth:`play`, one attempt (:meth:`search`)."""
+        limit stays."""
         legal = legal if legal is not None else frozenset(game.legal_moves())
         booked = book_move(game, strength, seed, allowed)
         if booked is not None:
@@ -201,22 +205,21 @@ class LevelEngine:
             choice = Choice(move, line.pv[1] if line and len(line.pv) > 1 else None, line)
         return LevelMove(choice, result, searched.incidents)
 
-    async def evaluate(
+    async def evaluate_once(
         self, game: Game, nodes: int, legal: frozenset[str] | None = None
     ) -> Searched:
         """Evaluate ``game``'s current position (not finished) with a ``nodes`` search
         (``ucinewgame``, the analysis's fixed Hash, one line): reproducible on any machine
-        and engine process (:mod:`ladder.analysis.search`). Runs under :attr:`policy`;
-        raises :class:`protocol.errors.EngineFailure` when every attempt failed."""
-        searched, earlier = await self.policy.run(lambda: self.evaluate_once(game, nodes, legal))
-        return replace(searched, incidents=[*earlier, *searched.incidents]) if earlier else searched
-
-    async def evaluate_once(
-        self, game: Game, nodes: int, legal: frozenset[str] | None = None
-    ) -> Searched:
-        """:meth:`evaluate`, one attempt (:meth:`search`)."""
+        and engine process (:mod:`ladder.analysis.search`); one attempt (:meth:`search`).
+        :meth:`evaluate` is the same under :attr:`policy`."""
         legal = legal if legal is not None else frozenset(game.legal_moves())
         fen, moves = game.engine_position()
         job = SearchJob(FSF_VARIANT[game.variant.name], fen, moves, nodes, hash_mb=HASH_MB)
         searched = await self.search(job, legal)
         return Searched(evaluation_of(game, searched.result), searched.incidents)
+
+    #: :meth:`play_once` under :attr:`policy`: the level move every door plays
+    #: (:class:`protocol.errors.EngineFailure` when every attempt failed).
+    play = _under_policy(play_once)
+    #: :meth:`evaluate_once` under :attr:`policy`.
+    evaluate = _under_policy(evaluate_once)
