@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import importlib
 import logging
 import os
 import re
@@ -118,7 +119,20 @@ def refusal_line(lines: Iterable[str]) -> str | None:
 
 
 _DIALECTS: dict[Dialect, type[Engine]] = {}
+#: The module of each dialect's class, which registers itself in _DIALECTS when its
+#: module is imported (on the first start in that dialect, not with the package).
+_DIALECT_MODULES = {
+    Dialect.UCI: "protocol.uci",
+    Dialect.UCCI: "protocol.uci",
+    Dialect.XBOARD: "protocol.xboard",
+}
 _THREADS = "Threads"
+
+
+def _dialect_class(dialect: Dialect) -> type[Engine]:
+    if dialect not in _DIALECTS:
+        importlib.import_module(_DIALECT_MODULES[dialect])
+    return _DIALECTS[dialect]
 
 
 class Engine:
@@ -219,7 +233,7 @@ class Engine:
         xiangqi FEN in (default: the dialect's, FSF's for UCI/UCCI, XBoard's for XBoard).
         """
         if cls is Engine:
-            engine_class = _DIALECTS[protocol or Dialect.UCI]
+            engine_class = _dialect_class(protocol or Dialect.UCI)
         elif protocol is None or protocol is cls.dialect:
             engine_class = cls
         else:

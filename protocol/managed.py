@@ -24,16 +24,19 @@ On every call it makes sure a healthy engine is there:
 * then the per-search options and the variant (both only when they changed), and the
   search itself.
 
-When the engine faults during the call (exit, hang, garbage, bad bestmove), the fault is
-recorded as an :class:`Incident`, the engine is restarted and the search retried, up to
-``retries`` times; after that :class:`~protocol.errors.EngineFailure` is raised, carrying
-the incidents. Caller errors (bad FEN, unknown option…) are raised as they are, with
-the engine left running. :meth:`ManagedEngine.ping` does the same for a readiness check
-(a GUI's ``isready``: start the engine now, or make sure it answers).
+Each call is one attempt. When the engine faults during it (exit, hang, garbage, bad
+bestmove), the fault is recorded as an :class:`Incident`, the engine is killed and
+:class:`~protocol.errors.EngineFailure` is raised, carrying the incidents; the next call
+starts a fresh engine. How often a call is tried is its owner's
+:class:`~protocol.retry.RetryPolicy`, which runs it again. Caller errors (bad FEN,
+unknown option…) are raised as they are, with the engine left running.
+:meth:`ManagedEngine.ping` does the same for a readiness check (a GUI's ``isready``:
+start the engine now, or make sure it answers).
 
 Any dialect (``protocol=Dialect.XBOARD``, ``ranks="1-10"``…). For engines we did not
 build, ``variant_path_optional=True`` loads the variants file only into an engine that
-has ``VariantPath`` (the aliases then apply); the others play the variant by its own name.
+has ``VariantPath`` (the aliases then apply); the others play the variant by its own
+name.
 """
 
 from __future__ import annotations
@@ -97,7 +100,6 @@ class ManagedEngine:
         variant_path_optional: bool = False,
         timeouts: Timeouts | None = None,
         backoff: Backoff | None = None,
-        retries: int = 1,
         max_rss: int | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | Path | None = None,
@@ -113,7 +115,6 @@ class ManagedEngine:
         self.variant_aliases = dict(variant_aliases or {})
         self.timeouts = timeouts or Timeouts()
         self.backoff = backoff or Backoff()
-        self.retries = retries
         self.max_rss = max_rss
         self._env = env
         self._cwd = cwd
@@ -224,7 +225,6 @@ class ManagedEngine:
         options: Mapping[str, OptionValue] | None = None,
         *,
         new_game: bool = True,
-        retries: int | None = None,
         validate_move: Callable[[str], bool] | None = None,
         on_info: Callable[[InfoDict], None] | None = None,
     ) -> SearchOutcome:
@@ -234,11 +234,10 @@ class ManagedEngine:
         as is; the aliases apply when ``variant_path`` is loaded into the engine).
         ``options`` are set before the search (only those that changed). With
         ``new_game`` (the default) the hash is cleared first, so ``go nodes`` results
-        are reproducible. Retries a faulted search ``retries`` times (default: the
-        constructor's) on a restarted engine; see :class:`SearchOutcome`. ``on_info``
-        sees every ``info`` line as it comes (an analysis shown live).
+        are reproducible. One attempt (see the module docstring and
+        :class:`SearchOutcome`). ``on_info`` sees every ``info`` line as it comes (an
+        analysis shown live).
         """
-        allowed = self.retries if retries is None else retries
 
         async def run(engine: Engine) -> PlayResult:
             await self._set_up(engine, variant, options)
@@ -246,7 +245,7 @@ class ManagedEngine:
                 fen, moves, limit, new_game=new_game, validate_move=validate_move, on_info=on_info
             )
 
-        result, incidents, pid = await self._supervised(run, allowed)
+        result, incidents, pid = await self._supervised(run)
         return SearchOutcome(result, incidents, pid)
 
     def use_fen_letters(self, letters: FenLetters | None) -> None:
@@ -259,18 +258,18 @@ class ManagedEngine:
     async def refusal(self, variant: str | None, fen: str) -> str | None:
         """The engine's own words refusing ``fen`` of ``variant`` (see
         :meth:`Engine.refusal <protocol.engine.Engine.refusal>`), None if it took it; a
-        fault is retried as for a search."""
+        fault is an :class:`EngineFailure` as for a search."""
 
         async def run(engine: Engine) -> str | None:
             await self._set_up(engine, variant, None)
             return await engine.refusal(fen)
 
-        return (await self._supervised(run, self.retries))[0]
+        return (await self._supervised(run))[0]
 
     async def ping(self) -> None:
         """Make sure a healthy engine runs (starting one if needed) and answers a
-        readiness check (``isready``/``ping``); a faulted one is restarted as for a
-        search (:class:`EngineFailure` after ``retries``)."""
+        readiness check (``isready``/``ping``); a fault is an :class:`EngineFailure` as
+        for a search."""
         await self.prepare()
 
     async def prepare(
@@ -284,7 +283,7 @@ class ManagedEngine:
             await self._set_up(engine, variant, options)
             await engine.ping()
 
-        await self._supervised(run, self.retries)
+        await self._supervised(run)
 
     async def _set_up(
         self, engine: Engine, variant: str | None, options: Mapping[str, OptionValue] | None
@@ -296,38 +295,32 @@ class ManagedEngine:
             await engine.set_variant(self.engine_variant(engine, variant))
 
     async def _supervised(
-        self, action: Callable[[Engine], Awaitable[T]], allowed: int
+        self, action: Callable[[Engine], Awaitable[T]]
     ) -> tuple[T, list[Incident], int]:
-        """Run ``action`` on a healthy engine; after a fault, record it, restart and
-        retry up to ``allowed`` times. Returns the action's value, the incidents and
-        the pid of the engine that gave the value."""
+        """Run ``action`` on a healthy engine, once; a fault is recorded, the engine
+        killed and :class:`EngineFailure` raised. Returns the action's value, the
+        incidents and the pid of the engine that gave the value."""
         if self._closed:
             raise EngineFailure("the managed engine is closed", [])
         incidents: list[Incident] = []
         async with self._lock:
-            attempt = 0
-            while True:
-                pid: int | None = None
-                try:
-                    engine = await self._ensure(incidents)
-                    pid = engine.pid
-                    value = await action(engine)
-                    self._failures = 0
-                    return value, incidents, engine.pid
-                except EngineFault as exc:
-                    if pid is not None:  # a fault of the running engine (not of a start)
-                        self._failures += 1
-                        self._record(
-                            incidents,
-                            Incident(incident_kind(exc), exc.phase, str(exc), pid, error=exc),
-                        )
-                    if self._engine is not None and self._engine.closed:
-                        self._engine = None
-                    attempt += 1
-                    if attempt > allowed:
-                        raise EngineFailure(
-                            f"engine failed {attempt} time(s): {exc}", incidents, str(exc)
-                        ) from exc
+            pid: int | None = None
+            try:
+                engine = await self._ensure(incidents)
+                pid = engine.pid
+                value = await action(engine)
+                self._failures = 0
+                return value, incidents, engine.pid
+            except EngineFault as exc:
+                if pid is not None:  # a fault of the running engine (not of a start)
+                    self._failures += 1
+                    self._record(
+                        incidents,
+                        Incident(incident_kind(exc), exc.phase, str(exc), pid, error=exc),
+                    )
+                if self._engine is not None and self._engine.closed:
+                    self._engine = None
+                raise EngineFailure(str(exc), incidents) from exc
 
     async def discard(self) -> None:
         """Kill the current engine for a fault its owner found and reported (frozen, or a

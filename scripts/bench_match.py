@@ -327,7 +327,6 @@ def _driver_clock(config: MatchConfig, **options: Any) -> list[float]:
                 db=Path(tmp) / "m.sqlite",
                 pgn=PgnOptions(Path(tmp) / "m.pgn"),
                 json_path=Path(tmp) / "m.json",
-                check_players=False,
                 out=open(os.devnull, "w"),  # noqa: SIM115
                 **options,
             )

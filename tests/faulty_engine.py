@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A real engine with a fault: the tests' one fault injection, a real process.
 
-    python faulty_engine.py ENGINE [--crash-after N COUNTER] [--crash-once-at N COUNTER]
+    python faulty_engine.py ENGINE [--crash-after N COUNTER] [--spare-start-ups]
+                                   [--crash-once-at N COUNTER]
                                    [--hang-after N COUNTER] [--delay SECONDS]
                                    [--crash-then-fail-restart STATE_DIR]
 
@@ -43,6 +44,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("engine")
     parser.add_argument("--crash-after", nargs=2, metavar=("N", "COUNTER"))
+    parser.add_argument("--spare-start-ups", action="store_true")
     parser.add_argument("--crash-once-at", nargs=2, metavar=("N", "COUNTER"))
     parser.add_argument("--hang-after", nargs=2, metavar=("N", "COUNTER"))
     parser.add_argument("--delay", type=float, default=0.0)
@@ -69,10 +71,11 @@ def main() -> int:
 
     threading.Thread(target=pump, daemon=True).start()
     for line in sys.stdin:
+        start_up = line.split() == ["go", "nodes", "1"]
         if doomed and line.startswith("isready"):
             child.kill()
             os._exit(3)
-        if state is not None and line.startswith("go") and line.split() != ["go", "nodes", "1"]:
+        if state is not None and line.startswith("go") and not start_up:
             try:
                 (state / "crashed").open("x").close()  # the first such search, of all copies
             except FileExistsError:
@@ -81,7 +84,7 @@ def main() -> int:
                 (state / "armed").touch()
                 child.kill()
                 os._exit(3)
-        if line.startswith("go") and args.crash_after:
+        if line.startswith("go") and args.crash_after and not (args.spare_start_ups and start_up):
             limit, counter = int(args.crash_after[0]), args.crash_after[1]
             with open(counter, "a+") as fh:
                 fh.seek(0)

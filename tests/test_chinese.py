@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 
-import cchess  # type: ignore[import-untyped]
 import pytest
 
 from ladder.chinese import chinese_move, chinese_moves, chinese_writer, parse_chinese
@@ -15,7 +14,7 @@ from ladder.master_games import master_lines
 from ladder.notations import read_move
 from ladder.rules import Game
 from ladder.wxf import WxfError, wxf_move
-from protocol.notation import to_ucci
+from tests.rules.helpers import at_most_two_alike_on_a_file, beside_cchess
 
 VARIANTS = ["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi"]
 
@@ -178,34 +177,13 @@ def test_an_ambiguous_token_says_so() -> None:
 def test_the_same_moves_as_cchess_writes_them() -> None:
     """Random games on cchess's board and ours: our simplified text is cchess's, where
     cchess names tandems as the standard does (at most two like pieces on a file)."""
-    rng = random.Random(39)
     compared = tandems = 0
-    for _ in range(6):
-        game = Game.from_fen("xiangqi")
-        theirs = cchess.ChessBoard(cchess.FULL_INIT_FEN)
-        while game.outcome() is None and game.ply < 200:
-            move = rng.choice(game.legal_moves())
-            text = theirs.move_iccs(to_ucci(move)).to_text()
-            if _at_most_two_on_a_file(game):
-                assert chinese_move(game, move) == text, (text, game.fen())
-                compared += 1
-                tandems += text[0] in "前后"
-            theirs.next_turn()
-            game.push(move)
+    for game, move, text in beside_cchess(39, 6):
+        if at_most_two_alike_on_a_file(game):
+            assert chinese_move(game, move) == text, (text, game.fen())
+            compared += 1
+            tandems += text[0] in "前后"
     assert compared > 500 and tandems > 10, (compared, tandems)
-
-
-def _at_most_two_on_a_file(game: Game) -> bool:
-    counts: dict[tuple[str, int], int] = {}
-    for row in game.board_fen().split("/"):
-        file = 0
-        for ch in row:
-            if ch.isdigit():
-                file += int(ch)
-            else:
-                counts[(ch, file)] = counts.get((ch, file), 0) + 1
-                file += 1
-    return max(counts.values()) <= 2
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

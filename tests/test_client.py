@@ -22,11 +22,8 @@ OTHER_BUILD = "engine-fast-patched-0000000000000000"
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
-    srv = start_server(engines=1)
-    try:
+    with start_server(engines=1) as srv:
         yield srv
-    finally:
-        srv.stop()
 
 
 def served_here() -> Served:

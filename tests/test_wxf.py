@@ -7,7 +7,6 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import cchess  # type: ignore[import-untyped]
 import pytest
 
 from ladder.chinese import parse_chinese
@@ -22,7 +21,7 @@ from ladder.wxf import (
     wxf_move,
     wxf_moves,
 )
-from protocol.notation import to_ucci
+from tests.rules.helpers import at_most_two_alike_on_a_file, beside_cchess
 
 XBOARD_SAVED = Path(__file__).parent / "match" / "data" / "xboard-saved.pgn"
 
@@ -164,41 +163,15 @@ def _cchess_wxf(text: str) -> str:
     return "".join(_CN_TO_WXF[ch] for ch in text)
 
 
-def _simple_tandems(game: Game) -> bool:
-    """Positions whose tandems cchess names as the standard does: at most two like
-    pieces on a file (it does not tell two files of tandem pawns apart)."""
-    board = game.board_fen()
-    counts: dict[tuple[str, int], int] = {}
-    for row in board.split("/"):
-        file = 0
-        for ch in row:
-            if ch.isdigit():
-                file += int(ch)
-            else:
-                counts[(ch, file)] = counts.get((ch, file), 0) + 1
-                file += 1
-    return max(counts.values()) <= 2
-
-
 def test_the_same_moves_as_cchess_writes_them() -> None:
-    rng = random.Random(24)
     compared = tandems = 0
-    for _ in range(12):
-        game = Game.from_fen("xiangqi")
-        theirs = cchess.ChessBoard(cchess.FULL_INIT_FEN)
-        while game.outcome() is None and game.ply < 200:
-            move = rng.choice(game.legal_moves())
-            cc = theirs.move_iccs(to_ucci(move))
-            assert cc is not None, f"cchess refuses {move} in {game.fen()}"
-            text = cc.to_text()
-            assert parse_chinese(game, text) == move, text  # our reader, their writer
-            if _simple_tandems(game):
-                ours = wxf_move(game, move)
-                assert ours == _cchess_wxf(text), (text, ours, game.fen())
-                compared += 1
-                tandems += text[0] in "前后"
-            theirs.next_turn()
-            game.push(move)
+    for game, move, text in beside_cchess(24, 12):
+        assert parse_chinese(game, text) == move, text  # our reader, their writer
+        if at_most_two_alike_on_a_file(game):
+            ours = wxf_move(game, move)
+            assert ours == _cchess_wxf(text), (text, ours, game.fen())
+            compared += 1
+            tandems += text[0] in "前后"
     assert compared > 1000 and tandems > 20, (compared, tandems)
 
 

@@ -39,8 +39,6 @@ Handler = Callable[[list[str]], Awaitable[None]]
 #: How long a stopped search may take to answer before ``stop`` is sent again (s).
 STOP_AGAIN_S = 0.25
 
-#: A point in a rules-checker message (canonical: ranks 1..10), alone or in a move.
-_POINT = re.compile(r"(?:(?<![A-Za-z0-9])|(?<=[a-i][0-9])|(?<=[a-i]10))([a-i])(10|[1-9])(?![0-9])")
 #: A move or drop with ranks 1..10, the whole text (a drop's piece letter in either
 #: case, as the HTTP API and the rules checker take it: ``N@e6``, ``n@e6``, ``h@e6``).
 _MOVE_TEXT = re.compile(r"(?:[A-Za-z]@|[a-i](?:10|[1-9]))[a-i](?:10|[1-9])[a-z]?")
@@ -180,15 +178,17 @@ class GuiServer:
             return None
         try:
             return normalize_move(text)
-        except RulesError:
-            return text  # played as it is, so that the rules checker says what is wrong
+        except RulesError as exc:
+            # Played as it is, so that the rules checker says what is wrong (its points
+            # are data, written in the GUI's notation); a text it names no point of is
+            # malformed here, in the GUI's own words.
+            return text if exc.points else None
 
-    def gui_text(self, message: str) -> str:
-        """A rules-checker message about moves (``illegal move 'a1a6': a chariot on a1
-        …``) with its points in the GUI's notation (UCCI, XBoard: ranks 0..9)."""
-        if self.ranks is RankNumbering.ONE_BASED:
-            return message
-        return _POINT.sub(lambda m: f"{m[1]}{int(m[2]) - 1}", message)
+    def gui_reason(self, refused: RulesError) -> str:
+        """Why the rules checker refused a move (``illegal move 'a1a6': a chariot on a1
+        …``), its points (data of the error) written in the GUI's notation (UCCI,
+        XBoard: ranks 0..9)."""
+        return refused.reason_in(self.to_gui)
 
     def malformed(self, text: str) -> str:
         """Why ``text`` is not a move, in the GUI's notation."""

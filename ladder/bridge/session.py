@@ -237,7 +237,10 @@ class LevelSession:
         self.game_seed = self.seed or secrets.randbits(63)
 
     def set_position(
-        self, fen: str | None, moves: list[str], notation: Callable[[str], str] = str
+        self,
+        fen: str | None,
+        moves: list[str],
+        reason: Callable[[RulesError], str] = lambda refused: refused.reason,
     ) -> str | None:
         """Set the game to ``fen`` (None: the start position) + ``moves``; returns an
         error message, or None when all was accepted.
@@ -247,7 +250,7 @@ class LevelSession:
         there (the position is the one before it), as GUIs expect of an engine. A legal
         move after the end our rules see (a repetition, sixty plies) is played: the GUI
         is the arbiter, and stopping there would leave the other side to move.
-        ``notation`` rewrites a move's error in the GUI's notation.
+        ``reason`` writes why a move was refused (in the GUI's notation).
         """
         try:
             game = Game.from_fen(self.variant, fen)
@@ -256,18 +259,19 @@ class LevelSession:
             return f"bad position ({exc.reason}): using the start position"
         self.game = game
         for i, move in enumerate(moves, start=1):
-            error = self.play(move)
-            if error is not None:
-                return f"move {i} of the position: {notation(error)}; stopped before it"
+            refused = self.play(move)
+            if refused is not None:
+                return f"move {i} of the position: {reason(refused)}; stopped before it"
         return None
 
-    def play(self, move: str) -> str | None:
-        """Play ``move`` (canonical); returns why not, or None when it was played (a
-        legal move also after the end our rules see: the GUI judges the game)."""
+    def play(self, move: str) -> RulesError | None:
+        """Play ``move`` (canonical); returns the rules checker's refusal (its points as
+        data, for a GUI's notation), or None when it was played (a legal move also after
+        the end our rules see: the GUI judges the game)."""
         try:
             self.game.push(move, after_end=True)
         except RulesError as exc:
-            return exc.reason
+            return exc
         return None
 
     def move_seed(self) -> int:
@@ -299,9 +303,9 @@ class LevelSession:
             try:
                 hash_mb = self.playing_level().hash_mb
             except SessionError:  # an Elo no level plays: the next search says so
-                await self.engine.managed.ping()
+                await self.engine.prepare()
                 return
-        await self.engine.managed.prepare(FSF_VARIANT[self.variant], {"Hash": hash_mb})
+        await self.engine.prepare(self.variant, hash_mb)
 
     async def best_move(
         self, banned: frozenset[str] = frozenset(), time_limit_ms: int | None = None
@@ -334,8 +338,9 @@ class LevelSession:
     ) -> Answer | None:
         """Analyse the current position at full strength under ``limit`` (empty: until
         :meth:`stop`), each ``info`` line to ``on_info`` as it comes; the engine's best
-        move (None when there is no legal move). Not retried: a restarted analysis
-        would show its lines twice. Raises :class:`protocol.EngineError` on a fault."""
+        move (None when there is no legal move). One attempt, not run under the level
+        engine's retry policy: a restarted analysis would show its lines twice. Raises
+        :class:`protocol.EngineError` on a fault."""
         legal = frozenset(self.game.legal_moves())
         if not legal:
             return None
@@ -348,7 +353,6 @@ class LevelSession:
             replace(limit, root_moves=None if allowed == legal else tuple(sorted(allowed))),
             options={"MultiPV": 1, "Hash": ANALYSIS_HASH_MB},
             new_game=False,
-            retries=0,
             validate_move=legal.__contains__,
             on_info=on_info,
         )

@@ -229,7 +229,7 @@ class UciServer(GuiServer):
                 malformed = f"move {i} of the position: {self.malformed(text)}; stopped before it"
                 break
             moves.append(move)
-        problem = self.session.set_position(fen, moves, self.gui_text) or malformed
+        problem = self.session.set_position(fen, moves, self.gui_reason) or malformed
         if problem is not None:
             self.error(problem)
 

@@ -310,9 +310,9 @@ class XBoardServer(GuiServer):
             problem: str | None = self.malformed(text)
         else:
             over = self.session.game.outcome() is not None
-            problem = self.session.play(move)
-            self.playing_on = self.playing_on or (over and problem is None)
-            problem = None if problem is None else self.gui_text(problem)
+            refused = self.session.play(move)
+            self.playing_on = self.playing_on or (over and refused is None)
+            problem = None if refused is None else self.gui_reason(refused)
         if problem is not None:
             self.send(f"Illegal move ({problem[:160]}): {text[:40]}")
             return

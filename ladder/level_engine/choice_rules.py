@@ -25,8 +25,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from chess.engine import Cp
-
 from ladder.level_engine.engine_lines import Line, SearchResult
 from ladder.level_engine.second_look import second_look_pick
 from ladder.levels import Variety
@@ -143,6 +141,8 @@ class SecondLook:
         # its node budget: they count as bad as its worst line (multipv 0: no line).
         floor = min((ln.value() for ln in lines), default=0)
         seen = {ln.move for ln in lines}
+        from chess.engine import Cp  # (python-chess: not imported for a book move)
+
         lines += [Line(0, (move,), Cp(floor), 0, 0) for move in sorted(c.legal - seen)]
         chosen = (
             second_look_pick(lines, c.best.value(), self.variety, c.captures, rng, c.game) or c.best

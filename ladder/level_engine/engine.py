@@ -2,13 +2,18 @@
 
 A :class:`LevelEngine` owns our patched Fairy-Stockfish as every level plays it (the
 options of :data:`ENGINE_OPTIONS`, ``variants.ini`` and its variant names), how often a
-search is tried on it (:attr:`LevelEngine.attempts`: a faulted engine is killed and
-restarted, within the search's own time bound), and the two searches the ladder makes:
+search is tried on it (:attr:`LevelEngine.policy`, a :class:`~protocol.retry.RetryPolicy`:
+a faulted engine is killed, and the next attempt starts a fresh one), and the two
+searches the ladder makes:
 
 - :meth:`LevelEngine.play`: a level's move (:mod:`ladder.level_engine.level_move`: the
   book, the search, the choice), one :class:`~ladder.level_engine.level_move.LevelMove`;
 - :meth:`LevelEngine.evaluate`: an analysis search at a node budget, one
   :class:`~ladder.analysis.search.Searched`.
+
+Both run under the policy; :meth:`LevelEngine.play_once` and
+:meth:`LevelEngine.evaluate_once` are one attempt each, for a door that runs the same
+policy across several engines (the move service, on whichever engine of its pool is free).
 
 Every door is an adapter around it: the service's engine slot, the match's level player,
 the bridge's session, the analysis command and the service's analyser.
@@ -16,9 +21,13 @@ the bridge's session, the analysis command and the service's analyser.
 
 from __future__ import annotations
 
+import functools
 import os
 import random
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
 
 from ladder.analysis.search import HASH_MB, Searched, evaluation_of
 from ladder.engine_binary import engine_path
@@ -37,19 +46,38 @@ from ladder.level_engine.second_look import captures_seen
 from ladder.levels import Level
 from ladder.rules import Game
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
+from protocol.errors import Incident
 from protocol.limits import Limit
 from protocol.managed import ManagedEngine
 from protocol.options import OptionValue
 from protocol.process import Timeouts
+from protocol.retry import RetryPolicy
 
-__all__ = ["ATTEMPTS", "ENGINE_OPTIONS", "LevelEngine"]
+__all__ = ["ENGINE_OPTIONS", "LevelEngine"]
 
 #: The options a level's engine always runs with: one thread, so that ``go nodes N``
 #: after a new game gives one answer.
 ENGINE_OPTIONS: dict[str, OptionValue] = {"Threads": 1}
-#: How often a search is tried by default: once, and once more on a restarted engine
-#: after a fault.
-ATTEMPTS = 2
+
+
+P = ParamSpec("P")
+Tried = TypeVar("Tried", LevelMove, Searched)
+
+
+def _under_policy(
+    once: Callable[Concatenate[LevelEngine, P], Awaitable[Tried]],
+) -> Callable[Concatenate[LevelEngine, P], Awaitable[Tried]]:
+    """A one-attempt search of the level engine run under its :attr:`LevelEngine.policy`,
+    the failed attempts' incidents kept with the answer."""
+
+    async def under_policy(engine: LevelEngine, /, *args: P.args, **kwargs: P.kwargs) -> Tried:
+        tried = await engine.policy.run(functools.partial(once, engine, *args, **kwargs))
+        earlier: list[Incident] = tried[1]
+        done: Tried = tried[0]
+        return replace(done, incidents=[*earlier, *done.incidents]) if earlier else done
+
+    under_policy.__doc__ = once.__doc__
+    return under_policy
 
 
 class LevelEngine:
@@ -62,23 +90,20 @@ class LevelEngine:
         command: str | os.PathLike[str] | None = None,
         *,
         variants_ini: Path = VARIANTS_INI,
-        attempts: int = ATTEMPTS,
+        policy: RetryPolicy | None = None,
         timeouts: Timeouts | None = None,
         max_rss: int | None = None,
     ) -> None:
         """``command``: the engine (default: :func:`ladder.engine_binary.engine_path`);
-        ``attempts``: how often a search is tried in all, a faulted engine restarted
-        between them (1: the caller tries again itself, on another engine)."""
-        if attempts < 1:
-            raise ValueError(f"attempts must be at least 1, not {attempts}")
-        self.attempts = attempts
+        ``policy``: how often a search is tried, and within what deadline (default:
+        :class:`~protocol.retry.RetryPolicy`'s)."""
+        self.policy = policy if policy is not None else RetryPolicy()
         self.managed = ManagedEngine(
             [os.fspath(command if command is not None else engine_path())],
             options=ENGINE_OPTIONS,
             variant_path=str(Path(variants_ini).resolve()),
             variant_aliases=FSF_VARIANT,
             timeouts=timeouts,
-            retries=attempts - 1,
             max_rss=max_rss,
         )
 
@@ -86,13 +111,23 @@ class LevelEngine:
         """Quit the engine (killed if it does not exit in time)."""
         await self.managed.close()
 
+    async def prepare(self, variant: str | None = None, hash_mb: int | None = None) -> None:
+        """Start the engine now, or check that it answers, with ``variant`` (a rule set's
+        id) and a ``hash_mb`` table set up ahead of a search (their setup off a move's
+        clock: a GUI's ``isready``, ``ladder move``). Runs under :attr:`policy`."""
+        section = None if variant is None else FSF_VARIANT[variant]
+        options = None if hash_mb is None else {"Hash": hash_mb}
+        await self.policy.run(lambda: self.managed.prepare(section, options))
+
     # -- the searches -----------------------------------------------------------------
 
     async def search(self, job: SearchJob, legal: frozenset[str]) -> LevelSearch:
-        """Run ``job``: a new game, the job's MultiPV and Hash, ``go nodes`` (and
-        ``movetime`` on a clock); a bestmove outside ``legal`` counts as an engine fault.
+        """Run ``job``, one attempt: a new game, the job's MultiPV and Hash, ``go nodes``
+        (and ``movetime`` on a clock); a bestmove outside ``legal`` counts as an engine
+        fault, and so does ``(none)`` with legal moves left (:class:`NoLevelMove`).
 
-        Raises :class:`protocol.errors.EngineFailure` when every attempt failed, and
+        Raises :class:`protocol.errors.EngineFailure` when the engine faulted (it is
+        killed: the next search starts a fresh one), and
         :class:`protocol.errors.EngineError` for a search refused before sending."""
         outcome = await self.managed.search(
             job.section,
@@ -103,9 +138,15 @@ class LevelEngine:
             new_game=True,
             validate_move=legal.__contains__,
         )
-        return LevelSearch(search_result(outcome.result), outcome.incidents)
+        result = search_result(outcome.result)
+        if result.bestmove is None and legal:  # a broken engine: replaced
+            reason = f"answered (none) with {len(legal)} legal moves"
+            pid = outcome.pid
+            await self.managed.discard()
+            raise NoLevelMove(reason, [*outcome.incidents, Incident("none", "search", reason, pid)])
+        return LevelSearch(result, outcome.incidents)
 
-    async def play(
+    async def play_once(
         self,
         game: Game,
         strength: Level,
@@ -117,17 +158,14 @@ class LevelEngine:
     ) -> LevelMove:
         """``strength``'s move in ``game`` (not changed; it must have a legal move) drawn
         with ``seed``: its book move (:func:`~ladder.level_engine.level_move.book_move`),
-        else searched and chosen (:mod:`ladder.level_engine.level_move`).
+        else searched and chosen (:mod:`ladder.level_engine.level_move`); one attempt
+        (:meth:`search`). :meth:`play` is the same under :attr:`policy`.
 
         ``legal`` is ``game``'s legal moves when the caller has them already. ``allowed``
         (default: every legal move) narrows the choice, as UCCI's ``banmoves`` does: when
         the engine's best move is not allowed, the best allowed line is played, else a
         random allowed move. On a ``clock`` the search also stops at its time; the node
-        limit stays.
-
-        Raises :class:`~ladder.level_engine.level_move.NoLevelMove` for a ``(none)``
-        answer, and :class:`protocol.errors.EngineFailure` when the engine keeps failing.
-        """
+        limit stays."""
         legal = legal if legal is not None else frozenset(game.legal_moves())
         booked = book_move(game, strength, seed, allowed)
         if booked is not None:
@@ -147,8 +185,6 @@ class LevelEngine:
         )
         searched = await self.search(job, legal)
         result = searched.result
-        if result.bestmove is None:
-            raise NoLevelMove(f"answered (none) with {len(legal)} legal moves", searched.incidents)
         variety = settings.variety_at(ply)
         choice = choose(
             result,
@@ -169,15 +205,21 @@ class LevelEngine:
             choice = Choice(move, line.pv[1] if line and len(line.pv) > 1 else None, line)
         return LevelMove(choice, result, searched.incidents)
 
-    async def evaluate(
+    async def evaluate_once(
         self, game: Game, nodes: int, legal: frozenset[str] | None = None
     ) -> Searched:
         """Evaluate ``game``'s current position (not finished) with a ``nodes`` search
         (``ucinewgame``, the analysis's fixed Hash, one line): reproducible on any machine
-        and engine process (:mod:`ladder.analysis.search`). Raises what :meth:`search`
-        raises."""
+        and engine process (:mod:`ladder.analysis.search`); one attempt (:meth:`search`).
+        :meth:`evaluate` is the same under :attr:`policy`."""
         legal = legal if legal is not None else frozenset(game.legal_moves())
         fen, moves = game.engine_position()
         job = SearchJob(FSF_VARIANT[game.variant.name], fen, moves, nodes, hash_mb=HASH_MB)
         searched = await self.search(job, legal)
         return Searched(evaluation_of(game, searched.result), searched.incidents)
+
+    #: :meth:`play_once` under :attr:`policy`: the level move every door plays
+    #: (:class:`protocol.errors.EngineFailure` when every attempt failed).
+    play = _under_policy(play_once)
+    #: :meth:`evaluate_once` under :attr:`policy`.
+    evaluate = _under_policy(evaluate_once)

@@ -8,10 +8,12 @@ mates above any centipawn score, the nearer the higher.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from chess.engine import PovScore, Score
+if TYPE_CHECKING:  # python-chess and the protocol's parser only once a search is read
+    from chess.engine import PovScore, Score
 
-from protocol.info import InfoDict, PlayResult
+    from protocol.info import InfoDict, PlayResult
 
 __all__ = ["MATE_CP", "Line", "SearchResult", "line_from_info", "search_result"]
 

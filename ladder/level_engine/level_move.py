@@ -41,8 +41,7 @@ import math
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-from chess.engine import Score
+from typing import TYPE_CHECKING
 
 from ladder.level_engine.book import load_book
 from ladder.level_engine.choice_rules import Candidates, Choice, rule_for
@@ -52,6 +51,9 @@ from ladder.level_engine.second_look import first_look
 from ladder.levels import Level, Variety
 from ladder.rules import Game
 from protocol.errors import EngineFailure, Incident
+
+if TYPE_CHECKING:  # python-chess only when a search is read (not for a book move)
+    from chess.engine import Score
 
 __all__ = [
     "Choice",

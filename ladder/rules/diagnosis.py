@@ -31,51 +31,53 @@ from ladder.rules.movegen import DROP_BASE, Position
 from ladder.rules.variants import VariantSpec
 
 
-def why_illegal(pos: Position, variant: VariantSpec, m: int) -> str:
-    """A sentence saying why the (well-formed, not legal) move ``m`` is illegal."""
+def why_illegal(pos: Position, variant: VariantSpec, m: int) -> tuple[str, tuple[str, ...]]:
+    """A sentence saying why the (well-formed, not legal) move ``m`` is illegal: a
+    :class:`~ladder.rules.errors.RulesError` template, and the points in its slots."""
     board = pos.board
     us = pos.turn
     side = COLOUR_NAMES[us].capitalize()
     if pos.kings[0] < 0 or pos.kings[1] < 0:
-        return "the game is over: a general has been blown up"
+        return "the game is over: a general has been blown up", ()
     frm, to = divmod(m, 90)
     target = board[to]
     if frm >= DROP_BASE:
         pt = frm - DROP_BASE
         name = TYPE_NAMES[pt]
         if pos.hands is None:
-            return f"drops are only allowed in crazyhouse-xiangqi, not {variant.name}"
+            return f"drops are only allowed in crazyhouse-xiangqi, not {variant.name}", ()
         if not pos.hands[us][pt]:
-            return f"{side} has no {name} in hand"
+            return f"{side} has no {name} in hand", ()
         if target:
-            return f"{SQUARE_NAMES[to]} is occupied"
+            return "{} is occupied", (SQUARE_NAMES[to],)
         if pt in (ADVISOR, ELEPHANT) and to not in HALF[us]:
-            return f"an {name} may only be dropped on its own half"
+            return f"an {name} may only be dropped on its own half", ()
         if pt == SOLDIER and to not in SOLDIER_POINTS[us]:
-            return "a soldier may only be dropped on its ten home points or across the river"
-        return f"it would leave {side}'s general in check"
+            return "a soldier may only be dropped on its ten home points or across the river", ()
+        return f"it would leave {side}'s general in check", ()
     p = board[frm]
     if not p:
-        return f"there is no piece on {SQUARE_NAMES[frm]}"
+        return "there is no piece on {}", (SQUARE_NAMES[frm],)
     if p >> 3 != us:
-        return f"the piece on {SQUARE_NAMES[frm]} is not {side}'s ({side} is to move)"
+        return f"the piece on {{}} is not {side}'s ({side} is to move)", (SQUARE_NAMES[frm],)
     t = p & 7
     name = TYPE_NAMES[t]
     if target and target >> 3 == us:
-        return f"{SQUARE_NAMES[to]} holds {side}'s own piece"
+        return f"{{}} holds {side}'s own piece", (SQUARE_NAMES[to],)
     if not _follows_movement(pos, variant, frm, to, t):
         return (
-            f"a {name} on {SQUARE_NAMES[frm]} cannot move to {SQUARE_NAMES[to]} "
-            "(not its movement, or blocked)"
+            f"a {name} on {{}} cannot move to {{}} (not its movement, or blocked)",
+            (SQUARE_NAMES[frm], SQUARE_NAMES[to]),
         )
     if variant.atomic and target:
         if t == GENERAL:
-            return "in atomic-xiangqi a general never captures (the blast would take it)"
+            return "in atomic-xiangqi a general never captures (the blast would take it)", ()
         if t != CANNON and ORTHO_MASK[pos.kings[us]][to]:
             return (
-                f"a capture on {SQUARE_NAMES[to]}, next to {side}'s own general, would blow it up"
+                f"a capture on {{}}, next to {side}'s own general, would blow it up",
+                (SQUARE_NAMES[to],),
             )
-    return f"it would leave {side}'s general in check (or the generals facing)"
+    return f"it would leave {side}'s general in check (or the generals facing)", ()
 
 
 def _follows_movement(pos: Position, variant: VariantSpec, frm: int, to: int, t: int) -> bool:

@@ -9,6 +9,7 @@ a 4xx answer without parsing the message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 #: Longest FEN accepted, in characters.
@@ -31,14 +32,31 @@ class RulesError(ValueError):
         field: which input was wrong: ``"variant"``, ``"fen"``, ``"moves"`` or ``"move"``.
         reason: a human sentence naming the problem (and the point/rank, where it has one).
         ply: for a move inside a move list, its 1-based position in that list; else None.
+        points: the points the reason names (canonical: ``a1`` .. ``i10``), as data:
+            :meth:`reason_in` writes them in another notation (a GUI's ranks 0..9).
     """
 
-    def __init__(self, field: str, reason: str, ply: int | None = None) -> None:
+    def __init__(
+        self, field: str, reason: str, ply: int | None = None, *, points: tuple[str, ...] = ()
+    ) -> None:
+        """With ``points``, ``reason`` is a template with a ``{}`` slot for each of them
+        (any other brace doubled: :func:`literal`)."""
         self.field = field
-        self.reason = reason
+        self.template = reason
+        self.points = points
+        self.reason = reason.format(*points) if points else reason
         self.ply = ply
         where = f"{field}" if ply is None else f"{field}[ply {ply}]"
-        super().__init__(f"{where}: {reason}")
+        super().__init__(f"{where}: {self.reason}")
+
+    def reason_in(self, point: Callable[[str], str]) -> str:
+        """The reason with each of its points written by ``point``."""
+        return self.template.format(*map(point, self.points)) if self.points else self.template
+
+
+def literal(text: str) -> str:
+    """``text`` as it is inside a :class:`RulesError` template (its braces doubled)."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 class GameOverError(RulesError):

@@ -26,10 +26,10 @@ from typing import Literal
 
 from ladder.rules.board import BLACK, COLOUR_NAMES, RED, SQUARE_INDEX
 from ladder.rules.diagnosis import why_illegal
-from ladder.rules.errors import MAX_MOVES, GameOverError, RulesError
+from ladder.rules.errors import MAX_MOVES, GameOverError, RulesError, literal
 from ladder.rules.fen import board_fen, parse_fen, position_fen
 from ladder.rules.movegen import Position, Undo
-from ladder.rules.notation import move_str, parse_move
+from ladder.rules.notation import move_str, parse_move, quoted_move
 from ladder.rules.variants import VariantSpec, get_variant
 
 #: Plies without a capture after which the game is drawn.
@@ -328,8 +328,11 @@ class Game:
         raise self._illegal(move, m, field, ply)
 
     def _illegal(self, move: object, m: int, field: str, ply: int | None) -> RulesError:
-        why = why_illegal(self._pos, self.variant, m)
-        return RulesError(field, f"illegal move {move!r}: {why}", ply)
+        why, why_points = why_illegal(self._pos, self.variant, m)
+        quoted, points = (
+            quoted_move(move, m) if isinstance(move, str) else (literal(repr(move)), ())
+        )
+        return RulesError(field, f"illegal move {quoted}: {why}", ply, points=points + why_points)
 
     def _push(self, move: object, field: str, ply: int | None, after_end: bool = False) -> None:
         m = parse_move(move, field, ply)

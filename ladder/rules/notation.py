@@ -13,7 +13,7 @@ import re
 from typing import Final
 
 from ladder.rules.board import GENERAL, LETTER_TYPES, SQUARE_NAMES, TYPE_LETTERS
-from ladder.rules.errors import MAX_MOVE_LENGTH, RulesError, check_text
+from ladder.rules.errors import MAX_MOVE_LENGTH, RulesError, check_text, literal
 from ladder.rules.movegen import DROP_BASE
 
 _MOVE_RE: Final = re.compile(r"([a-z])(\d{1,2})([a-z])(\d{1,2})")
@@ -41,20 +41,40 @@ def parse_move(move: object, field: str = "move", ply: int | None = None) -> int
         frm = _point(m[1], m[2], text, field, ply)
         to = _point(m[3], m[4], text, field, ply)
         if frm == to:
-            raise RulesError(field, f"move {text!r} does not move: same start and end point", ply)
+            quoted, points = quoted_move(text, frm * 90 + to)
+            raise RulesError(
+                field, f"move {quoted} does not move: same start and end point", ply, points=points
+            )
         return frm * 90 + to
     d = _DROP_RE.fullmatch(text)
     if d:
         ptype = LETTER_TYPES.get(d[1].lower())
-        if ptype is None:
-            raise RulesError(field, f"drop {text!r}: unknown piece letter {d[1]!r}", ply)
-        if ptype == GENERAL:
-            raise RulesError(field, f"drop {text!r}: a general is never in hand", ply)
+        if ptype is None or ptype == GENERAL:
+            why = "a general is never in hand" if ptype else f"unknown piece letter {d[1]!r}"
+            quoted, points = quoted_move(text)
+            raise RulesError(field, f"drop {quoted}: {literal(why)}", ply, points=points)
         to = _point(d[2], d[3], text, field, ply)
         return (DROP_BASE + ptype) * 90 + to
     raise RulesError(
         field, f"malformed move {text!r}: expected e.g. 'h3e3', 'b10c8' or a drop 'A@e3'", ply
     )
+
+
+def quoted_move(text: str, m: int | None = None) -> tuple[str, tuple[str, ...]]:
+    """``text`` quoted for a :class:`RulesError`'s template, and the points it names: as
+    slots when it is the canonical move ``m``, or a drop (of any letter) on a point,
+    else the text as it is."""
+    if m is not None and text == move_str(m):
+        frm, to = divmod(m, 90)
+        if frm >= DROP_BASE:
+            return f"'{TYPE_LETTERS[frm - DROP_BASE]}@{{}}'", (SQUARE_NAMES[to],)
+        return "'{}{}'", (SQUARE_NAMES[frm], SQUARE_NAMES[to])
+    if text[1:2] == "@" and text[2:] in _POINTS and text[0].isalpha():
+        return f"'{text[0]}@{{}}'", (text[2:],)
+    return literal(repr(text)), ()
+
+
+_POINTS: Final = frozenset(SQUARE_NAMES)
 
 
 def move_str(m: int) -> str:

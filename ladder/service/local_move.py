@@ -25,7 +25,6 @@ from ladder.service.domain.move_answer import (
     request_time_limit_ms,
 )
 from ladder.service.domain.positions import Positions
-from ladder.variants import FSF_VARIANT
 from protocol.errors import EngineFailure
 
 __all__ = ["play_move"]
@@ -57,9 +56,7 @@ async def play_move(req: MoveRequest, levels_file: Path, engine: Path) -> MoveRe
         level_engine = LevelEngine(engine)
         try:
             settings = level.at_move(seed)
-            await level_engine.managed.prepare(
-                FSF_VARIANT[checked.game.variant.name], {"Hash": settings.hash_mb}
-            )
+            await level_engine.prepare(checked.game.variant.name, settings.hash_mb)
             clock_started += time.monotonic() - started
             clock = None if time_limit_ms is None else MoveClock(time_limit_ms, clock_started)
             t0 = time.perf_counter()

@@ -1,12 +1,10 @@
 """The level engine on the real engine: the book without a process, a searched move,
-an analysis evaluation, and the attempts a search gets."""
+an analysis evaluation."""
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-
-import pytest
 
 from ladder.level_engine.book import load_book
 from ladder.level_engine.clock import MoveClock
@@ -53,9 +51,3 @@ def test_a_searched_move_and_an_evaluation() -> None:
             await engine.close()
 
     asyncio.run(run())
-
-
-def test_at_least_one_attempt() -> None:
-    with pytest.raises(ValueError, match="attempts must be at least 1"):
-        LevelEngine(attempts=0)
-    assert LevelEngine(attempts=1).managed.retries == 0

@@ -28,6 +28,7 @@ from protocol import (
     UciEngine,
 )
 from protocol.errors import EngineFault
+from protocol.retry import RetryPolicy
 from tests.protocol.helpers import FakeCommand, fast_timeouts
 
 pytestmark = pytest.mark.timeout(30)
@@ -139,20 +140,23 @@ async def test_missing_executable(tmp_path: Path) -> None:
 async def test_managed_engine_restarts_after_fault(
     mode: str, fake: FakeCommand, tmp_path: Path, no_leaked_processes: set[int]
 ) -> None:
-    """The first process faults (--once), the managed engine records it, restarts with
-    its options re-applied, and the retried search succeeds."""
+    """The first process faults (--once): the managed engine records it and kills it,
+    and the retry policy's next attempt runs on a restarted engine with its options
+    re-applied."""
     managed = ManagedEngine(
         fake(mode, "--child", "--once", str(tmp_path / "faulted")),
         options={"Hash": 32},
         timeouts=FAST,
         backoff=NO_WAIT,
-        retries=2,
     )
     try:
-        outcome = await managed.search("xiangqi", None, ["h3e3"], Limit(nodes=100))
+        outcome, earlier = await RetryPolicy(attempts=3).run(
+            lambda: managed.search("xiangqi", None, ["h3e3"], Limit(nodes=100))
+        )
         assert outcome.result.move == "a1a2"
-        assert outcome.restarted and len(outcome.incidents) == 1
-        incident = outcome.incidents[0]
+        incidents = earlier + outcome.incidents
+        assert len(incidents) == 1
+        incident = incidents[0]
         assert incident.kind in ("crash", "timeout", "protocol", "start-failed")
         assert managed.starts == 2
         assert managed.engine is not None
@@ -168,10 +172,15 @@ async def test_managed_engine_restarts_after_fault(
 async def test_managed_engine_gives_up_after_retries(
     fake: FakeCommand, no_leaked_processes: set[int]
 ) -> None:
-    managed = ManagedEngine(fake("crash-mid-search"), timeouts=FAST, backoff=NO_WAIT, retries=1)
+    """A managed call is one attempt; the policy's last failure counts them."""
+    managed = ManagedEngine(fake("crash-mid-search"), timeouts=FAST, backoff=NO_WAIT)
     try:
-        with pytest.raises(EngineFailure) as caught:
+        with pytest.raises(EngineFailure) as once:
             await managed.search(None, None, [], Limit(nodes=100))
+        assert [i.kind for i in once.value.incidents] == ["crash"]
+        with pytest.raises(EngineFailure) as caught:
+            await RetryPolicy().run(lambda: managed.search(None, None, [], Limit(nodes=100)))
+        assert str(caught.value).startswith("engine failed 2 time(s): ")
         assert [i.kind for i in caught.value.incidents] == ["crash", "crash"]
         assert all(not psutil.pid_exists(i.pid) for i in caught.value.incidents if i.pid)
     finally:
@@ -278,16 +287,19 @@ async def test_write_to_killed_engine_restarts_under_manager(
 ) -> None:
     """The same under ManagedEngine: a crash incident, a fresh process, the search
     answered."""
-    async with ManagedEngine(fake("normal"), timeouts=FAST, backoff=NO_WAIT, retries=1) as managed:
+    async with ManagedEngine(fake("normal"), timeouts=FAST, backoff=NO_WAIT) as managed:
         first = await managed.search(None, None, [], Limit(nodes=10))
         no_leaked_processes.add(first.pid)
         engine = managed.engine
         assert engine is not None
         engine.process.stdin = KillBeforeWrite(engine.process.stdin, engine.pid, flavour)  # type: ignore[assignment]
-        second = await managed.search(None, None, ["h3e3"], Limit(nodes=10))
-        assert [i.kind for i in second.incidents] == ["crash"]
+        second, earlier = await RetryPolicy().run(
+            lambda: managed.search(None, None, ["h3e3"], Limit(nodes=10))
+        )
+        assert [i.kind for i in earlier] == ["crash"] and not second.incidents
+        assert earlier[0].pid == first.pid
         if flavour != "asyncio":  # asyncio drops the write: the EOF after it tells
-            assert second.incidents[0].phase == "search"
+            assert earlier[0].phase == "search"
         assert second.pid != first.pid and second.result.move == "a1a2"
         assert (
             not psutil.pid_exists(first.pid)

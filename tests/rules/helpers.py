@@ -1,9 +1,13 @@
-"""Helpers: hand-made positions (a FEN from a {point: letter} map), and the engine
-position by the slow rule."""
+"""Helpers: hand-made positions (a FEN from a {point: letter} map), the engine
+position by the slow rule, and positions whose tandems every notation names alike."""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Iterator
+
 from ladder.rules import Game
+from protocol.notation import to_ucci
 
 FILES = "abcdefghi"
 
@@ -63,3 +67,38 @@ def replay_engine_position(
         if pieces_on_board(game.fen()) < before:
             base_fen, base = game.fen(), ply
     return base_fen, tuple(moves[base:])
+
+
+def at_most_two_alike_on_a_file(game: Game) -> bool:
+    """At most two like pieces on any file: positions whose tandems the other notation
+    tools (cchess) name as the standard does (they do not tell two files of tandem
+    soldiers apart)."""
+    counts: dict[tuple[str, int], int] = {}
+    for row in game.board_fen().split("/"):
+        file = 0
+        for ch in row:
+            if ch.isdigit():
+                file += int(ch)
+            else:
+                counts[(ch, file)] = counts.get((ch, file), 0) + 1
+                file += 1
+    return max(counts.values()) <= 2
+
+
+def beside_cchess(seed: int, games: int) -> Iterator[tuple[Game, str, str]]:
+    """Random xiangqi games (of at most 200 plies) played on cchess's board and ours:
+    each position before a move (the move is pushed after the caller's turn), the move,
+    and cchess's Chinese text for it: an independent writer to compare with."""
+    import cchess  # type: ignore[import-untyped]
+
+    rng = random.Random(seed)
+    for _ in range(games):
+        game = Game.from_fen("xiangqi")
+        theirs = cchess.ChessBoard(cchess.FULL_INIT_FEN)
+        while game.outcome() is None and game.ply < 200:
+            move = rng.choice(game.legal_moves())
+            written = theirs.move_iccs(to_ucci(move))
+            assert written is not None, f"cchess refuses {move} in {game.fen()}"
+            yield game, move, written.to_text()
+            theirs.next_turn()
+            game.push(move)

@@ -265,6 +265,43 @@ def test_bad_move_in_list_names_its_ply(moves: list[object], ply: int, words: st
     assert words in err.value.reason, err.value.reason
 
 
+@pytest.mark.parametrize(
+    ("variant", "moves", "points", "ucci"),
+    [
+        (
+            "xiangqi",
+            ["a1a6"],
+            ("a1", "a6", "a1", "a6"),
+            "illegal move 'a0a5': a chariot on a0 cannot move to a5 (not its movement, or blocked)",
+        ),
+        (
+            "xiangqi",
+            ["h3e3", "h3e3"],
+            ("h3", "e3", "h3"),
+            "illegal move 'h2e2': there is no piece on h2",
+        ),
+        ("xiangqi", ["a1a1"], ("a1", "a1"), "move 'a0a0' does not move: same start and end point"),
+        ("crazyhouse-xiangqi", ["X@e3"], ("e3",), "drop 'X@e2': unknown piece letter 'X'"),
+        (
+            "xiangqi",
+            ["h3e3", "H3E3"],
+            (),
+            "malformed move 'H3E3': expected e.g. 'h3e3', 'b10c8' or a drop 'A@e3'",
+        ),
+    ],
+)
+def test_a_refusal_carries_its_points_as_data(
+    variant: str, moves: list[str], points: tuple[str, ...], ucci: str
+) -> None:
+    """A refused move's reason names its points as data (``points``), so that a GUI's
+    notation (UCCI's ranks 0..9) is written from them, not from the message's words."""
+    with pytest.raises(RulesError) as err:
+        Game.from_fen(variant, None, moves)
+    assert err.value.points == points
+    assert err.value.reason_in(lambda point: point[0] + str(int(point[1:]) - 1)) == ucci
+    assert err.value.reason_in(str) == err.value.reason
+
+
 def test_move_that_leaves_general_attacked() -> None:
     fen = make_fen({"e1": "K", "e3": "R", "e8": "r", "d10": "k"})
     with pytest.raises(RulesError, match="leave Red's general in check") as err:

@@ -14,11 +14,8 @@ from .helpers import Server, service_engine, start_server
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
     """A server with two engines, shared by a test module."""
-    srv = start_server(engines=2)
-    try:
+    with start_server(engines=2) as srv:
         yield srv
-    finally:
-        srv.stop()
 
 
 @pytest.fixture

@@ -44,11 +44,8 @@ _TIMES = ("time_ms",)
 
 @pytest.fixture(scope="module")
 def one_engine() -> Iterator[Server]:
-    srv = start_server(engines=1)
-    try:
+    with start_server(engines=1) as srv:
         yield srv
-    finally:
-        srv.stop()
 
 
 def test_every_level_answers_as_before(one_engine: Server, request: pytest.FixtureRequest) -> None:

@@ -15,6 +15,7 @@ import asyncio
 import dataclasses
 import functools
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ladder.level_engine.engine import ENGINE_OPTIONS, LevelEngine
@@ -37,6 +38,7 @@ from protocol import (
     Timeouts,
 )
 from protocol.options import OptionValue
+from protocol.retry import RetryPolicy
 
 __all__ = ["EnginePlayer", "LevelPlayer", "searched_deadline"]
 
@@ -66,6 +68,8 @@ class EnginePlayer:
     def __init__(self, spec: PlayerSpec) -> None:
         self.spec = spec
         self.engine: ManagedEngine | None = None
+        #: How often a search without a clock is tried (a faulted engine restarted between).
+        self.policy = RetryPolicy()
         self._first_search = True
 
     def _executable(self) -> str:
@@ -110,30 +114,33 @@ class EnginePlayer:
             variant_aliases=FSF_VARIANT,
             variant_path_optional=variants == "default",
             timeouts=self._timeouts(),
-            retries=1,
             cwd=self.spec.workdir,
         )
 
     async def new_game(self, variant: str, seed: int) -> None:
         self._first_search = True
 
-    async def _search(
-        self, game: Game, limit: Limit, retries: int | None = None
-    ) -> tuple[PlayResult, int]:
-        if self.engine is None:
+    def _attempt(self, game: Game, limit: Limit) -> Callable[[], Awaitable[tuple[PlayResult, int]]]:
+        """One attempt of a search of ``game``'s position under ``limit``, made again
+        as it is (the same ``ucinewgame`` or not) when :attr:`policy` retries it."""
+        engine = self.engine
+        if engine is None:
             raise RuntimeError("EnginePlayer.start() was not called")
         new_game = self._first_search or self.spec.newgame_every_move
         self._first_search = False
-        return await _search(self.engine, self.spec, game, limit, new_game, retries)
+        return lambda: _search(engine, self.spec, game, limit, new_game)
 
     async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
         if clocks is None:
-            result, incidents = await self._search(game, self.base_limit())
+            (result, restarts), earlier = await self.policy.run(
+                self._attempt(game, self.base_limit())
+            )
+            incidents = restarts + len(earlier)
         else:
-            # On a clock a failed search is not tried again: its time is gone.
+            # On a clock a search is made once, not under the policy: its time is gone.
             limit = clocks.limit(game.turn == "red", self.base_limit())
             try:
-                result, incidents = await self._search(game, limit, retries=0)
+                result, incidents = await self._attempt(game, limit)()
             except EngineFailure as exc:
                 last = exc.incidents[-1] if exc.incidents else None
                 if last is not None and last.kind == "timeout" and last.phase == "search":
@@ -162,17 +169,17 @@ class EnginePlayer:
 
     async def evaluate(self, game: Game, limit: Limit) -> PlayResult:
         """One search of ``game``'s position under ``limit`` (a study's reference)."""
-        return (await self._search(game, limit))[0]
+        return (await self.policy.run(self._attempt(game, limit)))[0][0]
 
     async def probe(self, variant: str) -> None:
-        """One search from ``variant``'s start position, not retried (:meth:`check`)."""
+        """One search from ``variant``'s start position, one attempt (:meth:`check`)."""
         await self.check(variant, None)
 
     async def check(self, variant: str, fen: str | None) -> PlayerSpec:
         """Before a match: the spec its games play with. ``fen`` (a position the match
         sets up, None if it sets up none) is set up first, in the engine's ``fen=``
         letters or, without one, its protocol's then the other ones: the first it does
-        not refuse are the spec's ``fen``. Then one search from there (not retried) at
+        not refuse are the spec's ``fen``. Then one search from there (one attempt) at
         the engine's own limit (depth 1 on a clock), abandoned after
         :data:`CHECK_SEARCH_BOUND`; a depth- or node-limited engine without ``timeout=``
         gets :func:`searched_deadline` of that search's time, if it ended in time (the
@@ -189,7 +196,7 @@ class EnginePlayer:
         started = time.perf_counter()
         try:  # (abandoned, not stopped: XBoard cannot bound a node limit's time)
             async with asyncio.timeout(CHECK_SEARCH_BOUND):
-                await self._search(Game.from_fen(variant, fen), limit, retries=0)
+                await self._attempt(Game.from_fen(variant, fen), limit)()
         except TimeoutError:
             return spec  # the engine is closed after the check
         took = time.perf_counter() - started
@@ -205,8 +212,11 @@ class EnginePlayer:
         said: list[str] = []
         for letters in tried:
             self.engine.use_fen_letters(letters)
+            refusal = functools.partial(
+                self.engine.refusal, variant if self.spec.uci_variant else None, fen
+            )
             try:
-                refused = await self.engine.refusal(variant if self.spec.uci_variant else None, fen)
+                refused, _ = await self.policy.run(refusal)
             except EngineArgumentError as exc:
                 raise PlayerError(
                     f"{self.spec.name} cannot be given the book's positions: {exc}"
@@ -231,9 +241,9 @@ async def _search(
     game: Game,
     limit: Limit,
     new_game: bool,
-    retries: int | None,
 ) -> tuple[PlayResult, int]:
-    """One search of ``game``'s position: its result and the engine restarts it took."""
+    """One search of ``game``'s position, one attempt: its result and the engine
+    restarts it took."""
     # An engine we did not build is given the game from its start: `startpos` (no
     # FEN) when that is the variant's start (Sjaak II reads xiangqi FENs with h/e,
     # not FSF's n/b; XBoard engines may not offer setboard, and keep the game
@@ -245,7 +255,6 @@ async def _search(
         tuple(game.moves),
         limit,
         new_game=new_game,
-        retries=retries,
         validate_move=game.is_legal,
     )
     return outcome.result, len(outcome.incidents)
@@ -304,9 +313,11 @@ class LevelPlayer:
     async def evaluate(self, game: Game, limit: Limit) -> PlayResult:
         if self.engine is None:
             raise RuntimeError("LevelPlayer.start() was not called")
+        engine = self.engine
         new_game = self._first_search or self.spec.newgame_every_move
         self._first_search = False
-        return (await _search(self.engine.managed, self.spec, game, limit, new_game, None))[0]
+        attempt = functools.partial(_search, engine.managed, self.spec, game, limit, new_game)
+        return (await engine.policy.run(attempt))[0][0]
 
     def reference_limit(self, variant: str) -> Limit:
         return Limit(nodes=self.level(variant).nodes)

@@ -191,12 +191,11 @@ class MatchPlan:
 def run_match(
     config: MatchConfig, *, pgn: Path | str | PgnOptions | None = None, **options: Any
 ) -> tuple[MatchStats, ExecuteResult]:
-    """Run (or resume) a match without the check before it; returns its figures over
-    all stored games and what this run did; a failure raises. ``options``: those of
-    :class:`RunOptions`."""
+    """Run (or resume) a match; returns its figures over all stored games and what this
+    run did; a failure raises. ``options``: those of :class:`RunOptions`."""
     pgn_options = PgnOptions(Path(pgn)) if isinstance(pgn, str | Path) else pgn
     plan = MatchPlan(config)
-    done = run_games(plan, RunOptions(pgn=pgn_options, **{"check_players": False, **options}))
+    done = run_games(plan, RunOptions(pgn=pgn_options, **options))
     if done.failure is not None:
         raise done.failure
     return plan.stats, done.result

@@ -41,9 +41,7 @@ __all__ = ["LoopResult", "RunOptions", "RunPlan", "failure_code", "run_games"]
 class RunOptions:
     """Where and how a match or tournament runs.
 
-    ``check_players``: start every engine once before the first game
-    (:func:`ladder.match.players.start.probe`): one that cannot play ends the run with
-    :attr:`ExitCode.ENGINE_FAILURE` before anything is played. ``max_engine_failures``:
+    ``max_engine_failures``:
     see :func:`execute` (None: no limit). ``json_path``, ``json_interval``: see
     :mod:`ladder.match.output.json_document`. ``backend``: a backend to use (and leave
     open) instead of a new local pool or Ray (``concurrency``, ``ray_address``).
@@ -60,7 +58,6 @@ class RunOptions:
     epd_path: Path | None = None  #: ``--epd``: the games' end positions
     json_interval: int = JSON_INTERVAL
     max_engine_failures: int | None = None
-    check_players: bool = True
 
 
 class RunPlan(RunView, Protocol):
@@ -175,13 +172,19 @@ def _play(
     options: RunOptions,
     on_record: Callable[[GameRecord], bool],
 ) -> ExecuteResult:
-    """Check the players, then :func:`execute` the tasks on the backend."""
-    if options.check_players:
-        checked = probe(plan.players, plan.variant, first_set_up(tasks, plan.variant))
-        tasks = [
-            replace(t, red=checked.get(t.red, t.red), black=checked.get(t.black, t.black))
-            for t in tasks
-        ]
+    """Check the players, then :func:`execute` the tasks on the backend.
+
+    Every run that has games to play checks its players first, whoever runs it (the
+    commands, :func:`~ladder.match.runner.match_run.run_match`): every engine started
+    once (:func:`ladder.match.players.start.probe`), so one that cannot play ends the run
+    with :attr:`ExitCode.ENGINE_FAILURE` before anything is played, and the specs the
+    games play with are the checked ones (an engine's FEN letters, a measured search
+    deadline)."""
+    checked = probe(plan.players, plan.variant, first_set_up(tasks, plan.variant))
+    tasks = [
+        replace(t, red=checked.get(t.red, t.red), black=checked.get(t.black, t.black))
+        for t in tasks
+    ]
     backend = options.backend or make_backend(options.concurrency, options.ray_address)
     try:
         return execute(

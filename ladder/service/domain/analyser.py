@@ -17,8 +17,8 @@ pool (:mod:`ladder.service.engines.pool`), in its ``long`` lane: the lane that n
 engines kept for the fast levels (``--short-engines``), so a level-1 move never waits
 behind an analysis. A job holds one engine at a time and gives it back after each
 position, so a level-7 or level-8 move waits for at most one analysis position. An
-engine that fails mid-job is replaced and that position searched again (at most
-``max_attempts`` times).
+engine that fails mid-job is replaced and that position searched again (the service's
+retry policy: at most ``max_attempts`` attempts).
 
 **The cache.** Each instance keeps the last ``analysis_cache_games`` finished analyses,
 keyed by variant, start FEN, moves, nodes and engine build: the same game at the same
@@ -64,10 +64,10 @@ from ladder.service.domain.models import ErrorDetail
 from ladder.service.domain.mover import MoveService
 from ladder.service.domain.recent import RecentCache
 from ladder.service.domain.status import as_service_error
-from ladder.service.engines.engine_slot import SearchAttemptFailed
 from ladder.service.engines.pool import PoolError, QueueFull, QueueTimeout
 from ladder.service.operations.config import LONG_LANE
 from ladder.service.operations.metrics import engine_build_key
+from protocol.errors import EngineFailure
 
 log = logging.getLogger("ladder.analysis")
 
@@ -293,12 +293,12 @@ class Analyser:
             yield ply
 
     async def _evaluate(self, game: Game, job: PreparedAnalysis) -> Evaluation:
-        """One position on the pool's long lane, one attempt per lease, at most
-        ``max_attempts`` (a failed engine is replaced before its next lease)."""
+        """One position on the pool's long lane under the service's retry policy, one
+        attempt per lease (a failed engine is replaced before its next lease)."""
         cfg, pool, m = self.service.config, self.service.pool, self.service.metrics
         legal = frozenset(game.legal_moves())
-        failures: list[str] = []
-        for _ in range(cfg.max_attempts):
+
+        async def attempt() -> Evaluation:
             queued = time.perf_counter()
             try:
                 async with pool.lease(cfg.queue_timeout_s, job.client, LONG_LANE) as lease:
@@ -306,19 +306,23 @@ class Analyser:
                     started = time.perf_counter()
                     try:
                         evaluation = await lease.worker.analyse(game, job.nodes, legal)
-                    except SearchAttemptFailed as exc:
+                    except EngineFailure:
                         lease.dirty = True  # replaced before its next lease
-                        failures.append(f"engine {lease.worker.index}: {exc}")
-                        continue
+                        raise
             except (QueueFull, QueueTimeout):  # no engine: the analysis stops (resumable)
                 m.busy.inc()  # refused: counted where the refusal is decided
                 raise
             m.analysis_search_seconds.observe(time.perf_counter() - started)
-            m.analysis_plies.labels(job.game.variant).inc()
             return evaluation
-        raise NoEngineAnswer(
-            f"the engine gave no usable answer for position {game.ply}: " + "; ".join(failures)
-        )
+
+        try:
+            evaluation, _ = await cfg.retry_policy().run(attempt)
+        except EngineFailure as exc:
+            raise NoEngineAnswer(
+                f"the engine gave no usable answer for position {game.ply}: {exc}"
+            ) from None
+        m.analysis_plies.labels(job.game.variant).inc()
+        return evaluation
 
 
 async def _replay(plies: list[PlyAnalysis], from_ply: int) -> AsyncIterator[PlyAnalysis]:

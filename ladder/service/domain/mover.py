@@ -1,16 +1,17 @@
 """The move service in-process: validate, queue, search, validate the answer, retry.
 
-:class:`MoveService` is the whole product without HTTP; :mod:`ladder.service.http.app` puts
-it behind FastAPI and :class:`ladder.client.Ladder` can use it directly.
+:class:`MoveService` is the whole product without HTTP; :mod:`ladder.service.http.app`
+puts it behind FastAPI and :class:`ladder.client.Ladder` can use it directly.
 
-Retries live here and only here: a worker's search is one attempt
-(:class:`~ladder.service.engines.engine_slot.SearchAttemptFailed` when the engine faults), and
-:meth:`MoveService.move` makes at most ``max_attempts`` of them within the request's
-deadline. What it cannot answer it raises as domain exceptions, never HTTP statuses: the
-request's (:class:`~ladder.service.domain.errors.RequestRejected`), the engines'
+A worker's search is one attempt (:class:`protocol.errors.EngineFailure` when the engine
+faults), and :meth:`MoveService.move` runs them under the service's
+:class:`~protocol.retry.RetryPolicy` (``max_attempts`` within the request's deadline),
+each on whichever engine is free. What it cannot answer it raises as domain exceptions,
+never HTTP statuses: the request's
+(:class:`~ladder.service.domain.errors.RequestRejected`), the engines'
 (:class:`~ladder.service.domain.errors.MoveFailed`) or the pool's
-(:class:`~ladder.service.engines.pool.PoolError`);
-:mod:`ladder.service.domain.status` maps them to the API's errors.
+(:class:`~ladder.service.engines.pool.PoolError`); :mod:`ladder.service.domain.status`
+maps them to the API's errors.
 """
 
 from __future__ import annotations
@@ -58,17 +59,14 @@ from ladder.service.domain.move_answer import (
     request_time_limit_ms,
 )
 from ladder.service.domain.positions import INLINE_PLIES, Checked, Positions, start_fen
-from ladder.service.engines.engine_slot import (
-    EngineSlot,
-    SearchAttemptFailed,
-    SlotFactory,
-    default_slots,
-)
+from ladder.service.engines.engine_slot import EngineSlot, SlotFactory, default_slots
 from ladder.service.engines.pool import EnginePool, QueueFull, QueueTimeout
 from ladder.service.operations.config import ServiceConfig
 from ladder.service.operations.drain import Drain
 from ladder.service.operations.metrics import Metrics
 from ladder.variants import VARIANT_IDS
+from protocol.errors import EngineFailure
+from protocol.retry import RetryDeadlineExceeded
 
 log = logging.getLogger(__name__)
 
@@ -253,9 +251,9 @@ class MoveService:
         time_limit_ms: int | None,
         clock_started: float,
     ) -> tuple[LevelMove, float]:
-        """The level's move searched on the leased ``worker`` (given back after), at most
-        ``max_attempts`` attempts until the request's ``deadline`` (the loop's time);
-        with the search's time.
+        """The level's move searched on the leased ``worker`` (given back after), under the
+        service's retry policy: at most ``max_attempts`` attempts until the request's
+        ``deadline`` (the loop's time); with the search's time.
 
         A failed attempt gives its engine back to be replaced in the background, and the
         next one leases an engine anew: one that answers (another slot, or the failed
@@ -263,50 +261,44 @@ class MoveService:
         this attempt, which can fail the same way (killed during its ``isready``)."""
         searching = self.metrics.labelled(self.metrics.searches_in_flight, label)
         clock = None if time_limit_ms is None else MoveClock(time_limit_ms, clock_started)
-        failures: list[str] = []
-        moved: LevelMove | None = None
-        elapsed = 0.0
         leased: EngineSlot | None = worker
-        searching.inc()
+        elapsed = 0.0
         dirty = True  # until an attempt answers: a failure or cancellation leaves it dirty
-        try:
+
+        async def attempt() -> LevelMove:
+            nonlocal leased, elapsed, dirty
+            slot = leased
+            if slot is None:
+                slot = leased = await self._acquire_again(deadline, trace.client, level)
+            trace.engine = slot.index
+            trace.attempts += 1
+            t0 = time.perf_counter()
             try:
-                async with asyncio.timeout_at(deadline):
-                    for attempt in range(1, self.config.max_attempts + 1):
-                        if leased is None:
-                            leased = worker = await self._acquire_again(
-                                deadline, trace.client, level
-                            )
-                        trace.engine = worker.index
-                        trace.attempts = attempt
-                        t0 = time.perf_counter()
-                        try:
-                            moved = await worker.play(
-                                checked.game, level, seed, checked.legal, clock
-                            )
-                        except SearchAttemptFailed as exc:
-                            failures.append(f"engine {worker.index}: {exc}")
-                            if attempt < self.config.max_attempts:
-                                leased = None  # replaced in the background
-                                self.pool.release(worker, dirty=True)
-                            continue
-                        elapsed = time.perf_counter() - t0
-                        dirty = False
-                        break
-            except TimeoutError:
-                budget = self.config.request_deadline(level)
-                raise DeadlineExceeded(
-                    f"no engine answer within the request's deadline ({budget:.1f} s)"
-                    + (f": {'; '.join(failures)}" if failures else "")
-                ) from None
+                moved = await slot.play(checked.game, level, seed, checked.legal, clock)
+            except EngineFailure:
+                leased = None  # replaced in the background
+                self.pool.release(slot, dirty=True)
+                raise
+            elapsed = time.perf_counter() - t0
+            dirty = False
+            return moved
+
+        searching.inc()
+        try:
+            since = deadline - self.config.request_deadline(level)
+            moved, _ = await self.config.retry_policy(level).run(attempt, since=since)
+        except RetryDeadlineExceeded as exc:
+            failures = "; ".join(f.reason for f in exc.failures)
+            raise DeadlineExceeded(
+                f"no engine answer within the request's deadline ({exc.deadline:.1f} s)"
+                + (f": {failures}" if failures else "")
+            ) from None
+        except EngineFailure as exc:
+            raise NoEngineAnswer(f"the engine gave no usable answer: {exc}") from None
         finally:
             searching.dec()
             if leased is not None:
                 self.pool.release(leased, dirty=dirty)
-        if moved is None:
-            raise NoEngineAnswer(
-                "the engine gave no usable answer: " + ("; ".join(failures) or "unknown failure")
-            )
         return moved, elapsed
 
     async def _acquire_again(self, deadline: float, client: str, level: Level) -> EngineSlot:

@@ -4,12 +4,13 @@ The slot is the service's adapter around a :class:`~ladder.level_engine.engine.L
 (the level move the match runner and the bridge play too): the level's MultiPV and Hash
 only re-sent when they change, the variant switched only when it changes.
 
-One call is one attempt: the level engine tries each search once (``attempts=1``), so
-an engine that crashes, hangs, writes garbage, breaks its pipe, answers an illegal move
-(judged by the rules checker's legal moves) or ``(none)`` is killed and reported at once
-as :class:`SearchAttemptFailed`; its next search starts a fresh process (after the
-manager's backoff). The next attempt is the caller's, on whichever engine of the pool is
-free (:meth:`ladder.service.domain.mover.MoveService.move`), within the request's deadline.
+One call is one attempt (the level engine's ``play_once``, ``evaluate_once``): an engine
+that crashes, hangs, writes garbage, breaks its pipe, answers an illegal move (judged by
+the rules checker's legal moves) or ``(none)`` is killed and reported at once as
+:class:`protocol.errors.EngineFailure`; its next search starts a fresh process (after
+the manager's backoff). The service runs the attempts under its
+:class:`~protocol.retry.RetryPolicy`, each on whichever engine of the pool is free
+(:meth:`ladder.service.domain.mover.MoveService.move`), within the request's deadline.
 
 Every incident is logged (logger ``ladder.engine``, one structured line each, with the
 engine's stderr tail) and counted.
@@ -25,7 +26,7 @@ from typing import TypeVar
 from ladder.analysis.search import Evaluation
 from ladder.level_engine.clock import MoveClock
 from ladder.level_engine.engine import LevelEngine
-from ladder.level_engine.level_move import LevelMove, NoLevelMove
+from ladder.level_engine.level_move import LevelMove
 from ladder.levels import Level
 from ladder.rules import Game
 from ladder.service.operations.config import ServiceConfig
@@ -35,7 +36,6 @@ from protocol.errors import (
     EngineFailure,
     EngineFault,
     Incident,
-    IncidentKind,
     incident_kind,
 )
 from protocol.limits import Limit
@@ -46,14 +46,6 @@ T = TypeVar("T")
 
 #: Longest stderr tail put in a log line (characters).
 STDERR_TAIL = 2000
-
-
-class SearchAttemptFailed(Exception):
-    """One search attempt gave no answer: the engine faulted (and was killed)."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 class EngineSlot:
@@ -92,7 +84,6 @@ class EngineSlot:
                 search_margin=config.search_timeout_base_s,
                 worst_case_nps=config.min_nps,
             ),
-            attempts=1,  # the next attempt is on whichever engine is free (MoveService)
             max_rss=max_rss,
         )
         #: the supervised process, for the slot's life cycle
@@ -201,20 +192,6 @@ class EngineSlot:
             await self.managed.discard()  # one incident: not a died-idle one on restart
         await self.start()
 
-    async def kill(self, kind: IncidentKind, reason: str) -> None:
-        """Kill the engine now, for an answer the service refused (`kind`: ``none``);
-        the next search starts a fresh process."""
-        engine = self.managed.engine
-        pid = engine.pid if engine is not None else None
-        self._count(kind)
-        log.error(
-            "engine %d: %s; killed",
-            self.index,
-            reason,
-            extra={"event": "engine_incident", "engine": self.index, "kind": kind, "pid": pid},
-        )
-        await self.managed.discard()
-
     # -- searching --------------------------------------------------------------------
 
     async def play(
@@ -226,44 +203,33 @@ class EngineSlot:
         clock: MoveClock | None = None,
     ) -> LevelMove:
         """``level``'s move in ``game`` with ``seed`` (within its time on a ``clock``), one
-        attempt; raises :class:`SearchAttemptFailed`."""
-        try:
-            moved = await self._attempt(
-                self.level_engine.play(game, level, seed, clock, legal=legal)
-            )
-        except NoLevelMove as exc:  # `(none)` with legal moves left: replace the process
-            await self._refused_none(exc.incidents, str(exc))
-            raise SearchAttemptFailed("none", "answered (none)") from exc
+        attempt (:meth:`~ladder.level_engine.engine.LevelEngine.play_once`); raises
+        :class:`protocol.errors.EngineFailure`."""
+        moved = await self._attempt(
+            self.level_engine.play_once(game, level, seed, clock, legal=legal)
+        )
         self._report(moved.incidents)
         self._answered_by(self.pid)
         return moved
 
     async def analyse(self, game: Game, nodes: int, legal: frozenset[str]) -> Evaluation:
         """An analysis search of ``game``'s position (not finished) at ``nodes``
-        (:meth:`~ladder.level_engine.engine.LevelEngine.evaluate`), one attempt; raises
-        :class:`SearchAttemptFailed`."""
-        searched = await self._attempt(self.level_engine.evaluate(game, nodes, legal))
-        if searched.evaluation.best is None:
-            await self._refused_none(
-                searched.incidents, f"answered (none) with {len(legal)} legal moves"
-            )
-            raise SearchAttemptFailed("none", "answered (none)")
+        (:meth:`~ladder.level_engine.engine.LevelEngine.evaluate_once`), one attempt;
+        raises :class:`protocol.errors.EngineFailure`."""
+        searched = await self._attempt(self.level_engine.evaluate_once(game, nodes, legal))
         self._report(searched.incidents)
         self._answered_by(self.pid)
         return searched.evaluation
 
     async def _attempt(self, search: Awaitable[T]) -> T:
-        """One search attempt: an engine that failed (and was killed) or refused the
-        search is :class:`SearchAttemptFailed`, every incident reported."""
+        """One search attempt: an engine that failed (killed, its incidents reported) or
+        refused the search is an :class:`EngineFailure`."""
         try:
             return await search
-        except NoLevelMove:
-            raise
         except EngineFailure as exc:
             self._answered = False
             self._report(exc.incidents)
-            kinds = ", ".join(sorted({i.kind for i in exc.incidents})) or "engine"
-            raise SearchAttemptFailed(kinds, str(exc)) from exc
+            raise
         except EngineError as exc:  # refused before sending: never expected here
             log.error(
                 "engine %d refused a checked search: %s",
@@ -271,13 +237,7 @@ class EngineSlot:
                 exc,
                 extra={"event": "engine_incident", "engine": self.index, "kind": "argument"},
             )
-            raise SearchAttemptFailed("argument", f"engine refused the search: {exc}") from exc
-
-    async def _refused_none(self, incidents: list[Incident], reason: str) -> None:
-        """The engine answered ``(none)`` with legal moves left: replace the process."""
-        self._answered = False
-        self._report(incidents)
-        await self.kill("none", reason)
+            raise EngineFailure(f"engine refused the search: {exc}", []) from exc
 
     def _answered_by(self, pid: int | None) -> None:
         self._note_pid(pid)

@@ -10,6 +10,7 @@ from ladder.level_times import LevelTimes
 from ladder.levels import LEVELS_FILE, Level
 from ladder.rules.errors import MAX_FEN_LENGTH, MAX_MOVE_LENGTH
 from ladder.variants import VARIANTS_INI
+from protocol.retry import ATTEMPTS, RetryPolicy
 
 #: Largest request body accepted (bytes); bigger bodies get 413.
 MAX_BODY_BYTES = 64 * 1024
@@ -54,7 +55,7 @@ class ServiceConfig:
     queue_timeout_s: float = 10.0
     search_timeout_base_s: float = 2.0
     min_nps: float = 50_000.0
-    max_attempts: int = 2
+    max_attempts: int = ATTEMPTS
     startup_timeout_s: float = 10.0
     isready_timeout_s: float = 3.0
     stop_timeout_s: float = 1.0
@@ -162,3 +163,11 @@ class ServiceConfig:
     def request_deadline(self, level: Level) -> float:
         """Seconds a move request at `level` may take in all, queueing and retries included."""
         return self.queue_timeout_s + self.max_attempts * self.attempt_budget(level)
+
+    def retry_policy(self, level: Level | None = None) -> RetryPolicy:
+        """How the service tries a search, each attempt on whichever engine is free:
+        ``max_attempts`` attempts, within the request's deadline for a move at
+        ``level`` (None, an analysis position: each lease waits ``queue_timeout_s``
+        at most, each search its own timeout)."""
+        deadline = None if level is None else self.request_deadline(level)
+        return RetryPolicy(self.max_attempts, deadline)

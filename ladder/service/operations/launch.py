@@ -21,6 +21,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Self
 
 import psutil
 
@@ -176,8 +177,10 @@ class ServeProcess:
             reader.join(timeout=5)
         return self.proc.returncode
 
-    def __enter__(self) -> ServeProcess:
-        return self.start() if self.proc is None else self
+    def __enter__(self) -> Self:
+        if self.proc is None:
+            self.start()
+        return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()

@@ -21,11 +21,8 @@ GAME = {"variant": "xiangqi", "moves": ["h3e3", "h8e8", "h1g3"], "nodes": 2000}
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
-    srv = start_server(engines=1)
-    try:
+    with start_server(engines=1) as srv:
         yield srv
-    finally:
-        srv.stop()
 
 
 def test_every_answer_names_the_build_and_the_ladder(server: Server) -> None:
