@@ -179,6 +179,7 @@ def _non_negative_float(text: str) -> float:
 def _cmd_capacity(args: argparse.Namespace) -> int:
     from ladder.capacity.mix import parse_levels, parse_variants
     from ladder.capacity.model import Workload, level_costs, predict, request_kinds, shape_of, size
+    from ladder.capacity.simulation import Draw
     from ladder.engine_binary import EngineNotBuilt, find_engine
     from ladder.levels import load_levels
     from ladder.service.cli import _level_times, _levels_file
@@ -216,37 +217,18 @@ def _cmd_capacity(args: argparse.Namespace) -> int:
     slowest = max(c.seconds for c in costs)
     # enough simulated time for the slowest level's searches to come and go many times
     requests = max(args.requests, math.ceil(workload.rate * 40 * slowest))
-    sigma, overhead_s, clients, seed = (
-        args.cost_spread,
-        args.overhead_ms / 1000,
-        args.games,
-        args.seed,
+    draw = Draw(
+        requests=requests,
+        sigma=args.cost_spread,
+        overhead_s=args.overhead_ms / 1000,
+        clients=args.games,
+        seed=args.seed,
     )
     if args.instances is not None:
-        result = predict(
-            kinds,
-            workload.rate,
-            args.instances,
-            shape,
-            requests=requests,
-            sigma=sigma,
-            overhead_s=overhead_s,
-            clients=clients,
-            seed=seed,
-        )
+        result = predict(kinds, workload.rate, args.instances, shape, draw)
     else:
         try:
-            result = size(
-                kinds,
-                workload.rate,
-                shape,
-                args.target_p99_wait,
-                requests=requests,
-                sigma=sigma,
-                overhead_s=overhead_s,
-                clients=clients,
-                seed=seed,
-            )
+            result = size(kinds, workload.rate, shape, args.target_p99_wait, draw)
         except ValueError as exc:
             print(f"ladder capacity: {exc}", file=sys.stderr)
             return 2

@@ -22,7 +22,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ladder.capacity.simulation import Kind, Outcome, Shape, percentile, simulate
+from ladder.capacity.simulation import Draw, Kind, Outcome, Shape, percentile, simulate
 from ladder.level_times import ExpectedSource, LevelTimes, expected
 from ladder.levels import Level
 from ladder.service.operations.config import ServiceConfig
@@ -164,43 +164,15 @@ def _summary(
 
 
 def predict(
-    kinds: Sequence[Kind],
-    rate: float,
-    instances: int,
-    shape: Shape,
-    *,
-    requests: int,
-    sigma: float,
-    overhead_s: float,
-    clients: int,
-    seed: int = 1,
+    kinds: Sequence[Kind], rate: float, instances: int, shape: Shape, draw: Draw
 ) -> Prediction:
     """The simulated figures of `instances` instances at `rate` requests a second."""
-    outcomes = simulate(
-        kinds,
-        rate,
-        instances,
-        shape,
-        requests=requests,
-        sigma=sigma,
-        overhead_s=overhead_s,
-        clients=clients,
-        seed=seed,
-    )
-    return _summary(outcomes, kinds, instances, shape, rate * mean_cost(kinds, sigma))
+    outcomes = simulate(kinds, rate, instances, shape, draw)
+    return _summary(outcomes, kinds, instances, shape, rate * mean_cost(kinds, draw.sigma))
 
 
 def size(
-    kinds: Sequence[Kind],
-    rate: float,
-    shape: Shape,
-    target_wait_s: float,
-    *,
-    requests: int,
-    sigma: float,
-    overhead_s: float,
-    clients: int,
-    seed: int = 1,
+    kinds: Sequence[Kind], rate: float, shape: Shape, target_wait_s: float, draw: Draw
 ) -> Prediction:
     """The smallest number of instances whose simulated p99 wait is within
     `target_wait_s`, in the whole run and in its last half (a count near full load whose
@@ -211,19 +183,9 @@ def size(
         return max(p.wait_p99_s, p.wait_p99_late_s) <= target_wait_s
 
     def run(n: int) -> Prediction:
-        return predict(
-            kinds,
-            rate,
-            n,
-            shape,
-            requests=requests,
-            sigma=sigma,
-            overhead_s=overhead_s,
-            clients=clients,
-            seed=seed,
-        )
+        return predict(kinds, rate, n, shape, draw)
 
-    busy = rate * mean_cost(kinds, sigma)
+    busy = rate * mean_cost(kinds, draw.sigma)
     low = max(1, math.ceil(busy / shape.engines))  # fewer cannot keep up at all
     best = run(low)
     if meets(best):

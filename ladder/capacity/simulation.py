@@ -204,33 +204,39 @@ class Instance:
             self._start(waiter.future.result(), waiter.lane)
 
 
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """How a simulation draws its traffic, beside the load and the instances: `requests`
+    simulated requests from `clients` clients (each game a client), each search's cost
+    its kind's median times a log-normal factor of spread `sigma`, `overhead_s` of its
+    own path, a refused request sent `retries` more times to another instance, the
+    random draws from `seed`."""
+
+    requests: int
+    sigma: float
+    overhead_s: float
+    clients: int
+    retries: int = 1
+    seed: int = 1
+
+
 class Simulation:
-    """N instances of one shape behind a least-connections balancer, fed `requests`
-    Poisson arrivals at `rate` a second from `clients` clients (each game a client)."""
+    """N instances of one shape behind a least-connections balancer, fed Poisson
+    arrivals at `rate` a second as `draw` says."""
 
     def __init__(
-        self,
-        kinds: Sequence[Kind],
-        rate: float,
-        instances: int,
-        shape: Shape,
-        *,
-        sigma: float,
-        overhead_s: float,
-        clients: int,
-        retries: int = 1,
-        seed: int = 1,
+        self, kinds: Sequence[Kind], rate: float, instances: int, shape: Shape, draw: Draw
     ) -> None:
         if instances < 1 or rate <= 0 or not kinds:
             raise ValueError("a simulation needs an instance, a positive rate and a request kind")
         self.kinds, self.rate, self.shape = list(kinds), rate, shape
         self.sigma, self.overhead_s, self.clients, self.retries = (
-            sigma,
-            overhead_s,
-            clients,
-            retries,
+            draw.sigma,
+            draw.overhead_s,
+            draw.clients,
+            draw.retries,
         )
-        self.rng = random.Random(seed)
+        self.rng = random.Random(draw.seed)
         self.now = 0.0
         self._events: list[tuple[float, int, object, tuple[object, ...]]] = []
         self._serial = count()
@@ -321,28 +327,7 @@ class Simulation:
 
 
 def simulate(
-    kinds: Sequence[Kind],
-    rate: float,
-    instances: int,
-    shape: Shape,
-    *,
-    requests: int,
-    sigma: float,
-    overhead_s: float,
-    clients: int,
-    retries: int = 1,
-    seed: int = 1,
+    kinds: Sequence[Kind], rate: float, instances: int, shape: Shape, draw: Draw
 ) -> list[Outcome]:
-    """The outcomes of `requests` simulated requests (see :class:`Simulation`)."""
-    sim = Simulation(
-        kinds,
-        rate,
-        instances,
-        shape,
-        sigma=sigma,
-        overhead_s=overhead_s,
-        clients=clients,
-        retries=retries,
-        seed=seed,
-    )
-    return sim.run(requests)
+    """The outcomes of `draw.requests` simulated requests (see :class:`Simulation`)."""
+    return Simulation(kinds, rate, instances, shape, draw).run(draw.requests)
