@@ -1,7 +1,7 @@
 """``ladder analyse``: a game's computer analysis, as an annotated PGN (and JSON).
 
     ladder analyse GAME.pgn [-o OUT.pgn] [--json OUT.json] [--nodes N] [-j ENGINES]
-                   [--pgn-notation wxf|chinese|chinese-traditional]
+                   [--pgn-notation wxf|iccs|xboard|chinese|chinese-traditional]
     ladder analyse --moves "h3e3 h8e8 ..." [--variant V] [--fen FEN] ...
 
 Every game of the PGN file (or the game given by ``--moves``) is analysed on ``-j``
@@ -25,13 +25,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ladder.analysis.pgn import PGN_NOTATIONS, format_analysis_pgn
+from ladder.analysis.pgn import format_analysis_pgn
 from ladder.analysis.runner import AnalysisInputError, GameAnalysis, GamePositions, analyse
 from ladder.analysis.search import Evaluation
 from ladder.level_engine.engine import LevelEngine
 from ladder.match.exit_codes import ExitCode
 from ladder.match.output.paths import check_output_path
-from ladder.match.output.pgn import PgnError, read_pgn, replay
+from ladder.match.output.pgn import NOTATIONS, PgnError, read_pgn, replay
 from ladder.notations import read_move
 from ladder.rules import Game, RulesError
 from ladder.variants import VARIANT_IDS
@@ -127,10 +127,11 @@ def add_analyse(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     )
     p.add_argument(
         "--pgn-notation",
-        choices=tuple(PGN_NOTATIONS),
+        choices=tuple(NOTATIONS),
         default="wxf",
-        help="the PGN's move notation: WXF (C2=5, the default) or Chinese (炮二平五, "
-        "traditional 馬８進７)",
+        help="the PGN's move notation, as ladder match writes it: WXF (C2=5, the default), "
+        "ICCS (H2-E2), xboard (h2e2, what XBoard reads), Chinese (炮二平五, traditional "
+        "馬８進７); the Format tag says which",
     )
     p.set_defaults(func=_cmd_analyse)
 

@@ -1,7 +1,8 @@
 """The analysed game as PGN, the way lichess exports a game with computer analysis.
 
 * the tags: the seven standard ones (``White`` is Red), ``Game "Chinese Chess"``,
-  ``Format "WXF"``, ``Variant``, ``FEN``/``SetUp``, ``Annotator``, and the per-side
+  ``Format "WXF"``, ``Variant``, ``FEN``/``SetUp`` as ``ladder match`` writes them (none
+  from the variant's start, else XBoard's letters), ``Annotator``, and the per-side
   summary: ``RedInaccuracies``, ``RedMistakes``, ``RedBlunders``, ``RedACPL``,
   ``RedAccuracy`` and Black's;
 * after every move ``{ [%eval 0.35] }``: the evaluation of the position after it, from
@@ -10,7 +11,9 @@
   comment ``{ (0.35 → -1.20) Mistake. H2+3 was best. }`` and the engine's line as a
   variation from that ply: ``( 3. H2+3 C8=5 ... )``;
 * the rules' notes (an atomic blast, a crazyhouse drop that checks) in the comment;
-* the moves in WXF, or in Chinese notation (``Format "Chinese"``, ``炮二平五``).
+* the moves in any notation ``ladder match`` writes (:data:`ladder.match.output.pgn.NOTATIONS`):
+  WXF, ICCS (``H2-E2``), XBoard's coordinates (``h2e2``, ``Format "ICCS"``: what XBoard
+  reads) or Chinese (``Format "Chinese"``, ``炮二平五``).
 """
 
 from __future__ import annotations
@@ -19,11 +22,11 @@ from collections.abc import Sequence
 
 from ladder.analysis.runner import GameAnalysis
 from ladder.analysis.search import Evaluation
-from ladder.notations import line_in, move_in
+from ladder.match.output.pgn import NOTATIONS, pgn_line, pgn_move, setup_tags
 from ladder.pgn_text import pgn_text
 from ladder.rules import Game
 
-__all__ = ["PGN_NOTATIONS", "eval_text", "format_analysis_pgn"]
+__all__ = ["eval_text", "format_analysis_pgn"]
 
 
 def eval_text(evaluation: Evaluation) -> str:
@@ -44,10 +47,6 @@ def _number(ply_index: int, red_first: bool, first_move_number: int, always: boo
     return f"{number}..." if always else ""
 
 
-#: The notations the analysed PGN is written in, with their ``Format`` tag.
-PGN_NOTATIONS = {"wxf": "WXF", "chinese": "Chinese", "chinese-traditional": "Chinese"}
-
-
 def _written(analysis: GameAnalysis, notation: str) -> list[tuple[str, str | None, list[str]]]:
     """Each ply's move, best move and line in ``notation`` (WXF as the plies hold it)."""
     if notation == "wxf":
@@ -58,9 +57,9 @@ def _written(analysis: GameAnalysis, notation: str) -> list[tuple[str, str | Non
         best = p.before.best
         out.append(
             (
-                move_in(notation, game, p.move),
-                None if best is None else move_in(notation, game, best),
-                line_in(notation, game, p.before.pv),
+                pgn_move(notation, game, p.move),
+                None if best is None else pgn_move(notation, game, best),
+                pgn_line(notation, game, p.before.pv),
             )
         )
         game.push(p.move)
@@ -77,7 +76,7 @@ def format_analysis_pgn(
 ) -> str:
     """The PGN text of ``analysis`` (its plies from the first; ``headers`` are the
     source game's, e.g. ``Event``, ``White``, ``Date``, which override the defaults),
-    its moves in ``notation`` (:data:`PGN_NOTATIONS`)."""
+    its moves in ``notation`` (:data:`~ladder.match.output.pgn.NOTATIONS`)."""
     given = dict(headers)
     red_first = analysis.start_fen.split()[1] == "w"
     fullmove = (
@@ -92,15 +91,14 @@ def format_analysis_pgn(
         "Black": given.get("Black", "?"),
         "Result": result,
         "Game": "Chinese Chess",
-        "Format": PGN_NOTATIONS[notation],
+        "Format": NOTATIONS[notation],
         "Variant": analysis.variant,
-        "FEN": analysis.start_fen,
-        "SetUp": "1",
+        **dict(setup_tags(analysis.variant, analysis.start_fen)),
         "Annotator": f"{annotator} ({analysis.nodes} nodes a position)",
         "PlyCount": str(len(analysis.moves)),
     }
     for key, value in given.items():
-        if key not in tags and key not in ("Format", "Game"):
+        if key not in tags and key not in ("Format", "Game", "FEN", "SetUp"):
             tags[key] = value
     for side, summary in analysis.summary.items():
         prefix = side.capitalize()

@@ -21,6 +21,7 @@ from ladder.chinese import parse_chinese
 from ladder.match.exit_codes import ExitCode
 from ladder.match.output.pgn import read_pgn, replay
 from ladder.rules import Game
+from protocol.notation import to_ucci
 from tests.analysis.test_core import PLANTED
 
 FAULTY_ENGINE = Path(__file__).parents[1] / "faulty_engine.py"
@@ -170,8 +171,29 @@ def test_the_pgn_in_chinese_notation(tmp_path: Path) -> None:
             assert replayed.moves[board.ply :] == ply["pv"]
         board.push(ply["move"])
     assert next(lines, None) is None
-    bad = ladder("analyse", "--moves", "h3e3", "--pgn-notation", "iccs")
-    assert bad.returncode == ExitCode.USAGE and "invalid choice: 'iccs'" in bad.stderr
+
+
+def test_the_pgn_in_xboard_notation(tmp_path: Path) -> None:
+    """`--pgn-notation xboard`, as `ladder match` writes it (XBoard reads no other): the
+    moves, the best moves and the lines in lowercase coordinates (``h2e2``, ranks 0-9),
+    each the analysis's own move; a notation that is none is refused by name, exit 2."""
+    out, data = tmp_path / "out.pgn", tmp_path / "out.json"
+    done = ladder("analyse", "--moves", " ".join(PLANTED), "-o", str(out), "--json", str(data),
+                  "--nodes", NODES, "--pgn-notation", "xboard")  # fmt: skip
+    assert done.returncode == ExitCode.DONE, done.stderr
+    plies = json.loads(data.read_text())["games"][0]["plies"]
+    text = out.read_text()
+    (game,) = read_pgn(text)
+    assert game.headers["Format"] == "ICCS" and "FEN" not in game.headers  # from the start
+    assert all(re.fullmatch(r"[a-i][0-9][a-i][0-9]", m) for m in game.moves), game.moves
+    assert replay(game).moves == PLANTED
+    blunder = next(p for p in plies if p["judgement"] and p["pv"])
+    assert f"{to_ucci(blunder['best'])} was best." in text
+    line = [t for t in re.findall(r"\( ([^()]*) \)", text)[0].split() if not t[0].isdigit()]
+    assert line == [to_ucci(m) for m in blunder["pv"]]
+    bad = ladder("analyse", "--moves", "h3e3", "--pgn-notation", "xboardish")
+    assert bad.returncode == ExitCode.USAGE and "invalid choice: 'xboardish'" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
 
 
 def test_an_illegal_move_is_refused_with_its_ply(tmp_path: Path) -> None:

@@ -31,12 +31,17 @@ class MoveRecord:
     def to_dict(self) -> dict[str, Any]:
         """The stored form: the fields that are set (``seconds`` always)."""
         out: dict[str, Any] = {"seconds": self.seconds}
-        for f in fields(self)[1:]:
-            value = getattr(self, f.name)
-            if value is not None and (value or f.name not in _UNSET_WHEN_FALSE):
-                out[f.name] = value
+        for name in _OPTIONAL:
+            value = getattr(self, name)
+            if value is not None and (value or name not in _UNSET_WHEN_FALSE):
+                out[name] = value
         return out
 
     @classmethod
     def from_dict(cls, stored: dict[str, Any]) -> MoveRecord:
         return cls(**stored)
+
+
+#: The fields after ``seconds``, in order (``fields()`` on every move was a tenth of the
+#: driver's work a game).
+_OPTIONAL = tuple(f.name for f in fields(MoveRecord)[1:])

@@ -10,6 +10,7 @@ picklable dataclasses: they cross process boundaries (process pool, Ray).
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
@@ -79,6 +80,8 @@ class GameRecord:
     #: Why the loser of a game it lost without a move (a fallen flag, an engine failure,
     #: a resignation) could not move: its own words.
     failure: str | None = None
+    #: :meth:`stored`'s text, when the record was read from it (not copied by ``replace``)
+    _stored: str | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def red_score(self) -> float:
@@ -93,12 +96,24 @@ class GameRecord:
     def to_dict(self) -> dict[str, Any]:
         """The stored form (as before the moves were typed: each move's dict, and a
         failure as one more entry, ``error`` or, for a resignation, ``resigned``)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "failure"}
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_STORED}
         out["infos"] = [m.to_dict() for m in self.infos]
         if self.failure is not None:
             key = "resigned" if self.reason == Ending.RESIGNATION else "error"
             out["infos"].append({key: self.failure})
         return out
+
+    def stored(self) -> str:
+        """The stored form as the results database holds it (JSON text)."""
+        return self._stored if self._stored is not None else json.dumps(self.to_dict())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A record crosses from the worker that played it to the driver as its stored
+        # form, made in the worker: the driver stores that text as it is and reads the
+        # moves back from it, instead of unpickling an object per move and encoding them
+        # again (half a millisecond of the driver's CPU a game; scripts/bench_match.py).
+        # A record is not changed after its game ends, so the text stays its own.
+        return (_from_stored, (self.stored(),))
 
     @classmethod
     def from_dict(cls, stored: dict[str, Any]) -> GameRecord:
@@ -117,6 +132,17 @@ class GameRecord:
             },
             failure=failure,
         )
+
+
+#: Fields that are not in the stored form as they are (see :meth:`GameRecord.to_dict`).
+_NOT_STORED = frozenset({"failure", "_stored"})
+
+
+def _from_stored(text: str) -> GameRecord:
+    """A record unpickled (:meth:`GameRecord.__reduce__`)."""
+    record = GameRecord.from_dict(json.loads(text))
+    record._stored = text
+    return record
 
 
 def _move_record(info: MoveInfo, clock: Clock | None) -> MoveRecord:

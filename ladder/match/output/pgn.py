@@ -29,7 +29,7 @@ from typing import Any
 
 from ladder.match.game.clocks import format_clock
 from ladder.match.game.move_record import MoveRecord
-from ladder.notations import read_move, writer
+from ladder.notations import line_in, move_in, read_move, writer
 from ladder.pgn_text import DECIDED_RESULTS, pgn_text
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT
@@ -43,8 +43,11 @@ __all__ = [
     "canonical_from_iccs",
     "format_pgn",
     "iccs_move",
+    "pgn_line",
+    "pgn_move",
     "read_pgn",
     "replay",
+    "setup_tags",
     "tag_pair",
     "wxf_moves",
 ]
@@ -67,6 +70,23 @@ NOTATIONS = {
 #: ranks 0..9, which XBoard reads: it reads neither WXF nor ICCS). Both are ``Format
 #: "ICCS"`` to the reader here, which takes either spelling.
 COORDINATES: dict[str, Callable[[str], str]] = {"iccs": iccs_move, "xboard": to_ucci}
+
+
+def pgn_move(notation: str, game: Game, move: str) -> str:
+    """``move`` (canonical, legal in ``game``'s position) as a PGN in ``notation``
+    (:data:`NOTATIONS`) writes it."""
+    if notation in COORDINATES:
+        return COORDINATES[notation](move)
+    return move_in(notation, game, move)
+
+
+def pgn_line(notation: str, game: Game, line: Sequence[str]) -> list[str]:
+    """``line`` (legal from ``game``'s position, which is left unchanged) as a PGN in
+    ``notation`` writes it."""
+    if notation in COORDINATES:
+        return [COORDINATES[notation](move) for move in line]
+    return line_in(notation, game, line)
+
 
 #: The letters a ``FEN`` tag is written in (``--pgn-fen``): XBoard's, which XBoard,
 #: Sjaak II and cutechess read (``h`` horse, ``e`` elephant), or Fairy-Stockfish's
@@ -204,7 +224,7 @@ def _headers(
         ("Format", NOTATIONS[notation]),
         ("Red", r.red),
         ("Variant", r.variant),
-        *_setup_tags(r.variant, r.start_fen, fen),
+        *setup_tags(r.variant, r.start_fen, fen),
         *_time_control_tags(r.time_controls),
     ]
     if not minimal:
@@ -219,9 +239,10 @@ def _headers(
     return headers
 
 
-def _setup_tags(variant: str, start_fen: str, dialect: str) -> list[tuple[str, str]]:
+def setup_tags(variant: str, start_fen: str, dialect: str = "xboard") -> list[tuple[str, str]]:
     """``FEN`` and ``SetUp``, for a game that does not start from its variant's start (a
-    FEN tag at the start confuses readers that do not know our letters)."""
+    FEN tag at the start confuses readers that do not know our letters), the FEN in
+    ``dialect``'s letters (:data:`FEN_DIALECTS`; XBoard refuses Fairy-Stockfish's)."""
     if start_fen == variant_start(variant):
         return []
     return [("FEN", fen_in(dialect, start_fen)), ("SetUp", "1")]

@@ -13,10 +13,12 @@ from ladder.match.exit_codes import ExitCode
 from ladder.match.game.play import GameRecord
 from ladder.match.output.outputs import Output, OutputContext
 
-__all__ = ["STATUS_EVERY_S", "ProgressOutput", "progress_bar", "progress_output"]
+__all__ = ["REFRESH_PER_S", "STATUS_EVERY_S", "ProgressOutput", "progress_bar", "progress_output"]
 
 #: Seconds between two status lines where there is no live bar.
 STATUS_EVERY_S = 10.0
+#: Redraws of the live bar a second (its clock shows seconds).
+REFRESH_PER_S = 1
 
 
 def progress_bar(console: Console) -> Progress:
@@ -28,7 +30,9 @@ def progress_bar(console: Console) -> Progress:
         TextColumn("{task.fields[figures]}"),
         console=console,
         disable=not console.is_terminal,
-        refresh_per_second=4,
+        # each redraw costs about 1.4 ms of the driver's CPU: at rich's default (10 a
+        # second) or 4, more than a Ray game's other work (scripts/bench_match.py --ray)
+        refresh_per_second=REFRESH_PER_S,
     )
 
 

@@ -255,7 +255,7 @@ class ResultStore:
                     record.wall_seconds,
                     record.worker,
                     record.finished_at,
-                    json.dumps(record.to_dict()),
+                    record.stored(),
                     record.pgn,
                 ),
             )

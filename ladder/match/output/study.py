@@ -39,13 +39,12 @@ from ladder.match.game.endings import Ending, from_rules
 from ladder.match.game.move_record import MoveRecord
 from ladder.match.game.play import GameRecord
 from ladder.match.output.json_document import write_json
-from ladder.match.output.pgn import COORDINATES, PgnError, format_pgn, read_pgn, replay
+from ladder.match.output.pgn import PgnError, format_pgn, pgn_move, read_pgn, replay
 from ladder.match.output.store import ResultStore
 from ladder.match.output.summary import MatchStats, match_stats
 from ladder.match.players.player import SearchingPlayer
 from ladder.match.players.specs import PlayerSpec, PlayerSpecError, parse_player
 from ladder.match.players.start import make_player
-from ladder.notations import move_in
 from ladder.pgn_text import DECIDED_RESULTS
 from ladder.rules import Game, RulesError
 from protocol import EngineError, Limit
@@ -98,10 +97,10 @@ def decisive_move(
     )
     best = worst.before.best
     if best is not None and best != worst.move:
-        shown = COORDINATES[notation](best) if notation in COORDINATES else worst.best_wxf
-        if notation not in (*COORDINATES, "wxf"):  # Chinese: written in the position it was best in
+        shown = worst.best_wxf
+        if notation != "wxf":  # written in the position it was best in
             before = Game.from_fen(record.variant, record.start_fen, record.moves[: worst.ply - 1])
-            shown = move_in(notation, before, best)
+            shown = pgn_move(notation, before, best)
         text += f"; the engine preferred {shown}"
     return worst.ply - 1, text
 

@@ -230,6 +230,9 @@ class MatchTally:
         self._search_seconds = 0.0
         self._wall_seconds = 0.0
         self._restarts = 0
+        # the SPRT's LLR (two root searches, about 0.35 ms) for the pair counts it was
+        # computed for: they change once a pair, and a game may leave them as they are
+        self._sprt: tuple[tuple[int, ...], SprtResult] | None = None
 
     @property
     def games(self) -> int:
@@ -272,7 +275,10 @@ class MatchTally:
             half = list(self._half_pairs.values())
             stats.unpaired = Trinomial(half.count(1.0), half.count(0.5), half.count(0.0))
         if self.sprt is not None:
-            stats.sprt = self.sprt.evaluate(stats.pentanomial)
+            counts = tuple(self._pentanomial)
+            if self._sprt is None or self._sprt[0] != counts:
+                self._sprt = (counts, self.sprt.evaluate(stats.pentanomial))
+            stats.sprt = self._sprt[1]
         return stats
 
 

@@ -4,7 +4,8 @@ Both run :func:`ladder.match.runner.game_process.run_task` on a
 :class:`~ladder.match.game.play.GameTask` and hand the
 :class:`~ladder.match.game.play.GameRecord` back to the driver, which alone writes the
 database. A backend has ``slots`` (games that can run at once: one per core)
-and the driver keeps at most that many in flight.
+and takes ``batch`` games a slot at once; the driver keeps at most ``slots * batch``
+in flight.
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ class Backend(Protocol):
     """Runs game tasks somewhere; handles are opaque."""
 
     slots: int
+    #: Games given to a slot at once (the driver keeps ``slots * batch`` in flight).
+    batch: int
+    #: Whether a KeyboardInterrupt may cut its :meth:`wait` short (Ray's, made for
+    #: Ctrl-C): the driver then blocks in it until a game ends; otherwise it waits in
+    #: slices and checks for a SIGINT between them (:mod:`ladder.match.runner.interrupts`).
+    interruptible: bool
 
     def submit(self, task: GameTask) -> Any: ...
 
@@ -43,6 +50,10 @@ class Backend(Protocol):
 
 class LocalBackend:
     """A pool of worker processes on this machine (default size: the core count)."""
+
+    batch = 1
+    #: an interrupt inside ``concurrent.futures.wait`` can leave a future's lock held
+    interruptible = False
 
     def __init__(self, workers: int | None = None) -> None:
         self.slots = workers or os.cpu_count() or 1

@@ -21,6 +21,7 @@ __all__ = ["EngineFailureLimit", "ExecuteResult", "execute"]
 
 #: How long the driver waits for a game before it looks for a SIGINT again: an
 #: interrupt is acted on within this (:func:`~ladder.match.runner.interrupts.interrupts_deferred`).
+#: A backend whose wait an interrupt may cut short is waited on without slices.
 WAIT_SLICE_S = 0.1
 
 
@@ -89,7 +90,7 @@ def execute(
                 interrupt.check()
                 if budget_seconds is not None and time.perf_counter() - start > budget_seconds:
                     stop = True
-                while pending and not stop and len(in_flight) < backend.slots:
+                while pending and not stop and len(in_flight) < backend.slots * backend.batch:
                     task = pending.pop()
                     try:
                         handle = backend.submit(task)
@@ -104,7 +105,13 @@ def execute(
                     in_flight[handle] = task
                 if not in_flight:
                     break
-                for handle, outcome in backend.wait(list(in_flight), timeout=WAIT_SLICE_S):
+                if backend.interruptible:
+                    # until a game ends: only then can a game start (or the budget matter)
+                    with interrupt.raising():
+                        done = backend.wait(list(in_flight), timeout=None)
+                else:
+                    done = backend.wait(list(in_flight), timeout=WAIT_SLICE_S)
+                for handle, outcome in done:
                     task = in_flight.pop(handle)
                     if isinstance(outcome, BaseException):
                         failure = failure or outcome

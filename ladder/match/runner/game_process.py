@@ -19,7 +19,7 @@ from ladder.match.players.player import Player
 from ladder.match.players.specs import PlayerSpec
 from ladder.match.players.start import make_player
 
-__all__ = ["MAX_PLAYERS", "run_task", "shutdown"]
+__all__ = ["MAX_PLAYERS", "run_task", "run_tasks", "shutdown"]
 
 #: Started players kept per worker process (calibration meets many specs).
 MAX_PLAYERS = 6
@@ -63,6 +63,18 @@ async def _run(task: GameTask) -> GameRecord:
 def run_task(task: GameTask) -> GameRecord:
     """Play one game in this process (blocking) and return its record, PGN included."""
     return _event_loop().run_until_complete(_run(task))
+
+
+def run_tasks(tasks: list[GameTask]) -> list[GameRecord | Exception]:
+    """Play games one after the other (a Ray task's batch): each game's record, or the
+    exception its game raised."""
+    out: list[GameRecord | Exception] = []
+    for task in tasks:
+        try:
+            out.append(run_task(task))
+        except Exception as exc:
+            out.append(exc)
+    return out
 
 
 def shutdown() -> None:

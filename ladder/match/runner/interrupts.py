@@ -5,7 +5,8 @@ Two regimes. Around a whole command, :func:`interrupts_raise` makes SIGINT raise
 KeyboardInterrupt wherever it lands, also inside an event loop (the players' probe).
 Around the loop that hands games to worker processes and collects them,
 :func:`interrupts_deferred` only notes the signal, and the loop raises it itself
-between two steps (:meth:`Interrupt.check`): an exception raised asynchronously inside
+between two steps (:meth:`Interrupt.check`), or within a call made to be interrupted
+(:meth:`Interrupt.raising`: Ray's wait): an exception raised asynchronously inside
 ``concurrent.futures`` or ``threading`` code can leave one of their locks held (a
 future's condition taken in ``wait()``), and the pool's manager thread, which needs
 that lock to settle the future, then never ends, so the interpreter's exit waited for
@@ -59,18 +60,35 @@ def interrupts_raise() -> Iterator[None]:
 
 
 class Interrupt:
-    """A SIGINT noted by :func:`interrupts_deferred`, raised by :meth:`check`."""
+    """A SIGINT noted by :func:`interrupts_deferred`, raised by :meth:`check`, or where it
+    lands within :meth:`raising`."""
 
     def __init__(self) -> None:
         self.requested = False  # set by the signal handler: a plain store, no lock
+        self._raise = False
 
     def note(self, signum: int, frame: FrameType | None) -> None:
         self.requested = True
+        if self._raise:
+            raise KeyboardInterrupt
 
     def check(self) -> None:
         """Raise KeyboardInterrupt if a SIGINT came: call it where that is safe."""
         if self.requested:
             raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def raising(self) -> Iterator[None]:
+        """Within: a SIGINT raises KeyboardInterrupt where it lands (one noted before,
+        at once), for a call made to be cut short so: Ray's ``wait`` runs Python's
+        signal handlers while it blocks and raises what they raise. The driver then
+        blocks in it until a game ends instead of waking up to check."""
+        self.check()
+        self._raise = True
+        try:
+            yield
+        finally:
+            self._raise = False
 
 
 @contextlib.contextmanager

@@ -1,8 +1,10 @@
 """Running games as Ray tasks across a cluster (optional: ``pip install ray``).
 
-Each game is one task (``num_cpus=1``) running :func:`ladder.match.runner.game_process.run_task`;
-Ray reuses its worker processes, so engines stay started between games as in the local
-pool. The driver collects the records and writes the database, as with the local pool.
+Each task (``num_cpus=1``) plays :data:`GAMES_PER_TASK` games one after the other
+(:func:`ladder.match.runner.game_process.run_tasks`); Ray reuses its worker processes,
+so engines stay started between games as in the local pool. The driver collects the
+records and writes the database, as with the local pool. It blocks in Ray's wait until
+a task ends (a SIGINT cuts it short: :attr:`RayBackend.interruptible`).
 Every node needs this project installed (same Python environment) and the engine at the
 path the player specs name (``--engine``'s, else the node's own lookup: ``$LADDER_ENGINE``,
 then ``ladder engine path``'s).
@@ -28,11 +30,17 @@ from typing import Any
 
 from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.runner.errors import ClusterError
-from ladder.match.runner.game_process import run_task
+from ladder.match.runner.game_process import run_tasks
 
 __all__ = ["RayBackend", "token_here"]
 
 log = logging.getLogger(__name__)
+
+#: Games a Ray task plays: Ray's own work per task (about 1 ms of the driver's CPU a
+#: task, in its thread and Ray's: the submission, the result, their bookkeeping) is
+#: shared by them (scripts/bench_match.py --ray). An SPRT decided mid-batch has the
+#: batch's other games played and counted, as games in flight are.
+GAMES_PER_TASK = 2
 
 #: Ray's switch and token sources (https://docs.ray.io/en/latest/ray-security/token-auth.html).
 AUTH_MODE = "RAY_AUTH_MODE"
@@ -108,6 +116,12 @@ class RayBackend:
     """Games as Ray tasks. ``address``: a cluster address, ``auto``, or ``local`` (start
     a Ray instance here, with ``slots`` CPUs)."""
 
+    #: ``ray.wait`` runs Python's signal handlers while it blocks and raises what they
+    #: raise, so the driver blocks in it: each call costs the driver about 0.1 ms in its
+    #: own thread and as much in Ray's, which in slices of 0.1 s was a millisecond a
+    #: second (scripts/bench_match.py --ray).
+    interruptible = True
+
     def __init__(self, address: str, slots: int | None = None) -> None:
         token = token_here() if address != "local" else None
         if AUTH_MODE not in os.environ and token is not None:
@@ -134,21 +148,45 @@ class RayBackend:
                 _connect(ray, address, env, token)
         cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
         self.slots = min(slots, cpus) if slots else cpus
-        self._remote = ray.remote(num_cpus=1, max_retries=1)(run_task)
+        self.batch = GAMES_PER_TASK
+        self._remote = ray.remote(num_cpus=1, max_retries=1)(run_tasks)
+        self._filling: list[list[tuple[object, GameTask]]] = []  # tasks not started yet
+        self._games: dict[Any, list[object]] = {}  # a started task's games (handles)
 
-    def submit(self, task: GameTask) -> Any:
-        return self._remote.remote(task)
+    def submit(self, task: GameTask) -> object:
+        # The games are dealt to one filling task per idle slot, so that fewer games
+        # than the slots can hold (a short match, the schedule's end) still run side by
+        # side; a task starts when it is full, or at the next wait.
+        handle = object()
+        idle = max(1, self.slots - len(self._games))
+        if len(self._filling) < idle:
+            self._filling.append([])
+        fill = min(range(len(self._filling)), key=lambda i: len(self._filling[i]))
+        self._filling[fill].append((handle, task))
+        if len(self._filling[fill]) == self.batch:
+            self._start(self._filling.pop(fill))
+        return handle
+
+    def _start(self, games: list[tuple[object, GameTask]]) -> None:
+        handles, tasks = zip(*games, strict=True)
+        self._games[self._remote.remote(list(tasks))] = list(handles)
 
     def wait(
         self, handles: Sequence[Any], timeout: float | None
     ) -> list[tuple[Any, GameRecord | BaseException]]:
-        ready, _ = self._ray.wait(list(handles), num_returns=1, timeout=timeout)
+        while self._filling:  # no more games come before this wait ends
+            self._start(self._filling.pop())
+        wanted = set(handles)
+        refs = [ref for ref, games in self._games.items() if wanted.intersection(games)]
+        ready, _ = self._ray.wait(refs, num_returns=1, timeout=timeout)
         out: list[tuple[Any, GameRecord | BaseException]] = []
         for ref in ready:
+            games = self._games.pop(ref)
             try:
-                out.append((ref, self._ray.get(ref)))
+                outcomes: list[GameRecord | BaseException] = self._ray.get(ref)
             except Exception as exc:
-                out.append((ref, exc))
+                outcomes = [exc] * len(games)
+            out.extend(zip(games, outcomes, strict=True))
         return out
 
     def close(self, cancel: bool = False) -> None:

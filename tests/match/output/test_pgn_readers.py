@@ -243,7 +243,7 @@ def xboard_reads(pgn: Path, index: int, tmp_path: Path) -> str:
     xvfb_run = shutil.which("xvfb-run")
     if not XBOARD.exists() or xvfb_run is None:
         pytest.fail("xboard or xvfb-run missing: run scripts/install_reference_engines.sh")
-    debug = tmp_path / f"xboard{index}.debug"
+    debug = tmp_path / f"xboard-{pgn.stem}-{index}.debug"
     xboard = subprocess.Popen(
         [xvfb_run, "-a", str(XBOARD), "-ncp", "-variant", "xiangqi", "-lgf", str(pgn),
          "-lgi", str(index), "-timeDelay", "0", "-popupExitMessage", "false",
@@ -285,3 +285,40 @@ def test_xboard_reads_the_xboard_notation(tmp_path: Path) -> None:
         read = re.findall(r"^Parsed (\S+) into (\S+) virgin", log, re.M)
         assert [theirs for _, theirs in read] == [to_ucci(m) for m in record.moves]
         assert replay(game).moves == record.moves  # and ours reads it back
+
+
+def assert_xboard_reads_every_game(pgn: Path, tmp_path: Path) -> None:
+    """XBoard loads each game of ``pgn`` without refusing a move or the FEN, and reads
+    the moves we read (their main line)."""
+    games = list(read_pgn(pgn.read_text()))
+    assert games, pgn.read_text()
+    for index, game in enumerate(games, start=1):
+        log = xboard_reads(pgn, index, tmp_path)
+        assert "Illegal move" not in log and "Bad FEN" not in log, (pgn.name, log[-2000:])
+        read = re.findall(r"^Parsed (\S+) into (\S+) virgin", log, re.M)
+        assert [theirs for _, theirs in read] == [to_ucci(m) for m in replay(game).moves], (
+            pgn.name,
+            index,
+        )
+
+
+@pytest.mark.slow  # XBoard under Xvfb, and the study's and the analysis's searches
+def test_xboard_reads_the_tournament_study_and_analysis_pgn(tmp_path: Path) -> None:
+    """`--pgn-notation xboard` in `ladder tournament`, `ladder study` and `ladder
+    analyse` (the study and the analysis of the tournament's games, whose FEN tags come
+    from an EPD book): XBoard opens every game of each."""
+    (tmp_path / "book.epd").write_text(EPD_BOOK)
+    db, games = tmp_path / "t.sqlite", tmp_path / "tournament.pgn"
+    done = ladder("tournament", "greedy", "random", "--variant", "xiangqi", "--games", "2",
+                  "--db", str(db), "--openings", str(tmp_path / "book.epd"), "--max-plies",
+                  "40", "--pgn", str(games), "--pgn-notation", "xboard")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    study, analysis = tmp_path / "study.pgn", tmp_path / "analysis.pgn"
+    done = ladder("study", str(games), "--out", str(study), "--nodes", "500",
+                  "--db", str(tmp_path / "study.sqlite"), "--pgn-notation", "xboard")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    done = ladder("analyse", str(games), "-o", str(analysis), "--nodes", "500",
+                  "--pgn-notation", "xboard")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for pgn in (games, study, analysis):
+        assert_xboard_reads_every_game(pgn, tmp_path)

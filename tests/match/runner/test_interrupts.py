@@ -221,6 +221,20 @@ def test_a_deferred_sigint_never_checked_is_raised_on_leaving(python_sigint: Non
     assert done
 
 
+def test_a_sigint_within_raising_is_raised_where_it_lands(python_sigint: None) -> None:
+    reached: list[str] = []
+    with interrupts_deferred() as interrupt:
+        with pytest.raises(KeyboardInterrupt), interrupt.raising():
+            signal.raise_signal(signal.SIGINT)
+            reached.append("after the signal")
+        interrupt.requested = False  # that one is handled
+        signal.raise_signal(signal.SIGINT)  # outside raising(): only noted
+        with pytest.raises(KeyboardInterrupt), interrupt.raising():
+            reached.append("inside, with one noted before")
+        interrupt.requested = False
+    assert reached == []
+
+
 def test_an_ignored_sigint_stays_ignored(python_sigint: None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with interrupts_deferred() as interrupt:
@@ -234,6 +248,8 @@ class _InterruptedInWait:
     (its bookkeeping is not cut short), and the driver then stops and cancels."""
 
     slots = 1
+    batch = 1
+    interruptible = False
 
     def __init__(self) -> None:
         self.waits_finished = 0

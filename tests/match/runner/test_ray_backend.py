@@ -12,17 +12,19 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
 import pytest
 import ray
 
 from ladder.match.exit_codes import ExitCode
 from ladder.match.output.store import ResultStore
 from ladder.match.runner.match_run import run_match
-from tests.match.helpers import match_config
+from tests.match.helpers import match_config, start_interruptible
 
 
 def test_match_on_local_ray(tmp_path: Path, engine_exe: Path) -> None:
@@ -41,8 +43,54 @@ def test_match_on_local_ray(tmp_path: Path, engine_exe: Path) -> None:
         records = list(store.records([config.match_id]))
     assert sorted(r.game_no for r in records) == [0, 1, 2, 3]
     assert all(r.pgn.startswith("[Event") for r in records)
-    # the games ran in Ray worker processes, not in the driver
-    assert {r.worker.split(":")[1] for r in records} != {str(__import__("os").getpid())}
+    # the games ran in Ray worker processes, not in the driver, two at a time (each Ray
+    # task plays two games in turn: the four were dealt to two tasks, one per CPU)
+    workers = {r.worker.split(":")[1] for r in records}
+    assert str(os.getpid()) not in workers and len(workers) == 2, workers
+
+
+def test_a_sigint_stops_a_match_on_ray_while_the_driver_blocks_in_its_wait(
+    tmp_path: Path, engine_exe: Path
+) -> None:
+    """The driver blocks in Ray's wait until a game ends (no slices: each wake-up cost
+    its CPU): a SIGINT in the middle of searches that would take minutes still stops the
+    run at once, exit 130 in one line."""
+    slow = f"engine:{engine_exe},nodes=500000000"
+    proc = start_interruptible(
+        [sys.executable, "-m", "ladder.cli", "match", slow, slow, "--variant", "xiangqi",
+         "--games", "2", "-j", "2", "--db", str(tmp_path / "r.sqlite"),
+         "--ray-address", "local"],
+    )  # fmt: skip
+    try:
+        driver = psutil.Process(proc.pid)
+        deadline = time.monotonic() + 120
+        while not _searching(driver):  # both games' engines are well into a search
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the engines never searched"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)  # the games would take minutes
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == ExitCode.INTERRUPTED, err
+    assert "Traceback" not in err, err
+    assert [line for line in err.splitlines() if "interrupted" in line] == [
+        "ladder match: interrupted; run the same command to resume"
+    ], err
+
+
+def _searching(driver: psutil.Process) -> bool:
+    """Two engines in Ray's workers (not the driver's own, which checks the players
+    before the first game) have searched for a while."""
+    busy = 0
+    for p in driver.children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            engine = p.name().startswith("fairy-stockfish") and p.ppid() != driver.pid
+            if engine and p.cpu_times().user > 0.5:
+                busy += 1
+    return busy >= 2
 
 
 # ---------------------------------------------------------------------------------------

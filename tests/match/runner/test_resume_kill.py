@@ -181,6 +181,8 @@ class _BrokenAtSubmit:
     submit raises (as concurrent.futures does), then the game in flight fails too."""
 
     slots = 2
+    batch = 1
+    interruptible = False
 
     def __init__(self) -> None:
         self.submitted = 0
