@@ -43,8 +43,8 @@ def test_match_on_local_ray(tmp_path: Path, engine_exe: Path) -> None:
         records = list(store.records([config.match_id]))
     assert sorted(r.game_no for r in records) == [0, 1, 2, 3]
     assert all(r.pgn.startswith("[Event") for r in records)
-    # the games ran in Ray worker processes, not in the driver, two at a time (each Ray
-    # task plays two games in turn: the four were dealt to two tasks, one per CPU)
+    # the games ran in Ray worker processes, not in the driver, two at a time (a task
+    # plays its games in turn; the four were dealt to two tasks, one per idle CPU)
     workers = {r.worker.split(":")[1] for r in records}
     assert str(os.getpid()) not in workers and len(workers) == 2, workers
 
