@@ -147,16 +147,23 @@ def test_a_pgn_game_analysed_into_pgn_and_json(tmp_path: Path) -> None:
     assert [p["move"] for p in json.loads(again.read_text())["games"][0]["plies"]] == PLANTED
 
 
+def analysed_pgn(tmp_path: Path, notation: str) -> tuple[list[dict[str, Any]], str, Any]:
+    """The planted game analysed with ``--pgn-notation notation``: the JSON's plies, the
+    PGN's text and its one game as read back."""
+    out, data = tmp_path / "out.pgn", tmp_path / "out.json"
+    done = ladder("analyse", "--moves", " ".join(PLANTED), "-o", str(out), "--json", str(data),
+                  "--nodes", NODES, "--pgn-notation", notation)  # fmt: skip
+    assert done.returncode == ExitCode.DONE, done.stderr
+    plies: list[dict[str, Any]] = json.loads(data.read_text())["games"][0]["plies"]
+    text = out.read_text()
+    (game,) = read_pgn(text)
+    return plies, text, game
+
+
 def test_the_pgn_in_chinese_notation(tmp_path: Path) -> None:
     """`--pgn-notation chinese-traditional`: the moves, the best moves and the lines in
     Chinese, each reading back as the analysis's own (JSON) move."""
-    out, data = tmp_path / "out.pgn", tmp_path / "out.json"
-    done = ladder("analyse", "--moves", " ".join(PLANTED), "-o", str(out), "--json", str(data),
-                  "--nodes", NODES, "--pgn-notation", "chinese-traditional")  # fmt: skip
-    assert done.returncode == ExitCode.DONE, done.stderr
-    plies = json.loads(data.read_text())["games"][0]["plies"]
-    text = out.read_text()
-    (game,) = read_pgn(text)
+    plies, text, game = analysed_pgn(tmp_path, "chinese-traditional")
     assert game.headers["Format"] == "Chinese" and game.moves[0] == "兵三進一"
     assert replay(game).moves == PLANTED
     board = Game.from_fen("xiangqi")
@@ -177,13 +184,7 @@ def test_the_pgn_in_xboard_notation(tmp_path: Path) -> None:
     """`--pgn-notation xboard`, as `ladder match` writes it (XBoard reads no other): the
     moves, the best moves and the lines in lowercase coordinates (``h2e2``, ranks 0-9),
     each the analysis's own move; a notation that is none is refused by name, exit 2."""
-    out, data = tmp_path / "out.pgn", tmp_path / "out.json"
-    done = ladder("analyse", "--moves", " ".join(PLANTED), "-o", str(out), "--json", str(data),
-                  "--nodes", NODES, "--pgn-notation", "xboard")  # fmt: skip
-    assert done.returncode == ExitCode.DONE, done.stderr
-    plies = json.loads(data.read_text())["games"][0]["plies"]
-    text = out.read_text()
-    (game,) = read_pgn(text)
+    plies, text, game = analysed_pgn(tmp_path, "xboard")
     assert game.headers["Format"] == "ICCS" and "FEN" not in game.headers  # from the start
     assert all(re.fullmatch(r"[a-i][0-9][a-i][0-9]", m) for m in game.moves), game.moves
     assert replay(game).moves == PLANTED
