@@ -40,7 +40,7 @@ def port_number(text: str) -> int:
 def non_negative_float(text: str) -> float:
     value = float(text)
     if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, got {text}")
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
     return value
 
 

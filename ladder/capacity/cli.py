@@ -28,7 +28,7 @@ REQUESTS = 50_000
 
 
 def add_capacity(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from ladder.service.operations.settings import non_negative_int, positive_float, positive_int
+    from ladder.arg_types import non_negative_float, non_negative_int, positive_float, positive_int
 
     p = sub.add_parser(
         "capacity",
@@ -70,7 +70,7 @@ def add_capacity(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     )
     site.add_argument(
         "--target-p99-wait",
-        type=_non_negative_float,
+        type=non_negative_float,
         default=0.5,
         metavar="SECONDS",
         help="the p99 of a searched move's wait for an engine, at most (default 0.5; a "
@@ -129,14 +129,14 @@ def add_capacity(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     )
     costs.add_argument(
         "--cost-spread",
-        type=_non_negative_float,
+        type=non_negative_float,
         default=COST_SPREAD,
         metavar="SIGMA",
         help=f"a move's cost around its level's median, log-normal (default {COST_SPREAD})",
     )
     costs.add_argument(
         "--overhead-ms",
-        type=_non_negative_float,
+        type=non_negative_float,
         default=OVERHEAD_MS,
         metavar="MS",
         help="a request's own time beside its search: HTTP, the balancer "
@@ -163,16 +163,6 @@ def _share(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not 0 <= value < 1:
         raise argparse.ArgumentTypeError(f"must be 0 or more and below 1, got {text}")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value < math.inf:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
     return value
 
 
