@@ -67,6 +67,7 @@ from ladder.level_times import OUT_OF_BOOK, LevelTimes, write  # noqa: E402
 from ladder.levels import LEVELS_FILE  # noqa: E402
 from ladder.service.operations.launch import ServeProcess, ladder_command  # noqa: E402
 from ladder.service.operations.measure_levels import measure  # noqa: E402
+from ladder.service.operations.metrics import Metrics  # noqa: E402
 from tests.deploy.balancers import Balancer  # noqa: E402
 
 VARIANT = "xiangqi"
@@ -174,10 +175,11 @@ def level_costs(bodies: list[dict[str, Any]], costs: list[float]) -> tuple[float
     return math.sqrt(2 * math.log(ratio)) if ratio > 1 else 0.0, medians
 
 
+#: The servers' histograms read after each run: the request, the wait, the search.
 SERVER_SIDE = (
-    "ladder_http_request_duration_seconds",
-    "ladder_queue_wait_seconds",
-    "ladder_search_seconds",
+    Metrics.request_seconds.name,
+    Metrics.queue_wait_seconds.name,
+    Metrics.search_seconds.name,
 )
 
 
@@ -238,7 +240,7 @@ def record(
 ) -> None:
     """A run's moves, for a second look: each one's level, search time and client time."""
     rows = [
-        {"level": b["level"], "cost": c, "time": t if t else None}
+        {"level": b["level"], "cost": c, "time": t}
         for b, c, t in zip(bodies, costs, times or [math.nan] * len(bodies), strict=True)
     ]
     path.write_text(json.dumps(rows, allow_nan=True))
