@@ -20,6 +20,7 @@ import asyncio
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ladder.human_reference import human_reference
@@ -223,11 +224,8 @@ class MoveService:
         waiting.inc()
         queued_at = time.perf_counter()
         try:
-            # an engine whose hash table is the level's size already, if one is idle:
-            # resizing it (a new table, cleared) costs more than a short search
-            hash_mb = level.hash_mb
             return await self.pool.acquire(
-                wait, trace.client, cfg.lane(level), lambda slot: slot.hash_mb == hash_mb
+                wait, trace.client, cfg.lane(level), _hash_sized_for(level)
             )
         except (QueueTimeout, QueueFull):  # a 503 would lose on time just the same
             if not hurries:
@@ -306,7 +304,10 @@ class MoveService:
         time); a refusal is counted busy."""
         try:
             return await self.pool.acquire(
-                deadline - asyncio.get_running_loop().time(), client, self.config.lane(level)
+                deadline - asyncio.get_running_loop().time(),
+                client,
+                self.config.lane(level),
+                _hash_sized_for(level),
             )
         except (QueueTimeout, QueueFull):
             self.metrics.busy.inc()
@@ -441,6 +442,13 @@ class MoveService:
             queue_depth=pool.queue_depth,
             max_queue=pool.max_queue,
         )
+
+
+def _hash_sized_for(level: Level) -> Callable[[EngineSlot], bool]:
+    """The pool's preference for `level`: an idle engine whose hash table is the level's
+    size already (resizing one, a new table, cleared, costs more than a short search)."""
+    hash_mb = level.hash_mb
+    return lambda slot: slot.hash_mb == hash_mb
 
 
 __all__ = ["MoveService", "MoveTrace"]
