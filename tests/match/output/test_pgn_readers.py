@@ -27,6 +27,25 @@ from ladder.match.output.store import ResultStore
 from protocol.notation import to_ucci
 
 
+def read_by_cchess(text: str, games: list[list[str]], tmp_path: Path) -> list[Any]:
+    """Each game of the PGN ``text`` read by cchess from a file of its own: it reads every
+    move (as many as ``games`` holds for it), and our reader replays the same moves.
+    Returns, game by game, cchess's game, its ICCS moves and our replay."""
+    chunks = ["[Event" + c for c in text.split("[Event")[1:]]
+    assert len(chunks) == len(games)
+    read = []
+    for n, (chunk, moves) in enumerate(zip(chunks, games, strict=True)):
+        path = tmp_path / f"cchess{n}.pgn"
+        path.write_text(chunk)
+        theirs = cchess.Game.read_from(str(path))
+        iccs = [m for line in theirs.dump_iccs_moves() for m in line]
+        assert len(iccs) == len(moves), f"cchess stopped at move {len(iccs)}"
+        replayed = replay(next(iter(read_pgn(chunk))))
+        assert replayed.moves == moves
+        read.append((theirs, iccs, replayed))
+    return read
+
+
 class Tokens(chess.pgn.BaseVisitor[dict[str, Any]]):
     """python-chess's PGN parser, collecting the tags, the comments and the result."""
 
@@ -125,16 +144,8 @@ def test_match_pgn_read_by_python_chess_and_cchess(tmp_path: Path, engine_exe: P
 
     # cchess: each ICCS game on its own board, move by move, to the same final position
     text = iccs.read_text()
-    chunks = ["[Event" + c for c in text.split("[Event")[1:]]
-    assert len(chunks) == 2 and "{" not in text
-    for n, (chunk, rec) in enumerate(zip(chunks, records, strict=True)):
-        path = tmp_path / f"game{n}.pgn"
-        path.write_text(chunk)
-        theirs = cchess.Game.read_from(str(path))
-        moves = [m for line in theirs.dump_iccs_moves() for m in line]
-        assert len(moves) == len(rec.moves), f"cchess stopped at move {len(moves)}"
-        replayed = replay(next(iter(read_pgn(chunk))))
-        assert replayed.moves == rec.moves
+    assert "{" not in text
+    for theirs, moves, replayed in read_by_cchess(text, [r.moves for r in records], tmp_path):
         board = theirs.init_board.copy()
         for move in moves:
             assert board.move_iccs(move) is not None
@@ -150,15 +161,8 @@ def test_match_pgn_read_by_python_chess_and_cchess(tmp_path: Path, engine_exe: P
                       "--pgn", str(path), "--pgn-notation", notation, *extra)  # fmt: skip
         assert done.returncode == 0 and "played 0, resumed past 2" in done.stdout, done.stderr
     text = chinese.read_text()
-    chunks = ["[Event" + c for c in text.split("[Event")[1:]]
-    assert len(chunks) == 2 and "{" not in text and text.count('[Format "Chinese"]') == 2
-    for n, (chunk, rec) in enumerate(zip(chunks, records, strict=True)):
-        path = tmp_path / f"chinese{n}.pgn"
-        path.write_text(chunk)
-        theirs = cchess.Game.read_from(str(path))
-        moves = [m for line in theirs.dump_iccs_moves() for m in line]
-        assert len(moves) == len(rec.moves), f"cchess stopped at move {len(moves)}"
-        assert replay(next(iter(read_pgn(chunk)))).moves == rec.moves
+    assert "{" not in text and text.count('[Format "Chinese"]') == 2
+    assert len(read_by_cchess(text, [r.moves for r in records], tmp_path)) == 2
     in_chinese = list(read_pgn(traditional.read_text()))
     in_wxf = list(read_pgn(wxf.read_text()))
     for cn_game, wxf_game, rec in zip(in_chinese, in_wxf, records, strict=True):
