@@ -15,7 +15,12 @@ module of one such call differs from the previous such call's. Third-party code
 (uvicorn, Starlette, FastAPI, pydantic) is not counted, whatever it costs.
 
     .venv/bin/python scripts/measure_request_path.py [--level 2] [--variant xiangqi]
-        [--json] [--list]
+        [--json] [--list] [--tree PATH]
+
+It also splits the functions by area (the HTTP layer, the service, the level engine, the
+weak levels' own choice, the rules checker, the protocol client), so a change is seen
+where it lands. ``--tree`` measures another checkout (a ``git worktree`` of an older
+commit) with this script: its packages are imported and counted instead.
 """
 
 from __future__ import annotations
@@ -38,6 +43,48 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 COUNTED = (str(ROOT / "ladder") + os.sep, str(ROOT / "protocol") + os.sep)
 
+#: Where a counted module belongs: the first area with a prefix it starts with; any other
+#: module of ``ladder/`` is the level engine's. The flat names are an older tree's
+#: (before issue 36 put the service and the level modules in subpackages).
+AREAS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "HTTP",
+        (
+            "ladder.service.http",
+            "ladder.service.app",
+            "ladder.service.middleware",
+            "ladder.service.http_protocol",
+            "ladder.service.routes",
+            "ladder.service.observe",
+            "ladder.service.strict_json",
+            "ladder.service.access",
+            "ladder.service.version_pin",
+            "ladder.service.handlers",
+        ),
+    ),
+    ("service", ("ladder.service",)),
+    (
+        "weak levels' choice",
+        (
+            "ladder.level_engine.beginner",
+            "ladder.level_engine.second_look",
+            "ladder.level_engine.choice_rules",
+            "ladder.material",
+            "ladder.beginner",
+            "ladder.second_look",
+            "ladder.choice_rules",
+        ),
+    ),
+    ("rules checker", ("ladder.rules",)),
+    ("protocol", ("protocol",)),
+    ("level engine", ("ladder",)),
+)
+
+
+def area_of(module: str) -> str:
+    """The area of ``module`` (see :data:`AREAS`)."""
+    return next(name for name, prefixes in AREAS if module.startswith(prefixes))
+
 
 @dataclass
 class Path_:
@@ -51,12 +98,20 @@ class Path_:
     def modules(self) -> set[str]:
         return {module for module, _ in self.functions}
 
+    def by_area(self) -> dict[str, tuple[int, int]]:
+        """Functions and modules entered, area by area (in :data:`AREAS`' order)."""
+        out: dict[str, tuple[int, int]] = {}
+        for name, _ in AREAS:
+            entered = [(m, f) for m, f in self.functions if area_of(m) == name]
+            out[name] = (len(entered), len({m for m, _ in entered}))
+        return out
+
 
 def module_of(filename: str) -> str | None:
     """``ladder.service.domain.mover`` for a file of the checkout's packages, else None."""
     if not filename.startswith(COUNTED):
         return None
-    rel = Path(filename).relative_to(ROOT).with_suffix("")
+    rel = Path(filename).relative_to(Path(COUNTED[0]).parent).with_suffix("")
     parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
     return ".".join(parts)
 
@@ -123,7 +178,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", default="xiangqi")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--list", action="store_true", help="list the functions entered")
+    parser.add_argument(
+        "--tree", type=Path, default=None, help="another checkout to measure (default: this one)"
+    )
     args = parser.parse_args(argv)
+    if args.tree is not None:  # its packages, imported and counted in place of ours
+        global COUNTED
+        tree = args.tree.resolve()
+        COUNTED = (str(tree / "ladder") + os.sep, str(tree / "protocol") + os.sep)
+        sys.path.insert(0, str(tree))
 
     from ladder.cli import main as ladder_main
 
@@ -168,6 +231,9 @@ def main(argv: list[str] | None = None) -> int:
         "modules": len(path.modules()),
         "module_switches": path.switches,
         "calls": path.calls,
+        "by_area": {
+            name: {"functions": f, "modules": m} for name, (f, m) in path.by_area().items()
+        },
     }
     if args.json:
         print(json.dumps(figures, indent=2))
@@ -177,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{figures['functions']} functions in {figures['modules']} modules of ladder/ and "
             f"protocol/, {figures['module_switches']} module switches ({path.calls} calls)"
         )
+        for name, (functions, modules) in path.by_area().items():
+            print(f"  {name:<20} {functions:>4} functions in {modules:>2} modules")
     if args.list:
         for module, name in sorted(path.functions):
             print(f"  {module}:{name}")
