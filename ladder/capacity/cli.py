@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # loaded when the command runs
     from ladder.capacity.model import LevelCost, Prediction, Workload
     from ladder.level_times import LevelTimes
+    from ladder.levels import Level
     from ladder.service.operations.config import ServiceConfig
 
 __all__ = ["add_capacity"]
@@ -28,8 +29,6 @@ REQUESTS = 50_000
 
 
 def add_capacity(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from ladder.arg_types import non_negative_float, non_negative_int, positive_float, positive_int
-
     p = sub.add_parser(
         "capacity",
         help="the instances, engines and cores a site needs (a simulation)",
@@ -39,7 +38,17 @@ def add_capacity(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         "least-connections balancer with the service's lanes and queues. Its figures are "
         "the model's output (docs/operations.md, 'Sizing a site').",
     )
-    site = p.add_argument_group("the site")
+    _add_site(p.add_argument_group("the site"))
+    _add_instance(p.add_argument_group("an instance (ladder serve's options of the same names)"))
+    _add_costs(p.add_argument_group("the costs"))
+    _add_simulation(p.add_argument_group("the simulation"))
+    p.add_argument("--json", action="store_true", help="the figures as JSON")
+    p.set_defaults(func=_cmd_capacity)
+
+
+def _add_site(site: argparse._ArgumentGroup) -> None:
+    from ladder.arg_types import non_negative_float, positive_float, positive_int
+
     site.add_argument("--games", type=positive_int, required=True, help="concurrent games")
     site.add_argument(
         "--mix",
@@ -76,7 +85,11 @@ def add_capacity(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         help="the p99 of a searched move's wait for an engine, at most (default 0.5; a "
         "move refused 503 counts as an endless wait)",
     )
-    inst = p.add_argument_group("an instance (ladder serve's options of the same names)")
+
+
+def _add_instance(inst: argparse._ArgumentGroup) -> None:
+    from ladder.arg_types import non_negative_int, positive_float, positive_int
+
     inst.add_argument(
         "--engines",
         type=positive_int,
@@ -111,7 +124,11 @@ def add_capacity(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         metavar="N",
         help="simulate this many instances rather than find the fewest for the target",
     )
-    costs = p.add_argument_group("the costs")
+
+
+def _add_costs(costs: argparse._ArgumentGroup) -> None:
+    from ladder.arg_types import non_negative_float
+
     costs.add_argument(
         "--levels",
         type=Path,
@@ -142,7 +159,11 @@ def add_capacity(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         help="a request's own time beside its search: HTTP, the balancer "
         f"(default {OVERHEAD_MS:g})",
     )
-    sim = p.add_argument_group("the simulation")
+
+
+def _add_simulation(sim: argparse._ArgumentGroup) -> None:
+    from ladder.arg_types import positive_int
+
     sim.add_argument(
         "--requests",
         type=positive_int,
@@ -152,8 +173,6 @@ def add_capacity(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         "slowest level needs them to reach a steady state)",
     )
     sim.add_argument("--seed", type=int, default=1, help="the simulation's random draws")
-    p.add_argument("--json", action="store_true", help="the figures as JSON")
-    p.set_defaults(func=_cmd_capacity)
 
 
 def _share(text: str) -> float:
@@ -167,40 +186,15 @@ def _share(text: str) -> float:
 
 
 def _cmd_capacity(args: argparse.Namespace) -> int:
-    from ladder.capacity.mix import parse_levels, parse_variants
-    from ladder.capacity.model import Workload, level_costs, predict, request_kinds, shape_of, size
+    from ladder.capacity.model import level_costs, predict, request_kinds, shape_of, size
     from ladder.capacity.simulation import Draw
-    from ladder.engine_binary import EngineNotBuilt, find_engine
-    from ladder.levels import load_levels
-    from ladder.service.cli import _level_times, _levels_file
-    from ladder.service.operations.config import ServiceConfig
-    from ladder.variants import VARIANT_IDS
+    from ladder.engine_binary import EngineNotBuilt
 
     try:
-        levels_file = _levels_file(args.levels)
-        table = load_levels(levels_file)
-        variants = parse_variants(args.variants, VARIANT_IDS)
-        mix = parse_levels(args.mix, set.intersection(*(set(table[v]) for v in variants)))
-        try:
-            engine: Path | None = find_engine().path
-        except EngineNotBuilt:
-            if args.level_times is not None:
-                raise
-            engine = None  # no engine here: a cached file cannot be checked, times estimated
-        times = _level_times(args.level_times, engine, levels_file)
-        service = ServiceConfig(engines=args.engines, short_engines=args.short_engines)
-        config = ServiceConfig(
-            engines=args.engines,
-            short_engines=args.short_engines,
-            max_queue=service.max_queue if args.max_queue is None else args.max_queue,
-            queue_timeout_s=service.queue_timeout_s
-            if args.queue_timeout is None
-            else args.queue_timeout,
-        )
+        table, workload, times, config = _read_site(args)
     except (ValueError, EngineNotBuilt) as exc:
         print(f"ladder capacity: {exc}", file=sys.stderr)
         return 2
-    workload = Workload(args.games, args.move_interval, mix, variants, args.book_share)
     costs = level_costs(table, workload, times, config)
     kinds = request_kinds(workload, costs)
     shape = shape_of(config)
@@ -223,31 +217,71 @@ def _cmd_capacity(args: argparse.Namespace) -> int:
             print(f"ladder capacity: {exc}", file=sys.stderr)
             return 2
     if args.json:
-        print(
-            json.dumps(
-                _finite(
-                    {
-                        "model_output": True,
-                        "workload": asdict(workload) | {"rate": workload.rate},
-                        "instance": {
-                            "engines": config.engines,
-                            "lanes": config.lane_caps,
-                            "max_queue": config.max_queue,
-                            "queue_timeout_s": config.queue_timeout_s,
-                        },
-                        "costs": [asdict(c) for c in costs],
-                        "cost_spread": args.cost_spread,
-                        "overhead_ms": args.overhead_ms,
-                        "target_p99_wait_s": args.target_p99_wait,
-                        "cores": result.engines,
-                        **asdict(result),
-                    }
-                )
-            )
-        )
-        return 0
-    _print(args, workload, costs, config, times, result)
+        print(json.dumps(_finite(_figures(args, workload, costs, config, result))))
+    else:
+        _print(args, workload, costs, config, times, result)
     return 0
+
+
+def _read_site(
+    args: argparse.Namespace,
+) -> tuple[dict[str, dict[int, Level]], Workload, LevelTimes | None, ServiceConfig]:
+    """The levels, the workload, the levels' measured times (None: not measured here)
+    and an instance's configuration that ``args`` describe. Raises ValueError (or
+    EngineNotBuilt for a stated times file without an engine) for what cannot be used."""
+    from ladder.capacity.mix import parse_levels, parse_variants
+    from ladder.capacity.model import Workload
+    from ladder.engine_binary import EngineNotBuilt, find_engine
+    from ladder.levels import load_levels
+    from ladder.service.cli import _level_times, _levels_file
+    from ladder.service.operations.config import ServiceConfig
+    from ladder.variants import VARIANT_IDS
+
+    levels_file = _levels_file(args.levels)
+    table = load_levels(levels_file)
+    variants = parse_variants(args.variants, VARIANT_IDS)
+    mix = parse_levels(args.mix, set.intersection(*(set(table[v]) for v in variants)))
+    try:
+        engine: Path | None = find_engine().path
+    except EngineNotBuilt:
+        if args.level_times is not None:
+            raise
+        engine = None  # no engine here: a cached file cannot be checked, times estimated
+    times = _level_times(args.level_times, engine, levels_file)
+    stated = {"max_queue": args.max_queue, "queue_timeout_s": args.queue_timeout}
+    config = ServiceConfig(
+        engines=args.engines,
+        short_engines=args.short_engines,
+        **{name: value for name, value in stated.items() if value is not None},
+    )
+    workload = Workload(args.games, args.move_interval, mix, variants, args.book_share)
+    return table, workload, times, config
+
+
+def _figures(
+    args: argparse.Namespace,
+    workload: Workload,
+    costs: list[LevelCost],
+    config: ServiceConfig,
+    result: Prediction,
+) -> dict[str, object]:
+    """The run's figures as ``--json`` prints them."""
+    return {
+        "model_output": True,
+        "workload": asdict(workload) | {"rate": workload.rate},
+        "instance": {
+            "engines": config.engines,
+            "lanes": config.lane_caps,
+            "max_queue": config.max_queue,
+            "queue_timeout_s": config.queue_timeout_s,
+        },
+        "costs": [asdict(c) for c in costs],
+        "cost_spread": args.cost_spread,
+        "overhead_ms": args.overhead_ms,
+        "target_p99_wait_s": args.target_p99_wait,
+        "cores": result.engines,
+        **asdict(result),
+    }
 
 
 def _finite(value: object) -> object:
