@@ -39,6 +39,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from ladder.engine_binary import engine_build_key
 from ladder.service.domain.errors import ErrorCode, ServiceError
 from ladder.service.domain.models import (
     Clock,
@@ -54,7 +55,6 @@ from ladder.service.domain.mover import MoveService
 from ladder.service.domain.status import FAILURES, as_list, as_service_error, request_model
 from ladder.service.http.version_pin import ENGINE_BUILD_HEADER, LEVELS_VERSION_HEADER, judge_pin
 from ladder.service.operations.config import ServiceConfig
-from ladder.service.operations.metrics import engine_build_key
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")

@@ -40,6 +40,7 @@ __all__ = [
     "build_hint",
     "builds_dir",
     "deprecation_notice",
+    "engine_build_key",
     "engine_path",
     "find_engine",
     "user_cache",
@@ -152,3 +153,12 @@ def engine_path() -> Path:
     """The path of :func:`find_engine`'s engine by the usual lookup (a command's
     ``--engine`` is found once and passed down in its players' specs and configs)."""
     return find_engine().path
+
+
+def engine_build_key(exe: Path | None) -> str:
+    """The engine build's cache key (scripts/build_engine.py names the build's folder
+    after it), or ``unknown`` for an engine that did not come from that cache."""
+    if exe is None:
+        return "unknown"
+    folder = exe.resolve().parent.name
+    return folder if folder.startswith("engine-") else "unknown"

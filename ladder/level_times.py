@@ -132,6 +132,24 @@ def write(times: LevelTimes, path: Path) -> None:
     os.replace(partial, path)
 
 
+def served_level_times(given: Path | None, engine: Path | None, levels: Path) -> LevelTimes | None:
+    """The level times to serve by: the file ``given`` (it must do: LevelTimesError, a
+    ValueError), else the per-user cache's if it is there and of this ``engine`` and
+    ``levels`` file."""
+    from ladder.engine_binary import engine_build_key
+    from ladder.levels import levels_version
+
+    path = given or default_path()
+    if given is None and not path.exists():
+        return None
+    try:
+        return read(path, engine_build_key(engine), levels_version(levels))
+    except LevelTimesError:
+        if given is not None:
+            raise
+        return None  # a stale measurement in the cache: the estimate, as if none
+
+
 __all__ = [
     "ExpectedSource",
     "LevelTimes",
@@ -139,5 +157,6 @@ __all__ = [
     "default_path",
     "expected",
     "read",
+    "served_level_times",
     "write",
 ]

@@ -500,3 +500,14 @@ def at_elo(levels: dict[int, Level], elo: float) -> Level:
         ),
         seconds_per_move=None,
     )
+
+
+def checked_levels_file(given: Path | None) -> Path:
+    """The levels file asked for (None: the shipped one), checked: a bad one is a one-line
+    error (LevelsError, or a ValueError naming the unreadable file)."""
+    path = given or LEVELS_FILE
+    try:
+        load_levels(path)
+    except OSError as exc:
+        raise ValueError(f"levels file {path}: {exc.strerror}") from None
+    return path

@@ -11,9 +11,9 @@ from dataclasses import asdict
 import pytest
 
 from ladder.client import Ladder, LadderSync, Served, ServiceError
+from ladder.engine_binary import engine_build_key
 from ladder.levels import LEVELS_FILE, levels_version
 from ladder.service.operations.config import ServiceConfig
-from ladder.service.operations.metrics import engine_build_key
 
 from .service.helpers import OUT_OF_BOOK, Server, service_engine, start_server
 

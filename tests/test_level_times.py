@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
+from ladder.engine_binary import engine_build_key
 from ladder.levels import LEVEL_NUMBERS, LEVELS_FILE, levels_version
-from ladder.service.operations.metrics import engine_build_key
 from ladder.variants import VARIANT_IDS
 
 from .service.helpers import run_ladder, service_engine, start_server

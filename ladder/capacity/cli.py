@@ -232,12 +232,12 @@ def _read_site(
     from ladder.capacity.mix import parse_levels, parse_variants
     from ladder.capacity.model import Workload
     from ladder.engine_binary import EngineNotBuilt, find_engine
-    from ladder.levels import load_levels
-    from ladder.service.cli import _level_times, _levels_file
+    from ladder.level_times import served_level_times
+    from ladder.levels import checked_levels_file, load_levels
     from ladder.service.operations.config import ServiceConfig
     from ladder.variants import VARIANT_IDS
 
-    levels_file = _levels_file(args.levels)
+    levels_file = checked_levels_file(args.levels)
     table = load_levels(levels_file)
     variants = parse_variants(args.variants, VARIANT_IDS)
     mix = parse_levels(args.mix, set.intersection(*(set(table[v]) for v in variants)))
@@ -247,7 +247,7 @@ def _read_site(
         if args.level_times is not None:
             raise
         engine = None  # no engine here: a cached file cannot be checked, times estimated
-    times = _level_times(args.level_times, engine, levels_file)
+    times = served_level_times(args.level_times, engine, levels_file)
     stated = {"max_queue": args.max_queue, "queue_timeout_s": args.queue_timeout}
     config = ServiceConfig(
         engines=args.engines,

@@ -162,12 +162,13 @@ def _move_asked(args: argparse.Namespace, request: dict[str, Any]) -> MoveRespon
 def _move_here(args: argparse.Namespace, request: dict[str, Any]) -> MoveResponse:
     """The move played in-process: on an engine of its own, started only past the book."""
     from ladder.engine_binary import engine_path
+    from ladder.levels import checked_levels_file
     from ladder.service.domain.models import MoveRequest
     from ladder.service.domain.status import FAILURES, as_service_error, request_model
     from ladder.service.local_move import play_move
     from ladder.service.operations.config import ServiceConfig
 
-    levels = _levels_file(args.levels)
+    levels = checked_levels_file(args.levels)
     engine = args.engine_path or engine_path()  # a missing engine is an error, book or not
     req = request_model(MoveRequest, **request)
     try:
@@ -217,7 +218,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     # the default action, which would end the process and, as a clean exit, for good.
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     from ladder.engine_binary import EngineNotBuilt, find_engine
-    from ladder.levels import levels_version
+    from ladder.level_times import served_level_times
+    from ladder.levels import checked_levels_file, levels_version
     from ladder.service.http.access import KeyFileError, read_keys
     from ladder.service.operations.option_sources import resolve
     from ladder.service.operations.server import ServeError
@@ -242,14 +244,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         if settings.api_keys is not None:
             read_keys(settings.api_keys)  # a bad file is a one-line error before anything starts
         engine = find_engine(settings.engine).path
-        levels = _levels_file(settings.levels)
+        levels = checked_levels_file(settings.levels)
         if settings.levels_version is not None:
             found = levels_version(levels)
             if found != settings.levels_version:
                 raise ValueError(
                     f"--levels-version {settings.levels_version}: {levels} is version {found}"
                 )
-        times = _level_times(settings.level_times, engine, levels)
+        times = served_level_times(settings.level_times, engine, levels)
         serve(settings.service_config(engine, levels, times), settings)
     except (ServeError, KeyFileError, EngineNotBuilt, ValueError) as exc:
         print(f"ladder serve: {exc}", file=sys.stderr)
@@ -258,6 +260,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def add_levels(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from ladder.arg_types import positive_int
+
     p = sub.add_parser(
         "levels", help="print the strength levels", description="The eight levels of each variant."
     )
@@ -279,22 +283,12 @@ def add_levels(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--out", type=Path, default=None, metavar="FILE", help="with --measure")
     p.add_argument(
         "--positions",
-        type=_positive,
+        type=positive_int,
         default=6,
         metavar="N",
         help="with --measure: positions a level plays (default 6)",
     )
     p.set_defaults(func=_cmd_levels)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
 
 
 def _add_levels_option(p: argparse.ArgumentParser) -> None:
@@ -307,52 +301,25 @@ def _add_levels_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _level_times(given: Path | None, engine: Path | None, levels: Path) -> LevelTimes | None:
-    """The level times to serve: the file given (it must do: LevelTimesError, a
-    ValueError), else the per-user cache's if there and of this engine and ladder."""
-    from ladder.level_times import LevelTimesError, default_path, read
-    from ladder.levels import levels_version
-    from ladder.service.operations.metrics import engine_build_key
-
-    path = given or default_path()
-    if given is None and not path.exists():
-        return None
-    try:
-        return read(path, engine_build_key(engine), levels_version(levels))
-    except LevelTimesError:
-        if given is not None:
-            raise
-        return None  # a stale measurement in the cache: the estimate, as if none
-
-
-def _levels_file(given: Path | None) -> Path:
-    """The levels file asked for, checked: a bad one is a one-line error (LevelsError)."""
-    from ladder.levels import LEVELS_FILE, load_levels
-
-    path = given or LEVELS_FILE
-    try:
-        load_levels(path)
-    except OSError as exc:
-        raise ValueError(f"levels file {path}: {exc.strerror}") from None
-    return path
-
-
 def _cmd_levels(args: argparse.Namespace) -> int:
     from ladder.engine_binary import EngineNotBuilt, find_engine
     from ladder.human_reference import human_reference
-    from ladder.level_times import default_path, expected, write
-    from ladder.levels import elo_range, level_row, levels_version, load_levels
+    from ladder.level_times import default_path, expected, served_level_times, write
+    from ladder.levels import checked_levels_file, elo_range, level_row, levels_version, load_levels
     from ladder.service.operations.measure_levels import measure
     from ladder.variants import VARIANT_IDS
 
     times: LevelTimes | None
     try:
-        table = load_levels(_levels_file(args.levels))
+        table = load_levels(checked_levels_file(args.levels))
         if args.measure:
             out = args.out or default_path()
             times = asyncio.run(
                 measure(
-                    find_engine().path, _levels_file(args.levels), list(VARIANT_IDS), args.positions
+                    find_engine().path,
+                    checked_levels_file(args.levels),
+                    list(VARIANT_IDS),
+                    args.positions,
                 )
             )
             write(times, out)
@@ -364,11 +331,11 @@ def _cmd_levels(args: argparse.Namespace) -> int:
                 if args.level_times is not None:
                     raise
                 engine = None  # no engine here: the levels as shipped, times estimated
-            times = _level_times(args.level_times, engine, _levels_file(args.levels))
+            times = served_level_times(args.level_times, engine, checked_levels_file(args.levels))
     except (ValueError, EngineNotBuilt) as exc:
         print(f"ladder levels: {exc}", file=sys.stderr)
         return 2
-    version = levels_version(_levels_file(args.levels))
+    version = levels_version(checked_levels_file(args.levels))
     if args.json:
         import json
 
@@ -392,7 +359,7 @@ def _cmd_levels(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    print(f"ladder version {version} ({_levels_file(args.levels)})")
+    print(f"ladder version {version} ({checked_levels_file(args.levels)})")
     for variant, levels in table.items():
         rows = []
         for n, lv in sorted(levels.items()):

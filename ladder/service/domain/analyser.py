@@ -43,6 +43,7 @@ from ladder.analysis.plies import PlyAnalysis
 from ladder.analysis.runner import AnalysisInputError, GamePositions, analyse
 from ladder.analysis.search import Evaluation
 from ladder.analysis.summary import summarise
+from ladder.engine_binary import engine_build_key
 from ladder.notations import line_in, move_in
 from ladder.rules import Game
 from ladder.service.domain.analysis_models import (
@@ -66,7 +67,6 @@ from ladder.service.domain.recent import RecentCache
 from ladder.service.domain.status import as_service_error
 from ladder.service.engines.pool import PoolError, QueueFull, QueueTimeout
 from ladder.service.operations.config import LONG_LANE
-from ladder.service.operations.metrics import engine_build_key
 from protocol.errors import EngineFailure
 
 log = logging.getLogger("ladder.analysis")

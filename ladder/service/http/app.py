@@ -23,6 +23,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
+from ladder.engine_binary import engine_build_key
 from ladder.service.domain.analyser import Analyser
 from ladder.service.domain.mover import MoveService
 from ladder.service.http.access import Access, KeyRing, RateLimit
@@ -33,7 +34,6 @@ from ladder.service.http.play_page import add_play_page
 from ladder.service.http.routes import MOVE_PATH, router
 from ladder.service.http.version_pin import ENGINE_BUILD_HEADER, LEVELS_VERSION_HEADER, VersionPin
 from ladder.service.operations.config import ServiceConfig
-from ladder.service.operations.metrics import engine_build_key
 
 
 def create_app(

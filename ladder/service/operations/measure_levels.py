@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 from ladder.client import Ladder
+from ladder.engine_binary import engine_build_key
 from ladder.level_times import OUT_OF_BOOK, LevelTimes
 from ladder.levels import levels_version, load_levels
 from ladder.service.operations.config import ServiceConfig
-from ladder.service.operations.metrics import engine_build_key
 
 __all__ = ["measure"]
 

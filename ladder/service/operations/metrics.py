@@ -33,6 +33,7 @@ from prometheus_client import (
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from ladder.engine_binary import engine_build_key
 from ladder.levels import LEVEL_NUMBERS
 from ladder.service.operations.config import LONG_LANE, SHORT_LANE
 from ladder.variants import VARIANT_IDS
@@ -128,15 +129,6 @@ def _package_version() -> str:
         return version("mistboard-ladder")
     except PackageNotFoundError:
         return "unknown"
-
-
-def engine_build_key(exe: Path | None) -> str:
-    """The engine build's cache key (scripts/build_engine.py names the build's folder
-    after it), or ``unknown`` for an engine that did not come from that cache."""
-    if exe is None:
-        return "unknown"
-    folder = exe.resolve().parent.name
-    return folder if folder.startswith("engine-") else "unknown"
 
 
 #: How a gauge's values combine across the processes of ``ladder serve --workers N``

@@ -25,7 +25,7 @@ from typing import Any
 
 import uvicorn
 
-from ladder.engine_binary import PATCHED_OPTION
+from ladder.engine_binary import PATCHED_OPTION, engine_build_key
 from ladder.levels import largest_hash_mb, load_levels
 from ladder.service.domain.mover import MoveService
 from ladder.service.engines.engine_slot import EngineSlot
@@ -34,7 +34,6 @@ from ladder.service.http.http_protocol import guarded_protocol
 from ladder.service.http.version_pin import answer_headers
 from ladder.service.operations.config import ServiceConfig
 from ladder.service.operations.logs import logging_config
-from ladder.service.operations.metrics import engine_build_key
 from ladder.service.operations.settings import ServeSettings
 from protocol import EngineFailure
 

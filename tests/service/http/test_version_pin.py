@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from ladder.engine_binary import engine_build_key
 from ladder.levels import LEVELS_FILE, levels_version
-from ladder.service.operations.metrics import engine_build_key
 from tests.service.helpers import OUT_OF_BOOK, Server, service_engine, start_server
 
 BUILD, LEVELS = "X-Ladder-Engine-Build", "X-Ladder-Levels-Version"
