@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the service's modules load when a command runs, not at start
     from ladder.level_times import LevelTimes
+    from ladder.levels import Level
     from ladder.service.domain.models import MoveResponse
 
 #: Environment variable the CLI reads an API key from (``ladder move --url``).
@@ -302,64 +303,84 @@ def _add_levels_option(p: argparse.ArgumentParser) -> None:
 
 
 def _cmd_levels(args: argparse.Namespace) -> int:
-    from ladder.engine_binary import EngineNotBuilt, find_engine
-    from ladder.human_reference import human_reference
-    from ladder.level_times import default_path, expected, served_level_times, write
-    from ladder.levels import checked_levels_file, elo_range, level_row, levels_version, load_levels
-    from ladder.service.operations.measure_levels import measure
-    from ladder.variants import VARIANT_IDS
+    from ladder.engine_binary import EngineNotBuilt
+    from ladder.levels import checked_levels_file, levels_version, load_levels
 
-    times: LevelTimes | None
     try:
-        table = load_levels(checked_levels_file(args.levels))
-        if args.measure:
-            out = args.out or default_path()
-            times = asyncio.run(
-                measure(
-                    find_engine().path,
-                    checked_levels_file(args.levels),
-                    list(VARIANT_IDS),
-                    args.positions,
-                )
-            )
-            write(times, out)
-            print(f"level times measured ({args.positions} positions a level): {out}")
-        else:
-            try:
-                engine: Path | None = find_engine().path
-            except EngineNotBuilt:
-                if args.level_times is not None:
-                    raise
-                engine = None  # no engine here: the levels as shipped, times estimated
-            times = served_level_times(args.level_times, engine, checked_levels_file(args.levels))
+        levels_file = checked_levels_file(args.levels)
+        table = load_levels(levels_file)
+        times = _levels_times(args, levels_file)
     except (ValueError, EngineNotBuilt) as exc:
         print(f"ladder levels: {exc}", file=sys.stderr)
         return 2
-    version = levels_version(checked_levels_file(args.levels))
+    version = levels_version(levels_file)
     if args.json:
-        import json
+        _print_levels_json(table, times, version)
+    else:
+        print(f"ladder version {version} ({levels_file})")
+        _print_levels_table(table, times)
+    return 0
 
-        print(
-            json.dumps(
-                {
-                    v: [
-                        level_row(lv)
-                        | {
-                            "levels_version": version,
-                            "human_reference": human_reference(v, lv),
-                            "expected_seconds": when[0],
-                            "expected_source": when[1],
-                        }
-                        for n, lv in sorted(t.items())
-                        for when in [expected(v, lv, times)]
-                    ]
-                    for v, t in table.items()
-                },
-                indent=2,
-            )
+
+def _levels_times(args: argparse.Namespace, levels_file: Path) -> LevelTimes | None:
+    """The levels' times a move: measured now (``--measure``, written to its file), or
+    the ones served (a stated or cached file of this engine and ladder; None: none)."""
+    from ladder.engine_binary import EngineNotBuilt, find_engine
+    from ladder.level_times import default_path, served_level_times, write
+    from ladder.service.operations.measure_levels import measure
+    from ladder.variants import VARIANT_IDS
+
+    if args.measure:
+        out = args.out or default_path()
+        times = asyncio.run(
+            measure(find_engine().path, levels_file, list(VARIANT_IDS), args.positions)
         )
-        return 0
-    print(f"ladder version {version} ({checked_levels_file(args.levels)})")
+        write(times, out)
+        print(f"level times measured ({args.positions} positions a level): {out}")
+        return times
+    try:
+        engine: Path | None = find_engine().path
+    except EngineNotBuilt:
+        if args.level_times is not None:
+            raise
+        engine = None  # no engine here: the levels as shipped, times estimated
+    return served_level_times(args.level_times, engine, levels_file)
+
+
+def _print_levels_json(
+    table: dict[str, dict[int, Level]], times: LevelTimes | None, version: str
+) -> None:
+    import json
+
+    from ladder.human_reference import human_reference
+    from ladder.level_times import expected
+    from ladder.levels import level_row
+
+    print(
+        json.dumps(
+            {
+                v: [
+                    level_row(lv)
+                    | {
+                        "levels_version": version,
+                        "human_reference": human_reference(v, lv),
+                        "expected_seconds": when[0],
+                        "expected_source": when[1],
+                    }
+                    for n, lv in sorted(t.items())
+                    for when in [expected(v, lv, times)]
+                ]
+                for v, t in table.items()
+            },
+            indent=2,
+        )
+    )
+
+
+def _print_levels_table(table: dict[str, dict[int, Level]], times: LevelTimes | None) -> None:
+    from ladder.level_times import expected
+    from ladder.levels import elo_range
+
     for variant, levels in table.items():
         rows = []
         for n, lv in sorted(levels.items()):
@@ -397,4 +418,3 @@ def _cmd_levels(args: argparse.Namespace) -> int:
         )
         + ")"
     )
-    return 0
