@@ -27,6 +27,14 @@ def add_calibrate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         "the tuning criteria. Writes the calibrated levels file to --out (the shipped "
         "file only with --write). Resumable: run the same command again.",
     )
+    _add_what(p)
+    _add_where(p)
+    _add_how(p)
+    p.set_defaults(func=_cmd_calibrate)
+
+
+def _add_what(p: argparse.ArgumentParser) -> None:
+    """What is calibrated, from which levels file, into which."""
     p.add_argument(
         "--variant",
         action="append",
@@ -58,6 +66,10 @@ def add_calibrate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         action="store_true",
         help="replace the levels file given by --levels (the shipped one by default)",
     )
+
+
+def _add_where(p: argparse.ArgumentParser) -> None:
+    """Where the games and the reports are kept."""
     p.add_argument("--db", type=Path, default=Path("calibrate.sqlite"), help="results database")
     p.add_argument(
         "--record",
@@ -67,6 +79,10 @@ def add_calibrate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         "(the project's is calibration/)",
     )
     p.add_argument("--docs", type=Path, default=None, help="write ladder.md and plots here")
+
+
+def _add_how(p: argparse.ArgumentParser) -> None:
+    """How the games are played (or only estimated)."""
     p.add_argument(
         "--budget",
         type=float,
@@ -102,7 +118,6 @@ def add_calibrate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         default=300_000,
         help="with --estimate: the engine's nodes per second on one core (default 300000)",
     )
-    p.set_defaults(func=_cmd_calibrate)
 
 
 def _print_estimate(variants: tuple[str, ...], plan: Plan, levels: Path, nps: float) -> int:
