@@ -86,21 +86,33 @@ def python_chess_games(text: str) -> list[dict[str, Any]]:
     return games
 
 
-def ladder(*args: str) -> subprocess.CompletedProcess[str]:
+def ladder(*args: str, path: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``ladder ARGS`` run as a command; ``path``: a folder put first on its PATH."""
+    env = (
+        None if path is None else {**os.environ, "PATH": f"{path}{os.pathsep}{os.environ['PATH']}"}
+    )
     return subprocess.run(
-        [sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "ladder.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
     )
 
 
 def test_match_pgn_read_by_python_chess_and_cchess(tmp_path: Path, engine_exe: Path) -> None:
     db, wxf, iccs = tmp_path / "m.sqlite", tmp_path / "wxf.pgn", tmp_path / "iccs.pgn"
+    # The engine by name on the PATH: a match's seed comes from its players' specs, so a
+    # spec with the engine's path (a new build's folder) would play other games.
+    fsf = f"engine:{engine_exe.name},nodes=300,name=fsf300"
     common = ["--variant", "xiangqi", "--games", "2", "--db", str(db), "--max-plies", "60"]
-    done = ladder("match", "level:1", f"engine:{engine_exe},nodes=300,name=fsf300", *common,
-                  "--pgn", str(wxf))  # fmt: skip
+    common += ["--seed", "1"]
+    done = ladder("match", "level:1", fsf, *common,
+                  "--pgn", str(wxf), path=engine_exe.parent)  # fmt: skip
     assert done.returncode == 0, done.stderr
     # the same games again, from the database, in ICCS without comments
-    done = ladder("match", "level:1", f"engine:{engine_exe},nodes=300,name=fsf300", *common,
-                  "--pgn", str(iccs), "--pgn-notation", "iccs", "--pgn-min")  # fmt: skip
+    done = ladder("match", "level:1", fsf, *common, "--pgn", str(iccs),
+                  "--pgn-notation", "iccs", "--pgn-min", path=engine_exe.parent)  # fmt: skip
     assert done.returncode == 0 and "played 0, resumed past 2" in done.stdout, done.stderr
     with ResultStore(db) as store:
         records = sorted(store.records(), key=lambda r: r.game_no)
@@ -157,8 +169,8 @@ def test_match_pgn_read_by_python_chess_and_cchess(tmp_path: Path, engine_exe: P
     chinese, traditional = tmp_path / "chinese.pgn", tmp_path / "traditional.pgn"
     for path, notation, extra in ((chinese, "chinese", ["--pgn-min"]),
                                   (traditional, "chinese-traditional", [])):  # fmt: skip
-        done = ladder("match", "level:1", f"engine:{engine_exe},nodes=300,name=fsf300", *common,
-                      "--pgn", str(path), "--pgn-notation", notation, *extra)  # fmt: skip
+        done = ladder("match", "level:1", fsf, *common, "--pgn", str(path),
+                      "--pgn-notation", notation, *extra, path=engine_exe.parent)  # fmt: skip
         assert done.returncode == 0 and "played 0, resumed past 2" in done.stdout, done.stderr
     text = chinese.read_text()
     assert "{" not in text and text.count('[Format "Chinese"]') == 2
