@@ -239,7 +239,7 @@ class ServiceGate:
         dependency solving and response re-validation."""
         scope["route"] = self.route  # what the router would set (request metrics use it)
         try:
-            reply = await play_move(self.service, req, receive, scope["state"]["trace"])
+            reply = await play_move(self.service, req, scope, receive, scope["state"]["trace"])
         except ServiceError as err:
             response: Response = error_response(err)
         except FAILURES as exc:
