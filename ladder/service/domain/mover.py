@@ -182,7 +182,7 @@ class MoveService:
         m.engines_alive.set(pool.alive_count)
         m.engines_live.set(pool.live_count)
         for lane in pool.lanes:
-            m.labelled(m.lane_in_flight, lane).set(pool.in_lane(lane))
+            m.lane_in_flight.labels(lane).set(pool.in_lane(lane))
 
     def sample_metrics(self) -> None:
         """Refresh the sampled metrics (CPU and memory of the server and its engines)."""

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar, cast, overload
+from typing import Any, Generic, Literal, TypeVar, overload
 
 import psutil
 from prometheus_client import (
@@ -142,7 +142,6 @@ def _package_version() -> str:
 GaugeCombine = Literal["livesum", "liveall", "livemax"]
 
 MetricT = TypeVar("MetricT", Counter, Gauge, Histogram)
-LabelledT = TypeVar("LabelledT", Counter, Gauge, Histogram)
 
 
 class MetricDefinition(Generic[MetricT]):
@@ -366,18 +365,8 @@ class Metrics:
                 setattr(self, definition.attribute, definition.create(self.registry))
         self._process = psutil.Process()
         self._init_series()
-        self._labelled: dict[tuple[object, tuple[str, ...]], Any] = {}
         self._move_series: dict[tuple[str, int | None], MoveSeries] = {}
         self._request_series: dict[tuple[str, int], tuple[Counter, Histogram]] = {}
-
-    def labelled(self, metric: LabelledT, *values: str) -> LabelledT:
-        """``metric.labels(*values)``, looked up once: ``labels()`` validates the values
-        and takes a lock on every call, about nine times a move otherwise."""
-        key = (metric, values)
-        series = self._labelled.get(key)
-        if series is None:
-            series = self._labelled[key] = metric.labels(*values)
-        return cast(LabelledT, series)
 
     def move_series(self, variant: str, level: int | None) -> MoveSeries:
         """The series of a move request in ``variant`` at ``level`` (None: at an Elo,
