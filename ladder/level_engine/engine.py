@@ -158,18 +158,34 @@ class LevelEngine:
     ) -> LevelMove:
         """``strength``'s move in ``game`` (not changed; it must have a legal move) drawn
         with ``seed``: its book move (:func:`~ladder.level_engine.level_move.book_move`),
-        else searched and chosen (:mod:`ladder.level_engine.level_move`); one attempt
-        (:meth:`search`). :meth:`play` is the same under :attr:`policy`.
+        else searched and chosen (:meth:`searched_move`); one attempt. :meth:`play` is
+        the same under :attr:`policy`.
 
         ``legal`` is ``game``'s legal moves when the caller has them already. ``allowed``
         (default: every legal move) narrows the choice, as UCCI's ``banmoves`` does: when
         the engine's best move is not allowed, the best allowed line is played, else a
         random allowed move. On a ``clock`` the search also stops at its time; the node
         limit stays."""
-        legal = legal if legal is not None else frozenset(game.legal_moves())
         booked = book_move(game, strength, seed, allowed)
         if booked is not None:
             return booked
+        return await self.searched_move(game, strength, seed, clock, legal=legal, allowed=allowed)
+
+    async def searched_move(
+        self,
+        game: Game,
+        strength: Level,
+        seed: int,
+        clock: MoveClock | None = None,
+        *,
+        legal: frozenset[str] | None = None,
+        allowed: frozenset[str] | None = None,
+    ) -> LevelMove:
+        """The level move out of the book: the search (:meth:`search`, one attempt) and
+        the choice (:mod:`ladder.level_engine.level_move`), as :meth:`play_once` plays
+        it once the book has no move. A door that looked in the book before it took an
+        engine (the move service: a book move is never queued) asks for this."""
+        legal = legal if legal is not None else frozenset(game.legal_moves())
         settings = strength.at_move(seed)
         ply = game.game_ply
         fen, moves = game.engine_position()

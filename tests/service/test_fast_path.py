@@ -219,6 +219,44 @@ async def test_disconnect_cancels_the_work() -> None:
     await _loop_turns()  # no cancellation left over
 
 
+async def test_the_server_s_client_gone_signal_cancels_the_work_without_a_watcher() -> None:
+    """``ladder serve``'s protocol resolves the connection's future when the client goes:
+    the work is cancelled as by a disconnect seen on ``receive``, which is not read."""
+    cancelled = asyncio.Event()
+    gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    async def unread() -> dict[str, Any]:
+        raise AssertionError("receive is not read when the server signals the disconnect")
+
+    async def work() -> str:
+        gone.set_result(None)  # the client goes away while the work runs
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "done"
+
+    tasks = len(asyncio.all_tasks())
+    with pytest.raises(ServiceError) as err:
+        await asyncio.wait_for(cancel_on_disconnect(unread, work(), Drain(), 1, gone), 5)
+    assert err.value.status == 499 and err.value.code == "client_disconnected"
+    assert cancelled.is_set() and len(asyncio.all_tasks()) <= tasks + 1
+    await _loop_turns()
+
+
+async def test_a_client_gone_after_the_work_cancels_nothing() -> None:
+    gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    async def work() -> str:
+        await asyncio.sleep(0)
+        return "done"
+
+    assert await cancel_on_disconnect(_receive(asyncio.Event()), work(), Drain(), 1, gone) == "done"
+    gone.set_result(None)  # the connection closes after the answer
+    await _loop_turns()
+
+
 async def test_work_done_first_is_not_cancelled_later() -> None:
     disconnect = asyncio.Event()
 

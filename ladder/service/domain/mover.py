@@ -64,10 +64,10 @@ from ladder.service.engines.engine_slot import EngineSlot, SlotFactory, default_
 from ladder.service.engines.pool import EnginePool, QueueFull, QueueTimeout
 from ladder.service.operations.config import ServiceConfig
 from ladder.service.operations.drain import Drain
-from ladder.service.operations.metrics import Metrics
+from ladder.service.operations.metrics import Metrics, MoveSeries
 from ladder.variants import VARIANT_IDS
 from protocol.errors import EngineFailure
-from protocol.retry import RetryDeadlineExceeded
+from protocol.retry import RetryDeadlineExceeded, RetryPolicy
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +88,35 @@ class MoveTrace:
     queue_wait_s: float | None = None
     engine: int | None = None  #: the pool slot that served it
     attempts: int = 0
+
+
+@dataclass(frozen=True)
+class MovePlan:
+    """What the service does for a move at one level, worked out once (at start for the
+    levels of the table, for each move at an Elo): its lane of the pool, the request's
+    deadline and one attempt's budget (:class:`ServiceConfig`), the retry policy, and
+    the engines it would rather have."""
+
+    level: Level
+    lane: str
+    deadline_s: float  #: the queue's wait and every attempt's (ServiceConfig.request_deadline)
+    attempt_s: float  #: one attempt's (ServiceConfig.attempt_budget)
+    policy: RetryPolicy
+    #: An idle engine whose hash table is the level's size already (resizing one, a new
+    #: table, cleared, costs more than a short search): the pool's preference.
+    prefer: Callable[[EngineSlot], bool]
+
+    @classmethod
+    def of(cls, config: ServiceConfig, level: Level) -> MovePlan:
+        hash_mb = level.hash_mb
+        return cls(
+            level,
+            config.lane(level),
+            config.request_deadline(level),
+            config.attempt_budget(level),
+            config.retry_policy(level),
+            lambda slot: slot.hash_mb == hash_mb,
+        )
 
 
 class MoveService:
@@ -133,18 +162,27 @@ class MoveService:
             watch_interval=self.config.watch_interval_s,
             check_interval=self.config.check_interval_s,
         )
+        #: Each level's plan, by the level's id (checked to be that level).
+        self._plans = {
+            id(lv): MovePlan.of(self.config, lv)
+            for table in self.levels.values()
+            for lv in table.values()
+        }
         m.engines.set(self.pool.size)
         m.set_build(self.config.engine_path)
 
-    def _pool_changed(self, engines: bool = True) -> None:
+    def _pool_changed(self) -> None:
+        """The pool's gauges, set from its state: when its engines change, at its watch's
+        tick (every ``watch_interval_s``) and at every scrape (:meth:`sample_metrics`),
+        never on a move's lease and release (under ``--workers N`` another process's
+        figures are those of its last tick)."""
         pool, m = self.pool, self.metrics
         m.queue_depth.set(pool.queue_depth)
         m.engines_busy.set(pool.busy_count)
-        if engines:  # a system call per engine: not on every lease (the watch refreshes)
-            m.engines_alive.set(pool.alive_count)
-            m.engines_live.set(pool.live_count)
+        m.engines_alive.set(pool.alive_count)
+        m.engines_live.set(pool.live_count)
         for lane in pool.lanes:
-            m.labelled(m.lane_in_flight, lane).set(pool.in_lane(lane))
+            m.lane_in_flight.labels(lane).set(pool.in_lane(lane))
 
     def sample_metrics(self) -> None:
         """Refresh the sampled metrics (CPU and memory of the server and its engines)."""
@@ -176,89 +214,81 @@ class MoveService:
         trace = trace if trace is not None else MoveTrace()
         trace.variant, trace.level, trace.elo = req.variant, req.level, req.elo
         seed = req.seed if req.seed is not None else secrets.randbits(53)
-        level = self.strength(req.variant, req.level, req.elo)
+        level = move_strength(self.levels, req.variant, req.level, req.elo)
         checked = await self.positions.judge(req.variant, req.fen, req.moves)
         check_not_over(checked)
         time_limit_ms = request_time_limit_ms(req)
+        series = self.metrics.move_series(req.variant, req.level)
         booked = book_move(checked.game, level, seed)
         if booked is not None:  # no engine needed: never queued behind searches
-            return self._respond(req, checked, seed, booked, 0.0, time_limit_ms)
-        label = self._label(req)
-        budget = self.config.request_deadline(level)  # the queue's wait and the search's
-        deadline = asyncio.get_running_loop().time() + budget
-        worker = await self._lease(level, label, budget, trace, time_limit_ms, clock_started)
+            return self._respond(req, checked, seed, booked, 0.0, time_limit_ms, series)
+        plan = self._plans.get(id(level))
+        if plan is None or plan.level is not level:  # an Elo's settings: made for this move
+            plan = MovePlan.of(self.config, level)
+        started = asyncio.get_running_loop().time()  # the request's deadline counts from here
+        worker = await self._lease(plan, series, trace, time_limit_ms, clock_started)
         if worker is None:
-            return self._hurried(req, checked, level, seed, trace, time_limit_ms)
+            return self._hurried(req, checked, level, seed, trace, time_limit_ms, series)
+        clock = None if time_limit_ms is None else MoveClock(time_limit_ms, clock_started)
         moved, elapsed = await self._search(
-            worker, checked, level, seed, label, deadline, trace, time_limit_ms, clock_started
+            worker, checked, plan, seed, started, series, trace, clock
         )
-        self.metrics.labelled(self.metrics.search_seconds, req.variant, label).observe(elapsed)
-        return self._respond(req, checked, seed, moved, elapsed, time_limit_ms)
+        series.search_seconds.observe(elapsed)
+        return self._respond(req, checked, seed, moved, elapsed, time_limit_ms, series)
 
     async def _lease(
         self,
-        level: Level,
-        label: str,
-        budget: float,
+        plan: MovePlan,
+        series: MoveSeries,
         trace: MoveTrace,
         time_limit_ms: int | None,
         clock_started: float,
     ) -> EngineSlot | None:
-        """An engine for the move, waited for in the queue (counted under ``label``);
+        """An engine for the move, waited for in the queue (counted in ``series``);
         None when the move's time on the clock ran out first (or the queue was full)."""
-        cfg = self.config
-        m = self.metrics
-        waiting = m.labelled(m.queued_moves, label)
-        queue_wait = m.labelled(m.queue_wait_seconds, label)
         # On a clock, the move's time bounds the wait, not --queue-timeout: an engine that
         # frees up after it would lose the game on time, and a 503 before it would refuse
         # a move the clock still has time for. Past it (or at once if the queue is full
         # and nobody's request there is over its fair share) the move is played without a
         # search. (A very long move time is cut where the request's deadline keeps one
         # attempt's time for the search.)
-        wait = min(cfg.queue_timeout_s, budget)
-        hurries = time_limit_ms is not None
+        wait = min(self.config.queue_timeout_s, plan.deadline_s)
         if time_limit_ms is not None:
             on_clock = time_limit_ms / 1000 - (time.monotonic() - clock_started)
-            wait = max(0.0, min(on_clock, budget - cfg.attempt_budget(level)))
-        waiting.inc()
+            wait = max(0.0, min(on_clock, plan.deadline_s - plan.attempt_s))
+        series.queued.inc()
         queued_at = time.perf_counter()
         try:
-            return await self.pool.acquire(
-                wait, trace.client, cfg.lane(level), _hash_sized_for(level)
-            )
+            return await self.pool.acquire(wait, trace.client, plan.lane, plan.prefer)
         except (QueueTimeout, QueueFull):  # a 503 would lose on time just the same
-            if not hurries:
-                m.busy.inc()  # refused: counted where the refusal is decided
+            if time_limit_ms is None:
+                self.metrics.busy.inc()  # refused: counted where the refusal is decided
                 raise
             return None
         finally:
-            waiting.dec()
+            series.queued.dec()
             trace.queue_wait_s = time.perf_counter() - queued_at
-            queue_wait.observe(trace.queue_wait_s)
+            series.queue_wait.observe(trace.queue_wait_s)
 
     async def _search(
         self,
         worker: EngineSlot,
         checked: Checked,
-        level: Level,
+        plan: MovePlan,
         seed: int,
-        label: str,
-        deadline: float,
+        started: float,
+        series: MoveSeries,
         trace: MoveTrace,
-        time_limit_ms: int | None,
-        clock_started: float,
+        clock: MoveClock | None,
     ) -> tuple[LevelMove, float]:
         """The level's move searched on the leased ``worker`` (given back after), under the
-        service's retry policy: at most ``max_attempts`` attempts until the request's
-        ``deadline`` (the loop's time); with the search's time.
+        plan's retry policy: at most ``max_attempts`` attempts within the request's
+        deadline, counted from ``started`` (the loop's time); with the search's time.
 
         A failed attempt gives its engine back to be replaced in the background, and the
         next one leases an engine anew: one that answers (another slot, or the failed
         one's once its replacement passed its start-up), never a replacement started for
         this attempt, which can fail the same way (killed during its ``isready``)."""
-        searching = self.metrics.labelled(self.metrics.searches_in_flight, label)
-        clock = None if time_limit_ms is None else MoveClock(time_limit_ms, clock_started)
         leased: EngineSlot | None = worker
         elapsed = 0.0
         dirty = True  # until an attempt answers: a failure or cancellation leaves it dirty
@@ -267,12 +297,12 @@ class MoveService:
             nonlocal leased, elapsed, dirty
             slot = leased
             if slot is None:
-                slot = leased = await self._acquire_again(deadline, trace.client, level)
+                slot = leased = await self._acquire_again(started + plan.deadline_s, trace, plan)
             trace.engine = slot.index
             trace.attempts += 1
             t0 = time.perf_counter()
             try:
-                moved = await slot.play(checked.game, level, seed, checked.legal, clock)
+                moved = await slot.play(checked.game, plan.level, seed, checked.legal, clock)
             except EngineFailure:
                 leased = None  # replaced in the background
                 self.pool.release(slot, dirty=True)
@@ -281,10 +311,9 @@ class MoveService:
             dirty = False
             return moved
 
-        searching.inc()
+        series.searching.inc()
         try:
-            since = deadline - self.config.request_deadline(level)
-            moved, _ = await self.config.retry_policy(level).run(attempt, since=since)
+            moved, _ = await plan.policy.run(attempt, since=started)
         except RetryDeadlineExceeded as exc:
             failures = "; ".join(f.reason for f in exc.failures)
             raise DeadlineExceeded(
@@ -294,20 +323,17 @@ class MoveService:
         except EngineFailure as exc:
             raise NoEngineAnswer(f"the engine gave no usable answer: {exc}") from None
         finally:
-            searching.dec()
+            series.searching.dec()
             if leased is not None:
                 self.pool.release(leased, dirty=dirty)
         return moved, elapsed
 
-    async def _acquire_again(self, deadline: float, client: str, level: Level) -> EngineSlot:
+    async def _acquire_again(self, deadline: float, trace: MoveTrace, plan: MovePlan) -> EngineSlot:
         """An engine for the next attempt, until the request's ``deadline`` (the loop's
         time); a refusal is counted busy."""
         try:
             return await self.pool.acquire(
-                deadline - asyncio.get_running_loop().time(),
-                client,
-                self.config.lane(level),
-                _hash_sized_for(level),
+                deadline - asyncio.get_running_loop().time(), trace.client, plan.lane, plan.prefer
             )
         except (QueueTimeout, QueueFull):
             self.metrics.busy.inc()
@@ -321,6 +347,7 @@ class MoveService:
         seed: int,
         trace: MoveTrace,
         time_limit_ms: int | None,
+        series: MoveSeries,
     ) -> MoveResponse:
         """The answer when the clock ran out before an engine of the request's lane was
         free: the level's move without a search
@@ -339,17 +366,7 @@ class MoveService:
                 "queue_wait_ms": round((trace.queue_wait_s or 0.0) * 1000, 3),
             },
         )
-        return self._respond(req, checked, seed, moved, 0.0, time_limit_ms)
-
-    @staticmethod
-    def _label(req: MoveRequest) -> str:
-        """The request's `level` label in the metrics: its level, or `elo`."""
-        return str(req.level) if req.level is not None else "elo"
-
-    def strength(self, variant: str, level: int | None, elo: float | None) -> Level:
-        """The settings a request asks for: a level's, or those interpolated at an Elo
-        (:class:`InvalidRequest` when the Elo is off the measured curve)."""
-        return move_strength(self.levels, variant, level, elo)
+        return self._respond(req, checked, seed, moved, 0.0, time_limit_ms, series)
 
     def _respond(
         self,
@@ -359,11 +376,12 @@ class MoveService:
         moved: LevelMove,
         elapsed: float,
         time_limit_ms: int | None,
+        series: MoveSeries,
     ) -> MoveResponse:
         """The answer (:func:`~ladder.service.domain.move_answer.move_response`), counted in
         ``moves`` (searched, from the book or hurried), the position after the move judged
         and cached for the game's next request."""
-        self.metrics.labelled(self.metrics.moves, req.variant, self._label(req)).inc()
+        series.moves.inc()
         after = self.positions.after(req.variant, req.fen, tuple(req.moves), checked, moved.move)
         return move_response(
             req, seed, checked.game, after, moved, elapsed, time_limit_ms, self.levels_version
@@ -442,13 +460,6 @@ class MoveService:
             queue_depth=pool.queue_depth,
             max_queue=pool.max_queue,
         )
-
-
-def _hash_sized_for(level: Level) -> Callable[[EngineSlot], bool]:
-    """The pool's preference for `level`: an idle engine whose hash table is the level's
-    size already (resizing one, a new table, cleared, costs more than a short search)."""
-    hash_mb = level.hash_mb
-    return lambda slot: slot.hash_mb == hash_mb
 
 
 __all__ = ["MoveService", "MoveTrace"]

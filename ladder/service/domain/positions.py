@@ -135,8 +135,13 @@ class Positions:
         fen: str | None,
         moves: list[str] | tuple[str, ...],
     ) -> Checked:
-        """Judge a position; long replays run in a thread, off the event loop."""
+        """Judge a position: the cache's when it was judged before (a game's next request
+        finds the position :meth:`after` cached), else from the nearest one cached; a
+        long replay in a thread, off the event loop."""
         mv = tuple(moves)
+        hit = self.cache.get((variant, fen, mv))
+        if hit is not None:
+            return hit
         if len(mv) > INLINE_PLIES and self._nearest(variant, fen, mv)[0] is None:
             return await asyncio.to_thread(self.judge_sync, variant, fen, mv)
         return self.judge_sync(variant, fen, mv)

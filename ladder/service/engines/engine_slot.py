@@ -202,14 +202,14 @@ class EngineSlot:
         legal: frozenset[str],
         clock: MoveClock | None = None,
     ) -> LevelMove:
-        """``level``'s move in ``game`` with ``seed`` (within its time on a ``clock``), one
-        attempt (:meth:`~ladder.level_engine.engine.LevelEngine.play_once`); raises
+        """``level``'s move in ``game`` with ``seed`` (within its time on a ``clock``) out
+        of the book (the service looks there before it takes an engine), one attempt
+        (:meth:`~ladder.level_engine.engine.LevelEngine.searched_move`); raises
         :class:`protocol.errors.EngineFailure`."""
         moved = await self._attempt(
-            self.level_engine.play_once(game, level, seed, clock, legal=legal)
+            self.level_engine.searched_move(game, level, seed, clock, legal=legal)
         )
-        self._report(moved.incidents)
-        self._answered_by(self.pid)
+        self._answered_with(moved.incidents)
         return moved
 
     async def analyse(self, game: Game, nodes: int, legal: frozenset[str]) -> Evaluation:
@@ -217,8 +217,7 @@ class EngineSlot:
         (:meth:`~ladder.level_engine.engine.LevelEngine.evaluate_once`), one attempt;
         raises :class:`protocol.errors.EngineFailure`."""
         searched = await self._attempt(self.level_engine.evaluate_once(game, nodes, legal))
-        self._report(searched.incidents)
-        self._answered_by(self.pid)
+        self._answered_with(searched.incidents)
         return searched.evaluation
 
     async def _attempt(self, search: Awaitable[T]) -> T:
@@ -239,8 +238,14 @@ class EngineSlot:
             )
             raise EngineFailure(f"engine refused the search: {exc}", []) from exc
 
-    def _answered_by(self, pid: int | None) -> None:
-        self._note_pid(pid)
+    def _answered_with(self, incidents: list[Incident]) -> None:
+        """The engine answered: the faults it took on the way reported, a new process
+        noted."""
+        if incidents:
+            self._report(incidents)
+        pid = self.pid
+        if pid != self._last_pid:
+            self._note_pid(pid)
         self._answered = True
 
     # -- incidents --------------------------------------------------------------------

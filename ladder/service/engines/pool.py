@@ -122,7 +122,7 @@ class EnginePool(Generic[W]):
         max_queue: int,
         *,
         lanes: dict[str, int | None] | None = None,
-        on_change: Callable[[bool], None] | None = None,
+        on_change: Callable[[], None] | None = None,
         watch_interval: float | None = 1.0,
         check_interval: float | None = None,
     ) -> None:
@@ -232,11 +232,13 @@ class EnginePool(Generic[W]):
         """The workers (for diagnostics and metrics)."""
         return list(self._workers)
 
-    def _changed(self, engines: bool = True) -> None:
-        """Tell ``on_change``; ``engines=False`` when only leases and the queue changed
-        (twice a request: the engines' own state is then refreshed by the watch)."""
+    def _changed(self) -> None:
+        """Tell ``on_change`` that the engines' state changed (started, recovered, closed,
+        or the watch's tick). Not on every lease and release: what a lease changes (the
+        queue, the busy engines, the lanes) is read at the watch's tick and when the
+        metrics are scraped (:meth:`ladder.service.domain.mover.MoveService.sample_metrics`)."""
         if self._on_change is not None:
-            self._on_change(engines)
+            self._on_change()
 
     # -- leasing ----------------------------------------------------------------------
 
@@ -264,7 +266,6 @@ class EnginePool(Generic[W]):
         if self._idle and not self._waiting and self._has_room(lane):
             worker = self._idle_worker(prefer)
             self._take(worker, client, lane)
-            self._changed(engines=False)
             return worker
         full = len(self._waiting) >= self._max_queue
         if full and not self._push_out_for(client):
@@ -274,7 +275,6 @@ class EnginePool(Generic[W]):
             )
         waiter = self._waiting.add(client, lane, asyncio.get_running_loop().create_future(), prefer)
         self._dispatch()  # an idle worker may be there for it already
-        self._changed(engines=False)
         try:
             async with asyncio.timeout(timeout):
                 worker = await waiter.future
@@ -290,7 +290,6 @@ class EnginePool(Generic[W]):
             ) from None
         finally:
             self._waiting.forget(waiter)
-            self._changed(engines=False)
         return worker
 
     def _has_room(self, lane: str) -> bool:
@@ -331,13 +330,12 @@ class EnginePool(Generic[W]):
             self._checked_at[id(worker)] = asyncio.get_running_loop().time()
             self._idle.append(worker)
         self._dispatch()  # the lane has room again: an idle worker may now be taken
-        self._changed(engines=False)
 
     def _dispatch(self) -> None:
         """Give idle workers to waiting requests whose lane has room, while there are."""
         if self._closed:
             return
-        while self._idle:
+        while self._idle and self._waiting:
             waiter = self._waiting.pop_next(self._has_room)
             if waiter is None:
                 return

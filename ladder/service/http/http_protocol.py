@@ -21,6 +21,10 @@ connection cap (``limit_concurrency``) answers in plain text. Its
   client that stopped reading) is not buffered for ever: when its unsent bytes have
   not gone down for ``request_timeout_s``, the connection is aborted. (A client that
   shuts down its sending side counts as gone, as with nginx: its search is cancelled.)
+* **a client gone**: the connection's future under :data:`CLIENT_GONE` in each
+  request's scope, resolved when the connection is lost (the client closed it, or shut
+  down its sending side): what :func:`ladder.service.http.routes.cancel_on_disconnect`
+  waits on, without a task of its own a request;
 * every answer it writes itself, uvicorn's "Invalid HTTP request" 400 included, is the
   service's JSON error envelope.
 """
@@ -43,6 +47,8 @@ MAX_HEADER_BYTES = 16 * 1024
 REQUEST_TIMEOUT_S = 10.0
 #: Default cap on open connections.
 MAX_CONNECTIONS = 512
+#: The scope key of the connection's "client gone" future (see the module docstring).
+CLIENT_GONE = "ladder.client_gone"
 
 
 @dataclass(frozen=True)
@@ -133,11 +139,13 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._write_timer: asyncio.TimerHandle | None = None
         self._unsent = 0  # bytes not yet sent at the last look
         self._answered_any = False  # a response completed on this connection
+        self._gone: asyncio.Future[None] | None = None  # resolved when the client goes
 
     # -- connection -------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self._gone = self.loop.create_future()
         if len(self.connections) > self.settings.limits.max_connections:
             self.app = _too_many_connections
             self._closed_by_server("connection_cap")
@@ -146,6 +154,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._gone is not None and not self._gone.done():
+            self._gone.set_result(None)
         if self._write_timer is not None:
             self._write_timer.cancel()
             self._write_timer = None
@@ -173,6 +183,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._in_head = False
+        self.scope[CLIENT_GONE] = self._gone  # type: ignore[literal-required]
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:

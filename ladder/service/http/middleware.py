@@ -50,6 +50,9 @@ DRAIN_LIMIT = 1 << 20
 #: The answer's JSON, exactly as FastAPI writes a `response_model=MoveResponse` answer.
 _MOVE_RESPONSE = TypeAdapter(MoveResponse)
 
+#: The answer's content type, as Starlette writes it.
+_JSON_CONTENT_TYPE = (b"content-type", b"application/json")
+
 #: Content types the fast path takes (FastAPI reads all of them as JSON too).
 _JSON_TYPES = frozenset({b"application/json", b"application/json; charset=utf-8"})
 
@@ -239,16 +242,24 @@ class ServiceGate:
         dependency solving and response re-validation."""
         scope["route"] = self.route  # what the router would set (request metrics use it)
         try:
-            reply = await play_move(self.service, req, receive, scope["state"]["trace"])
+            reply = await play_move(self.service, req, scope, receive, scope["state"]["trace"])
         except ServiceError as err:
             response: Response = error_response(err)
         except FAILURES as exc:
             response = failure_response(exc, self.retry_after)
         else:
-            response = Response(
-                content=_MOVE_RESPONSE.dump_json(reply, by_alias=True),
-                media_type="application/json",
+            # the two messages Starlette's Response(content, media_type=JSON) sends, its
+            # headers in its order, without the Response object's making
+            body = _MOVE_RESPONSE.dump_json(reply, by_alias=True)
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-length", b"%d" % len(body)), _JSON_CONTENT_TYPE],
+                }
             )
+            await send({"type": "http.response.body", "body": body})
+            return
         await response(scope, receive, send)
 
 

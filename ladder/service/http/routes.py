@@ -30,6 +30,7 @@ from ladder.service.domain.models import (
     VariantsResponse,
 )
 from ladder.service.domain.mover import MoveService, MoveTrace
+from ladder.service.http.http_protocol import CLIENT_GONE
 from ladder.service.http.version_pin import ENGINE_BUILD_HEADER, require_pin
 from ladder.service.operations.drain import Drain
 
@@ -114,36 +115,44 @@ async def _until_disconnect(receive: Receive) -> None:
 
 
 async def cancel_on_disconnect(
-    receive: Receive, work: Awaitable[T], drain: Drain, retry_after: int
+    receive: Receive,
+    work: Awaitable[T],
+    drain: Drain,
+    retry_after: int,
+    gone: asyncio.Future[None] | None = None,
 ) -> T:
     """Run `work` in this task, cancelling it if the client goes away first (the pool
     then brings its engine back in sync before anyone else uses it): 499
     ``client_disconnected``; or if the server's drain ends first
-    (:class:`~ladder.service.operations.drain.Drain`): 503 ``shutting_down``. `receive` is the
-    request's ASGI receive, its body read.
+    (:class:`~ladder.service.operations.drain.Drain`): 503 ``shutting_down``.
 
-    A small task listens for the disconnect meanwhile and, if it comes while `work`
-    runs, cancels this task; the cancellation is taken back (``uncancel``) and turned
+    ``gone``: the server's signal that the client went away (``ladder serve``'s protocol
+    gives one in the scope, :data:`~ladder.service.http.http_protocol.CLIENT_GONE`);
+    under another server (None), a small task listens on `receive` (the request's ASGI
+    receive, its body read) for the disconnect instead. If it comes while `work` runs,
+    this task is cancelled; the cancellation is taken back (``uncancel``) and turned
     into the 499, or the drain's into the 503. Any other cancellation goes on as it is.
     """
     task = asyncio.current_task()
     assert task is not None
     running = True
-    gone = False
+    gone_first = False
 
-    def on_disconnect(watcher: asyncio.Task[None]) -> None:
-        nonlocal gone
-        if running and not watcher.cancelled() and watcher.exception() is None:
-            gone = True
+    def on_disconnect(signal: asyncio.Future[None]) -> None:
+        nonlocal gone_first
+        if running and not signal.cancelled() and signal.exception() is None:
+            gone_first = True
             task.cancel()
 
-    watcher = asyncio.get_running_loop().create_task(_until_disconnect(receive))
+    watcher = gone
+    if watcher is None:
+        watcher = asyncio.get_running_loop().create_task(_until_disconnect(receive))
     watcher.add_done_callback(on_disconnect)
     try:
         with drain.tracked():
             return await work
     except asyncio.CancelledError:
-        if gone and task.uncancel() == 0:
+        if gone_first and task.uncancel() == 0:
             raise ServiceError(499, ErrorCode.CLIENT_DISCONNECTED, "the client went away") from None
         if drain.cut and task.uncancel() == 0:
             raise ServiceError(
@@ -157,16 +166,21 @@ async def cancel_on_disconnect(
     finally:
         running = False
         watcher.remove_done_callback(on_disconnect)
-        watcher.cancel()
+        if gone is None:
+            watcher.cancel()
 
 
 async def play_move(
-    service: MoveService, req: MoveRequest, receive: Receive, trace: MoveTrace | None
+    service: MoveService, req: MoveRequest, scope: Scope, receive: Receive, trace: MoveTrace | None
 ) -> MoveResponse:
     """The move endpoint's work, for the route and the fast path alike: the service's
     move, cancelled if the client goes away."""
     return await cancel_on_disconnect(
-        receive, service.move(req, trace), service.drain, service.config.retry_after_s
+        receive,
+        service.move(req, trace),
+        service.drain,
+        service.config.retry_after_s,
+        scope.get(CLIENT_GONE),
     )
 
 
@@ -178,7 +192,7 @@ async def move(req: MoveRequest, request: Request, service: Service) -> MoveResp
     same move. Without a seed a random one is used and returned.
     """
     trace: MoveTrace | None = getattr(request.state, "trace", None)
-    return await play_move(service, req, request.receive, trace)
+    return await play_move(service, req, request.scope, request.receive, trace)
 
 
 @router.post("/v1/position", response_model=PositionResponse, responses=ERRORS, tags=["rules"])

@@ -30,12 +30,6 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def loads(body: bytes | str) -> Any:
-    """``json.loads`` that raises :class:`DuplicateKey` for a key given twice in any
-    object (and ``json.JSONDecodeError`` / ``ValueError`` as it does)."""
-    return json.loads(body, object_pairs_hook=_no_duplicates)
-
-
 #: What :func:`read` gives as the value of a body it could not read.
 UNREAD: Any = object()
 
@@ -49,8 +43,8 @@ def read(body: bytes) -> tuple[Any, str | None]:
     ``ValueError`` (left to FastAPI to answer)."""
     if not body.strip():
         return UNREAD, "the body is empty (send the request as a JSON object)"
-    try:
-        return loads(body), None
+    try:  # json.loads, but a key given twice raises DuplicateKey
+        return json.loads(body, object_pairs_hook=_no_duplicates), None
     except DuplicateKey as exc:
         return UNREAD, f"duplicate key {exc.key!r} (give each key once)"
     except RecursionError:

@@ -17,9 +17,10 @@ from __future__ import annotations
 import os
 import platform
 from collections.abc import Iterable
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar, cast, overload
+from typing import Any, Generic, Literal, TypeVar, overload
 
 import psutil
 from prometheus_client import (
@@ -67,6 +68,11 @@ LATENCY_BUCKETS: tuple[float, ...] = (
     60.0,
 )
 
+
+#: How many (path, status) pairs :meth:`Metrics.count_request` keeps its series of
+#: (answers given before routing are counted by path: a scan of random paths must not
+#: grow the table).
+MAX_REQUEST_SERIES = 1024
 
 #: Routes counted by name; anything else is ``other``.
 ROUTES: tuple[str, ...] = (
@@ -136,7 +142,6 @@ def _package_version() -> str:
 GaugeCombine = Literal["livesum", "liveall", "livemax"]
 
 MetricT = TypeVar("MetricT", Counter, Gauge, Histogram)
-LabelledT = TypeVar("LabelledT", Counter, Gauge, Histogram)
 
 
 class MetricDefinition(Generic[MetricT]):
@@ -186,6 +191,19 @@ def gauge(
 ) -> MetricDefinition[Gauge]:
     """A gauge, and how its values combine across processes."""
     return MetricDefinition(Gauge, name, help, labels, multiprocess_mode=combine)
+
+
+@dataclass(frozen=True, slots=True)
+class MoveSeries:
+    """The series one move request counts in (one variant, one level label): looked up
+    once a request rather than once a series (``labels()`` validates its values and
+    takes a lock on every call)."""
+
+    queued: Gauge  #: ladder_queued_moves
+    queue_wait: Histogram  #: ladder_queue_wait_seconds
+    searching: Gauge  #: ladder_searches_in_flight
+    search_seconds: Histogram  #: ladder_search_seconds
+    moves: Counter  #: ladder_moves
 
 
 class Metrics:
@@ -347,16 +365,23 @@ class Metrics:
                 setattr(self, definition.attribute, definition.create(self.registry))
         self._process = psutil.Process()
         self._init_series()
-        self._labelled: dict[tuple[object, tuple[str, ...]], Any] = {}
+        self._move_series: dict[tuple[str, int | None], MoveSeries] = {}
+        self._request_series: dict[tuple[str, int], tuple[Counter, Histogram]] = {}
 
-    def labelled(self, metric: LabelledT, *values: str) -> LabelledT:
-        """``metric.labels(*values)``, looked up once: ``labels()`` validates the values
-        and takes a lock on every call, about nine times a move otherwise."""
-        key = (metric, values)
-        series = self._labelled.get(key)
+    def move_series(self, variant: str, level: int | None) -> MoveSeries:
+        """The series of a move request in ``variant`` at ``level`` (None: at an Elo,
+        the label ``elo``)."""
+        series = self._move_series.get((variant, level))
         if series is None:
-            series = self._labelled[key] = metric.labels(*values)
-        return cast(LabelledT, series)
+            label = "elo" if level is None else str(level)
+            series = self._move_series[(variant, level)] = MoveSeries(
+                self.queued_moves.labels(label),
+                self.queue_wait_seconds.labels(label),
+                self.searches_in_flight.labels(label),
+                self.search_seconds.labels(variant, label),
+                self.moves.labels(variant, label),
+            )
+        return series
 
     def _init_series(self) -> None:
         """Create every labelled series at 0, so that each exists from the start."""
@@ -398,9 +423,14 @@ class Metrics:
 
     def count_request(self, route: str, status: int, seconds: float) -> None:
         """One answered request (routes outside :data:`ROUTES` count as ``other``)."""
-        name = route if route in ROUTES else "other"
-        self.requests.labels(name, str(status)).inc()
-        self.request_seconds.labels(name).observe(seconds)
+        series = self._request_series.get((route, status))
+        if series is None:
+            name = route if route in ROUTES else "other"
+            series = (self.requests.labels(name, str(status)), self.request_seconds.labels(name))
+            if len(self._request_series) < MAX_REQUEST_SERIES:  # a path per request: not kept
+                self._request_series[(route, status)] = series
+        series[0].inc()
+        series[1].observe(seconds)
 
     def sample(self, engine_pids: Iterable[tuple[int, int | None]]) -> None:
         """Read this process's CPU and memory and each engine's (slot, pid), via psutil."""

@@ -33,7 +33,7 @@ from ladder.service.http.app import create_app
 from ladder.service.http.http_protocol import guarded_protocol
 from ladder.service.http.version_pin import answer_headers
 from ladder.service.operations.config import ServiceConfig
-from ladder.service.operations.logs import logging_config
+from ladder.service.operations.logs import lean_records, logging_config
 from ladder.service.operations.settings import ServeSettings
 from protocol import EngineFailure
 
@@ -241,6 +241,7 @@ class Server(uvicorn.Server):
 def start_logging(settings: ServeSettings, worker: int | None = None) -> None:
     """The service's logging, for this process (and uvicorn's); ``worker``: this
     process's number among several (None: the only server process)."""
+    lean_records()
     logging.config.dictConfig(logging_config(settings.log_format, settings.log_level, worker))
 
 
