@@ -394,13 +394,14 @@ class UciEngine(Engine):
         files, ranks = self._board(fen)
         position = self._position_command(fen, moves, files, ranks)
         turn = self._turn(fen, len(moves))
-        self._go_command(limit.resolved(), turn)  # a limit it cannot send fails here
+        go = self._go_command(limit.resolved(), turn)  # a limit it cannot send fails here
         numbering = self._numbering(ranks)
         convert = numbering.from_engine if numbering else None
 
         async with self._operation():
-            limit = limit.resolved()  # a deadline: what is left of it as `go` is written
-            go = self._go_command(limit, turn)
+            if limit.deadline is not None:
+                limit = limit.resolved()  # what is left of the deadline as `go` is written
+                go = self._go_command(limit, turn)
             timeout = self.timeouts.search(limit.budget(turn, self.timeouts.worst_case_nps))
             if new_game:
                 timeout += self.timeouts.isready
