@@ -99,10 +99,14 @@ def _file_number(file: int, red: bool) -> int:
 _PIECE_LETTERS = tuple(piece_letter(p) if p & 7 else "" for p in range(16))
 
 
+#: (file, rank) of each of the rules checker's points (``rank * 9 + file``).
+_POINTS = tuple((sq % 9, sq // 9) for sq in range(90))
+
+
 def _board(game: Game) -> dict[tuple[int, int], str]:
     """Every piece, by (file, rank): its FEN letter (upper case Red), read off the rules
-    checker's board (point ``rank * 9 + file``; the order of its FEN, rank 1 first)."""
-    return {(sq % 9, sq // 9): _PIECE_LETTERS[p] for sq, p in enumerate(game.position.board) if p}
+    checker's board (the order of its FEN, rank 1 first)."""
+    return {xy: _PIECE_LETTERS[p] for xy, p in zip(_POINTS, game.position.board, strict=True) if p}
 
 
 #: A pawn's place in a tandem on one file, front first (None: its file, ``P3``).
