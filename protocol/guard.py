@@ -20,8 +20,7 @@ After a fault the guard is closed for good: every later phase raises
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator
+from types import TracebackType
 from typing import NoReturn
 
 from protocol.errors import EngineFault, EngineTerminatedError, EngineTimeoutError
@@ -61,49 +60,37 @@ class FaultGuard:
         self.closed = True
         await self.process.kill()
 
-    @contextlib.asynccontextmanager
-    async def phase(self, phase: str, timeout: float) -> AsyncIterator[asyncio.Timeout]:
-        """Run a read phase under a deadline; turn every failure into a killed engine
-        and a typed :class:`EngineFault`. Yields the deadline (see :meth:`shorten`)."""
-        self.check_open(phase)
-        loop = asyncio.get_running_loop()
-        try:
-            async with asyncio.timeout(timeout) as deadline:
+    def phase(self, phase: str, timeout: float) -> _Phase:
+        """A read phase under a deadline (``async with guard.phase(...) as deadline``):
+        every failure in it becomes a killed engine and a typed :class:`EngineFault`.
+        Gives the deadline (see :meth:`shorten`)."""
+        return _Phase(self, phase, timeout)
 
-                def on_exit() -> None:
-                    # A grandchild may hold the pipe open, so EOF may never come: once
-                    # the engine has exited, read what is buffered, then give up.
-                    self.shorten(deadline, _EXIT_GRACE, loop)
-
-                self.process.on_exit.append(on_exit)
-                if self.process.returncode is not None:
-                    on_exit()
-                try:
-                    yield deadline
-                finally:
-                    self.process.on_exit.remove(on_exit)
-        except EngineFault as exc:
-            if exc.phase == "?":
-                exc.phase = self.phase_name(phase)
-            await self.fault(exc)
-            raise
-        except EndOfOutput:
+    async def failed(self, phase: str, timeout: float, error: BaseException) -> None:
+        """``error`` ended ``phase``: kill the engine and raise its :class:`EngineFault`
+        (an :class:`EngineFault` raised in the phase: returns, for the phase to raise
+        it). Any other error is left alone."""
+        if isinstance(error, EngineFault):
+            if error.phase == "?":
+                error.phase = self.phase_name(phase)
+            await self.fault(error)
+        elif isinstance(error, EndOfOutput):
             await self.died(phase)
-        except TimeoutError:
+        elif isinstance(error, TimeoutError):
             if self.process.returncode is not None:
                 await self.died(phase)
             name = self.phase_name(phase)
             limit = self.timeouts.stop if name == "stop" else timeout
-            error = EngineTimeoutError(
+            timed_out = EngineTimeoutError(
                 f"no answer from the engine within {limit:g}s ({name})",
                 phase=name,
                 timeout=limit,
                 stderr=self.process.stderr_tail(),
             )
-            await self.fault(error)
-            raise error from None
-        except (BrokenPipeError, ConnectionResetError) as exc:
-            await self.died(phase, exc)
+            await self.fault(timed_out)
+            raise timed_out from None
+        elif isinstance(error, BrokenPipeError | ConnectionResetError):
+            await self.died(phase, error)
 
     @staticmethod
     def shorten(
@@ -138,3 +125,45 @@ class FaultGuard:
         await self.kill()
         error.stderr = error.stderr or self.process.stderr_tail()
         self.error = error
+
+
+class _Phase:
+    """One :meth:`FaultGuard.phase`: written as a class, not a generator, since every
+    search runs one (a generator's context manager costs about twice as much)."""
+
+    __slots__ = ("_deadline", "_guard", "_loop", "_name", "_timeout")
+
+    def __init__(self, guard: FaultGuard, name: str, timeout: float) -> None:
+        self._guard = guard
+        self._name = name
+        self._timeout = timeout
+
+    async def __aenter__(self) -> asyncio.Timeout:
+        guard = self._guard
+        guard.check_open(self._name)
+        self._loop = asyncio.get_running_loop()
+        deadline = self._deadline = asyncio.timeout(self._timeout)
+        await deadline.__aenter__()
+        guard.process.on_exit.append(self._exited)
+        if guard.process.returncode is not None:
+            self._exited()
+        return deadline
+
+    def _exited(self) -> None:
+        # A grandchild may hold the pipe open, so EOF may never come: once the engine
+        # has exited, read what is buffered, then give up.
+        FaultGuard.shorten(self._deadline, _EXIT_GRACE, self._loop)
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._guard.process.on_exit.remove(self._exited)
+        try:
+            await self._deadline.__aexit__(kind, error, tb)
+        except TimeoutError as expired:  # the deadline passed
+            error = expired
+        if error is not None:
+            await self._guard.failed(self._name, self._timeout, error)
