@@ -217,13 +217,18 @@ class Game:
         if self._legal is not None:
             return bool(self._legal)
         if self._any_legal is None:
-            self._any_legal = self._pos.has_legal_move()
+            self._any_legal = self._pos.has_legal_move(self._attacked())
         return self._any_legal
 
     def _is_legal_int(self, m: int) -> bool:
         if self._legal is not None:
             return m in self._legal
-        return self._pos.is_legal_move(m)
+        return self._pos.is_legal_move(m, self._attacked())
+
+    def _attacked(self) -> bool | None:
+        """Whether the side to move's general is attacked, as the move generator asks:
+        the check push recorded, except in atomic (whose check is the wide sense)."""
+        return None if self.variant.atomic else self._checks[-1]
 
     def _legal_strs(self) -> tuple[str, ...]:
         if self._legal_names is None:
