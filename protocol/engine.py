@@ -42,7 +42,6 @@ import logging
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -57,7 +56,7 @@ from protocol.errors import (
     EngineTimeoutError,
     OptionError,
 )
-from protocol.guard import FaultGuard
+from protocol.guard import FaultGuard, Phase
 from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
 from protocol.lines import DEFAULT_MAX_LINE, LineReader, UnknownLines, UnreadableLine
@@ -197,7 +196,7 @@ class Engine:
         self._lock = asyncio.Lock()
         self._desync = False  # an operation was cancelled: resynchronise before the next
         self._searching = False
-        self._search_timeout: asyncio.Timeout | None = None
+        self._search_timeout: Phase | None = None
         self._values: dict[str, str | None] = {}
         self._implicit: set[str] = set()  # options the engine does not have (no line)
         # name as given -> (type, value, option key, wire value) of validated values
@@ -393,7 +392,7 @@ class Engine:
         else:
             log.info("%s: skipped an unreadable line: %r", self.name, error.text[:200])
 
-    def _phase(self, phase: str, timeout: float) -> AbstractAsyncContextManager[asyncio.Timeout]:
+    def _phase(self, phase: str, timeout: float) -> Phase:
         """A read phase under the guard (deadline, faults), with its own count of
         unknown lines."""
         self.unknown = UnknownLines(self._max_unknown)
@@ -527,7 +526,7 @@ class Engine:
         self._write_nowait(f"{self.stop_command}\n")  # if the engine is gone, the search finds out
         deadline = self._search_timeout
         if deadline is not None:
-            self.guard.shorten(deadline, self.timeouts.stop)
+            deadline.shorten(self.timeouts.stop)
 
     # ------------------------------------------------------------------ options
 
