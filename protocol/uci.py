@@ -142,6 +142,7 @@ class UciEngine(Engine):
     _final_info_only: Option | None
     _clock_millis: bool
     _last_moves: tuple[object, tuple[str, ...], str] | None
+    _last_go: tuple[tuple[Limit, chess.Color], tuple[str, float | None]] | None
 
     def _init_dialect(self) -> None:
         self.variant_path = None
@@ -152,6 +153,9 @@ class UciEngine(Engine):
         # with the board size and numbering they were checked for): a game sends them
         # again, with one more move or two.
         self._last_moves = None
+        # The last (limit, side to move)'s go line and time budget: the next search
+        # has the same ones.
+        self._last_go = None
 
     # ------------------------------------------------------------------ handshake
 
@@ -393,15 +397,21 @@ class UciEngine(Engine):
         files, ranks = self._board(fen)
         position = self._position_command(fen, moves, files, ranks)
         turn = self._turn(fen, len(moves))
-        go = self._go_command(limit.resolved(), turn)  # a limit it cannot send fails here
+        nps = self.timeouts.worst_case_nps
+        if self._last_go is not None and self._last_go[0] == (limit, turn):
+            go, budget = self._last_go[1]  # a player searches with one limit all game
+        else:  # (a limit it cannot send fails here)
+            go, budget = self._go_command(limit.resolved(), turn), limit.budget(turn, nps)
+            if limit.deadline is None:
+                self._last_go = ((limit, turn), (go, budget))
         numbering = self._numbering(ranks)
         convert = numbering.from_engine if numbering else None
 
         async with self._operation():
             if limit.deadline is not None:
                 limit = limit.resolved()  # what is left of the deadline as `go` is written
-                go = self._go_command(limit, turn)
-            timeout = self.timeouts.search(limit.budget(turn, self.timeouts.worst_case_nps))
+                go, budget = self._go_command(limit, turn), limit.budget(turn, nps)
+            timeout = self.timeouts.search(budget)
             if new_game:
                 timeout += self.timeouts.isready
             self.guard.stopping = False
