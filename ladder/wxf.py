@@ -99,10 +99,14 @@ def _file_number(file: int, red: bool) -> int:
 _PIECE_LETTERS = tuple(piece_letter(p) if p & 7 else "" for p in range(16))
 
 
+#: (file, rank) of each of the rules checker's points (``rank * 9 + file``).
+_POINTS = tuple((sq % 9, sq // 9) for sq in range(90))
+
+
 def _board(game: Game) -> dict[tuple[int, int], str]:
     """Every piece, by (file, rank): its FEN letter (upper case Red), read off the rules
-    checker's board (point ``rank * 9 + file``; the order of its FEN, rank 1 first)."""
-    return {(sq % 9, sq // 9): _PIECE_LETTERS[p] for sq, p in enumerate(game.position.board) if p}
+    checker's board (the order of its FEN, rank 1 first)."""
+    return {xy: _PIECE_LETTERS[p] for xy, p in zip(_POINTS, game.position.board, strict=True) if p}
 
 
 #: A pawn's place in a tandem on one file, front first (None: its file, ``P3``).
@@ -257,7 +261,23 @@ def _written(board: Board, legal: Callable[[], Sequence[str]], move: str, red: b
 
 def named(game: Game, move: str) -> Named:
     """How ``move`` (canonical, legal) names its piece in ``game``'s current position."""
-    return named_move(_board(game), game.legal_moves, move, game.turn == "red")
+    red = game.turn == "red"
+    if "@" not in move:
+        # Most moves: the only piece of its kind on its file, named by that file (as
+        # named_move names it), read off the rules checker's points (rank * 9 + file)
+        # without making the whole board a dict.
+        frm, to = _split(move)
+        points = game.position.board
+        piece = points[frm[1] * 9 + frm[0]]
+        if piece and points[frm[0] :: 9].count(piece) == 1:
+            letter = _PIECE_LETTERS[piece]
+            return Named(
+                _LETTERS[letter.lower()],
+                _file_number(frm[0], red),
+                "file",
+                *_motion(frm, to, letter, red),
+            )
+    return named_move(_board(game), game.legal_moves, move, red)
 
 
 def named_moves(game: Game) -> dict[str, Named]:
@@ -270,6 +290,11 @@ def named_moves(game: Game) -> dict[str, Named]:
 def wxf_move(game: Game, move: str) -> str:
     """The WXF of ``move`` (canonical, legal) in ``game``'s current position."""
     return named(game, move).wxf
+
+
+@lru_cache(maxsize=4096)  # a few thousand moves exist, written every game
+def _canonical(move: str) -> str:
+    return normalize_move(move)
 
 
 class WxfWriter:
@@ -293,7 +318,7 @@ class WxfWriter:
         """Write ``move`` (legal in ``game``'s current position, not yet played; any
         spelling the rules checker reads, such as ``h@e5``) and, if given, the engine's
         ``best`` move there."""
-        move = normalize_move(move)
+        move = _canonical(move) if type(move) is str else normalize_move(move)
         if self.stopped:
             self.moves.append(move)
             return

@@ -41,8 +41,7 @@ import importlib
 import logging
 import os
 import re
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -57,7 +56,7 @@ from protocol.errors import (
     EngineTimeoutError,
     OptionError,
 )
-from protocol.guard import FaultGuard
+from protocol.guard import FaultGuard, Phase
 from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
 from protocol.lines import DEFAULT_MAX_LINE, LineReader, UnknownLines, UnreadableLine
@@ -197,7 +196,7 @@ class Engine:
         self._lock = asyncio.Lock()
         self._desync = False  # an operation was cancelled: resynchronise before the next
         self._searching = False
-        self._search_timeout: asyncio.Timeout | None = None
+        self._search_timeout: Phase | None = None
         self._values: dict[str, str | None] = {}
         self._implicit: set[str] = set()  # options the engine does not have (no line)
         # name as given -> (type, value, option key, wire value) of validated values
@@ -393,29 +392,15 @@ class Engine:
         else:
             log.info("%s: skipped an unreadable line: %r", self.name, error.text[:200])
 
-    def _phase(self, phase: str, timeout: float) -> AbstractAsyncContextManager[asyncio.Timeout]:
+    def _phase(self, phase: str, timeout: float) -> Phase:
         """A read phase under the guard (deadline, faults), with its own count of
         unknown lines."""
         self.unknown = UnknownLines(self._max_unknown)
         return self.guard.phase(phase, timeout)
 
-    @contextlib.asynccontextmanager
-    async def _operation(self) -> AsyncIterator[None]:
+    def _operation(self) -> _Operation:
         """One operation at a time; resynchronise first after a cancelled one."""
-        async with self._lock:
-            self.guard.check_open("closed")
-            if self._desync:
-                await self._resync()
-                self._desync = False
-            try:
-                yield
-            except asyncio.CancelledError:
-                if not self.closed:
-                    self._desync = True
-                    if self._searching and not self.guard.stopping:
-                        self._write_nowait(f"{self.stop_command}\n")
-                        self.guard.stopping = True
-                raise
+        return _Operation(self)
 
     async def _read_search_end(self, ends: Callable[[str], bool]) -> str:
         """Lines until the one that ends a search (returned); ``info`` lines are
@@ -541,7 +526,7 @@ class Engine:
         self._write_nowait(f"{self.stop_command}\n")  # if the engine is gone, the search finds out
         deadline = self._search_timeout
         if deadline is not None:
-            self.guard.shorten(deadline, self.timeouts.stop)
+            deadline.shorten(self.timeouts.stop)
 
     # ------------------------------------------------------------------ options
 
@@ -638,3 +623,42 @@ class Engine:
     def __repr__(self) -> str:
         state = "closed" if self.closed else "running"
         return f"<{type(self).__name__} {self.id.get('name', '?')!r} pid={self.pid} {state}>"
+
+
+class _Operation:
+    """One :meth:`Engine._operation`: the engine's lock held, the engine in step with
+    its client; a cancelled operation stops a search it started and leaves the engine to
+    be resynchronised by the next one. (A class, not a generator: every search runs one.)"""
+
+    __slots__ = ("_engine",)
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    async def __aenter__(self) -> None:
+        engine = self._engine
+        await engine._lock.acquire()
+        try:
+            engine.guard.check_open("closed")
+            if engine._desync:
+                await engine._resync()
+                engine._desync = False
+        except BaseException:
+            engine._lock.release()
+            raise
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        engine = self._engine
+        try:
+            if isinstance(error, asyncio.CancelledError) and not engine.closed:
+                engine._desync = True
+                if engine._searching and not engine.guard.stopping:
+                    engine._write_nowait(f"{engine.stop_command}\n")
+                    engine.guard.stopping = True
+        finally:
+            engine._lock.release()

@@ -20,17 +20,19 @@ After a fault the guard is closed for good: every later phase raises
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator
+import time
+from types import TracebackType
 from typing import NoReturn
 
 from protocol.errors import EngineFault, EngineTerminatedError, EngineTimeoutError
 from protocol.lines import EndOfOutput
 from protocol.process import EngineProcess, Timeouts
 
-__all__ = ["FaultGuard"]
+__all__ = ["FaultGuard", "Phase"]
 
 _EXIT_GRACE = 0.2  # seconds to drain buffered output after the engine exits
+# A timer may run this much before its time (asyncio runs those due within it).
+_CLOCK_RESOLUTION = time.get_clock_info("monotonic").resolution
 
 
 class FaultGuard:
@@ -44,6 +46,8 @@ class FaultGuard:
         self.error: EngineFault | None = None
         #: A ``stop`` was sent during the search: its faults are the ``stop`` phase's.
         self.stopping = False
+        self._phase: Phase | None = None  # the phase running now
+        self._watch: asyncio.TimerHandle | None = None  # the watchdog timer, if armed
 
     def phase_name(self, phase: str) -> str:
         """What a fault in ``phase`` is called (a search being stopped: ``stop``)."""
@@ -59,62 +63,62 @@ class FaultGuard:
     async def kill(self) -> None:
         """Kill the engine's process tree and reap it; the guard is closed."""
         self.closed = True
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
         await self.process.kill()
 
-    @contextlib.asynccontextmanager
-    async def phase(self, phase: str, timeout: float) -> AsyncIterator[asyncio.Timeout]:
-        """Run a read phase under a deadline; turn every failure into a killed engine
-        and a typed :class:`EngineFault`. Yields the deadline (see :meth:`shorten`)."""
-        self.check_open(phase)
-        loop = asyncio.get_running_loop()
-        try:
-            async with asyncio.timeout(timeout) as deadline:
+    def phase(self, phase: str, timeout: float) -> Phase:
+        """A read phase under a deadline (``async with guard.phase(...) as deadline``):
+        every failure in it becomes a killed engine and a typed :class:`EngineFault`.
+        Gives the phase, whose deadline :meth:`Phase.shorten` moves."""
+        return Phase(self, phase, timeout)
 
-                def on_exit() -> None:
-                    # A grandchild may hold the pipe open, so EOF may never come: once
-                    # the engine has exited, read what is buffered, then give up.
-                    self.shorten(deadline, _EXIT_GRACE, loop)
+    def _arm(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
+        """Have the watchdog look at the running phase at ``when`` (the loop's time) at
+        the latest."""
+        watch = self._watch
+        if watch is not None:
+            if watch.when() <= when:
+                return
+            watch.cancel()
+        self._watch = loop.call_at(when, self._watchdog, loop)
 
-                self.process.on_exit.append(on_exit)
-                if self.process.returncode is not None:
-                    on_exit()
-                try:
-                    yield deadline
-                finally:
-                    self.process.on_exit.remove(on_exit)
-        except EngineFault as exc:
-            if exc.phase == "?":
-                exc.phase = self.phase_name(phase)
-            await self.fault(exc)
-            raise
-        except EndOfOutput:
+    def _watchdog(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._watch = None
+        phase = self._phase
+        if phase is None:
+            return  # idle: the next phase arms it again
+        if loop.time() + _CLOCK_RESOLUTION >= phase.when:
+            phase.expire()
+        else:
+            self._arm(loop, phase.when)
+
+    async def failed(self, phase: str, timeout: float, error: BaseException) -> None:
+        """``error`` ended ``phase``: kill the engine and raise its :class:`EngineFault`
+        (an :class:`EngineFault` raised in the phase: returns, for the phase to raise
+        it). Any other error is left alone."""
+        if isinstance(error, EngineFault):
+            if error.phase == "?":
+                error.phase = self.phase_name(phase)
+            await self.fault(error)
+        elif isinstance(error, EndOfOutput):
             await self.died(phase)
-        except TimeoutError:
+        elif isinstance(error, TimeoutError):
             if self.process.returncode is not None:
                 await self.died(phase)
             name = self.phase_name(phase)
             limit = self.timeouts.stop if name == "stop" else timeout
-            error = EngineTimeoutError(
+            timed_out = EngineTimeoutError(
                 f"no answer from the engine within {limit:g}s ({name})",
                 phase=name,
                 timeout=limit,
                 stderr=self.process.stderr_tail(),
             )
-            await self.fault(error)
-            raise error from None
-        except (BrokenPipeError, ConnectionResetError) as exc:
-            await self.died(phase, exc)
-
-    @staticmethod
-    def shorten(
-        deadline: asyncio.Timeout, seconds: float, loop: asyncio.AbstractEventLoop | None = None
-    ) -> None:
-        """Move ``deadline`` to ``seconds`` from now, unless it is sooner already."""
-        loop = loop or asyncio.get_running_loop()
-        when = loop.time() + seconds
-        current = deadline.when()
-        if current is None or when < current:
-            deadline.reschedule(when)
+            await self.fault(timed_out)
+            raise timed_out from None
+        elif isinstance(error, BrokenPipeError | ConnectionResetError):
+            await self.died(phase, error)
 
     async def died(
         self, phase: str, cause: BaseException | None = None, detail: str = ""
@@ -138,3 +142,82 @@ class FaultGuard:
         await self.kill()
         error.stderr = error.stderr or self.process.stderr_tail()
         self.error = error
+
+
+class Phase:
+    """One :meth:`FaultGuard.phase`, with its deadline.
+
+    Every search runs one, so its deadline has no timer of its own (scheduling and
+    cancelling one, as :func:`asyncio.timeout` does, was a sixth of a 200-node search's
+    client): the guard's one watchdog timer is armed for the running phase's deadline
+    only when no earlier one is armed already. A search's deadline is tens of seconds
+    away, so the timer is armed about once per that long; when it fires before the
+    running phase's deadline (the phase it was armed for has ended), it is armed again
+    for that deadline. Past the deadline it cancels the phase's task, and the phase turns
+    that cancellation into a timeout, as :func:`asyncio.timeout` does.
+    """
+
+    __slots__ = (
+        "_cancelling", "_expired", "_guard", "_loop", "_name", "_outer", "_task", "_timeout",
+        "when",
+    )  # fmt: skip
+
+    def __init__(self, guard: FaultGuard, name: str, timeout: float) -> None:
+        self._guard = guard
+        self._name = name
+        self._timeout = timeout
+
+    async def __aenter__(self) -> Phase:
+        guard = self._guard
+        guard.check_open(self._name)
+        task = asyncio.current_task()
+        if task is None:
+            raise RuntimeError("an engine is read from a task")
+        self._task = task
+        self._cancelling = task.cancelling()
+        self._expired = False
+        loop = self._loop = asyncio.get_running_loop()
+        #: The deadline (the event loop's time).
+        self.when = loop.time() + self._timeout
+        self._outer = guard._phase  # (a phase inside another: the outer is watched after it)
+        guard._phase = self
+        guard._arm(loop, self.when)
+        guard.process.on_exit.append(self._exited)
+        if guard.process.returncode is not None:
+            self._exited()
+        return self
+
+    def shorten(self, seconds: float) -> None:
+        """Move the deadline to ``seconds`` from now, unless it is sooner already."""
+        when = self._loop.time() + seconds
+        if when < self.when:
+            self.when = when
+            self._guard._arm(self._loop, when)
+
+    def _exited(self) -> None:
+        # A grandchild may hold the pipe open, so EOF may never come: once the engine
+        # has exited, read what is buffered, then give up.
+        self.shorten(_EXIT_GRACE)
+
+    def expire(self) -> None:
+        """The deadline has passed: cancel the phase's task (see the class docstring)."""
+        self._expired = True
+        self._task.cancel()
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        guard = self._guard
+        guard._phase = self._outer
+        guard.process.on_exit.remove(self._exited)
+        if (
+            self._expired
+            and self._task.uncancel() <= self._cancelling
+            and isinstance(error, asyncio.CancelledError)
+        ):
+            error = TimeoutError()  # our own cancellation, no one else's: the deadline
+        if error is not None:
+            await guard.failed(self._name, self._timeout, error)

@@ -21,6 +21,7 @@ deadline, :class:`RetryDeadlineExceeded`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -69,21 +70,20 @@ class RetryPolicy:
         """``attempt()`` until one gives a value (see the module docstring): the value
         and the incidents of the attempts that failed before it. The deadline counts
         from ``since`` (the event loop's time, default now)."""
-        loop = asyncio.get_running_loop()
-        when = None
-        if self.deadline is not None:
-            when = (loop.time() if since is None else since) + self.deadline
         failures: list[EngineFailure] = []
-        timeout = asyncio.timeout_at(when)
+        timeout = None  # no deadline: each attempt's own timeouts bound it, no timer
+        if self.deadline is not None:
+            loop = asyncio.get_running_loop()
+            timeout = asyncio.timeout_at((loop.time() if since is None else since) + self.deadline)
         try:
-            async with timeout:
+            async with timeout or contextlib.nullcontext():
                 for _ in range(self.attempts):
                     try:
                         return await attempt(), [i for f in failures for i in f.incidents]
                     except EngineFailure as exc:
                         failures.append(exc)
         except TimeoutError:
-            if not timeout.expired():
+            if timeout is None or not timeout.expired():
                 raise
             assert self.deadline is not None
             raise RetryDeadlineExceeded(self.deadline, failures) from None

@@ -141,16 +141,21 @@ class UciEngine(Engine):
     _confirmed: set[str]
     _final_info_only: Option | None
     _clock_millis: bool
-    _last_moves: tuple[object, tuple[str, ...], list[str]] | None
+    _last_moves: tuple[object, tuple[str, ...], str] | None
+    _last_go: tuple[tuple[Limit, chess.Color], tuple[str, float | None]] | None
 
     def _init_dialect(self) -> None:
         self.variant_path = None
         self._confirmed = set()  # variants FSF announced since the last switch
         self._final_info_only = None  # the engine's FinalInfoOnly, if any
         self._clock_millis = True  # UCCI without usemillisec: clocks in seconds
-        # The last position's moves, checked, and as the engine writes them (with the
-        # board size and numbering they were checked for): a game sends them again.
+        # The last position's moves, checked, and as the engine reads them (one string,
+        # with the board size and numbering they were checked for): a game sends them
+        # again, with one more move or two.
         self._last_moves = None
+        # The last (limit, side to move)'s go line and time budget: the next search
+        # has the same ones.
+        self._last_go = None
 
     # ------------------------------------------------------------------ handshake
 
@@ -320,30 +325,28 @@ class UciEngine(Engine):
         numbering = self._numbering(ranks)
         moves = tuple(moves)
         board = (files, ranks, numbering)
-        out: list[str] = []
+        written = ""  # the moves as the engine reads them, space-separated
+        moves_left = moves
         last = self._last_moves
         if last is not None and last[0] == board:
-            # The moves the last position had, checked then, are not checked again.
+            # The moves the last position had, checked and written then, are not again.
             done = len(last[1])
             try:
                 same = moves[:done] == last[1]
             except Exception:  # not moves at all: check_move says so below
                 same = False
             if same:
-                out = list(last[2])
+                written = last[2]
                 moves_left = moves[done:]
-            else:
-                moves_left = moves
-        else:
-            moves_left = moves
+        added: list[str] = []
         for move in moves_left:
             check_move(move, files=files, ranks=ranks)
-            out.append(numbering.to_engine(move) if numbering else move)
-        self._last_moves = (board, moves, out)
+            added.append(numbering.to_engine(move) if numbering else move)
+        if added:
+            written = f"{written} {' '.join(added)}" if written else " ".join(added)
+        self._last_moves = (board, moves, written)
         line = "position startpos" if fen is None else f"position fen {fen}"
-        if out:
-            line += " moves " + " ".join(out)
-        return line
+        return f"{line} moves {written}" if written else line
 
     def _go_command(self, limit: Limit, turn: chess.Color) -> str:
         return limit.go_command(turn)
@@ -394,14 +397,21 @@ class UciEngine(Engine):
         files, ranks = self._board(fen)
         position = self._position_command(fen, moves, files, ranks)
         turn = self._turn(fen, len(moves))
-        self._go_command(limit.resolved(), turn)  # a limit it cannot send fails here
+        nps = self.timeouts.worst_case_nps
+        if self._last_go is not None and self._last_go[0] == (limit, turn):
+            go, budget = self._last_go[1]  # a player searches with one limit all game
+        else:  # (a limit it cannot send fails here)
+            go, budget = self._go_command(limit.resolved(), turn), limit.budget(turn, nps)
+            if limit.deadline is None:
+                self._last_go = ((limit, turn), (go, budget))
         numbering = self._numbering(ranks)
         convert = numbering.from_engine if numbering else None
 
         async with self._operation():
-            limit = limit.resolved()  # a deadline: what is left of it as `go` is written
-            go = self._go_command(limit, turn)
-            timeout = self.timeouts.search(limit.budget(turn, self.timeouts.worst_case_nps))
+            if limit.deadline is not None:
+                limit = limit.resolved()  # what is left of the deadline as `go` is written
+                go, budget = self._go_command(limit, turn), limit.budget(turn, nps)
+            timeout = self.timeouts.search(budget)
             if new_game:
                 timeout += self.timeouts.isready
             self.guard.stopping = False

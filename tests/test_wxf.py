@@ -16,6 +16,9 @@ from ladder.rules import Game
 from ladder.wxf import (
     WxfError,
     WxfWriter,
+    _board,
+    named,
+    named_move,
     parse_san,
     parse_wxf,
     wxf_move,
@@ -134,6 +137,20 @@ def test_every_move_of_random_games_round_trips(variant: str) -> None:
         for text in texts:
             again.push(parse_wxf(again, text))
         assert again.moves == game.moves
+
+
+@pytest.mark.parametrize("variant", ["xiangqi", "crazyhouse-xiangqi"])
+def test_a_piece_alone_on_its_file_is_named_as_the_whole_board_names_it(variant: str) -> None:
+    # named() reads most moves off the rules checker's points; named_move() takes the
+    # whole board: every legal move of random games (tandems, drops, freed advisors).
+    rng = random.Random(variant)
+    for _ in range(4):
+        game = Game.from_fen(variant)
+        while game.outcome() is None and game.ply < 160:
+            red = game.turn == "red"
+            for move in game.legal_moves():
+                assert named(game, move) == named_move(_board(game), game.legal_moves, move, red)
+            game.push(rng.choice(game.legal_moves()))
 
 
 # --- against an independent writer: cchess ---------------------------------------------------

@@ -74,6 +74,8 @@ def check_text(
         raise RulesError(
             field, f"{what} is {len(value)} characters long; at most {max_length}", ply
         )
+    if value.isascii() and value.isprintable():  # the usual case: one pass in C
+        return value
     for i, ch in enumerate(value):
         if not (" " <= ch <= "~"):
             raise RulesError(

@@ -94,6 +94,9 @@ class Game:
         self._legal: list[int] | None = None
         self._legal_names: tuple[str, ...] | None = None  # canonical strings of _legal
         self._any_legal: bool | None = None  # whether _legal would be non-empty
+        # The last move is_legal found legal here, as given and parsed: push plays it
+        # without parsing or checking it again (an engine's answer is checked once).
+        self._found_legal: tuple[str, int] | None = None
 
     # ------------------------------------------------------------ building
 
@@ -137,6 +140,7 @@ class Game:
         g._legal = self._legal
         g._legal_names = self._legal_names
         g._any_legal = self._any_legal
+        g._found_legal = self._found_legal
         return g
 
     # ------------------------------------------------------------ reading
@@ -213,13 +217,18 @@ class Game:
         if self._legal is not None:
             return bool(self._legal)
         if self._any_legal is None:
-            self._any_legal = self._pos.has_legal_move()
+            self._any_legal = self._pos.has_legal_move(self._attacked())
         return self._any_legal
 
     def _is_legal_int(self, m: int) -> bool:
         if self._legal is not None:
             return m in self._legal
-        return self._pos.is_legal_move(m)
+        return self._pos.is_legal_move(m, self._attacked())
+
+    def _attacked(self) -> bool | None:
+        """Whether the side to move's general is attacked, as the move generator asks:
+        the check push recorded, except in atomic (whose check is the wide sense)."""
+        return None if self.variant.atomic else self._checks[-1]
 
     def _legal_strs(self) -> tuple[str, ...]:
         if self._legal_names is None:
@@ -239,7 +248,11 @@ class Game:
             m = parse_move(move)
         except RulesError:
             return False
-        return self._is_legal_int(m)
+        if not self._is_legal_int(m):
+            return False
+        if type(move) is str:
+            self._found_legal = (move, m)
+        return True
 
     def is_check(self) -> bool:
         """Whether the side to move is in check (atomic-xiangqi: the wide sense)."""
@@ -335,13 +348,17 @@ class Game:
         return RulesError(field, f"illegal move {quoted}: {why}", ply, points=points + why_points)
 
     def _push(self, move: object, field: str, ply: int | None, after_end: bool = False) -> None:
-        m = parse_move(move, field, ply)
+        found = self._found_legal
+        if found is not None and type(move) is str and move == found[0]:
+            m, known = found[1], True
+        else:
+            m, known = parse_move(move, field, ply), False
         over = None if after_end else self.outcome()
         if over is not None:
             raise GameOverError(
                 field, f"the game is already over ({over.reason.value}, {over.result})", ply
             )
-        if not self._is_legal_int(m):
+        if not known and not self._is_legal_int(m):
             raise self._illegal(move, m, field, ply)
         pos = self._pos
         capture = pos.is_capture(m)
@@ -358,6 +375,7 @@ class Game:
         self._legal = None
         self._legal_names = None
         self._any_legal = None
+        self._found_legal = None
 
     def pop(self) -> str:
         """Take back the last move and return it. RulesError if there is none."""
@@ -375,6 +393,7 @@ class Game:
         self._legal = None
         self._legal_names = None
         self._any_legal = None
+        self._found_legal = None
         return self._moves.pop()
 
 

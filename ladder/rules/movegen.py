@@ -203,10 +203,11 @@ class Position:
 
     # ----------------------------------------------------------------- moves
 
-    def legal_moves(self, only: int | None = None) -> list[int]:
+    def legal_moves(self, only: int | None = None, in_check: bool | None = None) -> list[int]:
         """All legal moves (and drops) of the side to move, as move ints; ``only``: just
         those that start there (a move int's ``// 90``: a point 0-89, or ``DROP_BASE +
-        type`` for the drops of a piece type), by the same code."""
+        type`` for the drops of a piece type), by the same code. ``in_check``: whether
+        the side to move's general is attacked, when the caller knows (else found out)."""
         board = self.board
         us = self.turn
         ksq = self.kings[us]
@@ -214,7 +215,8 @@ class Position:
         if ksq < 0 or ek < 0:
             return []
         atomic = self.variant.atomic
-        in_check = attacked(board, ksq, us)
+        if in_check is None:
+            in_check = attacked(board, ksq, us)
         sens = SENSITIVE[ksq]
         out: list[int] = []
         test: list[int] = []
@@ -371,22 +373,29 @@ class Position:
                         add(base + to)
         return out
 
-    def is_legal_move(self, m: int) -> bool:
-        """Whether move int ``m`` is legal: :meth:`legal_moves` of its piece alone."""
-        return m in self.legal_moves(m // 90)
+    def is_legal_move(self, m: int, in_check: bool | None = None) -> bool:
+        """Whether move int ``m`` is legal: :meth:`legal_moves` of its piece alone
+        (``in_check`` as there)."""
+        return m in self.legal_moves(m // 90, in_check)
 
-    def has_legal_move(self) -> bool:
-        """Whether the side to move has a legal move, piece by piece until one has."""
+    def has_legal_move(self, in_check: bool | None = None) -> bool:
+        """Whether the side to move has a legal move, piece by piece until one has
+        (``in_check`` as in :meth:`legal_moves`, found out once for all pieces)."""
         board = self.board
         us = self.turn
+        if in_check is None:
+            ksq = self.kings[us]
+            in_check = ksq >= 0 and attacked(board, ksq, us)
         for sq in range(90):
             p = board[sq]
-            if p and p >> 3 == us and self.legal_moves(sq):
+            if p and p >> 3 == us and self.legal_moves(sq, in_check):
                 return True
         hands = self.hands
         if hands is not None:
             hand = hands[us]
-            return any(hand[pt] and self.legal_moves(DROP_BASE + pt) for pt in range(1, 8))
+            return any(
+                hand[pt] and self.legal_moves(DROP_BASE + pt, in_check) for pt in range(1, 8)
+            )
         return False
 
     def _atomic_captures(self, caps: list[int], out: list[int], ksq: int, ek: int, us: int) -> None:

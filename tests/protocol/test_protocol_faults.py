@@ -357,3 +357,25 @@ async def test_an_engine_without_perft_times_out_and_is_killed(
     with pytest.raises(EngineTimeoutError):
         await engine.perft(None, [], 1, timeout=1.0)
     assert engine.closed
+
+
+async def test_a_phase_outlives_the_deadline_of_an_earlier_shorter_one(
+    fake: FakeCommand, no_leaked_processes: set[int]
+) -> None:
+    # The guard's one watchdog timer, armed for a short phase that has ended, fires while
+    # a longer one runs: that one goes on, and times out at its own deadline.
+    engine = await UciEngine.start(fake("normal"))
+    no_leaked_processes.add(engine.pid)
+    guard = engine.guard
+    async with guard.phase("isready", 0.05):
+        armed = guard._watch
+    assert armed is not None
+    async with guard.phase("isready", 10.0):
+        while guard._watch is armed:  # until the short deadline's timer has fired
+            await asyncio.sleep(0.01)
+    assert not engine.closed
+    with pytest.raises(EngineTimeoutError, match=r"within 10s \(isready\)"):
+        async with guard.phase("isready", 10.0) as phase:
+            phase.shorten(0.05)  # as a stop or the engine's exit does
+            await asyncio.Event().wait()
+    assert engine.closed

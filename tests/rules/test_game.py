@@ -329,6 +329,23 @@ def test_is_legal_and_gives_check() -> None:
         g.gives_check("e3e9")
 
 
+def test_a_move_found_legal_is_played_only_in_the_position_it_was_found_legal_in() -> None:
+    # push plays what is_legal just accepted without checking it again: that answer is
+    # the current position's only, so after any other move or a take-back it is checked.
+    g = Game.from_fen("xiangqi")
+    assert g.is_legal("h3e3")
+    g.push("b3e3")
+    with pytest.raises(RulesError, match="illegal move"):
+        g.push("h3e3")  # Black to move now: Red's cannon cannot move
+    g.pop()
+    assert not g.is_legal("h3e9")
+    with pytest.raises(RulesError, match="illegal move"):
+        g.push("h3e9")
+    assert g.is_legal("h3e3")
+    g.push("h3e3")
+    assert g.moves == ["h3e3"] and g.turn == "black"
+
+
 def test_piece_at() -> None:
     g = Game.from_fen("xiangqi")
     assert g.piece_at("e1") == "K" and g.piece_at("b10") == "n" and g.piece_at("e5") is None

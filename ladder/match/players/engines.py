@@ -71,6 +71,7 @@ class EnginePlayer:
         #: How often a search without a clock is tried (a faulted engine restarted between).
         self.policy = RetryPolicy()
         self._first_search = True
+        self._base_limit: Limit | None = None
 
     def _executable(self) -> str:
         return self.spec.executable()
@@ -82,12 +83,14 @@ class EnginePlayer:
 
     def base_limit(self) -> Limit:
         """The spec's node, depth and movetime limit (a clock comes on top)."""
-        s = self.spec
-        return Limit(
-            nodes=s.nodes,
-            depth=s.depth,
-            time=None if s.movetime_ms is None else s.movetime_ms / 1000,
-        )
+        if self._base_limit is None:  # made once: a player searches with it every move
+            s = self.spec
+            self._base_limit = Limit(
+                nodes=s.nodes,
+                depth=s.depth,
+                time=None if s.movetime_ms is None else s.movetime_ms / 1000,
+            )
+        return self._base_limit
 
     def _timeouts(self) -> Timeouts:
         """A clocked engine is stopped once its clock and margin are gone (plus a second
