@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -198,20 +198,23 @@ async def _loop_turns(n: int = 10) -> None:
         await asyncio.sleep(0)
 
 
+async def _work_until_cancelled(client_goes: Callable[[], object], cancelled: asyncio.Event) -> str:
+    """A request's work: the client goes away while it runs (``client_goes``), and it
+    waits until it is cancelled (``cancelled`` set)."""
+    client_goes()
+    try:
+        await asyncio.Event().wait()
+    except asyncio.CancelledError:
+        cancelled.set()
+        raise
+    return "done"
+
+
 async def test_disconnect_cancels_the_work() -> None:
     cancelled, disconnect = asyncio.Event(), asyncio.Event()
-
-    async def work() -> str:
-        disconnect.set()  # the client goes away while the work runs
-        try:
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-        return "done"
-
+    work = _work_until_cancelled(disconnect.set, cancelled)
     with pytest.raises(ServiceError) as err:
-        await asyncio.wait_for(cancel_on_disconnect(_receive(disconnect), work(), Drain(), 1), 5)
+        await asyncio.wait_for(cancel_on_disconnect(_receive(disconnect), work, Drain(), 1), 5)
     assert err.value.status == 499 and err.value.code == "client_disconnected"
     assert cancelled.is_set()
     task = asyncio.current_task()
@@ -228,18 +231,10 @@ async def test_the_server_s_client_gone_signal_cancels_the_work_without_a_watche
     async def unread() -> dict[str, Any]:
         raise AssertionError("receive is not read when the server signals the disconnect")
 
-    async def work() -> str:
-        gone.set_result(None)  # the client goes away while the work runs
-        try:
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-        return "done"
-
     tasks = len(asyncio.all_tasks())
+    work = _work_until_cancelled(lambda: gone.set_result(None), cancelled)
     with pytest.raises(ServiceError) as err:
-        await asyncio.wait_for(cancel_on_disconnect(unread, work(), Drain(), 1, gone), 5)
+        await asyncio.wait_for(cancel_on_disconnect(unread, work, Drain(), 1, gone), 5)
     assert err.value.status == 499 and err.value.code == "client_disconnected"
     assert cancelled.is_set() and len(asyncio.all_tasks()) <= tasks + 1
     await _loop_turns()
