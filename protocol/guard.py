@@ -63,7 +63,9 @@ class FaultGuard:
     async def kill(self) -> None:
         """Kill the engine's process tree and reap it; the guard is closed."""
         self.closed = True
-        if self._watch is not None:
+        # A phase still running (another task's search) keeps its deadline: the watchdog
+        # is its only timer, whatever the kill does to the pipes.
+        if self._watch is not None and self._phase is None:
             self._watch.cancel()
             self._watch = None
         await self.process.kill()

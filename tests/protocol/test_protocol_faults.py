@@ -379,3 +379,29 @@ async def test_a_phase_outlives_the_deadline_of_an_earlier_shorter_one(
             phase.shorten(0.05)  # as a stop or the engine's exit does
             await asyncio.Event().wait()
     assert engine.closed
+
+
+async def test_a_kill_from_another_task_leaves_a_running_phase_its_deadline(
+    fake: FakeCommand, no_leaked_processes: set[int]
+) -> None:
+    # The watchdog is a phase's only timer. The engine dies during a phase (its exit
+    # shortens the phase's deadline to a grace), then another task kills it (the pool
+    # closing it): the phase must still end at that grace, not wait for its own deadline
+    # or, not reading the pipes, for ever.
+    engine = await UciEngine.start(fake("normal"))
+    no_leaked_processes.add(engine.pid)
+    guard = engine.guard
+    entered = asyncio.Event()
+
+    async def phase() -> None:
+        async with guard.phase("isready", 60.0):
+            entered.set()
+            await asyncio.Event().wait()
+
+    task = asyncio.create_task(phase())
+    await entered.wait()
+    os.kill(engine.pid, signal.SIGKILL)
+    assert await engine.process.wait(5)
+    await guard.kill()
+    with pytest.raises(EngineTerminatedError, match=r"during isready"):
+        await asyncio.wait_for(task, 10)
