@@ -294,13 +294,9 @@ def test_xboard_reads_the_xboard_notation(tmp_path: Path) -> None:
         by_number = {r.game_no: r for r in store.records()}
     games = list(read_pgn(pgn.read_text()))
     assert len(games) == 2 and all("FEN" in g.headers for g in games)
-    for index, game in enumerate(games, start=1):
-        record = by_number[int(game.headers["GameNo"])]
-        log = xboard_reads(pgn, index, tmp_path)
-        assert "Illegal move" not in log and "Bad FEN" not in log, log[-2000:]
-        read = re.findall(r"^Parsed (\S+) into (\S+) virgin", log, re.M)
-        assert [theirs for _, theirs in read] == [to_ucci(m) for m in record.moves]
-        assert replay(game).moves == record.moves  # and ours reads it back
+    for game in games:  # ours reads back the moves played, and XBoard reads the same
+        assert replay(game).moves == by_number[int(game.headers["GameNo"])].moves
+    assert_xboard_reads_every_game(pgn, tmp_path)
 
 
 def assert_xboard_reads_every_game(pgn: Path, tmp_path: Path) -> None:
