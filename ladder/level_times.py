@@ -150,12 +150,29 @@ def served_level_times(given: Path | None, engine: Path | None, levels: Path) ->
         return None  # a stale measurement in the cache: the estimate, as if none
 
 
+def level_times_here(given: Path | None, levels: Path) -> LevelTimes | None:
+    """:func:`served_level_times` for this machine's engine, for a command that only
+    reads the times (``ladder levels``, ``ladder capacity``): without an engine a stated
+    file cannot be checked (EngineNotBuilt), and without either the times are estimated
+    (None)."""
+    from ladder.engine_binary import EngineNotBuilt, find_engine
+
+    try:
+        engine: Path | None = find_engine().path
+    except EngineNotBuilt:
+        if given is not None:
+            raise
+        engine = None
+    return served_level_times(given, engine, levels)
+
+
 __all__ = [
     "ExpectedSource",
     "LevelTimes",
     "LevelTimesError",
     "default_path",
     "expected",
+    "level_times_here",
     "read",
     "served_level_times",
     "write",

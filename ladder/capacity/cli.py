@@ -231,8 +231,7 @@ def _read_site(
     EngineNotBuilt for a stated times file without an engine) for what cannot be used."""
     from ladder.capacity.mix import parse_levels, parse_variants
     from ladder.capacity.model import Workload
-    from ladder.engine_binary import EngineNotBuilt, find_engine
-    from ladder.level_times import served_level_times
+    from ladder.level_times import level_times_here
     from ladder.levels import checked_levels_file, load_levels
     from ladder.service.operations.config import ServiceConfig
     from ladder.variants import VARIANT_IDS
@@ -241,13 +240,7 @@ def _read_site(
     table = load_levels(levels_file)
     variants = parse_variants(args.variants, VARIANT_IDS)
     mix = parse_levels(args.mix, set.intersection(*(set(table[v]) for v in variants)))
-    try:
-        engine: Path | None = find_engine().path
-    except EngineNotBuilt:
-        if args.level_times is not None:
-            raise
-        engine = None  # no engine here: a cached file cannot be checked, times estimated
-    times = served_level_times(args.level_times, engine, levels_file)
+    times = level_times_here(args.level_times, levels_file)
     stated = {"max_queue": args.max_queue, "queue_timeout_s": args.queue_timeout}
     config = ServiceConfig(
         engines=args.engines,

@@ -325,8 +325,8 @@ def _cmd_levels(args: argparse.Namespace) -> int:
 def _levels_times(args: argparse.Namespace, levels_file: Path) -> LevelTimes | None:
     """The levels' times a move: measured now (``--measure``, written to its file), or
     the ones served (a stated or cached file of this engine and ladder; None: none)."""
-    from ladder.engine_binary import EngineNotBuilt, find_engine
-    from ladder.level_times import default_path, served_level_times, write
+    from ladder.engine_binary import find_engine
+    from ladder.level_times import default_path, level_times_here, write
     from ladder.service.operations.measure_levels import measure
     from ladder.variants import VARIANT_IDS
 
@@ -338,13 +338,7 @@ def _levels_times(args: argparse.Namespace, levels_file: Path) -> LevelTimes | N
         write(times, out)
         print(f"level times measured ({args.positions} positions a level): {out}")
         return times
-    try:
-        engine: Path | None = find_engine().path
-    except EngineNotBuilt:
-        if args.level_times is not None:
-            raise
-        engine = None  # no engine here: the levels as shipped, times estimated
-    return served_level_times(args.level_times, engine, levels_file)
+    return level_times_here(args.level_times, levels_file)
 
 
 def _print_levels_json(
