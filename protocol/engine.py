@@ -59,7 +59,7 @@ from protocol.errors import (
 from protocol.guard import FaultGuard, Phase
 from protocol.info import InfoDict, PlayResult
 from protocol.limits import Limit
-from protocol.lines import DEFAULT_MAX_LINE, LineReader, UnknownLines, UnreadableLine
+from protocol.lines import DEFAULT_MAX_LINE, UnknownLines, UnreadableLine
 from protocol.notation import (
     FenLetters,
     RankNumbering,
@@ -184,13 +184,10 @@ class Engine:
         self._max_unknown = max_unknown_lines
         #: The current phase's count of lines nobody asked for (a flood is a fault).
         self.unknown = UnknownLines(max_unknown_lines)
-        self.reader = LineReader(
-            process.stdout,
-            max_line=getattr(process.stdout, "_limit", DEFAULT_MAX_LINE),
-            on_line=self._received,
-            matters=self.matters,
-            on_skip=self._skipped,
-        )
+        self.reader = process.stdout
+        self.reader.on_line = self._received
+        self.reader.matters = self.matters
+        self.reader.on_skip = self._skipped
         self._handshake_done = False
         self._skipped_in_handshake = 0
         self._lock = asyncio.Lock()

@@ -26,6 +26,7 @@ import asyncio
 import collections
 import re
 from collections.abc import Callable
+from typing import cast
 
 from protocol.errors import EngineProtocolError
 
@@ -33,7 +34,6 @@ __all__ = ["DEFAULT_MAX_LINE", "EndOfOutput", "LineReader", "UnknownLines", "Unr
 
 #: The longest line accepted from an engine (FSF's UCI_Variant option line is ~2 KB).
 DEFAULT_MAX_LINE = 1 << 20
-_READ_CHUNK = 1 << 18  # bytes asked of the pipe at a time (what asyncio reads at once)
 # Control characters other than tab in a line: not text an engine means.
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 # The same in a run of whole lines, where line ends (\n, but no \r) are fine, as bytes:
@@ -89,6 +89,13 @@ def _always(_visible: str) -> bool:
 class LineReader:
     """Lines from an engine's stdout (see the module docstring).
 
+    The reader is fed as asyncio feeds a stream (:meth:`feed_data`, :meth:`feed_eof`,
+    :meth:`set_exception`): by :meth:`protocol`, the protocol of the engine's stdout
+    pipe, or by whoever owns the input (the bridge's stdin thread, a test). It splits
+    each chunk into lines as it arrives and wakes a waiting :meth:`readline` only once a
+    complete line is there: one wake-up of the reading task per burst of lines, and no
+    stream buffer between the pipe and the lines.
+
     ``on_line`` sees every line as read (bytes, before any check), for the wire log.
     ``matters(visible)`` says whether an unreadable line would have said something the
     session relies on; if not, the line is skipped and handed to ``on_skip``. By default
@@ -97,14 +104,12 @@ class LineReader:
 
     def __init__(
         self,
-        stream: asyncio.StreamReader,
         *,
         max_line: int = DEFAULT_MAX_LINE,
         on_line: Callable[[bytes], None] | None = None,
         matters: Callable[[str], bool] = _always,
         on_skip: Callable[[UnreadableLine], None] | None = None,
     ) -> None:
-        self._stream = stream
         self.max_line = max_line
         self.on_line = on_line
         self.matters = matters
@@ -113,6 +118,17 @@ class LineReader:
         self._lines: collections.deque[bytes | str] = collections.deque()
         self._partial = bytearray()
         self._discarding = False
+        self._overflow = False  # a line grew over max_line: raised after the lines before it
+        self._eof = False
+        self._exception: BaseException | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._transport: asyncio.ReadTransport | None = None
+        self._paused = False
+        self._pending = 0  # bytes of the lines not taken yet (for pausing the pipe)
+
+    def protocol(self) -> asyncio.Protocol:
+        """An asyncio protocol that feeds this reader (``loop.connect_read_pipe``)."""
+        return _Feeder(self)
 
     @property
     def buffered(self) -> bool:
@@ -151,33 +167,78 @@ class LineReader:
                 unknown.add(line)
             lines.append(line)
 
-    async def _fill(self) -> None:
-        """Wait for at least one more complete line."""
-        while not self._lines:
-            if len(self._partial) > self.max_line:
-                # The rest of this line is dropped: a reader that goes on (a GUI's
-                # input) starts again at the next line.
-                self._partial = bytearray()
-                self._discarding = True
-                raise EngineProtocolError(
-                    f"engine wrote a line over {self.max_line} bytes", phase="?"
-                )
-            chunk = await self._stream.read(_READ_CHUNK)
-            if not chunk:
-                raise EndOfOutput  # possibly after a partial line, which is dropped
-            if self._discarding:
-                end = chunk.find(b"\n")
-                if end < 0:
-                    continue
-                chunk = chunk[end + 1 :]
-                self._discarding = False
-            if b"\n" not in chunk:
-                self._partial += chunk
-                continue
+    # ------------------------------------------------------------------ the feeding side
+
+    def feed_data(self, chunk: bytes) -> None:
+        """Take in ``chunk`` of the output: its complete lines are ready to be read."""
+        if not chunk:
+            return
+        if self._discarding:
+            end = chunk.find(b"\n")
+            if end < 0:
+                return
+            chunk = chunk[end + 1 :]
+            self._discarding = False
+        if b"\n" in chunk:
             data = bytes(self._partial) + chunk if self._partial else chunk
             end = data.rfind(b"\n")
             self._partial = bytearray(data[end + 1 :])
             self._lines.extend(self._split(data[:end]))
+            self._pending += end
+            if self._pending > 2 * self.max_line and self._transport is not None:
+                self._transport.pause_reading()  # nobody reads: the engine waits, not our memory
+                self._paused = True
+            self._wake()
+        else:
+            self._partial += chunk
+        if len(self._partial) > self.max_line:
+            # The rest of this line is dropped: a reader that goes on (a GUI's input)
+            # starts again at the next line.
+            self._partial = bytearray()
+            self._discarding = True
+            self._overflow = True
+            self._wake()
+
+    def feed_eof(self) -> None:
+        """The output has ended (after the lines fed so far; a partial line is dropped)."""
+        self._eof = True
+        self._wake()
+
+    def set_exception(self, error: BaseException) -> None:
+        """Reading the output failed: ``error`` is raised once the lines fed are read."""
+        self._exception = error
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def _fill(self) -> None:
+        """Wait for at least one more complete line."""
+        if self._paused and self._transport is not None:
+            self._paused = False
+            self._transport.resume_reading()
+        self._pending = 0
+        while not self._lines:
+            if self._overflow:
+                self._overflow = False
+                raise EngineProtocolError(
+                    f"engine wrote a line over {self.max_line} bytes", phase="?"
+                )
+            if self._exception is not None:
+                raise self._exception
+            if self._eof:
+                raise EndOfOutput  # possibly after a partial line, which is dropped
+            if self._waiter is not None:
+                raise RuntimeError("two tasks read the same engine's output at once")
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
 
     def _split(self, whole: bytes) -> list[bytes] | list[str]:
         """The lines of ``whole`` (whole lines without the last line end): decoded at
@@ -232,6 +293,30 @@ class LineReader:
             raise error
         if self.on_skip is not None:
             self.on_skip(error)
+
+
+class _Feeder(asyncio.Protocol):
+    """The protocol of a pipe read into a :class:`LineReader`."""
+
+    def __init__(self, reader: LineReader) -> None:
+        self._reader = reader
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # a read-pipe transport (uvloop's is not an asyncio.ReadTransport subclass)
+        self._reader._transport = cast(asyncio.ReadTransport, transport)
+
+    def data_received(self, data: bytes) -> None:
+        self._reader.feed_data(data)
+
+    def eof_received(self) -> bool:
+        self._reader.feed_eof()
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if exc is None:
+            self._reader.feed_eof()
+        else:
+            self._reader.set_exception(exc)
 
 
 def _visible(text: str) -> str:

@@ -33,7 +33,7 @@ from pathlib import Path
 import psutil
 
 from protocol.errors import EngineStartError, EngineTimeoutError
-from protocol.lines import DEFAULT_MAX_LINE
+from protocol.lines import DEFAULT_MAX_LINE, LineReader
 
 _STDERR_TAIL = 4096
 _HAS_WAITID = hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
@@ -142,16 +142,16 @@ class EngineProcess:
         proc: asyncio.subprocess.Process,
         command: Sequence[str],
         protocol: _Protocol,
-        stdout: asyncio.StreamReader | None = None,
-        stdout_transport: asyncio.BaseTransport | None = None,
+        stdout: LineReader,
+        stdout_transport: asyncio.BaseTransport,
     ) -> None:
         self.proc = proc
         self.command = tuple(command)
         self.pid: int = proc.pid
-        stdout = stdout if stdout is not None else proc.stdout
-        assert proc.stdin is not None and stdout is not None
+        assert proc.stdin is not None
         self.stdin: asyncio.StreamWriter = proc.stdin
-        self.stdout: asyncio.StreamReader = stdout
+        #: The engine's output, line by line (its dialect sets what the reader reports).
+        self.stdout = stdout
         self._stdout_transport = stdout_transport
         self._exited = protocol.exited
         #: Callbacks run (in the event loop) when the process exits.
@@ -182,9 +182,10 @@ class EngineProcess:
     ) -> EngineProcess:
         """Start ``command`` in a new session with piped stdin/stdout/stderr.
 
-        stdout is a pipe of our own, read by a plain read-pipe transport: asyncio's
-        subprocess transport would hand each chunk of output on with one more
-        event-loop turn (``call_soon``), and an engine writes a chunk per search depth.
+        stdout is a pipe of our own, read by a plain read-pipe transport straight into
+        a :class:`~protocol.lines.LineReader`: asyncio's subprocess transport would
+        hand each chunk of output on with one more event-loop turn (``call_soon``),
+        and an engine writes a chunk per search depth.
         """
         argv = [os.fspath(part) for part in command]
         loop = asyncio.get_running_loop()
@@ -216,12 +217,10 @@ class EngineProcess:
         except BaseException:
             os.close(read_fd)
             raise
-        stdout = asyncio.StreamReader(limit=max_line, loop=loop)
+        stdout = LineReader(max_line=max_line)
         pipe = os.fdopen(read_fd, "rb", buffering=0)
         try:
-            stdout_transport, _ = await loop.connect_read_pipe(
-                lambda: asyncio.StreamReaderProtocol(stdout, loop=loop), pipe
-            )
+            stdout_transport, _ = await loop.connect_read_pipe(stdout.protocol, pipe)
         except BaseException as exc:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)

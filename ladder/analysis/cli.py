@@ -36,6 +36,7 @@ from ladder.notations import read_move
 from ladder.rules import Game, RulesError
 from ladder.variants import VARIANT_IDS
 from ladder.wxf import WxfError
+from protocol import event_loop
 from protocol.errors import EngineError
 
 __all__ = ["DEFAULT_NODES", "add_analyse", "run_analyse"]
@@ -227,7 +228,7 @@ def run_analyse(
     lookup)."""
     console = console or Console(stderr=True)
     try:
-        done = asyncio.run(_analyse_all(games, nodes, engines, console, engine_path, judge_book))
+        done = event_loop.run(_analyse_all(games, nodes, engines, console, engine_path, judge_book))
     except EngineError as exc:
         print(f"ladder analyse: the engine failed: {exc}", file=sys.stderr)
         return ExitCode.ENGINE_FAILURE

@@ -48,10 +48,10 @@ class GuiGone(Exception):
     """The GUI closed our standard output."""
 
 
-async def open_stdin() -> asyncio.StreamReader:
-    """Standard input as a stream, fed by a reader thread."""
+async def open_stdin() -> LineReader:
+    """Standard input, line by line, fed by a reader thread."""
     loop = asyncio.get_running_loop()
-    stream = asyncio.StreamReader()
+    stream = LineReader()
     fd = sys.stdin.fileno()
 
     def feed(chunk: bytes) -> bool:
@@ -198,9 +198,10 @@ class GuiServer:
 
     # ------------------------------------------------------------------ the loop
 
-    async def run(self, stream: asyncio.StreamReader) -> int:
-        """Read and answer commands until ``quit`` or the end of the input."""
-        reader = LineReader(stream, on_line=self._received)
+    async def run(self, reader: LineReader) -> int:
+        """Read and answer commands from ``reader`` (:func:`open_stdin`) until ``quit``
+        or the end of the input."""
+        reader.on_line = self._received
         try:
             while not self.quitting:
                 try:

@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from protocol import event_loop
 from tests.protocol.helpers import FakeCommand, WireLog
 
 FAKE_ENGINE = Path(__file__).with_name("fake_engine.py")
@@ -21,6 +22,31 @@ DEBIAN_FAIRY_STOCKFISH = Path("/usr/games/fairy-stockfish")
 SJAAKII = Path("/usr/games/sjaakii")
 MAXQI = Path("/usr/games/maxqi")
 INSTALL_HINT = "run scripts/install_reference_engines.sh (make test does)"
+
+
+def pytest_asyncio_loop_factories(
+    config: pytest.Config, item: pytest.Item
+) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
+    """Every async protocol test runs twice: on the loop the product runs the client on
+    (protocol.event_loop: uvloop) and on asyncio's own, which an application that embeds
+    the client may run (their pipe errors differ, docs/protocol.md)."""
+    return {"uvloop": event_loop.new_event_loop, "asyncio": asyncio.new_event_loop}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test on uvloop times out by pytest-timeout's thread (its stack dumped, the
+    worker ended), not by SIGALRM: uvloop runs a Python signal handler as a callback
+    and logs what it raises, so the signal method's failure would never end the test."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is None or "uvloop" not in callspec.id.split("-"):
+            continue
+        marker = item.get_closest_marker("timeout")
+        seconds = marker.args[0] if marker is not None and marker.args else None
+        seconds = marker.kwargs.get("timeout", seconds) if marker is not None else None
+        item.add_marker(
+            pytest.mark.timeout(seconds or item.config.getini("timeout"), method="thread")
+        )
 
 
 def _installed(engine: Path) -> Path:

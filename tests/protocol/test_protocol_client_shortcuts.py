@@ -4,7 +4,6 @@ unchanged, and the one-system-call liveness check."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import subprocess
@@ -33,33 +32,32 @@ pytestmark = pytest.mark.timeout(60)
 # --- the line reader ------------------------------------------------------------------
 
 
-def reader(limit: int = 64) -> tuple[LineReader, asyncio.StreamReader]:
-    """A LineReader over a StreamReader the test feeds (no process behind it)."""
-    stream = asyncio.StreamReader(limit=limit)
-    return LineReader(stream, max_line=limit), stream
+def reader(limit: int = 64) -> LineReader:
+    """A LineReader the test feeds (no process behind it)."""
+    return LineReader(max_line=limit)
 
 
 async def test_reader_splits_chunks_into_lines() -> None:
-    lines, stream = reader()
-    stream.feed_data(b"id name x\ninfo a\r\ninfo b")
+    lines = reader()
+    lines.feed_data(b"id name x\ninfo a\r\ninfo b")
     assert await lines.readline() == "id name x"
     assert await lines.readline() == "info a"  # \r\n ends a line too
-    stream.feed_data(b"c\n\nreadyok\nbest")
+    lines.feed_data(b"c\n\nreadyok\nbest")
     assert await lines.readline() == "info bc"  # a line cut between two reads
     assert await lines.readline() == ""
     assert lines.buffered and lines.take() == "readyok"
     assert not lines.buffered and lines.take() is None
-    stream.feed_data(b"move a1a2\n")
+    lines.feed_data(b"move a1a2\n")
     assert await lines.readline() == "bestmove a1a2"
-    stream.feed_eof()
+    lines.feed_eof()
     with pytest.raises(EndOfOutput):
         await lines.readline()
 
 
 async def test_reader_keeps_lines_for_the_next_read() -> None:
     """Lines read in the same chunk as the one a phase waited for stay for the next."""
-    lines, stream = reader()
-    stream.feed_data(b"uciok\ninfo string x\nreadyok\ninfo string y\nbestmove a1a2\n")
+    lines = reader()
+    lines.feed_data(b"uciok\ninfo string x\nreadyok\ninfo string y\nbestmove a1a2\n")
     unknown = UnknownLines(10)
     assert await lines.read_until("readyok", unknown) == ["uciok", "info string x"]
     assert unknown.count == 1  # uciok was not asked for; info lines never count
@@ -68,9 +66,9 @@ async def test_reader_keeps_lines_for_the_next_read() -> None:
 
 
 async def test_reader_eof_after_a_partial_line() -> None:
-    lines, stream = reader()
-    stream.feed_data(b"uciok\nhalf a li")
-    stream.feed_eof()
+    lines = reader()
+    lines.feed_data(b"uciok\nhalf a li")
+    lines.feed_eof()
     assert await lines.readline() == "uciok"
     with pytest.raises(EndOfOutput):
         await lines.readline()
@@ -87,8 +85,8 @@ async def test_reader_eof_after_a_partial_line() -> None:
     ],
 )
 async def test_reader_refuses_bad_lines(data: bytes, message: str) -> None:
-    lines, stream = reader(limit=64)
-    stream.feed_data(b"good line\n" + data)
+    lines = reader(limit=64)
+    lines.feed_data(b"good line\n" + data)
     assert await lines.readline() == "good line"  # what came before is still read
     with pytest.raises(EngineProtocolError, match=message):
         await lines.readline()
@@ -98,11 +96,10 @@ async def test_reader_skips_unreadable_lines_that_do_not_matter() -> None:
     """A banner in ANSI colours (Sjaak II's) is skipped and reported; the same bytes in
     a line that matters are a fault."""
     skipped: list[UnreadableLine] = []
-    stream = asyncio.StreamReader()
     lines = LineReader(
-        stream, matters=lambda visible: visible.startswith("bestmove"), on_skip=skipped.append
+        matters=lambda visible: visible.startswith("bestmove"), on_skip=skipped.append
     )
-    stream.feed_data(
+    lines.feed_data(
         b" 8\x1b[1m\x1b[46m\x1b[30mr \x1b[0m\n\xff\xfe banner\nucciok\n"
         b"\x1b[31mbestmove a1a2\x1b[0m\n"
     )

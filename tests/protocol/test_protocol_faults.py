@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import signal
 from collections.abc import Callable
@@ -247,7 +248,10 @@ class KillBeforeWrite:
         if not self.fired or self.flavour == "asyncio":
             self.real.write(data)
         elif self.flavour == "pipe":
-            os.write(self.real.transport.get_extra_info("pipe").fileno(), data)
+            pipe = self.real.transport.get_extra_info("pipe")
+            if pipe is None:  # uvloop's transport shows no pipe: what a write to it gets
+                raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+            os.write(pipe.fileno(), data)
         else:
             raise RuntimeError(
                 "unable to perform operation on <WriteUnixTransport "

@@ -21,7 +21,6 @@ and the endings by reason: the table a designer compares between two rule varian
 
 from __future__ import annotations
 
-import asyncio
 import calendar
 import time
 from collections import defaultdict
@@ -47,7 +46,7 @@ from ladder.match.players.specs import PlayerSpec, PlayerSpecError, parse_player
 from ladder.match.players.start import make_player
 from ladder.pgn_text import DECIDED_RESULTS
 from ladder.rules import Game, RulesError
-from protocol import EngineError, Limit
+from protocol import EngineError, Limit, event_loop
 
 __all__ = [
     "GameNotes",
@@ -299,7 +298,7 @@ def run_study(
     engine = Reference(spec, nodes)
 
     try:
-        annotated = asyncio.run(_annotate(engine, matches, notation))
+        annotated = event_loop.run(_annotate(engine, matches, notation))
     except EngineError as exc:
         raise StudyError(f"the reference engine failed: {exc}", ExitCode.ENGINE_FAILURE) from exc
     annotator = f"ladder study (reference {spec.name})"

@@ -18,6 +18,7 @@ from ladder.match.game.play import GameRecord, GameTask, play_game
 from ladder.match.players.player import Player
 from ladder.match.players.specs import PlayerSpec
 from ladder.match.players.start import make_player
+from protocol import event_loop
 
 __all__ = ["MAX_PLAYERS", "run_task", "run_tasks", "shutdown"]
 
@@ -32,7 +33,7 @@ def _event_loop() -> asyncio.AbstractEventLoop:
     global _loop
     if _loop is None or _loop.is_closed():
         configure_logging()  # the level `ladder --log-level` gave the driver, if any
-        _loop = asyncio.new_event_loop()
+        _loop = event_loop.new_event_loop()
         atexit.register(shutdown)
     return _loop
 

@@ -271,7 +271,7 @@ def run_server(
         uvicorn.Config(
             app,
             http=protocol,
-            loop="asyncio",  # the engine client (protocol/) is built and tested on it
+            loop="protocol.event_loop:new_event_loop",  # the engine client's loop
             log_config=logging_config(settings.log_format, settings.log_level, worker),
             log_level=settings.log_level,
             access_log=False,  # ladder.access writes one structured line per request
