@@ -18,6 +18,7 @@ Exit status 0 when everything is right, 1 when anything is wrong.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 import tomllib
 from collections import Counter
@@ -29,7 +30,6 @@ from ladder.engine_cli import add_engine_option
 from ladder.levels import LEVELS_FILE, LevelsError, load_levels
 from ladder.rules import Game, RulesError, divide
 from ladder.variants import FSF_VARIANT, VARIANT_IDS, VARIANTS_INI
-from protocol import event_loop
 from protocol.errors import EngineError
 from protocol.process import Timeouts
 from protocol.uci import UciEngine
@@ -237,7 +237,7 @@ def diagnose(engine: Path | None = None, levels: Path = LEVELS_FILE) -> list[Fin
         findings.append(Finding("variants", False, "not checked: no engine"))
         findings.append(Finding("reference", False, "not checked: no engine"))
     else:
-        findings.extend(event_loop.run(check_engine(found)))
+        findings.extend(asyncio.run(check_engine(found)))
     findings.append(check_levels(levels))
     findings.append(check_pyffish())
     return findings

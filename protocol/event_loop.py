@@ -1,34 +1,30 @@
-"""The event loop the engine client runs on: uvloop's.
+"""The event loops the engine client runs on: one place decides which.
 
-Every process that talks to engines makes its loop here: the match workers, the
-service (uvicorn's ``loop=`` names :func:`new_event_loop`), the bridge and the
-commands that search. uvloop (libuv under asyncio's API) takes each turn of the loop
-in C: an engine's search is a write, one or two reads and the turns that wake the
-searching task, and at 200 nodes a match move's Python CPU fell by about 15 % with
-it (docs/match.md). The whole protocol suite runs on both loops (tests/protocol), so
-the client keeps working on asyncio's own loop too, e.g. inside someone else's
-application.
+* :func:`new_event_loop`, the loop of the processes that host engines for long: the
+  match workers and the service (uvicorn's ``loop=`` names it). It is uvloop's, which
+  takes each turn of the loop in C: an engine's search is a write, one or two reads and
+  the turns that wake the searching task, and at 200 nodes a match move's Python CPU
+  fell by about 15 % with it (docs/match.md). Neither takes SIGINT through a Python
+  handler that raises (the service stops through ``add_signal_handler``; a worker is
+  stopped by its driver).
+* A command's own work (``ladder move``, ``analyse``, a match's probe of its players,
+  the bridge) runs in ``asyncio.run``, on asyncio's own loop: a command is stopped by
+  SIGINT raising KeyboardInterrupt wherever it lands (ladder.match.runner.interrupts),
+  and uvloop runs a Python signal handler as a loop callback and only logs what it
+  raises (a match interrupted while probing its players hung that way).
+
+The whole protocol suite runs on both loops (tests/protocol).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
-from typing import Any, TypeVar
 
 import uvloop
 
-__all__ = ["new_event_loop", "run"]
-
-T = TypeVar("T")
+__all__ = ["new_event_loop"]
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:
-    """A new event loop of the kind the engine client runs on."""
+    """A new event loop for a process that hosts engines (see the module docstring)."""
     return uvloop.new_event_loop()
-
-
-def run(main: Coroutine[Any, Any, T]) -> T:
-    """:func:`asyncio.run` on :func:`new_event_loop`."""
-    with asyncio.Runner(loop_factory=new_event_loop) as runner:
-        return runner.run(main)

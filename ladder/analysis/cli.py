@@ -36,7 +36,6 @@ from ladder.notations import read_move
 from ladder.rules import Game, RulesError
 from ladder.variants import VARIANT_IDS
 from ladder.wxf import WxfError
-from protocol import event_loop
 from protocol.errors import EngineError
 
 __all__ = ["DEFAULT_NODES", "add_analyse", "run_analyse"]
@@ -228,7 +227,7 @@ def run_analyse(
     lookup)."""
     console = console or Console(stderr=True)
     try:
-        done = event_loop.run(_analyse_all(games, nodes, engines, console, engine_path, judge_book))
+        done = asyncio.run(_analyse_all(games, nodes, engines, console, engine_path, judge_book))
     except EngineError as exc:
         print(f"ladder analyse: the engine failed: {exc}", file=sys.stderr)
         return ExitCode.ENGINE_FAILURE

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,6 @@ from ladder.bridge.xboard import XBoardServer
 from ladder.engine_binary import EngineNotBuilt, engine_path
 from ladder.levels import LEVELS_FILE, LevelsError
 from ladder.variants import VARIANT_IDS
-from protocol import event_loop
 
 __all__ = ["add_engine_commands"]
 
@@ -79,4 +79,4 @@ def _run(args: argparse.Namespace) -> int:
     async def main() -> int:
         return await server.run(await open_stdin())
 
-    return event_loop.run(main())
+    return asyncio.run(main())

@@ -4,6 +4,7 @@ ladder/cli.py)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import signal
 import sys
@@ -167,13 +168,12 @@ def _move_here(args: argparse.Namespace, request: dict[str, Any]) -> MoveRespons
     from ladder.service.domain.status import FAILURES, as_service_error, request_model
     from ladder.service.local_move import play_move
     from ladder.service.operations.config import ServiceConfig
-    from protocol import event_loop
 
     levels = checked_levels_file(args.levels)
     engine = args.engine_path or engine_path()  # a missing engine is an error, book or not
     req = request_model(MoveRequest, **request)
     try:
-        return event_loop.run(play_move(req, levels, engine))
+        return asyncio.run(play_move(req, levels, engine))
     except FAILURES as exc:
         raise as_service_error(exc, ServiceConfig.retry_after_s) from None
 
@@ -329,11 +329,10 @@ def _levels_times(args: argparse.Namespace, levels_file: Path) -> LevelTimes | N
     from ladder.level_times import default_path, level_times_here, write
     from ladder.service.operations.measure_levels import measure
     from ladder.variants import VARIANT_IDS
-    from protocol import event_loop
 
     if args.measure:
         out = args.out or default_path()
-        times = event_loop.run(
+        times = asyncio.run(
             measure(find_engine().path, levels_file, list(VARIANT_IDS), args.positions)
         )
         write(times, out)

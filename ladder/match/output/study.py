@@ -21,6 +21,7 @@ and the endings by reason: the table a designer compares between two rule varian
 
 from __future__ import annotations
 
+import asyncio
 import calendar
 import time
 from collections import defaultdict
@@ -46,7 +47,7 @@ from ladder.match.players.specs import PlayerSpec, PlayerSpecError, parse_player
 from ladder.match.players.start import make_player
 from ladder.pgn_text import DECIDED_RESULTS
 from ladder.rules import Game, RulesError
-from protocol import EngineError, Limit, event_loop
+from protocol import EngineError, Limit
 
 __all__ = [
     "GameNotes",
@@ -298,7 +299,7 @@ def run_study(
     engine = Reference(spec, nodes)
 
     try:
-        annotated = event_loop.run(_annotate(engine, matches, notation))
+        annotated = asyncio.run(_annotate(engine, matches, notation))
     except EngineError as exc:
         raise StudyError(f"the reference engine failed: {exc}", ExitCode.ENGINE_FAILURE) from exc
     annotator = f"ladder study (reference {spec.name})"

@@ -10,7 +10,7 @@ from ladder.match.players.baselines import GreedyPlayer, NovicePlayer, RandomPla
 from ladder.match.players.engines import EnginePlayer, LevelPlayer
 from ladder.match.players.player import Player, PlayerError, SearchingPlayer
 from ladder.match.players.specs import PlayerSpec, PlayerSpecError
-from protocol import EngineError, EngineFailure, event_loop
+from protocol import EngineError, EngineFailure
 
 __all__ = ["make_player", "probe"]
 
@@ -66,4 +66,4 @@ def probe(
             checked[spec] = outcome
         return checked
 
-    return event_loop.run(run())
+    return asyncio.run(run())

@@ -4,6 +4,7 @@ engine), the socket, then one server process (:mod:`ladder.service.operations.se
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 
@@ -21,7 +22,6 @@ from ladder.service.operations.server import (
 )
 from ladder.service.operations.server_processes import supervise
 from ladder.service.operations.settings import ServeSettings
-from protocol import event_loop
 
 log = logging.getLogger("ladder.serve")
 
@@ -35,7 +35,7 @@ def serve(config: ServiceConfig, settings: ServeSettings) -> None:
     sock = bind(settings.host, settings.port)  # a taken port is a one-line error, first
     start_logging(settings)
     try:
-        event_loop.run(check_engine(config))
+        asyncio.run(check_engine(config))
     except ServeError:
         sock.close()
         raise
