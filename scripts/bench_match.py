@@ -16,6 +16,9 @@ into a throw-away database, and reports:
   waited for a core (taken by a game loop) and the wait for its game loop to read
   ``bestmove``; the engines' CPU time does not. (Sampled every 0.1 s, so it can only
   come out low, and this ratio high.)
+* Python's CPU (issue 37's figure): all CPU but the engines' (the driver, the workers
+  with their start-up, SQLite), per searched move (book plies left out), and its
+  parts; the sampling thread's own CPU is left out, being this bench's.
 
 The default 100 games (about 40 s at level 5) keep the pool's start-up and the last,
 lone game's idle core to about 1 % of the wall time; at 20 games they were several %.
@@ -77,22 +80,32 @@ def _cpu() -> float:
 
 class EngineCpu:
     """The CPU time of this process's descendant engine processes (name containing
-    ``stockfish``), sampled in a thread: each process's last sample counts."""
+    ``stockfish``), and of its other descendants (the match workers), sampled in a
+    thread: each process's last sample counts."""
 
     def __init__(self, period: float = 0.1) -> None:
         self.period = period
         self._seen: dict[tuple[int, float], float] = {}
+        self._workers: dict[tuple[int, float], float] = {}
+        #: The sampling thread's own CPU time (the driver's CPU less it is the match's).
+        self.own_seconds = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         me = psutil.Process()
+        try:
+            self._sample(me)
+        finally:
+            self.own_seconds = time.thread_time()  # this bench's, not the match's
+
+    def _sample(self, me: psutil.Process) -> None:
         while not self._stop.wait(self.period):
             for proc in me.children(recursive=True):
                 try:
-                    if "stockfish" in proc.name():
-                        times = proc.cpu_times()
-                        self._seen[(proc.pid, proc.create_time())] = times.user + times.system
+                    times = proc.cpu_times()
+                    seen = self._seen if "stockfish" in proc.name() else self._workers
+                    seen[(proc.pid, proc.create_time())] = times.user + times.system
                 except psutil.Error:
                     pass
 
@@ -107,6 +120,10 @@ class EngineCpu:
     @property
     def seconds(self) -> float:
         return sum(self._seen.values())
+
+    @property
+    def worker_seconds(self) -> float:
+        return sum(self._workers.values())
 
 
 def _tree() -> tuple[float, float, float]:
@@ -426,13 +443,15 @@ def pool_run(args: argparse.Namespace) -> None:
         adjudication=Adjudication(max_plies=args.max_plies),
     )
     with tempfile.TemporaryDirectory() as tmp:
-        cpu0, t0 = _cpu(), time.perf_counter()
+        cpu0, t0, driver0 = _cpu(), time.perf_counter(), time.process_time()
         with EngineCpu() as engines:
             stats, result = run_match(
                 config, db=Path(tmp) / "bench.sqlite", concurrency=args.concurrency
             )
         wall = time.perf_counter() - t0
         cpu = _cpu() - cpu0
+        driver = time.process_time() - driver0
+        moves = _searched_moves(Path(tmp) / "bench.sqlite")
     bound = result.search_seconds / args.concurrency
     cpu_bound = engines.seconds / args.concurrency
     plies = sum(stats.reasons.values())
@@ -461,7 +480,25 @@ def pool_run(args: argparse.Namespace) -> None:
         f"{engines.seconds:.1f} s / {args.concurrency}; start-up included)"
     )
     print(f"wall / CPU bound     {wall / cpu_bound:8.3f}" if cpu_bound else "wall / CPU bound: n/a")
+    python = cpu - engines.seconds - engines.own_seconds
+    print(
+        f"Python CPU           {python:8.1f} s  ({1000 * python / moves:.3f} ms a move over "
+        f"{moves} searched moves; the driver {driver - engines.own_seconds:.2f} s, the "
+        f"workers {engines.worker_seconds:.1f} s with their start-up; this bench's sampling "
+        f"thread's {engines.own_seconds:.2f} s left out)"
+    )
     print(stats.report())
+
+
+def _searched_moves(db: Path) -> int:
+    """The moves the players searched in the games stored in ``db`` (book plies left out)."""
+    from ladder.match.output.store import ResultStore
+
+    store = ResultStore(db)
+    try:
+        return sum(len(r.moves) - r.book_plies for r in store.records())
+    finally:
+        store.close()
 
 
 if __name__ == "__main__":
