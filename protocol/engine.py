@@ -181,7 +181,6 @@ class Engine:
         #: The letters of the FENs the engine is sent (callers give FSF's).
         self.fen_letters = fen_letters or self.default_fen_letters
         self.guard = FaultGuard(process, timeouts)
-        self._max_unknown = max_unknown_lines
         #: The current phase's count of lines nobody asked for (a flood is a fault).
         self.unknown = UnknownLines(max_unknown_lines)
         self.reader = process.stdout
@@ -392,7 +391,7 @@ class Engine:
     def _phase(self, phase: str, timeout: float) -> Phase:
         """A read phase under the guard (deadline, faults), with its own count of
         unknown lines."""
-        self.unknown = UnknownLines(self._max_unknown)
+        self.unknown.count = 0  # (the count is the phase's; the bound is the engine's)
         return self.guard.phase(phase, timeout)
 
     def _operation(self) -> _Operation:

@@ -48,6 +48,7 @@ class FaultGuard:
         self.stopping = False
         self._phase: Phase | None = None  # the phase running now
         self._watch: asyncio.TimerHandle | None = None  # the watchdog timer, if armed
+        process.on_exit.append(self._exited)
 
     def phase_name(self, phase: str) -> str:
         """What a fault in ``phase`` is called (a search being stopped: ``stop``)."""
@@ -69,6 +70,15 @@ class FaultGuard:
             self._watch.cancel()
             self._watch = None
         await self.process.kill()
+
+    def _exited(self) -> None:
+        # A grandchild may hold the pipe open, so EOF may never come: once the engine
+        # has exited, the running phase (and any it runs inside) reads what is
+        # buffered, then gives up.
+        phase = self._phase
+        while phase is not None:
+            phase.shorten(_EXIT_GRACE)
+            phase = phase._outer
 
     def phase(self, phase: str, timeout: float) -> Phase:
         """A read phase under a deadline (``async with guard.phase(...) as deadline``):
@@ -184,9 +194,8 @@ class Phase:
         self._outer = guard._phase  # (a phase inside another: the outer is watched after it)
         guard._phase = self
         guard._arm(loop, self.when)
-        guard.process.on_exit.append(self._exited)
         if guard.process.returncode is not None:
-            self._exited()
+            self.shorten(_EXIT_GRACE)  # exited already (see FaultGuard._exited)
         return self
 
     def shorten(self, seconds: float) -> None:
@@ -195,11 +204,6 @@ class Phase:
         if when < self.when:
             self.when = when
             self._guard._arm(self._loop, when)
-
-    def _exited(self) -> None:
-        # A grandchild may hold the pipe open, so EOF may never come: once the engine
-        # has exited, read what is buffered, then give up.
-        self.shorten(_EXIT_GRACE)
 
     def expire(self) -> None:
         """The deadline has passed: cancel the phase's task (see the class docstring)."""
@@ -214,7 +218,6 @@ class Phase:
     ) -> None:
         guard = self._guard
         guard._phase = self._outer
-        guard.process.on_exit.remove(self._exited)
         if (
             self._expired
             and self._task.uncancel() <= self._cancelling

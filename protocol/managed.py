@@ -123,6 +123,8 @@ class ManagedEngine:
         self._failures = 0  # consecutive faults, for the backoff
         self._lock = asyncio.Lock()
         self._closed = False
+        # The engine the names below were found for, and variant -> its name there.
+        self._variant_names: tuple[Engine | None, dict[str, str]] = (None, {})
         #: The last HISTORY incidents (the pool may export them as metrics).
         self.history: deque[Incident] = deque(maxlen=HISTORY)
         #: Number of engine processes started.
@@ -174,10 +176,19 @@ class ManagedEngine:
 
     def engine_variant(self, engine: Engine, variant: str) -> str:
         """The name ``engine`` knows ``variant`` by: its alias in the variants file when
-        that file is loaded into the engine, else ``variant`` itself."""
-        if self.variant_path is not None and self._loads_variants(engine):
-            return self.variant_aliases.get(variant, variant)
-        return variant
+        that file is loaded into the engine, else ``variant`` itself (found once per
+        engine and variant: every search asks)."""
+        known, names = self._variant_names
+        if known is not engine:
+            names = {}
+            self._variant_names = (engine, names)
+        name = names.get(variant)
+        if name is None:
+            name = variant
+            if self.variant_path is not None and self._loads_variants(engine):
+                name = self.variant_aliases.get(variant, variant)
+            names[variant] = name
+        return name
 
     async def _ensure(self, incidents: list[Incident]) -> Engine:
         engine = self._engine

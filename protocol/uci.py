@@ -140,6 +140,7 @@ class UciEngine(Engine):
     variant_path: str | None
     _confirmed: set[str]
     _final_info_only: Option | None
+    _final_info_key: str
     _clock_millis: bool
     _last_moves: tuple[object, tuple[str, ...], str] | None
     _last_go: tuple[tuple[Limit, chess.Color], tuple[str, float | None]] | None
@@ -184,6 +185,7 @@ class UciEngine(Engine):
             self.options.add(option)
         if "FinalInfoOnly" in self.options and self.options["FinalInfoOnly"].type == "check":
             self._final_info_only = self.options["FinalInfoOnly"]
+            self._final_info_key = normalise_name("FinalInfoOnly")
         if "UCI_Variant" in self.options:
             default = self.options["UCI_Variant"].default
             if isinstance(default, str) and default:
@@ -229,7 +231,10 @@ class UciEngine(Engine):
         option = self._final_info_only
         if option is None:
             return ""
-        return self._setoption_if_changed(option, option.wire_value(wanted))
+        wire = "true" if wanted else "false"  # a check option's values
+        if self._values.get(self._final_info_key) == wire:
+            return ""  # every search asks: the usual answer without the general path
+        return self._setoption_if_changed(option, wire)
 
     async def load_variants(self, path: str | os.PathLike[str]) -> None:
         """Load a variants.ini: ``setoption name VariantPath value /abs/path`` + sync.
