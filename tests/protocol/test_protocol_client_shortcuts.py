@@ -4,6 +4,7 @@ unchanged, and the one-system-call liveness check."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import subprocess
@@ -63,6 +64,40 @@ async def test_reader_keeps_lines_for_the_next_read() -> None:
     assert unknown.count == 1  # uciok was not asked for; info lines never count
     assert await lines.readline() == "info string y"
     assert await lines.readline() == "bestmove a1a2"
+
+
+class _PipeTransport:
+    """Stands in for a read-pipe transport: counts pauses and resumptions."""
+
+    def __init__(self) -> None:
+        self.paused = 0
+        self.resumed = 0
+
+    def pause_reading(self) -> None:
+        self.paused += 1
+
+    def resume_reading(self) -> None:
+        self.resumed += 1
+
+
+async def test_reader_pauses_the_pipe_while_lines_pile_up() -> None:
+    """Lines nobody reads are bounded: past twice the line limit of unread lines the
+    pipe is paused (the engine waits, not our memory), and it is resumed once they are
+    read and the reader waits for more."""
+    lines = reader(limit=64)
+    transport = _PipeTransport()
+    lines.protocol().connection_made(transport)  # type: ignore[arg-type]
+    lines.feed_data(b"info string 0123456789\n" * 5)  # 115 bytes: under 2 x 64
+    assert transport.paused == 0
+    lines.feed_data(b"info string 0123456789\n" * 2)
+    assert transport.paused == 1
+    for _ in range(7):
+        assert await lines.readline() == "info string 0123456789"
+    waiting = asyncio.ensure_future(lines.readline())
+    await asyncio.sleep(0)
+    assert transport.resumed == 1 and not waiting.done()
+    lines.protocol().data_received(b"bestmove a1a2\n")
+    assert await waiting == "bestmove a1a2"
 
 
 async def test_reader_eof_after_a_partial_line() -> None:
