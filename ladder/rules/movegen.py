@@ -507,13 +507,24 @@ class Position:
             BETWEEN,
             SOLDIER_MOVES[us],
         )
-        for sq in range(90):
-            p = board[sq]
+        # Out of check, a piece off the general's sensitive points usually has a move
+        # legal without a board test: such pieces are tried first.
+        sens = SENSITIVE[ksq]
+        later = []
+        for sq, p in enumerate(board):
             if p and p >> 3 == us:
+                if sens[sq] and not in_check:
+                    later.append(sq)
+                    continue
                 base = sq * 90
                 for to in reach[p & 7][sq]:
                     if is_legal(base + to, in_check):
                         return True
+        for sq in later:
+            base = sq * 90
+            for to in reach[board[sq] & 7][sq]:
+                if is_legal(base + to, in_check):
+                    return True
         hands = self.hands
         if hands is not None:
             hand = hands[us]
