@@ -172,6 +172,14 @@ class Position:
             k += bytes(self.hands[0]) + bytes(self.hands[1])
         return k + (b"w" if self.turn == 0 else b"b")
 
+    @classmethod
+    def from_key(cls, variant: VariantSpec, key: bytes, halfmove: int, fullmove: int) -> Position:
+        """The position whose :meth:`key` is ``key`` (a rule set without hands), with the
+        counters the key does not hold."""
+        if variant.drops:
+            raise ValueError("a position with hands is not made from its key")
+        return cls(variant, list(key[:90]), 0 if key[90:] == b"w" else 1, None, halfmove, fullmove)
+
     # ----------------------------------------------------------------- check
 
     def in_direct_check(self, side: int | None = None) -> bool:
