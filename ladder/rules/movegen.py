@@ -51,7 +51,7 @@ from ladder.rules.board import (
     SOLDIER_ATTACKERS,
     SOLDIER_MOVES,
 )
-from ladder.rules.variants import VariantSpec
+from ladder.rules.variants import VARIANT_SPECS, VariantSpec
 
 DROP_BASE = 90
 #: Undo record of :meth:`Position.make`: captured piece, removed (point, piece) list for
@@ -121,6 +121,27 @@ def blast_attacked(board: list[int], sq: int, by: int) -> bool:
                     return True
                 break
     return False
+
+
+#: ``_REACH[rule set][colour][type][point]``: the points a piece of that type and colour
+#: reaches from that point, blockers aside (a line's, nearest first):
+#: :meth:`Position.has_legal_move` tries them.
+_REACH: dict[str, tuple[tuple[Sequence[Iterable[int]], ...], ...]] = {
+    spec.name: tuple(
+        (
+            (),
+            GENERAL_MOVES[us],
+            spec.advisor_moves[us],
+            ELEPHANT_EYES[us],
+            HORSE_LEGS,
+            BETWEEN,
+            BETWEEN,
+            SOLDIER_MOVES[us],
+        )
+        for us in (0, 1)
+    )
+    for spec in VARIANT_SPECS.values()
+}
 
 
 class Position:
@@ -420,15 +441,22 @@ class Position:
         if q and q >> 3 == us:
             return False
         t = p & 7
+        # (loops, not any() or sum() over a generator: this runs once a move or more)
         if t == CHARIOT:
             between = BETWEEN[frm].get(to)
-            if between is None or any(board[b] for b in between):
+            if between is None:
                 return False
+            for b in between:
+                if board[b]:
+                    return False
         elif t == CANNON:
             between = BETWEEN[frm].get(to)
             if between is None:
                 return False
-            screens = sum(1 for b in between if board[b])
+            screens = 0
+            for b in between:
+                if board[b]:
+                    screens += 1
             if screens != (1 if q else 0):
                 return False
         elif t == HORSE:
@@ -503,18 +531,7 @@ class Position:
         if in_check is None:
             in_check = attacked(board, ksq, us)
         is_legal = self.is_legal_move
-        # each piece type's points reachable from a point, blockers aside (a line's: the
-        # points it crosses to, nearest first)
-        reach: tuple[Sequence[Iterable[int]], ...] = (
-            (),
-            GENERAL_MOVES[us],
-            self.variant.advisor_moves[us],
-            ELEPHANT_EYES[us],
-            HORSE_LEGS,
-            BETWEEN,
-            BETWEEN,
-            SOLDIER_MOVES[us],
-        )
+        reach = _REACH[self.variant.name][us]
         # Out of check, a piece off the general's sensitive points usually has a move
         # legal without a board test: such pieces are tried first.
         sens = SENSITIVE[ksq]
