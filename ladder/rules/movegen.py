@@ -144,6 +144,15 @@ _REACH: dict[str, tuple[tuple[Sequence[Iterable[int]], ...], ...]] = {
 }
 
 
+#: The order :meth:`Position.has_legal_move` scans the points in for each side: from its
+#: soldiers' ranks forward, then its back ranks (where the general and the pieces on
+#: its rank, which need a board test, stand).
+_SCAN: tuple[tuple[int, ...], ...] = (
+    tuple(range(27, 90)) + tuple(range(27)),
+    tuple(range(62, -1, -1)) + tuple(range(63, 90)),
+)
+
+
 class Position:
     """Pieces, hands, side to move and counters, with move generation and make/unmake.
 
@@ -536,7 +545,8 @@ class Position:
         # legal without a board test: such pieces are tried first.
         sens = SENSITIVE[ksq]
         later = []
-        for sq, p in enumerate(board):
+        for sq in _SCAN[us]:
+            p = board[sq]
             if p and p >> 3 == us:
                 if sens[sq] and not in_check:
                     later.append(sq)
