@@ -261,23 +261,46 @@ def _written(board: Board, legal: Callable[[], Sequence[str]], move: str, red: b
 
 def named(game: Game, move: str) -> Named:
     """How ``move`` (canonical, legal) names its piece in ``game``'s current position."""
-    red = game.turn == "red"
-    if "@" not in move:
-        # Most moves: the only piece of its kind on its file, named by that file (as
-        # named_move names it), read off the rules checker's points (rank * 9 + file)
-        # without making the whole board a dict.
-        frm, to = _split(move)
-        points = game.position.board
-        piece = points[frm[1] * 9 + frm[0]]
-        if piece and points[frm[0] :: 9].count(piece) == 1:
-            letter = _PIECE_LETTERS[piece]
-            return Named(
-                _LETTERS[letter.lower()],
-                _file_number(frm[0], red),
-                "file",
-                *_motion(frm, to, letter, red),
-            )
-    return named_move(_board(game), game.legal_moves, move, red)
+    piece = _alone_on_file(game, move)
+    if piece:
+        return _named_alone(move, piece)
+    return named_move(_board(game), game.legal_moves, move, game.turn == "red")
+
+
+def _alone_on_file(game: Game, move: str) -> int:
+    """The piece (the rules checker's code) that plays board move ``move`` when it is the
+    only one of its kind on its file (most moves), else 0: read off the rules checker's
+    points (rank * 9 + file) without making the whole board a dict."""
+    if "@" in move:
+        return 0
+    point, file = _start(move)
+    points = game.position.board
+    piece = points[point]
+    return piece if piece and points[file::9].count(piece) == 1 else 0
+
+
+@lru_cache(maxsize=4096)  # a few thousand board moves exist, written every game
+def _start(move: str) -> tuple[int, int]:
+    """The start point of board move ``move`` (``rank * 9 + file``) and its file."""
+    (file, rank), _ = _split(move)
+    return rank * 9 + file, file
+
+
+@lru_cache(maxsize=8192)  # a move and the piece playing it: a few thousand in play
+def _named_alone(move: str, piece: int) -> Named:
+    """:func:`named` of a piece alone of its kind on its file: its letter and file (the
+    mover is the piece's colour), as :func:`named_move` names it."""
+    frm, to = _split(move)
+    letter = _PIECE_LETTERS[piece]
+    red = piece < 8
+    return Named(
+        _LETTERS[letter.lower()], _file_number(frm[0], red), "file", *_motion(frm, to, letter, red)
+    )
+
+
+@lru_cache(maxsize=8192)
+def _wxf_alone(move: str, piece: int) -> str:
+    return _named_alone(move, piece).wxf
 
 
 def named_moves(game: Game) -> dict[str, Named]:
@@ -289,6 +312,9 @@ def named_moves(game: Game) -> dict[str, Named]:
 
 def wxf_move(game: Game, move: str) -> str:
     """The WXF of ``move`` (canonical, legal) in ``game``'s current position."""
+    piece = _alone_on_file(game, move)
+    if piece:
+        return _wxf_alone(move, piece)
     return named(game, move).wxf
 
 
@@ -322,7 +348,8 @@ class WxfWriter:
         if self.stopped:
             self.moves.append(move)
             return
-        self._write_best(game, best)
+        if best is not None:
+            self._write_best(game, best)
         try:
             self.moves.append(self.spell(game, move))
         except WxfError:

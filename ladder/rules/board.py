@@ -145,6 +145,12 @@ RAYS: Final = tuple(
     )
     for s in range(90)
 )
+#: ``BETWEEN[frm][to]``: the points strictly between two points of one rank or file,
+#: nearest first (a chariot's or cannon's move from one to the other crosses them);
+#: points on no common line are absent.
+BETWEEN: Final = tuple(
+    {ray[k]: ray[:k] for ray in RAYS[s] for k in range(len(ray))} for s in range(90)
+)
 #: ``ORTHO[sq]``: the (up to four) orthogonal neighbours, the blast zone in atomic.
 ORTHO: Final = tuple(
     tuple(t for t in (_step(s, df, dr) for df, dr in _ORTHO) if t >= 0) for s in range(90)
@@ -169,6 +175,9 @@ def _horse_moves(s: int) -> tuple[tuple[int, int], ...]:
 
 #: ``HORSE_MOVES[sq]``: (leg, destination) pairs; the move is blocked when leg is occupied.
 HORSE_MOVES: Final = tuple(_horse_moves(s) for s in range(90))
+#: ``HORSE_LEGS[frm][to]``: the leg of a horse's move from frm to to (each destination
+#: has one), for testing one move; destinations a horse cannot reach are absent.
+HORSE_LEGS: Final = tuple({to: leg for leg, to in HORSE_MOVES[s]} for s in range(90))
 #: ``HORSE_ATTACKERS[sq]``: (horse point, leg) pairs from which a horse reaches sq.
 HORSE_ATTACKERS: Final = tuple(
     tuple((h, leg) for h in range(90) for leg, d in HORSE_MOVES[h] if d == s) for s in range(90)
@@ -215,6 +224,11 @@ ADVISOR_MOVES_HALF: Final = tuple(
 #: (eye, destination) pairs; the same table serves both rule sets, because a two-point
 #: diagonal step that stays on its own half from an elephant point lands on another one.
 ELEPHANT_MOVES: Final = tuple(tuple(_elephant_moves(c, s) for s in range(90)) for c in (RED, BLACK))
+#: ``ELEPHANT_EYES[colour][frm][to]``: the eye of an elephant's move (one per
+#: destination), for testing one move.
+ELEPHANT_EYES: Final = tuple(
+    tuple({to: eye for eye, to in ELEPHANT_MOVES[c][s]} for s in range(90)) for c in (RED, BLACK)
+)
 SOLDIER_MOVES: Final = tuple(tuple(_soldier_moves(c, s) for s in range(90)) for c in (RED, BLACK))
 #: ``SOLDIER_ATTACKERS[c][sq]``: points from which a soldier of colour c reaches sq.
 SOLDIER_ATTACKERS: Final = tuple(
@@ -256,4 +270,9 @@ DROP_ZONES: Final = tuple(
         SOLDIER: tuple(sorted(SOLDIER_POINTS[c])),
     }
     for c in (RED, BLACK)
+)
+#: ``DROP_POINTS[colour][type][sq]`` is 1 where ``DROP_ZONES`` lets that piece be dropped.
+DROP_POINTS: Final = tuple(
+    {pt: bytes(1 if sq in zone else 0 for sq in range(90)) for pt, zone in zones.items()}
+    for zones in DROP_ZONES
 )

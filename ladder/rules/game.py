@@ -89,7 +89,8 @@ class Game:
         self._key_count: dict[bytes, int] = {key: 1}
         self._checks: list[bool] = [position.in_check()]
         self._last_capture: list[int] = [0]  # per position: index of last capture position
-        # FEN at each capture position (start: index 0), for engine_position (no drops).
+        # FEN at each capture position (start: index 0), for engine_position (no drops):
+        # made when first asked for (from the position's key), not at each capture.
         self._capture_fens: dict[int, str] = {0: start_fen}
         self._legal: list[int] | None = None
         self._legal_names: tuple[str, ...] | None = None  # canonical strings of _legal
@@ -323,7 +324,14 @@ class Game:
         if self.variant.drops:
             return self._start_fen, tuple(self._moves)
         i = self._last_capture[-1]
-        return self._capture_fens[i], tuple(self._moves[i:])
+        fen = self._capture_fens.get(i)
+        if fen is None:
+            # A capture position: its key holds its pieces and side to move; a capture
+            # set its halfmove clock to 0; its move number follows from its ply.
+            game_ply = self.game_ply - (len(self._moves) - i)
+            at = Position.from_key(self.variant, self._keys[i], 0, game_ply // 2 + 1)
+            fen = self._capture_fens[i] = position_fen(at)
+        return fen, tuple(self._moves[i:])
 
     # ------------------------------------------------------------ playing
 
@@ -370,8 +378,6 @@ class Game:
         self._key_count[key] = self._key_count.get(key, 0) + 1
         self._checks.append(pos.in_check())
         self._last_capture.append(len(self._moves) if capture else self._last_capture[-1])
-        if capture and not self.variant.drops:
-            self._capture_fens[len(self._moves)] = position_fen(pos)
         self._legal = None
         self._legal_names = None
         self._any_legal = None

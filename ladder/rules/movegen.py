@@ -14,21 +14,34 @@ open a line or a horse leg onto it, so it is accepted without a test; only gener
 moves touching a sensitive point, and every move when in check are tried on the board
 (set two points, one attack test, set them back). Atomic captures are always tried,
 since the blast changes more than two points.
+
+A game loop asks of one move only ("is the engine's answer legal?", "is there a legal
+move?"): :meth:`Position.is_legal_move` checks that move alone against its piece's rule,
+through the same tables, and judges it as the generator would;
+:meth:`Position.has_legal_move` stops at the first legal move. Both must answer exactly
+as the full generation does (tests/rules/test_movegen.py compares them on every move int
+of many positions).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from ladder.rules.board import (
     ADVISOR,
+    BETWEEN,
     CANNON,
     CHARIOT,
+    DROP_POINTS,
     DROP_ZONES,
     ELEPHANT,
+    ELEPHANT_EYES,
     ELEPHANT_MOVES,
     GENERAL,
     GENERAL_MOVES,
     HORSE,
     HORSE_ATTACKERS,
+    HORSE_LEGS,
     HORSE_MOVES,
     ORTHO,
     ORTHO_MASK,
@@ -38,7 +51,7 @@ from ladder.rules.board import (
     SOLDIER_ATTACKERS,
     SOLDIER_MOVES,
 )
-from ladder.rules.variants import VariantSpec
+from ladder.rules.variants import VARIANT_SPECS, VariantSpec
 
 DROP_BASE = 90
 #: Undo record of :meth:`Position.make`: captured piece, removed (point, piece) list for
@@ -110,6 +123,36 @@ def blast_attacked(board: list[int], sq: int, by: int) -> bool:
     return False
 
 
+#: ``_REACH[rule set][colour][type][point]``: the points a piece of that type and colour
+#: reaches from that point, blockers aside (a line's, nearest first):
+#: :meth:`Position.has_legal_move` tries them.
+_REACH: dict[str, tuple[tuple[Sequence[Iterable[int]], ...], ...]] = {
+    spec.name: tuple(
+        (
+            (),
+            GENERAL_MOVES[us],
+            spec.advisor_moves[us],
+            ELEPHANT_EYES[us],
+            HORSE_LEGS,
+            BETWEEN,
+            BETWEEN,
+            SOLDIER_MOVES[us],
+        )
+        for us in (0, 1)
+    )
+    for spec in VARIANT_SPECS.values()
+}
+
+
+#: The order :meth:`Position.has_legal_move` scans the points in for each side: from its
+#: soldiers' ranks forward, then its back ranks (where the general and the pieces on
+#: its rank, which need a board test, stand).
+_SCAN: tuple[tuple[int, ...], ...] = (
+    tuple(range(27, 90)) + tuple(range(27)),
+    tuple(range(62, -1, -1)) + tuple(range(63, 90)),
+)
+
+
 class Position:
     """Pieces, hands, side to move and counters, with move generation and make/unmake.
 
@@ -158,6 +201,14 @@ class Position:
         if self.hands is not None:
             k += bytes(self.hands[0]) + bytes(self.hands[1])
         return k + (b"w" if self.turn == 0 else b"b")
+
+    @classmethod
+    def from_key(cls, variant: VariantSpec, key: bytes, halfmove: int, fullmove: int) -> Position:
+        """The position whose :meth:`key` is ``key`` (a rule set without hands), with the
+        counters the key does not hold."""
+        if variant.drops:
+            raise ValueError("a position with hands is not made from its key")
+        return cls(variant, list(key[:90]), 0 if key[90:] == b"w" else 1, None, halfmove, fullmove)
 
     # ----------------------------------------------------------------- check
 
@@ -374,28 +425,149 @@ class Position:
         return out
 
     def is_legal_move(self, m: int, in_check: bool | None = None) -> bool:
-        """Whether move int ``m`` is legal: :meth:`legal_moves` of its piece alone
-        (``in_check`` as there)."""
-        return m in self.legal_moves(m // 90, in_check)
+        """Whether move int ``m`` is legal: the answer of ``m in self.legal_moves(m //
+        90)`` (``in_check`` as there), found without generating the piece's other moves.
 
-    def has_legal_move(self, in_check: bool | None = None) -> bool:
-        """Whether the side to move has a legal move, piece by piece until one has
-        (``in_check`` as in :meth:`legal_moves`, found out once for all pieces)."""
+        The move is checked against its piece's movement rule by the same tables the
+        generator walks (a line's points between, a horse's leg, an elephant's eye, a
+        step's destinations), then judged as the generator judges it: a general's move
+        and a move touching a sensitive point (every move in check) tried on the board,
+        an atomic capture by :meth:`_atomic_captures`.
+        """
         board = self.board
         us = self.turn
-        if in_check is None:
-            ksq = self.kings[us]
-            in_check = ksq >= 0 and attacked(board, ksq, us)
-        for sq in range(90):
-            p = board[sq]
-            if p and p >> 3 == us and self.legal_moves(sq, in_check):
+        ksq = self.kings[us]
+        ek = self.kings[us ^ 1]
+        if ksq < 0 or ek < 0 or m < 0:
+            return False
+        frm, to = divmod(m, 90)
+        if frm >= DROP_BASE:
+            return self._is_legal_drop(frm - DROP_BASE, to, ksq, in_check)
+        p = board[frm]
+        if not p or p >> 3 != us:
+            return False
+        q = board[to]
+        if q and q >> 3 == us:
+            return False
+        t = p & 7
+        # (loops, not any() or sum() over a generator: this runs once a move or more)
+        if t == CHARIOT:
+            between = BETWEEN[frm].get(to)
+            if between is None:
+                return False
+            for b in between:
+                if board[b]:
+                    return False
+        elif t == CANNON:
+            between = BETWEEN[frm].get(to)
+            if between is None:
+                return False
+            screens = 0
+            for b in between:
+                if board[b]:
+                    screens += 1
+            if screens != (1 if q else 0):
+                return False
+        elif t == HORSE:
+            leg = HORSE_LEGS[frm].get(to)
+            if leg is None or board[leg]:
+                return False
+        elif t == SOLDIER:
+            if to not in SOLDIER_MOVES[us][frm]:
+                return False
+        elif t == ELEPHANT:
+            eye = ELEPHANT_EYES[us][frm].get(to)
+            if eye is None or board[eye]:
+                return False
+        elif t == ADVISOR:
+            if to not in self.variant.advisor_moves[us][frm]:
+                return False
+        else:  # general: always tested; in atomic it never captures
+            if to not in GENERAL_MOVES[us][frm] or (q and self.variant.atomic):
+                return False
+            board[to] = p
+            board[frm] = 0
+            safe = not attacked(board, to, us)
+            board[frm] = p
+            board[to] = q
+            return safe
+        if q and self.variant.atomic:
+            out: list[int] = []
+            self._atomic_captures([m], out, ksq, ek, us)
+            return bool(out)
+        sens = SENSITIVE[ksq]
+        if not sens[frm] and not sens[to]:
+            if in_check is None:
+                in_check = attacked(board, ksq, us)
+            if not in_check:
                 return True
+        board[to] = p
+        board[frm] = 0
+        safe = not attacked(board, ksq, us)
+        board[frm] = p
+        board[to] = q
+        return safe
+
+    def _is_legal_drop(self, pt: int, to: int, ksq: int, in_check: bool | None) -> bool:
+        """:meth:`is_legal_move` for a drop of piece type ``pt`` on ``to``."""
+        hands = self.hands
+        us = self.turn
+        if hands is None:
+            return False
+        zone = DROP_POINTS[us].get(pt)
+        board = self.board
+        if zone is None or not hands[us][pt] or not zone[to] or board[to]:
+            return False
+        if SENSITIVE[ksq][to]:
+            board[to] = pt | (us << 3)
+            safe = not attacked(board, ksq, us)
+            board[to] = 0
+            return safe
+        if in_check is None:
+            in_check = attacked(board, ksq, us)
+        return not in_check
+
+    def has_legal_move(self, in_check: bool | None = None) -> bool:
+        """Whether the side to move has a legal move (``bool(self.legal_moves())``;
+        ``in_check`` as in :meth:`legal_moves`, found out once for all pieces): each
+        piece's reachable points are tried one move at a time by :meth:`is_legal_move`
+        until one is legal, so a position with moves is answered by its first."""
+        board = self.board
+        us = self.turn
+        ksq = self.kings[us]
+        if ksq < 0 or self.kings[us ^ 1] < 0:
+            return False
+        if in_check is None:
+            in_check = attacked(board, ksq, us)
+        is_legal = self.is_legal_move
+        reach = _REACH[self.variant.name][us]
+        # Out of check, a piece off the general's sensitive points usually has a move
+        # legal without a board test: such pieces are tried first.
+        sens = SENSITIVE[ksq]
+        later = []
+        for sq in _SCAN[us]:
+            p = board[sq]
+            if p and p >> 3 == us:
+                if sens[sq] and not in_check:
+                    later.append(sq)
+                    continue
+                base = sq * 90
+                for to in reach[p & 7][sq]:
+                    if is_legal(base + to, in_check):
+                        return True
+        for sq in later:
+            base = sq * 90
+            for to in reach[board[sq] & 7][sq]:
+                if is_legal(base + to, in_check):
+                    return True
         hands = self.hands
         if hands is not None:
             hand = hands[us]
-            return any(
-                hand[pt] and self.legal_moves(DROP_BASE + pt, in_check) for pt in range(1, 8)
-            )
+            for pt, zone in DROP_ZONES[us].items():
+                if hand[pt]:
+                    base = (DROP_BASE + pt) * 90
+                    if any(is_legal(base + to, in_check) for to in zone):
+                        return True
         return False
 
     def _atomic_captures(self, caps: list[int], out: list[int], ksq: int, ek: int, us: int) -> None:

@@ -12,9 +12,12 @@ import functools
 import re
 from typing import Final
 
-from ladder.rules.board import GENERAL, LETTER_TYPES, SQUARE_NAMES, TYPE_LETTERS
+from ladder.rules.board import GENERAL, LETTER_TYPES, SOLDIER, SQUARE_NAMES, TYPE_LETTERS
 from ladder.rules.errors import MAX_MOVE_LENGTH, RulesError, check_text, literal
 from ladder.rules.movegen import DROP_BASE
+
+#: The piece types a drop can name (every type but the general).
+DROP_TYPES: Final = frozenset(LETTER_TYPES.values()) - {GENERAL}
 
 _MOVE_RE: Final = re.compile(r"([a-z])(\d{1,2})([a-z])(\d{1,2})")
 _DROP_RE: Final = re.compile(r"([A-Za-z])@([a-z])(\d{1,2})")
@@ -35,6 +38,10 @@ def _point(file_ch: str, rank_text: str, move: str, field: str, ply: int | None)
 
 def parse_move(move: object, field: str = "move", ply: int | None = None) -> int:
     """Parse a move string into a move int (syntax only; legality is the position's)."""
+    if type(move) is str:
+        known = _CANONICAL_INTS.get(move)
+        if known is not None:
+            return known
     text = check_text(move, field, MAX_MOVE_LENGTH, "a move", ply)
     m = _MOVE_RE.fullmatch(text)
     if m:
@@ -84,6 +91,16 @@ def move_str(m: int) -> str:
     if frm >= DROP_BASE:
         return f"{TYPE_LETTERS[frm - DROP_BASE]}@{dest}"
     return SQUARE_NAMES[frm] + dest
+
+
+#: Every move int by its canonical string (what :func:`move_str` writes): a game reads the
+#: same few thousand strings over and over (an engine's answer, a push), and
+#: :func:`parse_move` finds them here before it parses any other text.
+_CANONICAL_INTS: Final = {
+    move_str(m): m
+    for m in range((DROP_BASE + SOLDIER + 1) * 90)
+    if (m // 90 != m % 90 and m < DROP_BASE * 90) or m // 90 - DROP_BASE in DROP_TYPES
+}
 
 
 def normalize_move(move: object) -> str:

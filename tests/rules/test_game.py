@@ -351,3 +351,26 @@ def test_piece_at() -> None:
     assert g.piece_at("e1") == "K" and g.piece_at("b10") == "n" and g.piece_at("e5") is None
     with pytest.raises(RulesError):
         g.piece_at("z9")
+
+
+@pytest.mark.parametrize("variant", ["xiangqi", "atomic-xiangqi"])
+def test_engine_position_after_captures_from_a_set_up_position(variant: str) -> None:
+    """The FEN after a capture (made when first asked for) carries the capture's move
+    number and side to move, in games set up mid-game with Black to move (the replay
+    rule's answer at every ply, take-backs included)."""
+    start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 7 37"
+    rng = random.Random(f"set-up-{variant}")
+    captures = 0
+    for _ in range(10):
+        g = Game.from_fen(variant, start)
+        while g.ply < 40 and g.outcome() is None:
+            if g.ply and rng.random() < 0.1:
+                g.pop()
+            else:
+                legal = g.legal_moves()
+                taking = [m for m in legal if g.piece_at(_DEST.search(m)[1])]  # type: ignore[index]
+                g.push(rng.choice(taking or legal))
+                captures += bool(taking)
+            if rng.random() < 0.5:
+                assert g.engine_position() == replay_engine_position(variant, start, g.moves)
+    assert captures > 50

@@ -3,14 +3,25 @@ positions (docs/rules.md "Common to all three"; pages 002/004)."""
 
 from __future__ import annotations
 
+import gzip
+import itertools
+import json
+import random
+from pathlib import Path
+
 import pytest
 
 from ladder.rules import Game, perft
+from ladder.rules.fen import position_fen
+from ladder.rules.movegen import DROP_BASE, Position, attacked
+from ladder.rules.notation import move_str, parse_move
 from ladder.rules.perft import divide
+from ladder.variants import VARIANT_IDS
 
 from .helpers import make_fen, moves_from
 
 K2 = {"e1": "K", "d10": "k"}
+DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 @pytest.mark.parametrize(("depth", "nodes"), [(1, 44), (2, 1_920), (3, 79_666)])
@@ -123,3 +134,64 @@ def test_pinned_piece_and_check_evasion() -> None:
 def test_horse_check_blocked_by_leg() -> None:
     g = Game.from_fen("xiangqi", make_fen({"e1": "K", "g2": "n", "f2": "R", "d10": "k"}))
     assert not g.is_check()
+
+
+# ---------------------------------------------------------------- one move at a time
+
+
+def _random_positions(variant: str, games: int) -> list[Position]:
+    """Positions of capture-biased random games of ``variant``, every third ply and every
+    one in check (each a copy)."""
+    out = []
+    for seed in range(games):
+        rng = random.Random(f"{variant}-{seed}")
+        game = Game.from_fen(variant)
+        while game.outcome() is None and game.ply < 160:
+            if game.ply % 3 == 0 or game.is_check():
+                out.append(game.position.copy())
+            legal = game.legal_moves()
+            caps = [m for m in legal if "@" in m or game.position.is_capture(parse_move(m))]
+            game.push(rng.choice(caps if caps and rng.random() < 0.4 else legal))
+        out.append(game.position.copy())  # the ending (mate, stalemate, a general gone)
+    return out
+
+
+def _master_positions(games: int) -> list[Position]:
+    """Every fifth position of the first ``games`` grandmaster games (data/README.md)."""
+    out = []
+    with gzip.open(DATA / "master-games.jsonl.gz", "rt") as lines:
+        for line in itertools.islice(lines, games):
+            game = Game.from_fen("xiangqi")
+            for ply, iccs in enumerate(json.loads(line)["iccs"]):
+                if ply % 5 == 0:
+                    out.append(game.position.copy())
+                move = f"{iccs[0]}{int(iccs[1]) + 1}{iccs[2]}{int(iccs[3]) + 1}"
+                game.push(move, after_end=True)  # some play on past our rules' end
+    return out
+
+
+def _assert_one_move_tests_agree(positions: list[Position]) -> None:
+    """``is_legal_move`` of every move int, legal or not (drops of every type included),
+    and ``has_legal_move`` answer as membership in ``legal_moves()`` does, with the check
+    given (as a game gives it) and found out."""
+    candidates = range((DROP_BASE + 8) * 90)
+    for pos in positions:
+        legal = set(pos.legal_moves())
+        us = pos.turn
+        alive = pos.kings[0] >= 0 and pos.kings[1] >= 0
+        check = alive and attacked(pos.board, pos.kings[us], us)
+        for in_check in (None, check):
+            wrong = [m for m in candidates if pos.is_legal_move(m, in_check) != (m in legal)]
+            assert not wrong, (position_fen(pos), in_check, [move_str(m) for m in wrong[:5]])
+            assert pos.has_legal_move(in_check) == bool(legal), position_fen(pos)
+
+
+@pytest.mark.parametrize("variant", VARIANT_IDS)
+def test_one_move_legality_agrees_with_the_generator_in_random_games(variant: str) -> None:
+    positions = _random_positions(variant, 12)
+    assert sum(bool(p.legal_moves()) for p in positions) > 150
+    _assert_one_move_tests_agree(positions)
+
+
+def test_one_move_legality_agrees_with_the_generator_in_grandmaster_games() -> None:
+    _assert_one_move_tests_agree(_master_positions(12))

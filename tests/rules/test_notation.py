@@ -6,6 +6,9 @@ from __future__ import annotations
 import pytest
 
 from ladder.rules import RulesError, normalize_move
+from ladder.rules.board import GENERAL
+from ladder.rules.movegen import DROP_BASE
+from ladder.rules.notation import move_str, parse_move
 
 
 @pytest.mark.parametrize(
@@ -47,3 +50,21 @@ def test_malformed_moves(text: object, words: str) -> None:
         normalize_move(text)
     assert words in err.value.reason
     assert err.value.field == "move"
+
+
+def test_every_canonical_move_reads_as_the_parser_reads_it() -> None:
+    """:func:`parse_move` finds canonical strings in a table before parsing: the table
+    holds every move :func:`move_str` writes (board moves and drops of every type a hand
+    holds) with the int the parser gives it (a ``str`` subclass is parsed, not looked up)."""
+
+    class Text(str):
+        pass
+
+    canonical = {
+        move_str(m): m
+        for m in range((DROP_BASE + 8) * 90)
+        if m // 90 != m % 90 and (m < DROP_BASE * 90 or m // 90 - DROP_BASE > GENERAL)
+    }
+    assert len(canonical) == 90 * 89 + 6 * 90
+    for text, m in canonical.items():
+        assert parse_move(text) == m == parse_move(Text(text))

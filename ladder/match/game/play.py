@@ -146,16 +146,17 @@ def _from_stored(text: str) -> GameRecord:
 
 
 def _move_record(info: MoveInfo, clock: Clock | None) -> MoveRecord:
-    return MoveRecord(
-        seconds=round(info.seconds, 6),
-        cp=None if info.score is None else info.score.score(),
-        mate=None if info.score is None else info.score.mate(),
-        depth=info.depth,
-        nodes=info.nodes,
-        restarts=info.restarts,
-        chosen=info.chosen or None,
-        best=info.best or None,
-        clock=None if clock is None else round(clock.remaining, 3),
+    score = info.score
+    return MoveRecord(  # by position: keywords cost a tenth of the loop's record a move
+        round(info.seconds, 6),
+        None if score is None else score.score(),
+        None if score is None else score.mate(),
+        info.depth,
+        info.nodes,
+        info.restarts,
+        info.chosen or None,
+        info.best or None,
+        None if clock is None else round(clock.remaining, 3),
     )
 
 
@@ -227,12 +228,14 @@ async def _play_moves(
     ``seconds``, the move ``written`` in WXF in the position it is played from, just
     before it is played (the PGN needs no second replay of the game)."""
     adjudicator = Adjudicator(task.adjudication)
+    max_plies = task.adjudication.max_plies
     clocks = {"red": _clock(task.red), "black": _clock(task.black)}
     while True:
         outcome = game.outcome()
         if outcome is not None:
             return outcome.result, outcome.winner, from_rules(outcome.reason)
-        if game.ply >= task.adjudication.max_plies:
+        ply = game.ply  # (read once a move: the loop's own work is per move)
+        if ply >= max_plies:
             return "1/2-1/2", None, Ending.MAX_PLIES
         mover = game.turn
         other = "black" if mover == "red" else "red"
@@ -244,7 +247,7 @@ async def _play_moves(
         # it as the move service uses a request's seed (ladder.level_engine.level_move), so the
         # service answers this move for this seed.
         try:
-            info = await player.choose(game, derive_seed(task.seed, game.ply), move_clocks)
+            info = await player.choose(game, derive_seed(task.seed, ply), move_clocks)
             if own is not None and not own.spend(info.seconds):
                 raise FlagFell(f"{player.spec.name} overran its clock", own.remaining)
         except Resignation as exc:
@@ -260,7 +263,7 @@ async def _play_moves(
         game.push(info.move)
         seconds[mover] += info.seconds
         infos.append(_move_record(info, own))
-        verdict = adjudicator.update(mover, game.ply, info.score)
+        verdict = adjudicator.update(mover, ply + 1, info.score)
         if verdict is not None and game.outcome() is None:
             return verdict.result, verdict.winner, verdict.reason
 
