@@ -255,7 +255,7 @@ async def _search(
     outcome = await engine.search(
         game.variant.name if spec.uci_variant else None,
         fen,
-        tuple(game.moves),
+        game.moves,  # a copy already (position_command makes it a tuple)
         limit,
         new_game=new_game,
         validate_move=game.is_legal,
