@@ -4,7 +4,8 @@ before, only those that are set, so the results databases written before read ba
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from dataclasses import dataclass, fields
+from typing import Any
 
 __all__ = ["MoveRecord"]
 
@@ -12,12 +13,13 @@ __all__ = ["MoveRecord"]
 _UNSET_WHEN_FALSE = {"restarts", "chosen", "best"}
 
 
-class MoveRecord(NamedTuple):
+@dataclass(slots=True)
+class MoveRecord:
     """A move a player chose (a book move has none).
 
-    A named tuple, not a frozen dataclass: the game loop makes one a move, and a frozen
-    dataclass sets each of its ten fields through ``object.__setattr__`` (20 k of the
-    loop's instructions a move against 4 k; scripts/bench_loop_instructions.py)."""
+    Not frozen: the game loop makes one a move, and a frozen dataclass sets each of its
+    ten fields through ``object.__setattr__`` (20 k of the loop's instructions a move
+    against about 3 k; scripts/bench_loop_instructions.py)."""
 
     seconds: float = 0.0  #: the search's time (a baseline's choice: its own)
     cp: int | None = None  #: the mover's score, centipawns
@@ -33,7 +35,8 @@ class MoveRecord(NamedTuple):
     def to_dict(self) -> dict[str, Any]:
         """The stored form: the fields that are set (``seconds`` always)."""
         out: dict[str, Any] = {"seconds": self.seconds}
-        for name, value in zip(_OPTIONAL, self[1:], strict=True):
+        for name in _OPTIONAL:
+            value = getattr(self, name)
             if value is not None and (value or name not in _UNSET_WHEN_FALSE):
                 out[name] = value
         return out
@@ -43,5 +46,6 @@ class MoveRecord(NamedTuple):
         return cls(**stored)
 
 
-#: The fields after ``seconds``, in order.
-_OPTIONAL = MoveRecord._fields[1:]
+#: The fields after ``seconds``, in order (found once: ``fields()`` on every move was a
+#: tenth of the driver's work a game).
+_OPTIONAL = tuple(f.name for f in fields(MoveRecord)[1:])
