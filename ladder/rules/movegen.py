@@ -153,6 +153,20 @@ _SCAN: tuple[tuple[int, ...], ...] = (
 )
 
 
+def _leaves_unattacked(
+    board: list[int], frm: int, to: int, p: int, q: int, watched: int, us: int
+) -> bool:
+    """Whether piece ``p`` moved from ``frm`` to ``to`` (where ``q`` stands) leaves the
+    point ``watched`` (the general's, after the move) unattacked by the other side; the
+    board is as it was afterwards."""
+    board[to] = p
+    board[frm] = 0
+    safe = not attacked(board, watched, us)
+    board[frm] = p
+    board[to] = q
+    return safe
+
+
 class Position:
     """Pieces, hands, side to move and counters, with move generation and make/unmake.
 
@@ -485,12 +499,7 @@ class Position:
         else:  # general: always tested; in atomic it never captures
             if to not in GENERAL_MOVES[us][frm] or (q and self.variant.atomic):
                 return False
-            board[to] = p
-            board[frm] = 0
-            safe = not attacked(board, to, us)
-            board[frm] = p
-            board[to] = q
-            return safe
+            return _leaves_unattacked(board, frm, to, p, q, to, us)
         if q and self.variant.atomic:
             out: list[int] = []
             self._atomic_captures([m], out, ksq, ek, us)
@@ -501,12 +510,7 @@ class Position:
                 in_check = attacked(board, ksq, us)
             if not in_check:
                 return True
-        board[to] = p
-        board[frm] = 0
-        safe = not attacked(board, ksq, us)
-        board[frm] = p
-        board[to] = q
-        return safe
+        return _leaves_unattacked(board, frm, to, p, q, ksq, us)
 
     def _is_legal_drop(self, pt: int, to: int, ksq: int, in_check: bool | None) -> bool:
         """:meth:`is_legal_move` for a drop of piece type ``pt`` on ``to``."""
