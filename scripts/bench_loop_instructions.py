@@ -135,9 +135,15 @@ def replay(path: str, games: int) -> int:
 
 def counted(spec: str, games: int, max_plies: int) -> tuple[int, int]:
     """(instructions, moves) of :func:`play` in a child process under cachegrind."""
+    return _under_cachegrind(["--child", spec, str(games), str(max_plies)])
+
+
+def _under_cachegrind(child: list[str]) -> tuple[int, int]:
+    """(instructions, moves) of this script run with ``child``'s arguments under
+    cachegrind (the child prints its moves last)."""
     command = [
         "valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-        sys.executable, __file__, "--child", spec, str(games), str(max_plies),
+        sys.executable, __file__, *child,
     ]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     found = _REFS.search(done.stderr)
@@ -198,18 +204,7 @@ def main(argv: list[str] | None = None) -> int:
 def _without_protocol(games: int, max_plies: int) -> int:
     path = record_games(games, max_plies)
     try:
-        counts = []
-        for count in (2, games):
-            command = [
-                "valgrind", "--tool=cachegrind", "--cache-sim=no",
-                "--cachegrind-out-file=/dev/null",
-                sys.executable, __file__, "--replay-child", path, str(count),
-            ]  # fmt: skip
-            done = subprocess.run(command, capture_output=True, text=True, check=True)
-            found = _REFS.search(done.stderr)
-            if found is None:
-                raise RuntimeError(f"no instruction count from valgrind: {done.stderr[-500:]}")
-            counts.append((int(found.group(1).replace(",", "")), int(done.stdout.split()[-1])))
+        counts = [_under_cachegrind(["--replay-child", path, str(n)]) for n in (2, games)]
     finally:
         os.unlink(path)
     (one, one_moves), (many, many_moves) = counts

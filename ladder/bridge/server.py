@@ -51,15 +51,15 @@ class GuiGone(Exception):
 async def open_stdin() -> LineReader:
     """Standard input, line by line, fed by a reader thread."""
     loop = asyncio.get_running_loop()
-    stream = LineReader()
+    reader = LineReader()
     fd = sys.stdin.fileno()
 
     def feed(chunk: bytes) -> bool:
         try:
             if chunk:
-                loop.call_soon_threadsafe(stream.feed_data, chunk)
+                loop.call_soon_threadsafe(reader.feed_data, chunk)
             else:
-                loop.call_soon_threadsafe(stream.feed_eof)
+                loop.call_soon_threadsafe(reader.feed_eof)
         except RuntimeError:  # the loop is closed: we are exiting
             return False
         return bool(chunk)
@@ -74,7 +74,7 @@ async def open_stdin() -> LineReader:
                 return
 
     threading.Thread(target=pump, name="stdin", daemon=True).start()
-    return stream
+    return reader
 
 
 class GuiServer:

@@ -56,7 +56,7 @@ def parse_move(move: object, field: str = "move", ply: int | None = None) -> int
     d = _DROP_RE.fullmatch(text)
     if d:
         ptype = LETTER_TYPES.get(d[1].lower())
-        if ptype is None or ptype == GENERAL:
+        if ptype not in DROP_TYPES:
             why = "a general is never in hand" if ptype else f"unknown piece letter {d[1]!r}"
             quoted, points = quoted_move(text)
             raise RulesError(field, f"drop {quoted}: {literal(why)}", ply, points=points)
