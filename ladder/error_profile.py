@@ -58,6 +58,7 @@ from ladder.material import PIECE_VALUES
 from ladder.package_data import CHECKOUT_ROOT
 from ladder.rules import Game, RulesError
 from ladder.rules.notation import destination
+from ladder.seeds import MoveSeed
 from ladder.variants import FSF_VARIANT
 
 RECORD = (CHECKOUT_ROOT or Path.cwd()) / "calibration"
@@ -270,7 +271,7 @@ async def measure(
                 moves: dict[str, str] = {}
                 for player_spec, player in zip(specs, engines, strict=True):
                     await player.new_game(variant, seed)
-                    chosen = await player.choose(spot.game(), seed * 1_000_003 + i)
+                    chosen = await player.choose(spot.game(), MoveSeed.fixed(seed * 1_000_003 + i))
                     moves[player_spec.name] = chosen.move
                 if spot.master is not None:
                     moves["masters"] = spot.master
@@ -413,7 +414,9 @@ async def measure_sets(
                 )
                 for spec, player in zip(specs, engines, strict=True):
                     await player.new_game(variant, seed)
-                    move = (await player.choose(game.copy(), seed * 1_000_003 + i)).move
+                    move = (
+                        await player.choose(game.copy(), MoveSeed.fixed(seed * 1_000_003 + i))
+                    ).move
                     _count(counts[spec.name], pos.kind, game, move, free)
                 bar.advance(task)
     finally:

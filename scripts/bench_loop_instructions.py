@@ -49,6 +49,7 @@ from ladder.match.players.specs import PlayerSpec
 from ladder.match.runner.game_process import run_task, shutdown
 from ladder.match.runner.match_run import match_tasks
 from ladder.rules import Game
+from ladder.seeds import MoveSeed
 
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
@@ -79,7 +80,9 @@ class _Replayer:
     async def new_game(self, variant: str, seed: int) -> None:
         pass
 
-    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+    async def choose(
+        self, game: Game, seed: MoveSeed, clocks: MoveClocks | None = None
+    ) -> MoveInfo:
         move, info = self.answers.pop(0)
         if not game.is_legal(move):  # what the protocol client's validate_move asks
             raise RuntimeError(f"recorded move {move} is not legal")

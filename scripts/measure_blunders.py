@@ -38,6 +38,7 @@ from ladder.match.players.player import Player
 from ladder.match.players.specs import PlayerSpec
 from ladder.match.players.start import make_player
 from ladder.match.statistics import wilson
+from ladder.seeds import MoveSeed
 
 
 def sample_spots(
@@ -96,7 +97,7 @@ class Reference:
             if outcome is not None:  # the side to move has lost, or it is drawn
                 self.cache[key] = ["", 0 if outcome.winner is None else -MATE_CP]
             else:
-                info = await self.player.choose(spot.game(), 0)
+                info = await self.player.choose(spot.game(), MoveSeed.fixed(0))
                 self.cache[key] = [
                     info.move,
                     0 if info.score is None else info.score.score(mate_score=MATE_CP),
@@ -138,7 +139,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             task = bar.add_task(f"{args.variant} positions", total=len(spots))
             for i, spot in enumerate(spots):
                 for spec, player in zip(specs, players, strict=True):
-                    info = await player.choose(spot.game(), args.seed * 1_000_003 + i)
+                    info = await player.choose(
+                        spot.game(), MoveSeed.fixed(args.seed * 1_000_003 + i)
+                    )
                     losses[spec.name].append(await reference.loss(spot, info.move))
                 bar.advance(task)
                 if i % 10 == 9:

@@ -28,7 +28,7 @@ from chess.engine import Score
 from ladder.level_engine.clock import MoveClock
 from ladder.level_engine.engine import LevelEngine
 from ladder.level_engine.engine_lines import Line, SearchResult, search_result
-from ladder.level_engine.level_move import LevelMove, derive_seed
+from ladder.level_engine.level_move import LevelMove
 from ladder.level_engine.strength import strength
 from ladder.levels import (
     LEVEL_NUMBERS,
@@ -43,6 +43,7 @@ from ladder.levels import (
     nearest_in_span,
 )
 from ladder.rules import Game, RulesError
+from ladder.seeds import derive_seed
 from ladder.variants import FSF_VARIANT, VARIANT_IDS
 from protocol import InfoDict, Limit, Timeouts
 

@@ -26,7 +26,7 @@ level move, given a game that the rules checker holds, a level and a seed, is:
 
 The seed is the caller's: the service takes the request's (or draws one and returns
 it); a match derives one per move, ``derive_seed(game seed, ply)``; the bridge one per
-position, ``derive_seed(game seed, start FEN, *moves)`` (:func:`derive_seed`). So a
+position, ``derive_seed(game seed, start FEN, *moves)`` (:mod:`ladder.seeds`). So a
 match's or a GUI's move is the service's move for the same variant, position, moves,
 level and seed (tests/level_engine/test_level_move_paths.py plays all three).
 
@@ -36,7 +36,6 @@ engine was free, the hurried move (:func:`hurried_move`).
 
 from __future__ import annotations
 
-import hashlib
 import math
 import random
 from collections.abc import Mapping
@@ -63,7 +62,6 @@ __all__ = [
     "SearchJob",
     "book_move",
     "choose",
-    "derive_seed",
     "hurried_move",
 ]
 
@@ -163,13 +161,6 @@ def choose(
 
 # ---------------------------------------------------------------------------------------
 # The whole level move
-
-
-def derive_seed(*parts: object) -> int:
-    """A 63-bit seed from any parts (stable across processes and machines): a match's
-    game seeds and move seeds, the bridge's move seeds."""
-    digest = hashlib.sha256(":".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
 
 
 class NoLevelMove(EngineFailure):

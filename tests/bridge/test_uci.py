@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from ladder.client import Ladder
-from ladder.level_engine.level_move import derive_seed
 from ladder.levels import LEVELS_FILE, elo_range, load_levels
 from ladder.rules import Game
+from ladder.seeds import derive_seed
 from protocol import Dialect, Engine, Limit, RankNumbering, XBoardEngine
 from protocol.notation import from_ucci, to_ucci
 from tests.bridge.helpers import LADDER, RATED_LEVELS, LineSession, atomic_rated_higher, ladder

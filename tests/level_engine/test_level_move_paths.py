@@ -27,6 +27,7 @@ from ladder.match.openings import load_openings
 from ladder.match.players.engines import LevelPlayer
 from ladder.match.players.specs import PlayerSpec
 from ladder.rules import Game
+from ladder.seeds import MoveSeed
 from ladder.service.operations.config import ServiceConfig
 from ladder.variants import VARIANT_IDS
 
@@ -91,7 +92,7 @@ async def test_service_match_and_bridge_play_the_same_move(
                         seed=seed,
                     )
                     info = await player.choose(
-                        Game.from_fen(variant, opening.fen, game.moves), seed
+                        Game.from_fen(variant, opening.fen, game.moves), MoveSeed.fixed(seed)
                     )
                     where = (variant, level, elo, game.ply)
                     assert reply.move == info.move == answer.move, where

@@ -17,7 +17,6 @@ import time
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ladder.level_engine.level_move import derive_seed
 from ladder.match.game.adjudication import Adjudication, Adjudicator
 from ladder.match.game.clocks import Clock, MoveClocks
 from ladder.match.game.endings import Ending, from_rules
@@ -27,6 +26,7 @@ from ladder.match.output.pgn import format_pgn
 from ladder.match.players.player import FlagFell, MoveInfo, Player, PlayerError, Resignation
 from ladder.match.players.specs import PlayerSpec
 from ladder.rules import Game
+from ladder.seeds import MoveSeed, derive_seed
 from ladder.wxf import WxfWriter
 from protocol import EngineFailure
 
@@ -243,11 +243,11 @@ async def _play_moves(
         own = clocks[mover]
         move_clocks = None if own is None else MoveClocks(own, clocks[other])
         # The move's seed: derive_seed(game seed, ply), the game seed being
-        # derive_seed(match seed, match id, game number) (runner.py). A level player uses
-        # it as the move service uses a request's seed (ladder.level_engine.level_move), so the
-        # service answers this move for this seed.
+        # derive_seed(match seed, match id, game number) (runner.py), derived only if the
+        # player reads it. A level player uses it as the move service uses a request's
+        # seed (ladder.level_engine.level_move), so the service answers this move for it.
         try:
-            info = await player.choose(game, derive_seed(task.seed, ply), move_clocks)
+            info = await player.choose(game, MoveSeed(task.seed, ply), move_clocks)
             if own is not None and not own.spend(info.seconds):
                 raise FlagFell(f"{player.spec.name} overran its clock", own.remaining)
         except Resignation as exc:

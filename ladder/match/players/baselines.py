@@ -22,6 +22,7 @@ from ladder.match.players.player import MoveInfo
 from ladder.match.players.specs import PlayerSpec
 from ladder.material import material
 from ladder.rules import Game
+from ladder.seeds import MoveSeed
 
 __all__ = [
     "BaselinePlayer",
@@ -59,7 +60,9 @@ class BaselinePlayer:
 class RandomPlayer(BaselinePlayer):
     """A uniformly random legal move."""
 
-    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+    async def choose(
+        self, game: Game, seed: MoveSeed, clocks: MoveClocks | None = None
+    ) -> MoveInfo:
         return MoveInfo(self.pick(game), chosen="random")
 
 
@@ -107,7 +110,9 @@ def greedy_move(game: Game, rng: random.Random) -> str:
 class GreedyPlayer(BaselinePlayer):
     """The most valuable capture it can make, else a random move."""
 
-    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+    async def choose(
+        self, game: Game, seed: MoveSeed, clocks: MoveClocks | None = None
+    ) -> MoveInfo:
         move, at_random = greedy_choice(game, self.rng)
         return MoveInfo(move, chosen="random" if at_random else None)
 
@@ -154,5 +159,7 @@ def novice_choice(game: Game, rng: random.Random, sight: Sight = NOVICE_SIGHT) -
 class NovicePlayer(BaselinePlayer):
     """A beginner: answers checks, takes what it sees, misses cannons and horses."""
 
-    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+    async def choose(
+        self, game: Game, seed: MoveSeed, clocks: MoveClocks | None = None
+    ) -> MoveInfo:
         return MoveInfo(novice_choice(game.copy(), self.rng))

@@ -25,6 +25,7 @@ from ladder.match.game.clocks import MoveClocks
 from ladder.match.players.player import FlagFell, MoveInfo, PlayerError, Resignation
 from ladder.match.players.specs import PlayerSpec
 from ladder.rules import Game
+from ladder.seeds import MoveSeed
 from ladder.variants import FSF_VARIANT, VARIANTS_INI
 from protocol import (
     Dialect,
@@ -133,7 +134,9 @@ class EnginePlayer:
         self._first_search = False
         return lambda: _search(engine, self.spec, game, limit, new_game)
 
-    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+    async def choose(
+        self, game: Game, seed: MoveSeed, clocks: MoveClocks | None = None
+    ) -> MoveInfo:
         if clocks is None:
             (result, restarts), earlier = await self.policy.run(
                 self._attempt(game, self.base_limit())
@@ -287,11 +290,13 @@ class LevelPlayer:
             self.levels[variant] = self.spec.level_settings(variant)
         return self.levels[variant]
 
-    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+    async def choose(
+        self, game: Game, seed: MoveSeed, clocks: MoveClocks | None = None
+    ) -> MoveInfo:
         if self.engine is None:
             raise RuntimeError("LevelPlayer.start() was not called")
         try:
-            moved = await self.engine.play(game, self.level(game.variant.name), seed)
+            moved = await self.engine.play(game, self.level(game.variant.name), seed.value())
         except NoLevelMove as exc:
             raise PlayerError(f"{self.spec.name} gave no legal move (None)") from exc
         return MoveInfo(

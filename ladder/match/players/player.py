@@ -11,6 +11,7 @@ from chess.engine import Score
 from ladder.match.game.clocks import MoveClocks
 from ladder.match.players.specs import PlayerSpec
 from ladder.rules import Game
+from ladder.seeds import MoveSeed
 from protocol import Limit, PlayResult
 
 __all__ = [
@@ -66,7 +67,9 @@ class Player(Protocol):
 
     async def new_game(self, variant: str, seed: int) -> None: ...
 
-    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo: ...
+    async def choose(
+        self, game: Game, seed: MoveSeed, clocks: MoveClocks | None = None
+    ) -> MoveInfo: ...
 
     async def close(self) -> None: ...
 

@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ladder.level_engine.level_move import derive_seed
 from ladder.match.config import MatchConfig
 from ladder.match.exit_codes import ExitCode
 from ladder.match.game.play import GameRecord, GameTask
@@ -27,6 +26,7 @@ from ladder.match.output.summary import MatchStats, MatchTally
 from ladder.match.runner.execute import ExecuteResult
 from ladder.match.runner.run_loop import RunOptions, run_games
 from ladder.match.statistics.sprt import SprtDecision
+from ladder.seeds import derive_seed
 
 __all__ = [
     "MatchPlan",

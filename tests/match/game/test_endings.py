@@ -22,6 +22,7 @@ from ladder.match.players.player import MoveInfo, PlayerError
 from ladder.match.players.specs import PlayerSpec
 from ladder.match.players.start import make_player
 from ladder.rules import Game
+from ladder.seeds import MoveSeed
 from protocol import EngineFailure, Limit
 from tests.match.helpers import first_game
 
@@ -43,7 +44,9 @@ class Scripted:
     async def new_game(self, variant: str, seed: int) -> None:
         return None
 
-    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+    async def choose(
+        self, game: Game, seed: MoveSeed, clocks: MoveClocks | None = None
+    ) -> MoveInfo:
         self.seen.append(None if clocks is None else clocks.limit(game.turn == "red", Limit()))
         if self.fail:
             raise EngineFailure("scripted crash", [])
@@ -173,7 +176,9 @@ async def test_a_player_error_loses_but_a_bug_stops_the_game() -> None:
     class Broken(Scripted):
         error: Exception = field(default_factory=lambda: PlayerError("no move"))
 
-        async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+        async def choose(
+            self, game: Game, seed: MoveSeed, clocks: MoveClocks | None = None
+        ) -> MoveInfo:
             raise self.error
 
     rec = await _play(_task("xiangqi", fen), Broken([]), Scripted([]))

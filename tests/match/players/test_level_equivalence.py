@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from ladder.client import Ladder
-from ladder.level_engine.level_move import derive_seed
 from ladder.match.game.adjudication import Adjudication
 from ladder.match.game.clocks import MoveClocks
 from ladder.match.game.play import GameRecord, play_game
@@ -28,6 +27,7 @@ from ladder.match.players.player import MoveInfo, Player
 from ladder.match.players.specs import PlayerSpec
 from ladder.match.players.start import make_player
 from ladder.rules import Game
+from ladder.seeds import MoveSeed, derive_seed
 from ladder.variants import VARIANT_IDS
 from tests.match.helpers import first_game
 from tests.rules.helpers import replay_engine_position
@@ -44,7 +44,7 @@ class Seen:
     ply: int
     base_fen: str
     since: tuple[str, ...]
-    seed: int
+    seed: MoveSeed
     info: MoveInfo
 
 
@@ -62,7 +62,9 @@ class Recording:
     async def new_game(self, variant: str, seed: int) -> None:
         await self.inner.new_game(variant, seed)
 
-    async def choose(self, game: Game, seed: int, clocks: MoveClocks | None = None) -> MoveInfo:
+    async def choose(
+        self, game: Game, seed: MoveSeed, clocks: MoveClocks | None = None
+    ) -> MoveInfo:
         base_fen, since = game.engine_position()
         info = await self.inner.choose(game, seed, clocks)
         self.seen.append(Seen(game.ply, base_fen, since, seed, info))
@@ -125,7 +127,7 @@ async def test_level_player_moves_as_the_service(
                 game = Game.from_fen(variant, opening.fen, moves)
                 level = int((red if game.turn == "red" else black).split(":")[1])
                 # The seed is the game loop's per-move seed.
-                assert s.seed == derive_seed(game_seed, s.ply)
+                assert s.seed.value() == derive_seed(game_seed, s.ply)
                 # The position sent: the game loop's, the slow replay rule's, and the
                 # service's (from its judged Checked) agree.
                 assert (s.base_fen, s.since) == replay_engine_position(
@@ -138,7 +140,7 @@ async def test_level_player_moves_as_the_service(
                 rebased += s.base_fen != game.start_fen
                 # The move, and the search behind it.
                 reply = await ladder.move(
-                    variant=variant, fen=opening.fen, moves=moves, level=level, seed=s.seed
+                    variant=variant, fen=opening.fen, moves=moves, level=level, seed=s.seed.value()
                 )
                 assert reply.move == record.moves[s.ply], (s.ply, level)
                 assert (reply.score.cp, reply.score.mate, reply.depth, reply.nodes) == (
