@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import importlib.metadata
 import importlib.resources
 from pathlib import Path
 
@@ -80,6 +79,8 @@ def data_path(name: str) -> Path:
 
 def package_version() -> str:
     """The installed version of this package (pyproject.toml's ``version``)."""
+    import importlib.metadata  # (here: a tenth of a match worker's imports, which never ask)
+
     try:
         return importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:  # imported from a tree never installed

@@ -14,11 +14,16 @@ into a throw-away database, and reports:
 * a stricter bound beside it: the engine processes' own CPU time divided by the
   concurrency. Under full load a search's wall time also holds the moments its engine
   waited for a core (taken by a game loop) and the wait for its game loop to read
-  ``bestmove``; the engines' CPU time does not. (Sampled every 0.1 s, so it can only
-  come out low, and this ratio high.)
-* Python's CPU (issue 37's figure): all CPU but the engines' (the driver, the workers
-  with their start-up, SQLite), per searched move (book plies left out), and its
-  parts; the sampling thread's own CPU is left out, being this bench's.
+  ``bestmove``; the engines' CPU time does not.
+* Python's CPU (issue 37's figure), per searched move (book plies left out), and its
+  parts: the driver's own (SQLite included), each worker's own from its start to its
+  exit (its ``getrusage(RUSAGE_SELF)``, written by an exit hook this script installs in
+  the workers it spawns: they import it again as ``__mp_main__``), and multiprocessing's
+  resource tracker. The engines' CPU is the rest of the process tree's: the engines
+  started by the workers and by the driver's check of the players, start-up and exit
+  included. (Sampling the engines every 0.1 s, as this bench did before, missed the
+  engines' last tenth of a second and the check's short-lived ones, about 0.25 s of a
+  match, and counted it as Python's.)
 
 The default 100 games (about 40 s at level 5) keep the pool's start-up and the last,
 lone game's idle core to about 1 % of the wall time; at 20 games they were several %.
@@ -49,16 +54,36 @@ how fast the games come (the machine's load).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import psutil
+
+#: The folder where each pool worker writes its own CPU time and its engines' as it exits.
+WORKER_CPU_DIR = "BENCH_WORKER_CPU_DIR"
+
+
+def _write_worker_cpu() -> None:
+    """At a pool worker's exit, after its players closed (atexit runs the hooks last
+    registered first, and the worker registers its shutdown at its first game): its own
+    CPU seconds and its reaped engines'."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    Path(os.environ[WORKER_CPU_DIR], f"worker-{os.getpid()}").write_text(
+        f"{own.ru_utime + own.ru_stime} {kids.ru_utime + kids.ru_stime}"
+    )
+
+
+if __name__ == "__mp_main__" and WORKER_CPU_DIR in os.environ:
+    import atexit
+
+    atexit.register(_write_worker_cpu)
 
 # A pool worker imports this script again as __mp_main__ (multiprocessing's spawn) and
 # needs none of the driver's modules: imported there, they would count in the workers'
@@ -81,54 +106,6 @@ def _cpu() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-
-
-class EngineCpu:
-    """The CPU time of this process's descendant engine processes (name containing
-    ``stockfish``), and of its other descendants (the match workers), sampled in a
-    thread: each process's last sample counts."""
-
-    def __init__(self, period: float = 0.1) -> None:
-        self.period = period
-        self._seen: dict[tuple[int, float], float] = {}
-        self._workers: dict[tuple[int, float], float] = {}
-        #: The sampling thread's own CPU time (the driver's CPU less it is the match's).
-        self.own_seconds = 0.0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        me = psutil.Process()
-        try:
-            self._sample(me)
-        finally:
-            self.own_seconds = time.thread_time()  # this bench's, not the match's
-
-    def _sample(self, me: psutil.Process) -> None:
-        while not self._stop.wait(self.period):
-            for proc in me.children(recursive=True):
-                try:
-                    times = proc.cpu_times()
-                    seen = self._seen if "stockfish" in proc.name() else self._workers
-                    seen[(proc.pid, proc.create_time())] = times.user + times.system
-                except psutil.Error:
-                    pass
-
-    def __enter__(self) -> EngineCpu:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    @property
-    def seconds(self) -> float:
-        return sum(self._seen.values())
-
-    @property
-    def worker_seconds(self) -> float:
-        return sum(self._workers.values())
 
 
 def _tree() -> tuple[float, float, float]:
@@ -449,16 +426,26 @@ def pool_run(args: argparse.Namespace) -> None:
     )
     with tempfile.TemporaryDirectory() as tmp:
         cpu0, t0, driver0 = _cpu(), time.perf_counter(), time.process_time()
-        with EngineCpu() as engines:
+        os.environ[WORKER_CPU_DIR] = tmp  # (the spawned workers inherit it)
+        try:
             stats, result = run_match(
                 config, db=Path(tmp) / "bench.sqlite", concurrency=args.concurrency
             )
+        finally:
+            del os.environ[WORKER_CPU_DIR]
         wall = time.perf_counter() - t0
-        cpu = _cpu() - cpu0
         driver = time.process_time() - driver0
-        moves = _searched_moves(Path(tmp) / "bench.sqlite")
+        workers = [[float(x) for x in f.read_text().split()] for f in Path(tmp).glob("worker-*")]
+        tracker = _resource_tracker_cpu()
+        cpu = _cpu() - cpu0 + tracker
+        moves, players = _searched_moves(Path(tmp) / "bench.sqlite")
+    if len(workers) < players:
+        raise SystemExit(f"{players} workers played, {len(workers)} reported their CPU")
+    worker_cpu = sum(own for own, _ in workers)
+    python = driver + worker_cpu + tracker
+    engines = cpu - python
     bound = result.search_seconds / args.concurrency
-    cpu_bound = engines.seconds / args.concurrency
+    cpu_bound = engines / args.concurrency
     plies = sum(stats.reasons.values())
     print(
         f"match: {args.a} vs {args.b}, {args.variant}, {result.played} games, "
@@ -482,28 +469,40 @@ def pool_run(args: argparse.Namespace) -> None:
     )
     print(
         f"engine CPU bound     {cpu_bound:8.1f} s  (the engines' CPU time "
-        f"{engines.seconds:.1f} s / {args.concurrency}; start-up included)"
+        f"{engines:.1f} s / {args.concurrency}; start-up included)"
     )
     print(f"wall / CPU bound     {wall / cpu_bound:8.3f}" if cpu_bound else "wall / CPU bound: n/a")
-    python = cpu - engines.seconds - engines.own_seconds
     print(
-        f"Python CPU           {python:8.1f} s  ({1000 * python / moves:.3f} ms a move over "
-        f"{moves} searched moves; the driver {driver - engines.own_seconds:.2f} s, the "
-        f"workers {engines.worker_seconds:.1f} s with their start-up; this bench's sampling "
-        f"thread's {engines.own_seconds:.2f} s left out)"
+        f"Python CPU           {python:8.2f} s  ({1000 * python / moves:.3f} ms a move over "
+        f"{moves} searched moves; the driver {driver:.2f} s, the {len(workers)} workers "
+        f"{worker_cpu:.2f} s from start to exit, the resource tracker {tracker:.2f} s)"
     )
     print(stats.report())
 
 
-def _searched_moves(db: Path) -> int:
-    """The moves the players searched in the games stored in ``db`` (book plies left out)."""
+def _resource_tracker_cpu() -> float:
+    """The CPU seconds of multiprocessing's resource tracker, the one child of this
+    process still running after the pool has closed (0 if none runs)."""
+    total = 0.0
+    for child in psutil.Process().children():
+        with contextlib.suppress(psutil.Error):
+            if "resource_tracker" in " ".join(child.cmdline()):
+                times = child.cpu_times()
+                total += times.user + times.system
+    return total
+
+
+def _searched_moves(db: Path) -> tuple[int, int]:
+    """The moves the players searched in the games stored in ``db`` (book plies left
+    out), and how many worker processes played them."""
     from ladder.match.output.store import ResultStore
 
     store = ResultStore(db)
     try:
-        return sum(len(r.moves) - r.book_plies for r in store.records())
+        records = list(store.records())
     finally:
         store.close()
+    return sum(len(r.moves) - r.book_plies for r in records), len({r.worker for r in records})
 
 
 if __name__ == "__main__":

@@ -74,6 +74,17 @@ class Adjudicator:
         """Record the score the mover reported for its move (``ply`` = plies played
         after the move); return a verdict if the game ends here."""
         r = self.rules
+        if r.resign_cp is not None or r.draw_cp is not None:  # (else the score is not read)
+            verdict = self._by_score(mover, ply, score)
+            if verdict is not None:
+                return verdict
+        if ply >= r.max_plies:
+            return Verdict("1/2-1/2", None, Ending.MAX_PLIES)
+        return None
+
+    def _by_score(self, mover: str, ply: int, score: Score | None) -> Verdict | None:
+        """The resign and draw rules' verdict on the mover's score, if any."""
+        r = self.rules
         value = None if score is None else score.score(mate_score=MATE_CP)
         if r.resign_cp is not None:
             if value is not None and value <= -r.resign_cp:
@@ -96,6 +107,4 @@ class Adjudicator:
                 not from_start or ply >= r.draw_after_ply
             ):
                 return Verdict("1/2-1/2", None, Ending.DRAW_ADJUDICATION)
-        if ply >= r.max_plies:
-            return Verdict("1/2-1/2", None, Ending.MAX_PLIES)
         return None
