@@ -182,13 +182,15 @@ class Phase:
     async def __aenter__(self) -> Phase:
         guard = self._guard
         guard.check_open(self._name)
-        task = asyncio.current_task()
+        # The engine's own loop, not asyncio.get_running_loop(): that asks the kernel
+        # for the process id each time (a fork check), three times a search.
+        loop = self._loop = guard.process.loop
+        task = asyncio.current_task(loop)
         if task is None:
             raise RuntimeError("an engine is read from a task")
         self._task = task
         self._cancelling = task.cancelling()
         self._expired = False
-        loop = self._loop = asyncio.get_running_loop()
         #: The deadline (the event loop's time).
         self.when = loop.time() + self._timeout
         self._outer = guard._phase  # (a phase inside another: the outer is watched after it)

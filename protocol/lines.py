@@ -123,6 +123,9 @@ class LineReader:
         self._exception: BaseException | None = None
         self._waiter: asyncio.Future[None] | None = None
         self._transport: asyncio.ReadTransport | None = None
+        # The loop of the pipe that feeds it (a reader fed by a thread has none): the one
+        # its reader waits on, asked once (asyncio.get_running_loop() is a system call).
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._paused = False
         self._pending = 0  # bytes of the lines not taken yet (for pausing the pipe)
 
@@ -234,7 +237,7 @@ class LineReader:
                 raise EndOfOutput  # possibly after a partial line, which is dropped
             if self._waiter is not None:
                 raise RuntimeError("two tasks read the same engine's output at once")
-            self._waiter = asyncio.get_running_loop().create_future()
+            self._waiter = (self._loop or asyncio.get_running_loop()).create_future()
             try:
                 await self._waiter
             finally:
@@ -304,6 +307,7 @@ class _Feeder(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # a read-pipe transport (uvloop's is not an asyncio.ReadTransport subclass)
         self._reader._transport = cast(asyncio.ReadTransport, transport)
+        self._reader._loop = asyncio.get_running_loop()
 
     def data_received(self, data: bytes) -> None:
         self._reader.feed_data(data)

@@ -148,6 +148,8 @@ class EngineProcess:
         self.proc = proc
         self.command = tuple(command)
         self.pid: int = proc.pid
+        #: The event loop the process's pipes belong to (it is read on this loop only).
+        self.loop = asyncio.get_running_loop()
         assert proc.stdin is not None
         self.stdin: asyncio.StreamWriter = proc.stdin
         #: The engine's output, line by line (its dialect sets what the reader reports).
