@@ -15,6 +15,7 @@ from typing import Any, cast
 import cchess  # type: ignore[import-untyped]
 import httpx
 from PIL import Image
+from playwright.sync_api import expect
 
 from ladder.match.output.pgn import read_pgn, replay
 
@@ -320,11 +321,12 @@ def test_hint_drawn_as_an_arrow(server: Server, open_page: Opener) -> None:
     play.page.wait_for_function(
         "m => document.getElementById('board').dataset.arrows === m", arg=best
     )
-    assert play.page.locator("cg-container svg.cg-shapes line").count() == 1  # the arrow
+    # The arrow: chessgroundx draws it at the next animation frame, after data-arrows.
+    expect(play.page.locator("cg-container svg.cg-shapes line")).to_have_count(1)
     wxf = position(server.url, "xiangqi", ["h3e3", "a10a9", best])["wxf"][2]
     assert f"level 5: {wxf} ({best})" in play.text("#hint-text")
     assert play.page.is_disabled("#hint")  # one hint per move
     play.play(best)
     play.wait_settled(4)
     assert play.page.get_attribute("#board", "data-arrows") == ""
-    assert play.page.locator("cg-container svg.cg-shapes line").count() == 0
+    expect(play.page.locator("cg-container svg.cg-shapes line")).to_have_count(0)
