@@ -115,10 +115,11 @@ class LineReader:
         self.matters = matters
         self.on_skip = on_skip
         # Lines read: str when their chunk was checked whole, bytes to check when taken.
-        self._lines: collections.deque[bytes | str] = collections.deque()
+        # An overlong line is an _OVERFLOW in its place: raised after the lines before
+        # it, and before the lines after it however soon they were fed.
+        self._lines: collections.deque[bytes | str | _Overflow] = collections.deque()
         self._partial = bytearray()
         self._discarding = False
-        self._overflow = False  # a line grew over max_line: raised after the lines before it
         self._eof = False
         self._exception: BaseException | None = None
         self._waiter: asyncio.Future[None] | None = None
@@ -199,7 +200,7 @@ class LineReader:
             # starts again at the next line.
             self._partial = bytearray()
             self._discarding = True
-            self._overflow = True
+            self._lines.append(_OVERFLOW)
             self._wake()
 
     def feed_eof(self) -> None:
@@ -226,11 +227,6 @@ class LineReader:
             self._transport.resume_reading()
         self._pending = 0
         while not self._lines:
-            if self._overflow:
-                self._overflow = False
-                raise EngineProtocolError(
-                    f"engine wrote a line over {self.max_line} bytes", phase="?"
-                )
             if self._exception is not None:
                 raise self._exception
             if self._eof:
@@ -256,12 +252,14 @@ class LineReader:
                 pass
         return whole.split(b"\n")
 
-    def _checked(self, raw: bytes | str) -> str | None:
+    def _checked(self, raw: bytes | str | _Overflow) -> str | None:
         """``raw`` decoded and checked; None when it is skipped."""
         if type(raw) is str:  # checked with its chunk
             if self.on_line is not None:
                 self.on_line(raw.encode())
             return raw
+        if raw is _OVERFLOW:
+            raise EngineProtocolError(f"engine wrote a line over {self.max_line} bytes", phase="?")
         assert isinstance(raw, bytes)
         if self.on_line is not None:
             self.on_line(raw)
@@ -296,6 +294,13 @@ class LineReader:
             raise error
         if self.on_skip is not None:
             self.on_skip(error)
+
+
+class _Overflow:
+    """The place of a line that grew over the limit (its bytes are dropped)."""
+
+
+_OVERFLOW = _Overflow()
 
 
 class _Feeder(asyncio.Protocol):

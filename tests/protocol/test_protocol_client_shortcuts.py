@@ -127,6 +127,21 @@ async def test_reader_refuses_bad_lines(data: bytes, message: str) -> None:
         await lines.readline()
 
 
+async def test_an_overlong_line_is_refused_in_its_place() -> None:
+    """Lines fed after an overlong one, before anyone read, are still read after its
+    refusal (the bridge answers a GUI's commands in the order it sent them)."""
+    lines = reader(limit=64)
+    lines.feed_data(b"setoption name A\n" + b"x" * 40)
+    lines.feed_data(b"x" * 40)  # over the limit: dropped up to its line end
+    lines.feed_data(b"x" * 40 + b"\nsetoption name B\nisready\n")
+    assert await lines.readline() == "setoption name A"
+    with pytest.raises(EngineProtocolError, match="line over 64 bytes"):
+        await lines.readline()
+    assert await lines.readline() == "setoption name B"
+    assert lines.take() == "isready"
+    assert not lines.buffered
+
+
 async def test_reader_skips_unreadable_lines_that_do_not_matter() -> None:
     """A banner in ANSI colours (Sjaak II's) is skipped and reported; the same bytes in
     a line that matters are a fault."""
