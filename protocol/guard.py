@@ -182,8 +182,8 @@ class Phase:
     async def __aenter__(self) -> Phase:
         guard = self._guard
         guard.check_open(self._name)
-        # The engine's own loop, not asyncio.get_running_loop(): that asks the kernel
-        # for the process id each time (a fork check), three times a search.
+        # The engine's own loop, not asyncio.get_running_loop(), whose fork check is a
+        # getpid system call (with current_task's and the reader's, three a search).
         loop = self._loop = guard.process.loop
         task = asyncio.current_task(loop)
         if task is None:

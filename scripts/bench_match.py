@@ -22,8 +22,8 @@ into a throw-away database, and reports:
   resource tracker. The engines' CPU is the rest of the process tree's: the engines
   started by the workers and by the driver's check of the players, start-up and exit
   included. (Sampling the engines every 0.1 s, as this bench did before, missed the
-  engines' last tenth of a second and the check's short-lived ones, about 0.25 s of a
-  match, and counted it as Python's.)
+  engines' last tenth of a second and the check's short-lived ones, about 0.5 CPU-s of
+  a 200-game match, and counted it as Python's.)
 
 The default 100 games (about 40 s at level 5) keep the pool's start-up and the last,
 lone game's idle core to about 1 % of the wall time; at 20 games they were several %.
@@ -65,18 +65,17 @@ from typing import Any
 
 import psutil
 
-#: The folder where each pool worker writes its own CPU time and its engines' as it exits.
+#: The folder where each pool worker writes its own CPU time as it exits.
 WORKER_CPU_DIR = "BENCH_WORKER_CPU_DIR"
 
 
 def _write_worker_cpu() -> None:
     """At a pool worker's exit, after its players closed (atexit runs the hooks last
     registered first, and the worker registers its shutdown at its first game): its own
-    CPU seconds and its reaped engines'."""
+    CPU seconds, its engines' left out."""
     own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     Path(os.environ[WORKER_CPU_DIR], f"worker-{os.getpid()}").write_text(
-        f"{own.ru_utime + own.ru_stime} {kids.ru_utime + kids.ru_stime}"
+        str(own.ru_utime + own.ru_stime)
     )
 
 
@@ -435,13 +434,13 @@ def pool_run(args: argparse.Namespace) -> None:
             del os.environ[WORKER_CPU_DIR]
         wall = time.perf_counter() - t0
         driver = time.process_time() - driver0
-        workers = [[float(x) for x in f.read_text().split()] for f in Path(tmp).glob("worker-*")]
+        workers = [float(f.read_text()) for f in Path(tmp).glob("worker-*")]
         tracker = _resource_tracker_cpu()
         cpu = _cpu() - cpu0 + tracker
         moves, players = _searched_moves(Path(tmp) / "bench.sqlite")
     if len(workers) < players:
         raise SystemExit(f"{players} workers played, {len(workers)} reported their CPU")
-    worker_cpu = sum(own for own, _ in workers)
+    worker_cpu = sum(workers)
     python = driver + worker_cpu + tracker
     engines = cpu - python
     bound = result.search_seconds / args.concurrency
