@@ -18,10 +18,11 @@ into a throw-away database, and reports:
 * Python's CPU (issue 37's figure), per searched move (book plies left out), and its
   parts: the driver's own (SQLite included), each worker's own from its start to its
   exit (its ``getrusage(RUSAGE_SELF)``, written by an exit hook this script installs in
-  the workers it spawns: they import it again as ``__mp_main__``), and multiprocessing's
-  resource tracker. The engines' CPU is the rest of the process tree's: the engines
-  started by the workers and by the driver's check of the players, start-up and exit
-  included. (Sampling the engines every 0.1 s, as this bench did before, missed the
+  the workers: they import it as ``__mp_main__``, spawned or forked by the fork server),
+  and multiprocessing's helpers: its resource tracker and its fork server. The engines'
+  CPU is the rest of the process tree's (with the children the fork server reaped): the
+  engines started by the workers and by the driver's check of the players, start-up and
+  exit included. (Sampling the engines every 0.1 s, as this bench did before, missed the
   engines' last tenth of a second and the check's short-lived ones, about 0.5 CPU-s of
   a 200-game match, and counted it as Python's.)
 
@@ -70,21 +71,37 @@ WORKER_CPU_DIR = "BENCH_WORKER_CPU_DIR"
 
 
 def _write_worker_cpu() -> None:
-    """At a pool worker's exit, after its players closed (atexit runs the hooks last
-    registered first, and the worker registers its shutdown at its first game): its own
-    CPU seconds, its engines' left out."""
+    """At a pool worker's exit, after its players closed: its own CPU seconds, its
+    engines' left out."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     Path(os.environ[WORKER_CPU_DIR], f"worker-{os.getpid()}").write_text(
         str(own.ru_utime + own.ru_stime)
     )
 
 
+class _WorkerHook:
+    """Has :func:`_write_worker_cpu` run as a pool worker exits, after its players
+    closed. A worker imports this script as ``__mp_main__`` as it starts. A spawned one
+    then runs atexit hooks at its exit. One forked by the fork server leaves by
+    ``os._exit`` instead, after multiprocessing's finalizers, and runs its after-fork
+    hooks as it starts, so this one registers the finalizer there (the lowest priority:
+    after the worker's own shutdown)."""
+
+    def __call__(self, _: object) -> None:
+        from multiprocessing import util
+
+        util.Finalize(None, _write_worker_cpu, exitpriority=-1)
+
+
+_worker_hook = _WorkerHook()  # (the after-fork registry holds it weakly)
 if __name__ == "__mp_main__" and WORKER_CPU_DIR in os.environ:
     import atexit
+    from multiprocessing import util
 
     atexit.register(_write_worker_cpu)
+    util.register_after_fork(_worker_hook, _worker_hook)
 
-# A pool worker imports this script again as __mp_main__ (multiprocessing's spawn) and
+# A pool worker imports this script as __mp_main__ and
 # needs none of the driver's modules: imported there, they would count in the workers'
 # CPU as if the match needed them (a `ladder match` worker imports only the `ladder`
 # script, 0.07 s; these 0.06 s more a worker).
@@ -435,13 +452,13 @@ def pool_run(args: argparse.Namespace) -> None:
         wall = time.perf_counter() - t0
         driver = time.process_time() - driver0
         workers = [float(f.read_text()) for f in Path(tmp).glob("worker-*")]
-        tracker = _resource_tracker_cpu()
-        cpu = _cpu() - cpu0 + tracker
+        helpers, reaped = _helpers_cpu()
+        cpu = _cpu() - cpu0 + helpers + reaped
         moves, players = _searched_moves(Path(tmp) / "bench.sqlite")
     if len(workers) < players:
         raise SystemExit(f"{players} workers played, {len(workers)} reported their CPU")
     worker_cpu = sum(workers)
-    python = driver + worker_cpu + tracker
+    python = driver + worker_cpu + helpers
     engines = cpu - python
     bound = result.search_seconds / args.concurrency
     cpu_bound = engines / args.concurrency
@@ -474,21 +491,24 @@ def pool_run(args: argparse.Namespace) -> None:
     print(
         f"Python CPU           {python:8.2f} s  ({1000 * python / moves:.3f} ms a move over "
         f"{moves} searched moves; the driver {driver:.2f} s, the {len(workers)} workers "
-        f"{worker_cpu:.2f} s from start to exit, the resource tracker {tracker:.2f} s)"
+        f"{worker_cpu:.2f} s from start to exit, multiprocessing's helpers {helpers:.2f} s)"
     )
     print(stats.report())
 
 
-def _resource_tracker_cpu() -> float:
-    """The CPU seconds of multiprocessing's resource tracker, the one child of this
-    process still running after the pool has closed (0 if none runs)."""
-    total = 0.0
+def _helpers_cpu() -> tuple[float, float]:
+    """The CPU seconds of multiprocessing's helpers, the children of this process still
+    running after the pool has closed (its resource tracker and fork server), and of the
+    children the fork server reaped (the workers and their engines): (0, 0) if none."""
+    own = reaped = 0.0
     for child in psutil.Process().children():
         with contextlib.suppress(psutil.Error):
-            if "resource_tracker" in " ".join(child.cmdline()):
+            line = " ".join(child.cmdline())
+            if "resource_tracker" in line or "forkserver" in line:
                 times = child.cpu_times()
-                total += times.user + times.system
-    return total
+                own += times.user + times.system
+                reaped += times.children_user + times.children_system
+    return own, reaped
 
 
 def _searched_moves(db: Path) -> tuple[int, int]:

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from ladder.levels import LEVELS_FILE, elo_range, load_levels
 from ladder.match.config import MatchConfig
 from ladder.match.game.adjudication import Adjudication
@@ -47,6 +49,17 @@ def default_sigint() -> None:
     ignored, and a command keeps an ignored SIGINT ignored, as `ladder match` does: a
     suite started that way must not hand that on to the runs it interrupts.)"""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def match_workers(driver: psutil.Process) -> list[psutil.Process]:
+    """A running match's game processes: the children of the fork server, the driver's
+    child that forks them (its command line names it; a forked worker keeps it)."""
+    return [
+        worker
+        for server in driver.children()
+        if "forkserver" in " ".join(server.cmdline())
+        for worker in server.children()
+    ]
 
 
 def match_config(

@@ -12,6 +12,7 @@ import asyncio
 import atexit
 import contextlib
 from collections import OrderedDict
+from multiprocessing import util
 
 from ladder.log_config import configure_logging
 from ladder.match.game.play import GameRecord, GameTask, play_game
@@ -35,6 +36,9 @@ def _event_loop() -> asyncio.AbstractEventLoop:
         configure_logging()  # the level `ladder --log-level` gave the driver, if any
         _loop = event_loop.new_event_loop()
         atexit.register(shutdown)
+        # A pool worker forked by multiprocessing's fork server leaves by os._exit,
+        # which runs no atexit hook, only multiprocessing's own finalizers.
+        util.Finalize(None, shutdown, exitpriority=0)
     return _loop
 
 

@@ -35,7 +35,7 @@ from ladder.match.output.store import ResultStore
 from ladder.match.runner.execute import execute
 from ladder.match.runner.interrupts import interrupts_deferred
 from ladder.match.runner.match_run import match_tasks
-from tests.match.helpers import match_config, start_interruptible
+from tests.match.helpers import match_config, match_workers, start_interruptible
 
 FAULTY_ENGINE = Path(__file__).parents[2] / "faulty_engine.py"
 MARK = "LADDER_INTERRUPT_TEST"
@@ -59,10 +59,6 @@ def _stored(db: Path) -> int:
             return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
     except sqlite3.Error:
         return 0
-
-
-def _workers(driver: psutil.Process) -> list[psutil.Process]:
-    return [p for p in driver.children() if "spawn_main" in " ".join(p.cmdline())]
 
 
 def _engines(process: psutil.Process) -> list[psutil.Process]:
@@ -128,20 +124,20 @@ def _delayed(engine_exe: Path) -> str:
 
 def _probing(driver: psutil.Process) -> bool:
     """The driver checks its engines (they are its own children); no worker yet."""
-    return not _workers(driver) and any(
+    return not match_workers(driver) and any(
         "faulty_engine" in " ".join(p.cmdline()) for p in driver.children()
     )
 
 
 def _worker_starting(driver: psutil.Process) -> bool:
     """A worker process exists and has not started an engine yet."""
-    workers = _workers(driver)
+    workers = match_workers(driver)
     return bool(workers) and not any(_engines(w) for w in workers)
 
 
 def _searching(driver: psutil.Process) -> bool:
     """Both workers have an engine that has been searching for a while."""
-    workers = _workers(driver)
+    workers = match_workers(driver)
     return len(workers) == 2 and all(
         any(e.cpu_times().user > 0.5 for e in _engines(w)) for w in workers
     )

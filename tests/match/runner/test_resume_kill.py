@@ -22,7 +22,7 @@ from ladder.match.output.store import ResultStore
 from ladder.match.runner.errors import MatchError
 from ladder.match.runner.execute import execute
 from ladder.match.runner.match_run import match_tasks
-from tests.match.helpers import match_config, start_interruptible
+from tests.match.helpers import match_config, match_workers, start_interruptible
 
 GAMES = 10
 
@@ -153,7 +153,7 @@ def test_a_dead_worker_aborts_the_match_with_exit_1(tmp_path: Path, engine_exe: 
         while _stored(db) < 1 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
         assert proc.poll() is None, "the match ended before a worker could be killed"
-        workers = [p for p in driver.children() if "spawn_main" in " ".join(p.cmdline())]
+        workers = match_workers(driver)
         assert workers, "no worker process"
         family = driver.children(recursive=True)
         workers[0].kill()
