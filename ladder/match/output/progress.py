@@ -54,8 +54,12 @@ class ProgressOutput(Output):
         self.bar.start()
 
     def add(self, record: GameRecord) -> None:
-        self.bar.update(self._task, advance=1, figures=self.run.figures(record))
-        if not self.console.is_terminal and time.monotonic() - self._last_print > STATUS_EVERY_S:
+        if self.console.is_terminal:
+            self.bar.update(self._task, advance=1, figures=self.run.figures(record))
+            return
+        # No bar is shown: the figures are made only for the status line, once a while.
+        self.bar.update(self._task, advance=1)
+        if time.monotonic() - self._last_print > STATUS_EVERY_S:
             self._last_print = time.monotonic()
             line = f"[{self.run.games}/{self.run.total}] {self.run.status()}"
             print(line, file=self.out, flush=True)

@@ -274,12 +274,23 @@ class MatchTally:
             stats.engine_restarts = self._restarts
             half = list(self._half_pairs.values())
             stats.unpaired = Trinomial(half.count(1.0), half.count(0.5), half.count(0.0))
-        if self.sprt is not None:
-            counts = tuple(self._pentanomial)
-            if self._sprt is None or self._sprt[0] != counts:
-                self._sprt = (counts, self.sprt.evaluate(stats.pentanomial))
-            stats.sprt = self._sprt[1]
+        stats.sprt = self._sprt_result()
         return stats
+
+    @property
+    def decided(self) -> bool:
+        """The SPRT has accepted H0 or H1 (:attr:`MatchStats.decided`), found without the
+        other figures."""
+        result = self._sprt_result()
+        return result is not None and result.decision is not SprtDecision.CONTINUE
+
+    def _sprt_result(self) -> SprtResult | None:
+        if self.sprt is None:
+            return None
+        counts = tuple(self._pentanomial)
+        if self._sprt is None or self._sprt[0] != counts:
+            self._sprt = (counts, self.sprt.evaluate(Pentanomial.from_list(self._pentanomial)))
+        return self._sprt[1]
 
 
 def match_stats(

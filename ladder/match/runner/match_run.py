@@ -145,7 +145,9 @@ class MatchPlan:
         self.config = config
         self.tally = MatchTally(config.player_a.name, config.player_b.name, config.sprt)
         self.recent: deque[GameRecord] = deque(maxlen=JSON_GAMES)  #: the JSON's games
-        self._stats = self.tally.stats()
+        # made when asked, not after every game: the outputs ask for them once in a
+        # while (a status line, a JSON document), the SPRT stop asks the tally alone
+        self._stats: MatchStats | None = None
         self.total = config.games
         self.players = [config.player_a, config.player_b]
         self.variant = config.variant
@@ -158,11 +160,13 @@ class MatchPlan:
 
     @property
     def stats(self) -> MatchStats:
+        if self._stats is None:
+            self._stats = self.tally.stats()
         return self._stats
 
     @property
     def decided(self) -> bool:
-        return self._stats.decided
+        return self.tally.decided
 
     def register(self, store: ResultStore) -> None:
         register_match(store, self.config)
@@ -173,19 +177,19 @@ class MatchPlan:
     def add(self, record: GameRecord) -> None:
         self.tally.add(record)
         self.recent.append(record)
-        self._stats = self.tally.stats()
+        self._stats = None
 
     def figures(self, last: GameRecord | None) -> str:
-        return self._stats.line()
+        return self.stats.line()
 
     def status(self) -> str:
-        return self._stats.line()
+        return self.stats.line()
 
     def document(self, code: ExitCode | None) -> dict[str, Any]:
-        return match_document(self.config, self._stats, list(self.recent), code)
+        return match_document(self.config, self.stats, list(self.recent), code)
 
     def exit_code(self) -> ExitCode:
-        return match_exit_code(self._stats)
+        return match_exit_code(self.stats)
 
 
 def run_match(
