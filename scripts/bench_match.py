@@ -72,7 +72,11 @@ WORKER_CPU_DIR = "BENCH_WORKER_CPU_DIR"
 
 def _write_worker_cpu() -> None:
     """At a pool worker's exit, after its players closed: its own CPU seconds, its
-    engines' left out."""
+    engines' left out, in the folder of the pool run that started it (a worker of the
+    fork server takes the driver's environment only as it starts, after it imported
+    this script: the folder is looked up here)."""
+    if WORKER_CPU_DIR not in os.environ:
+        return
     own = resource.getrusage(resource.RUSAGE_SELF)
     Path(os.environ[WORKER_CPU_DIR], f"worker-{os.getpid()}").write_text(
         str(own.ru_utime + own.ru_stime)
@@ -94,7 +98,7 @@ class _WorkerHook:
 
 
 _worker_hook = _WorkerHook()  # (the after-fork registry holds it weakly)
-if __name__ == "__mp_main__" and WORKER_CPU_DIR in os.environ:
+if __name__ == "__mp_main__":
     import atexit
     from multiprocessing import util
 
@@ -124,17 +128,29 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def _workers() -> list[psutil.Process]:
+    """The pool's worker processes: the children of multiprocessing's fork server (a
+    child of this process), or this process's spawned children (a tree that spawned)."""
+    found: list[psutil.Process] = []
+    for child in psutil.Process().children():
+        with contextlib.suppress(psutil.Error):
+            line = " ".join(child.cmdline())
+            if "forkserver" in line:
+                found += child.children()
+            elif "spawn_main" in line:
+                found.append(child)
+    return found
+
+
 def _tree() -> tuple[float, float, float]:
     """CPU seconds now of (this driver, its worker processes, their engines)."""
     driver = time.process_time()
     workers = engines = 0.0
-    for child in psutil.Process().children():
+    for worker in _workers():
         try:
-            if "spawn_main" not in " ".join(child.cmdline()):
-                continue
-            t = child.cpu_times()
+            t = worker.cpu_times()
             workers += t.user + t.system
-            for grandchild in child.children(recursive=True):
+            for grandchild in worker.children(recursive=True):
                 g = grandchild.cpu_times()
                 engines += g.user + g.system
         except psutil.Error:
@@ -441,8 +457,10 @@ def pool_run(args: argparse.Namespace) -> None:
         adjudication=Adjudication(max_plies=args.max_plies),
     )
     with tempfile.TemporaryDirectory() as tmp:
+        # (a fork server started by part 1 lives on: its figures so far are not this run's)
+        helpers0, reaped0 = _helpers_cpu()
         cpu0, t0, driver0 = _cpu(), time.perf_counter(), time.process_time()
-        os.environ[WORKER_CPU_DIR] = tmp  # (the spawned workers inherit it)
+        os.environ[WORKER_CPU_DIR] = tmp  # (the workers take the driver's environment)
         try:
             stats, result = run_match(
                 config, db=Path(tmp) / "bench.sqlite", concurrency=args.concurrency
@@ -452,7 +470,8 @@ def pool_run(args: argparse.Namespace) -> None:
         wall = time.perf_counter() - t0
         driver = time.process_time() - driver0
         workers = [float(f.read_text()) for f in Path(tmp).glob("worker-*")]
-        helpers, reaped = _helpers_cpu()
+        helpers1, reaped1 = _helpers_cpu()
+        helpers, reaped = helpers1 - helpers0, reaped1 - reaped0
         cpu = _cpu() - cpu0 + helpers + reaped
         moves, players = _searched_moves(Path(tmp) / "bench.sqlite")
     if len(workers) < players:

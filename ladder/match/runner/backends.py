@@ -11,27 +11,17 @@ in flight.
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
-import multiprocessing
-import multiprocessing.forkserver
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
-
-import psutil
 
 from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.runner.game_process import run_task
 from ladder.match.runner.interrupts import abandon_workers
-from protocol.process import die_with_parent
+from ladder.match.runner.worker_start import fork_context, start_fork_server, start_worker
 
 __all__ = ["Backend", "LocalBackend", "make_backend"]
-
-#: What multiprocessing's fork server imports once, for every worker it forks. (Not
-#: ``__main__``: CPython 3.11's fork server ignores it, so each worker still imports the
-#: main module as ``__mp_main__``, as a spawned one does.)
-WORKER_PRELOAD = ["ladder.match.runner.game_process"]
 
 
 class Backend(Protocol):
@@ -66,20 +56,18 @@ class LocalBackend:
 
     def __init__(self, workers: int | None = None) -> None:
         self.slots = workers or os.cpu_count() or 1
-        # Workers are forked by multiprocessing's fork server, a fresh single-threaded
-        # process (forking the driver, whose threads may hold locks, is unsafe) that
-        # imported the game code once: a spawned worker imported it again each (0.12
-        # CPU-s), which at 200 nodes was 3 % of a match's Python CPU on two cores.
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(WORKER_PRELOAD)
         self._pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=self.slots,
-            mp_context=context,
+            mp_context=fork_context(),  # (ladder.match.runner.worker_start)
             initializer=start_worker,
             initargs=(os.getpid(), dict(os.environ)),
         )
+        self._server_started = False
 
     def submit(self, task: GameTask) -> concurrent.futures.Future[GameRecord]:
+        if not self._server_started:  # (not before a game is to be played)
+            start_fork_server()
+            self._server_started = True
         return self._pool.submit(run_task, task)
 
     def wait(
@@ -111,34 +99,6 @@ class LocalBackend:
                 manager.join(timeout=10)
             return
         self._pool.shutdown(wait=True)
-
-
-def start_worker(driver: int, environ: Mapping[str, str]) -> None:
-    """A pool worker's first step. It dies with its parent, the fork server, which exits
-    as soon as the driver does; a driver already gone is beyond that rule, so then the
-    worker exits at once. And it takes the driver's environment as it is now: the fork
-    server's children inherit the server's, which is the driver's when the server
-    started (a spawned worker inherited the driver's own)."""
-    die_with_parent()
-    _release_fork_server()
-    if not psutil.pid_exists(driver):
-        os._exit(1)
-    os.environ.clear()
-    os.environ.update(environ)
-
-
-def _release_fork_server() -> None:
-    """Close this worker's copy of the driver's end of the fork server's "alive" pipe.
-    CPython hands it to every process the server forks, for it to fork in turn (a
-    worker never does); the server exits when that end closes, so it outlived a killed
-    driver as long as one worker held a copy open, and the workers, which die with the
-    server, outlived it too."""
-    server = getattr(multiprocessing.forkserver, "_forkserver", None)
-    fd = getattr(server, "_forkserver_alive_fd", None)
-    if isinstance(fd, int):
-        with contextlib.suppress(OSError):
-            os.close(fd)
-        server._forkserver_alive_fd = None  # type: ignore[union-attr]
 
 
 def make_backend(concurrency: int | None = None, ray_address: str | None = None) -> Backend:

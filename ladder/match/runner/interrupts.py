@@ -118,7 +118,8 @@ def abandon_workers() -> None:
     its children), not only multiprocessing's list: a worker whose start the interrupt cut
     short is in no list, yet it runs (and would print a traceback when its parent goes).
     Multiprocessing's resource tracker is spared: it quits by itself once this process
-    exits, and without it the exit would complain about semaphores."""
+    exits, and without it the exit would complain about semaphores. Its fork server is
+    not: a later pool in this process starts another."""
     tracker = getattr(multiprocessing.resource_tracker._resource_tracker, "_pid", None)
     with contextlib.suppress(psutil.Error):
         family = psutil.Process().children(recursive=True)

@@ -65,12 +65,16 @@ def _engines(process: psutil.Process) -> list[psutil.Process]:
     return [p for p in process.children(recursive=True) if p.name().startswith("fairy-stockfish")]
 
 
-def _interrupt(cmd: list[str], ready: Callable[[psutil.Process], bool]) -> tuple[int, str]:
+def _interrupt(
+    cmd: list[str], ready: Callable[[psutil.Process], bool], *, group: bool = False
+) -> tuple[int, str]:
     """Start ``cmd``, SIGINT it once ``ready(driver)`` holds, and check it stopped cleanly:
-    returns (exit code, standard error)."""
+    returns (exit code, standard error). ``group``: the signal goes to the run's whole
+    process group, as a terminal's Ctrl-C does (the run started in a session of its own),
+    not to the driver alone."""
     mark = uuid.uuid4().hex
     env = {**os.environ, MARK: mark}
-    proc = start_interruptible(cmd, env=env)
+    proc = start_interruptible(cmd, env=env, start_new_session=group)
     try:
         driver = psutil.Process(proc.pid)
         deadline = time.monotonic() + 120
@@ -85,7 +89,10 @@ def _interrupt(cmd: list[str], ready: Callable[[psutil.Process], bool]) -> tuple
             except psutil.Error:
                 pass  # a process went while we looked
             time.sleep(0.002)
-        proc.send_signal(signal.SIGINT)
+        if group:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGINT)
         # A game alone would take minutes: a run that does not stop at once times out.
         _, err = proc.communicate(timeout=60)
     finally:
@@ -173,6 +180,34 @@ def test_sigint_between_games(tmp_path: Path, engine_exe: Path, repeat: int) -> 
     cmd = _match(tmp_path, "level:1", "greedy", games=20, jobs=1)
     db = Path(cmd[-1])
     _clean_stop(*_interrupt(cmd, lambda driver: _stored(db) >= 1))
+
+
+def _fork_server_starting(driver: psutil.Process) -> bool:
+    """The fork server that forks the workers runs (its imports take a tenth of a
+    second or two); no worker yet."""
+    return not match_workers(driver) and any(
+        "forkserver" in " ".join(p.cmdline()) for p in driver.children()
+    )
+
+
+@pytest.mark.parametrize("repeat", REPEATS)
+def test_ctrl_c_of_a_terminal_while_the_fork_server_starts(
+    tmp_path: Path, engine_exe: Path, repeat: int
+) -> None:
+    """A terminal's Ctrl-C reaches the fork server too, in the middle of its imports."""
+    cmd = _match(tmp_path, "level:1", "level:2", games=20)
+    _clean_stop(*_interrupt(cmd, _fork_server_starting, group=True))
+
+
+@pytest.mark.parametrize("repeat", REPEATS)
+def test_ctrl_c_of_a_terminal_between_short_searches(
+    tmp_path: Path, engine_exe: Path, repeat: int
+) -> None:
+    """A terminal's Ctrl-C reaches the workers too, while they read their engines'
+    lines many times a second."""
+    cmd = _match(tmp_path, "level:1", "level:2", games=20)
+    db = Path(cmd[-1])
+    _clean_stop(*_interrupt(cmd, lambda driver: _stored(db) >= 1, group=True))
 
 
 @pytest.mark.slow
