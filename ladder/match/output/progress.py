@@ -49,12 +49,13 @@ class ProgressOutput(Output):
             figures=self.run.figures(None),
         )
         self._last_print = time.monotonic()
+        self._live = self.console.is_terminal  # (asked once: it asks the terminal)
 
     def start(self, stored: Sequence[GameRecord]) -> None:
         self.bar.start()
 
     def add(self, record: GameRecord) -> None:
-        if self.console.is_terminal:
+        if self._live:
             self.bar.update(self._task, advance=1, figures=self.run.figures(record))
             return
         # No bar is shown: the figures are made only for the status line, once a while.
