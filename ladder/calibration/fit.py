@@ -149,8 +149,13 @@ class VariantCalibration:
         return {**self.others, **measured}
 
 
+def bt_game(r: GameRecord) -> GameResult:
+    """A game as the Bradley-Terry fit sees it (its pair: the bootstrap's unit)."""
+    return GameResult(r.red, r.black, r.red_score, (r.match_id, r.pair_no))
+
+
 def bt_games(records: Sequence[GameRecord]) -> list[GameResult]:
-    return [GameResult(r.red, r.black, r.red_score, (r.match_id, r.pair_no)) for r in records]
+    return [bt_game(r) for r in records]
 
 
 def fit_pool(records: Sequence[GameRecord], bootstrap: int = 0, seed: int = 1) -> LadderFit | None:

@@ -52,9 +52,9 @@ def play(command: str, run_it: Callable[[], RunT]) -> RunT | int:
         abandon_workers()
         print(f"ladder {command}: interrupted; run the same command to resume", file=sys.stderr)
         return ExitCode.INTERRUPTED
-    from ladder.match.output.summary import engine_restarts, restart_text
+    from ladder.match.output.summary import restart_text
 
-    restarts = run.stats.engine_restarts if hasattr(run, "stats") else engine_restarts(run.records)
+    restarts = run.stats.engine_restarts if hasattr(run, "stats") else run.engine_restarts
     if restarts:  # also when stdout is the report: a recovered fault is not silent
         print(f"ladder {command}: {restart_text(restarts)}", file=sys.stderr)
     if run.error is not None:

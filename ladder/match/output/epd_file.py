@@ -10,7 +10,7 @@ from typing import TextIO
 
 from ladder.match.exit_codes import ExitCode
 from ladder.match.game.play import GameRecord
-from ladder.match.output.outputs import Output, OutputContext
+from ladder.match.output.outputs import Output, OutputContext, StoredGames
 from ladder.rules import Game
 from protocol.notation import FenLetters
 
@@ -31,7 +31,7 @@ class EpdOutput(Output):
         self.path = path
         self._file: TextIO | None = None
 
-    def start(self, stored: object) -> None:
+    def start(self, stored: StoredGames) -> None:
         self._file = open(self.path, "a")  # noqa: SIM115 - open for the run, closed at finish
 
     def add(self, record: GameRecord) -> None:

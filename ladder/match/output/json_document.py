@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Protocol
@@ -32,7 +32,7 @@ from ladder.match.game.adjudication import Adjudication
 from ladder.match.game.endings import Ending
 from ladder.match.game.play import GameRecord
 from ladder.match.openings import Opening, suite_digest
-from ladder.match.output.outputs import Output, OutputContext
+from ladder.match.output.outputs import Output, OutputContext, StoredGames
 
 __all__ = [
     "JSON_GAMES",
@@ -172,8 +172,8 @@ class JsonOutput(Output):
         self._since = 0
         self._failures = 0
 
-    def start(self, stored: Sequence[GameRecord]) -> None:
-        self._failures = sum(r.reason == Ending.ENGINE_FAILURE for r in stored)
+    def start(self, stored: StoredGames) -> None:
+        self._failures = stored.engine_failures
 
     def add(self, record: GameRecord) -> None:
         self._failures += record.reason == Ending.ENGINE_FAILURE

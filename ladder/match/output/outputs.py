@@ -13,7 +13,6 @@ not one of them: it is what the run loop resumes from and stores into.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -25,7 +24,16 @@ from ladder.match.game.play import GameRecord
 from ladder.match.output.pgn import PgnOptions
 from ladder.match.output.store import ResultStore
 
-__all__ = ["Output", "OutputContext", "OutputOptions", "RunView"]
+__all__ = ["Output", "OutputContext", "OutputOptions", "RunView", "StoredGames"]
+
+
+@dataclass(frozen=True)
+class StoredGames:
+    """What a run found stored when it began (its resumed games), counted as the run
+    loop read them one by one: a resumed 100,000-game match is not held in memory."""
+
+    games: int = 0
+    engine_failures: int = 0  #: the games lost to an engine failure
 
 
 class RunView(Protocol):
@@ -95,7 +103,7 @@ class Output:
     """One thing a run writes or decides as its games finish; every method does nothing
     unless the output says otherwise."""
 
-    def start(self, stored: Sequence[GameRecord]) -> None:
+    def start(self, stored: StoredGames) -> None:
         """Before the first game is played (``stored``: the games found stored)."""
 
     def add(self, record: GameRecord) -> None:

@@ -9,7 +9,7 @@ from typing import TextIO
 
 from ladder.match.exit_codes import ExitCode
 from ladder.match.game.play import GameRecord
-from ladder.match.output.outputs import Output, OutputContext
+from ladder.match.output.outputs import Output, OutputContext, StoredGames
 from ladder.match.output.pgn import PgnOptions, tag_pair
 from ladder.match.output.store import ResultStore
 
@@ -64,7 +64,7 @@ class PgnOutput(Output):
         self.options, self.store, self.match_ids = options, store, match_ids
         self._writer: PgnWriter | None = None
 
-    def start(self, stored: object) -> None:
+    def start(self, stored: StoredGames) -> None:
         self._writer = PgnWriter(self.options, self.store, self.match_ids)
 
     def add(self, record: GameRecord) -> None:

@@ -4,14 +4,13 @@ report stream every :data:`STATUS_EVERY_S` seconds."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ladder.match.exit_codes import ExitCode
 from ladder.match.game.play import GameRecord
-from ladder.match.output.outputs import Output, OutputContext
+from ladder.match.output.outputs import Output, OutputContext, StoredGames
 
 __all__ = ["REFRESH_PER_S", "STATUS_EVERY_S", "ProgressOutput", "progress_bar", "progress_output"]
 
@@ -51,7 +50,7 @@ class ProgressOutput(Output):
         self._last_print = time.monotonic()
         self._live = self.console.is_terminal  # (asked once: it asks the terminal)
 
-    def start(self, stored: Sequence[GameRecord]) -> None:
+    def start(self, stored: StoredGames) -> None:
         self.bar.start()
 
     def add(self, record: GameRecord) -> None:

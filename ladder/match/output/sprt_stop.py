@@ -3,10 +3,7 @@ games in flight are finished and counted), and one found decided plays none."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from ladder.match.game.play import GameRecord
-from ladder.match.output.outputs import Output, OutputContext, RunView
+from ladder.match.output.outputs import Output, OutputContext, RunView, StoredGames
 
 __all__ = ["SprtStop", "sprt_stop"]
 
@@ -15,7 +12,7 @@ class SprtStop(Output):
     def __init__(self, run: RunView, context: OutputContext):
         self.run, self.console = run, context.console
 
-    def start(self, stored: Sequence[GameRecord]) -> None:
+    def start(self, stored: StoredGames) -> None:
         if self.run.decided:
             ids = ", ".join(self.run.match_ids)
             self.console.print(f"SPRT already decided for {ids}: nothing to play")

@@ -20,9 +20,10 @@ from typing import Protocol, TextIO
 from rich.console import Console
 
 from ladder.match.exit_codes import ExitCode
+from ladder.match.game.endings import Ending
 from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.output.json_document import JSON_INTERVAL
-from ladder.match.output.outputs import OutputContext, RunView
+from ladder.match.output.outputs import OutputContext, RunView, StoredGames
 from ladder.match.output.pgn import PgnOptions
 from ladder.match.output.registry import make_outputs
 from ladder.match.output.store import ResultStore
@@ -113,9 +114,7 @@ def run_games(plan: RunPlan, options: RunOptions) -> LoopResult:
     console = options.console or Console(stderr=True)
     with ResultStore(options.db) as store, store.playing(plan.match_ids):
         plan.register(store)
-        stored = list(store.records(plan.match_ids))
-        for record in stored:
-            plan.add(record)
+        stored = _resume(plan, store)
         tasks = plan.tasks()
         context = OutputContext(
             run=plan,
@@ -132,14 +131,14 @@ def run_games(plan: RunPlan, options: RunOptions) -> LoopResult:
                 output.add(record)
             return any([output.stop() for output in outputs])
 
-        result = ExecuteResult(skipped=min(len(stored), len(tasks)))
+        result = ExecuteResult(skipped=min(stored.games, len(tasks)))
         code = ExitCode.ABORTED
         error: str | None = None
         failure: PlayerError | MatchError | None = None
         try:
             for output in outputs:
                 output.start(stored)
-            if not plan.decided and len(stored) < len(tasks):
+            if not plan.decided and stored.games < len(tasks):
                 result = _play(tasks, store, plan, options, on_record)
             code = plan.exit_code()
         except (PlayerError, MatchError) as exc:
@@ -152,6 +151,16 @@ def run_games(plan: RunPlan, options: RunOptions) -> LoopResult:
             for output in outputs:
                 output.finish(code)
         return LoopResult(result, code, error, failure)
+
+
+def _resume(plan: RunPlan, store: ResultStore) -> StoredGames:
+    """Count the games stored already into ``plan``, one at a time as they are read."""
+    games = failures = 0
+    for record in store.records(plan.match_ids):
+        plan.add(record)
+        games += 1
+        failures += record.reason == Ending.ENGINE_FAILURE
+    return StoredGames(games, failures)
 
 
 def first_set_up(tasks: Sequence[GameTask], variant: str) -> str | None:

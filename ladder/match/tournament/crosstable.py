@@ -1,6 +1,6 @@
 """A tournament's tables: the :class:`Crosstable` (points of each player against each
 other) and the Bradley-Terry rating list (:func:`rating_list`: the calibration's fit,
-:func:`ladder.calibration.fit.bt_games` and
+:func:`ladder.calibration.fit.bt_game` and
 :func:`ladder.match.statistics.bradley_terry.fit_ladder`)."""
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ladder.calibration.fit import bt_games
-from ladder.match.game.play import GameRecord
-from ladder.match.statistics.bradley_terry import LadderFit, fit_ladder
+from ladder.match.statistics.bradley_terry import GameResult, LadderFit, fit_ladder
 
 __all__ = ["Crosstable", "crosstable", "fit_dict", "rating_list", "ratings_text"]
 
@@ -56,26 +54,25 @@ class Crosstable:
         }
 
 
-def crosstable(records: Sequence[GameRecord], players: Sequence[str]) -> Crosstable:
-    """The crosstable of ``records`` (points from each side's view)."""
+def crosstable(results: Sequence[GameResult], players: Sequence[str]) -> Crosstable:
+    """The crosstable of the games' ``results`` (points from each side's view)."""
     points: dict[tuple[str, str], float] = defaultdict(float)
     games: dict[tuple[str, str], int] = defaultdict(int)
-    for r in records:
-        points[(r.red, r.black)] += r.red_score
-        points[(r.black, r.red)] += 1.0 - r.red_score
+    for r in results:
+        points[(r.red, r.black)] += r.result
+        points[(r.black, r.red)] += 1.0 - r.result
         games[(r.red, r.black)] += 1
         games[(r.black, r.red)] += 1
     return Crosstable(list(players), dict(points), dict(games))
 
 
 def rating_list(
-    records: Sequence[GameRecord], anchor: str, bootstrap: int = 0, seed: int = 1
+    results: Sequence[GameResult], anchor: str, bootstrap: int = 0, seed: int = 1
 ) -> LadderFit | None:
-    """The Bradley-Terry fit of the games, ``anchor`` = 0 (None while the players met
-    do not yet connect everyone to the anchor)."""
-    games = bt_games(records)
+    """The Bradley-Terry fit of the games' ``results``, ``anchor`` = 0 (None while the
+    players met do not yet connect everyone to the anchor)."""
     try:
-        return fit_ladder(games, anchor=anchor, bootstrap=bootstrap, seed=seed)
+        return fit_ladder(results, anchor=anchor, bootstrap=bootstrap, seed=seed)
     except ValueError:
         return None
 

@@ -11,7 +11,7 @@ pairing already played as a match is reused, and the games run on the same proce
 or Ray backend. The games of all pairings are interleaved pair by pair, so an
 interrupted tournament has measured every pairing a little.
 
-The rating list is the calibration's fit (:func:`ladder.calibration.fit.bt_games`,
+The rating list is the calibration's fit (:func:`ladder.calibration.fit.bt_game`,
 :func:`ladder.match.statistics.bradley_terry.fit_ladder`): logistic Elo with a Red advantage,
 the anchor player (default: the first) at 0, and bootstrap intervals that resample game
 pairs.
@@ -20,10 +20,13 @@ pairs.
 from __future__ import annotations
 
 import itertools
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
+from ladder.calibration.fit import bt_game
 from ladder.match.config import MatchConfig
 from ladder.match.exit_codes import ExitCode
 from ladder.match.game.adjudication import Adjudication
@@ -36,7 +39,7 @@ from ladder.match.players.specs import PlayerSpec
 from ladder.match.runner.execute import ExecuteResult
 from ladder.match.runner.match_run import match_tasks, register_match
 from ladder.match.runner.run_loop import RunOptions, run_games
-from ladder.match.statistics.bradley_terry import LadderFit
+from ladder.match.statistics.bradley_terry import GameResult, LadderFit
 from ladder.match.tournament.crosstable import (
     Crosstable,
     crosstable,
@@ -118,7 +121,7 @@ class TournamentConfig:
 class TournamentRun:
     """What :func:`play_tournament` did."""
 
-    records: list[GameRecord]
+    engine_restarts: int  #: over every stored game
     crosstable: Crosstable
     fit: LadderFit | None
     pairings: list[MatchStats]
@@ -143,8 +146,10 @@ class TournamentRun:
 
 class TournamentPlan:
     """A tournament as the run loop plays it (:class:`~ladder.match.runner.run_loop.RunPlan`):
-    each pairing's figures kept game by game; the crosstable and the rating list made
-    from the games when the JSON document or the report asks for them."""
+    each pairing's figures kept game by game, and of each game only its result (a
+    game whole is some 40 KB: a 100,000-game gauntlet is not held in memory); the
+    crosstable and the rating list made from the results when the JSON document or the
+    report asks for them."""
 
     def __init__(self, config: TournamentConfig, anchor: str, bootstrap: int):
         self.config, self.anchor, self.bootstrap = config, anchor, bootstrap
@@ -154,7 +159,10 @@ class TournamentPlan:
         self.variant = config.variant
         self.names = [p.name for p in config.players]
         self.description = f"{config.format} of {len(self.names)}"
-        self.records: list[GameRecord] = []
+        #: each game's result, by (match id, game number): the database's order
+        self._results: list[tuple[tuple[str, int], GameResult]] = []
+        self._restarts = 0
+        self.recent: deque[GameRecord] = deque(maxlen=JSON_GAMES)  #: the JSON's games
         self._tallies = {
             m.match_id: MatchTally(m.player_a.name, m.player_b.name) for m in self.matches
         }
@@ -164,7 +172,7 @@ class TournamentPlan:
 
     @property
     def games(self) -> int:
-        return len(self.records)
+        return len(self._results)
 
     @property
     def decided(self) -> bool:
@@ -178,7 +186,9 @@ class TournamentPlan:
         return self._tasks
 
     def add(self, record: GameRecord) -> None:
-        self.records.append(record)
+        self._results.append(((record.match_id, record.game_no), bt_game(record)))
+        self._restarts += engine_restarts([record])
+        self.recent.append(record)
         self._tallies[record.match_id].add(record)
 
     def figures(self, last: GameRecord | None) -> str:
@@ -194,21 +204,25 @@ class TournamentPlan:
         """Each pairing's figures."""
         return [self._tallies[m.match_id].stats() for m in self.matches]
 
-    def in_order(self) -> list[GameRecord]:
-        """The games by match and game number, as the database gives them."""
-        return sorted(self.records, key=lambda r: (r.match_id, r.game_no))
+    def results(self) -> list[GameResult]:
+        """The games' results by match and game number, as the database gives them."""
+        return [result for _, result in sorted(self._results, key=itemgetter(0))]
+
+    @property
+    def engine_restarts(self) -> int:
+        return self._restarts
 
     def final_fit(self) -> LadderFit | None:
         """The rating list with its bootstrap intervals (made once, at the end)."""
         done, fit = self._final_fit
         if not done:
-            fit = rating_list(self.in_order(), self.anchor, self.bootstrap, self.config.seed)
+            fit = rating_list(self.results(), self.anchor, self.bootstrap, self.config.seed)
             self._final_fit = (True, fit)
         return fit
 
     def document(self, code: ExitCode | None) -> dict[str, Any]:
-        records = self.in_order()
-        fit = self.final_fit() if code is not None else rating_list(records, self.anchor)
+        results = self.results()
+        fit = self.final_fit() if code is not None else rating_list(results, self.anchor)
         config = self.config
         head = document_head(
             "tournament", code, config, format=config.format, games_per_pairing=config.games
@@ -220,10 +234,10 @@ class TournamentPlan:
                 {"match_id": m.match_id, **s.as_dict()}
                 for m, s in zip(self.matches, self.pairings(), strict=True)
             ],
-            "crosstable": crosstable(records, self.names).as_dict(),
-            "engine_restarts": engine_restarts(records),
+            "crosstable": crosstable(results, self.names).as_dict(),
+            "engine_restarts": self._restarts,
             "ratings": fit_dict(fit),
-            **game_entries(self.records[-JSON_GAMES:], len(self.records)),
+            **game_entries(list(self.recent), self.games),
         }
 
 
@@ -241,10 +255,9 @@ def play_tournament(
         raise ValueError(f"anchor {anchor!r} is not one of the players")
     plan = TournamentPlan(config, anchor, bootstrap)
     done = run_games(plan, options)
-    records = plan.in_order()
     return TournamentRun(
-        records,
-        crosstable(records, plan.names),
+        plan.engine_restarts,
+        crosstable(plan.results(), plan.names),
         plan.final_fit(),
         plan.pairings(),
         done.result,

@@ -3,16 +3,21 @@ cutechess-style engine, the crosstable and the Bradley-Terry rating list."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
+from ladder.match.game.play import GameRecord
 from ladder.match.openings import load_openings
+from ladder.match.output.store import ResultStore
 from ladder.match.players.specs import parse_player
+from ladder.match.runner.match_run import run_match
 from ladder.match.tournament.crosstable import crosstable
-from ladder.match.tournament.run import TournamentConfig
-from tests.match.helpers import run_ladder
+from ladder.match.tournament.run import TournamentConfig, TournamentPlan
+from tests.match.helpers import match_config, run_ladder
 
 
 def _config(fmt: str, names: list[str]) -> TournamentConfig:
@@ -78,16 +83,10 @@ def test_round_robin_resumes_and_rates(tmp_path: Path, engine_exe: Path) -> None
 
 
 def test_crosstable_counts_both_sides() -> None:
-    from ladder.match.game.play import GameRecord
-
-    def game(red: str, black: str, result: str) -> GameRecord:
-        return GameRecord(
-            "m", 0, 0, 0, "xiangqi", red, black, "A", "", 0, [], [], result, None, "x",
-            {}, 0.0, "w", 0.0,
-        )  # fmt: skip
+    from ladder.match.statistics.bradley_terry import GameResult
 
     table = crosstable(
-        [game("a", "b", "1-0"), game("b", "a", "1/2-1/2"), game("a", "c", "0-1")],
+        [GameResult("a", "b", 1.0), GameResult("b", "a", 0.5), GameResult("a", "c", 0.0)],
         ["a", "b", "c"],
     )
     assert table.total("a") == (1.5, 3) and table.total("c") == (1.0, 1)
@@ -118,3 +117,43 @@ def test_gauntlet_through_the_cli(tmp_path: Path) -> None:
     assert set(table["level:1"]) == {"random", "greedy"}
     assert set(table["random"]) == {"level:1"}  # the others do not meet in a gauntlet
     assert doc["ratings"]["anchor"] == "level:1" and len(doc["games"]) == 4
+
+
+def test_a_tournament_keeps_each_games_result_not_the_game(tmp_path: Path) -> None:
+    """The driver of a long gauntlet holds each game's result (the crosstable's and the
+    rating list's), not the game (some 40 KB): 100,000 games would not fit."""
+    db = tmp_path / "t.sqlite"
+    run_match(match_config("random", "greedy", games=1), db=db, concurrency=1)
+    with ResultStore(db) as store:
+        (text,) = [r.stored() for r in store.records()]
+    many = 1500
+    config = TournamentConfig(
+        variant="xiangqi",
+        players=[parse_player("random"), parse_player("greedy")],
+        openings=load_openings("xiangqi"),
+        format="gauntlet",
+        games=many,
+    )
+    match_id = config.matches()[0].match_id
+
+    def game(n: int) -> GameRecord:  # as the run loop gets each: decoded on its own
+        record = GameRecord.from_dict(json.loads(text))
+        return dataclasses.replace(record, match_id=match_id, game_no=n, pair_no=n // 2)
+
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        held = [game(n) for n in range(50)]
+        one = (tracemalloc.get_traced_memory()[0] - before) / len(held)
+        del held
+        before = tracemalloc.get_traced_memory()[0]
+        plan = TournamentPlan(config, "random", bootstrap=0)
+        for n in range(many):
+            plan.add(game(n))
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert plan.games == many
+    assert plan.document(None)["crosstable"]["random"]["greedy"]["games"] == many
+    # The last 100 games whole, for the JSON document; of the others their results.
+    assert kept < 300 * one, f"{kept / 1e6:.1f} MB kept, {one / 1e3:.0f} KB a game"
