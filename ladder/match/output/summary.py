@@ -242,6 +242,11 @@ class MatchTally:
     def games(self) -> int:
         return sum(self._results)
 
+    @property
+    def engine_restarts(self) -> int:
+        """:func:`engine_restarts` of the games added."""
+        return self._restarts
+
     def add(self, record: GameRecord) -> None:
         """Count one finished game."""
         score = record.a_score

@@ -34,7 +34,7 @@ from ladder.match.game.play import GameRecord, GameTask
 from ladder.match.openings import Opening
 from ladder.match.output.json_document import JSON_GAMES, document_head, game_entries
 from ladder.match.output.store import ResultStore
-from ladder.match.output.summary import MatchStats, MatchTally, engine_restarts
+from ladder.match.output.summary import MatchStats, MatchTally
 from ladder.match.players.specs import PlayerSpec
 from ladder.match.runner.execute import ExecuteResult
 from ladder.match.runner.match_run import match_tasks, register_match
@@ -161,7 +161,6 @@ class TournamentPlan:
         self.description = f"{config.format} of {len(self.names)}"
         #: each game's result, by (match id, game number): the database's order
         self._results: list[tuple[tuple[str, int], GameResult]] = []
-        self._restarts = 0
         self.recent: deque[GameRecord] = deque(maxlen=JSON_GAMES)  #: the JSON's games
         self._tallies = {
             m.match_id: MatchTally(m.player_a.name, m.player_b.name) for m in self.matches
@@ -187,7 +186,6 @@ class TournamentPlan:
 
     def add(self, record: GameRecord) -> None:
         self._results.append(((record.match_id, record.game_no), bt_game(record)))
-        self._restarts += engine_restarts([record])
         self.recent.append(record)
         self._tallies[record.match_id].add(record)
 
@@ -210,7 +208,7 @@ class TournamentPlan:
 
     @property
     def engine_restarts(self) -> int:
-        return self._restarts
+        return sum(tally.engine_restarts for tally in self._tallies.values())
 
     def final_fit(self) -> LadderFit | None:
         """The rating list with its bootstrap intervals (made once, at the end)."""
@@ -235,7 +233,7 @@ class TournamentPlan:
                 for m, s in zip(self.matches, self.pairings(), strict=True)
             ],
             "crosstable": crosstable(results, self.names).as_dict(),
-            "engine_restarts": self._restarts,
+            "engine_restarts": self.engine_restarts,
             "ratings": fit_dict(fit),
             **game_entries(list(self.recent), self.games),
         }
