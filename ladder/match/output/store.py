@@ -268,6 +268,18 @@ class ResultStore:
             for row in self._db.execute("SELECT game_no FROM games WHERE match_id = ?", (match_id,))
         }
 
+    def count_games(self, match_ids: Iterable[str], reason: str) -> int:
+        """How many stored games of some matches ended for ``reason`` (an
+        :class:`~ladder.match.game.endings.Ending`), read off its column: no game is
+        decoded."""
+        ids = list(match_ids)
+        marks = ",".join("?" * len(ids))
+        row = self._db.execute(
+            f"SELECT COUNT(*) FROM games WHERE match_id IN ({marks}) AND reason = ?",
+            [*ids, reason],
+        ).fetchone()
+        return int(row[0])
+
     def records(self, match_ids: Iterable[str] | None = None) -> Iterator[GameRecord]:
         """Stored games (of some matches), by match and game number."""
         if match_ids is None:

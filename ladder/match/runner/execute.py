@@ -75,7 +75,7 @@ def execute(
     failures = 0
     if max_engine_failures is not None:
         match_ids = {t.match_id for t in tasks}
-        failures = sum(r.reason == Ending.ENGINE_FAILURE for r in store.records(match_ids))
+        failures = store.count_games(match_ids, Ending.ENGINE_FAILURE)
     over_limit: GameRecord | None = None
     pending = _not_stored(tasks, store)
     res.skipped = len(tasks) - len(pending)
