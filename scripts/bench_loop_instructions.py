@@ -4,7 +4,8 @@
 ``scripts/bench_match.py`` times the loop's CPU per move, which on a shared machine moves
 by half between runs. This counts instructions instead: it plays each player against
 itself in this process with the worker's own code (``run_task``: the game loop, the
-protocol client, the rules checker, the PGN), under ``valgrind --tool=cachegrind``, once
+protocol client, the rules checker; the PGN with ``--pgn``, as a run with ``--pgn`` makes
+it), under ``valgrind --tool=cachegrind``, once
 with 1 game and once with ``--games`` games (each after the same warm-up game), and
 prints the difference in instructions divided by the difference in moves, so that
 start-up and imports cancel out. The engines run outside valgrind (it does not follow
@@ -17,7 +18,8 @@ scripts/bench_loop_instructions.py``.
 It needs ``valgrind`` (``apt-get install valgrind``) and takes about a minute per player.
 
 ``--without-protocol``: the game loop's own part alone (``play_game``: the rules
-checker, the WXF, the move records, the seeds, the adjudication, the PGN), which the
+checker, the move records, the seeds, the adjudication; the WXF and the PGN with
+``--pgn``), which the
 engine's timing does not move. Games of FSF at 200 nodes are played once outside
 valgrind (``--games`` + 7 of them), then replayed under it, 2 games against ``--games``
 + 7 after the same warm-up, by players that answer the recorded moves, each checked
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import re
@@ -53,11 +56,24 @@ from ladder.seeds import MoveSeed
 
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
+#: Set (to anything) for games that make their PGN, as a run with ``--pgn`` has them
+#: make it; the children of :func:`_under_cachegrind` take it from the environment.
+WITH_PGN = "BENCH_LOOP_PGN"
+
+
+def _tasks(config: Any) -> list[Any]:
+    """The match's tasks, making their PGN only under :data:`WITH_PGN`, as a run without
+    ``--pgn`` plays them (a tree from before ``GameTask.pgn`` always makes it)."""
+    tasks = match_tasks(config)
+    if WITH_PGN in os.environ or not hasattr(tasks[0], "pgn"):
+        return tasks
+    return [dataclasses.replace(t, pgn=False) for t in tasks]
+
 
 def play(spec: str, games: int, max_plies: int) -> int:
     """Play a warm-up game and ``games`` games of ``spec`` against itself in this
     process; return the moves searched in the ``games`` games."""
-    tasks = match_tasks(self_play(spec, "xiangqi", games + 1, max_plies))
+    tasks = _tasks(self_play(spec, "xiangqi", games + 1, max_plies))
     run_task(tasks[0])
     moves = 0
     for task in tasks[1 : games + 1]:
@@ -119,7 +135,7 @@ def replay(path: str, games: int) -> int:
     with open(path) as f:
         recorded = json.load(f)
     config = self_play(recorded["spec"], "xiangqi", len(recorded["games"]), recorded["max_plies"])
-    tasks = match_tasks(config)
+    tasks = _tasks(config)
     loop = asyncio.new_event_loop()
     moves = 0
     for count in (2, games):
@@ -166,7 +182,12 @@ def main(argv: list[str] | None = None) -> int:
         "--without-protocol", action="store_true", help="the game loop's own part alone"
     )
     ap.add_argument("--replay-child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--pgn", action="store_true", help="games that make their PGN, as with `ladder match --pgn`"
+    )
     args = ap.parse_args(argv)
+    if args.pgn:
+        os.environ[WITH_PGN] = "1"
     if args.child:
         spec, games, max_plies = args.child
         print(play(spec, int(games), int(max_plies)))
@@ -199,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{shown:<30} {many_moves - one_moves:6d} {per_move / 1e6:17.3f}M  {took:.0f} s")
     print(
         f"instructions per move of the match loop in one process ({args.games} games less 1,"
-        " engines outside valgrind): the rules checker, the protocol client, the PGN."
+        " engines outside valgrind): the rules checker, the protocol client"
+        + (", the PGN." if args.pgn else "; no PGN (--pgn: with it).")
     )
     return 0
 

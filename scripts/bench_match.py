@@ -29,7 +29,10 @@ into a throw-away database, and reports:
 The default 100 games (about 40 s at level 5) keep the pool's start-up and the last,
 lone game's idle core to about 1 % of the wall time; at 20 games they were several %.
 
-    .venv/bin/python scripts/bench_match.py [--games 100]
+    .venv/bin/python scripts/bench_match.py [--games 100] [--pgn]
+
+``--pgn``: the match writes a PGN file, as ``ladder match --pgn FILE`` does (its games'
+PGN is then made by the workers); without it, as without ``--pgn``, the games make none.
 
 Part 3 (``--driver``): the driver's own work per game as a match grows (issue 37):
 ``random`` against ``greedy`` at 60 plies on 2 workers, 200 and 2,000 games, with and
@@ -248,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
         help="games per level in part 1 (the loop's CPU per move); 0: skip part 1",
     )
     ap.add_argument("--pool", action="store_true", help="also part 2: the pool run of --a vs --b")
+    ap.add_argument(
+        "--pgn", action="store_true", help="part 2: with a --pgn file (the default form)"
+    )
     ap.add_argument("--driver", action="store_true", help="also part 3: the driver per game")
     ap.add_argument(
         "--tree",
@@ -463,7 +469,10 @@ def pool_run(args: argparse.Namespace) -> None:
         os.environ[WORKER_CPU_DIR] = tmp  # (the workers take the driver's environment)
         try:
             stats, result = run_match(
-                config, db=Path(tmp) / "bench.sqlite", concurrency=args.concurrency
+                config,
+                db=Path(tmp) / "bench.sqlite",
+                concurrency=args.concurrency,
+                pgn=Path(tmp) / "bench.pgn" if args.pgn else None,
             )
         finally:
             del os.environ[WORKER_CPU_DIR]
@@ -485,6 +494,7 @@ def pool_run(args: argparse.Namespace) -> None:
     print(
         f"match: {args.a} vs {args.b}, {args.variant}, {result.played} games, "
         f"concurrency {args.concurrency} ({plies} games finished)"
+        + (", with a --pgn file" if args.pgn else ", no --pgn file")
     )
     print(f"wall time            {wall:8.1f} s  (incl. start-up of workers and engines)")
     print(f"games/hour           {3600 * result.played / wall:8.0f}")

@@ -49,6 +49,10 @@ class GameTask:
     seed: int
     adjudication: Adjudication = field(default_factory=Adjudication)
     event: str = "ladder match"
+    #: Whether the record carries its PGN (:func:`play_game`), as the run's ``--pgn`` file
+    #: takes it as it is (:attr:`~ladder.match.output.pgn.PgnOptions.takes_record_text`):
+    #: a run that writes no PGN, or another form of it, makes none a game.
+    pgn: bool = True
 
 
 @dataclass
@@ -74,7 +78,7 @@ class GameRecord:
     wall_seconds: float
     worker: str
     finished_at: float
-    pgn: str = ""
+    pgn: str = ""  #: its PGN, if its task asked for it ("" if not)
     opening: str = ""  #: the opening's source and id (:meth:`Opening.describe`)
     time_controls: tuple[str, str] | None = None  #: Red's and Black's ``tc=``, if clocked
     #: Why the loser of a game it lost without a move (a fallen flag, an engine failure,
@@ -172,12 +176,13 @@ GameEnd = tuple[str, str | None, Ending]
 
 async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
     """Play ``task`` between two started players and return its record, with its PGN
-    (WXF, the notes of :func:`~ladder.match.output.pgn.format_pgn`)."""
+    (WXF, the notes of :func:`~ladder.match.output.pgn.format_pgn`) if the task asks."""
     t0 = time.perf_counter()
     opening = task.opening
     game = Game.from_fen(task.variant, opening.fen, opening.moves)
     start_fen = game.start_fen
-    written = WxfWriter().replay(task.variant, start_fen, opening.moves)
+    # The PGN's WXF is written as the game is played (no second replay), if it is made.
+    written = WxfWriter().replay(task.variant, start_fen, opening.moves) if task.pgn else None
     await red.new_game(task.variant, derive_seed(task.seed, "red"))
     await black.new_game(task.variant, derive_seed(task.seed, "black"))
     infos: list[MoveRecord] = []
@@ -210,7 +215,8 @@ async def play_game(task: GameTask, red: Player, black: Player) -> GameRecord:
         time_controls=_time_controls(task),
         failure=failure[0] if failure else None,
     )
-    record.pgn = format_pgn(record, written=written)
+    if written is not None:
+        record.pgn = format_pgn(record, written=written)
     return record
 
 
@@ -220,13 +226,13 @@ async def _play_moves(
     players: dict[str, Player],
     infos: list[MoveRecord],
     seconds: dict[str, float],
-    written: WxfWriter,
+    written: WxfWriter | None,
     failure: list[str],
 ) -> GameEnd:
     """Play ``game`` on to its ending: each move's record appended to ``infos`` (why a
     player lost without a move to ``failure``), its search time added to the mover's
-    ``seconds``, the move ``written`` in WXF in the position it is played from, just
-    before it is played (the PGN needs no second replay of the game)."""
+    ``seconds``, the move ``written`` in WXF (if given) in the position it is played
+    from, just before it is played."""
     adjudicator = Adjudicator(task.adjudication)
     max_plies = task.adjudication.max_plies
     clocks = {"red": _clock(task.red), "black": _clock(task.black)}
@@ -259,7 +265,8 @@ async def _play_moves(
         except (EngineFailure, PlayerError) as exc:
             failure.append(f"{player.spec.name}: {exc}"[:500])
             return _won_by(other, Ending.ENGINE_FAILURE)
-        written.write(game, info.move, info.best if info.chosen == "varied" else None)
+        if written is not None:
+            written.write(game, info.move, info.best if info.chosen == "varied" else None)
         game.push(info.move)
         seconds[mover] += info.seconds
         infos.append(_move_record(info, own))

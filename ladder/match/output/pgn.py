@@ -414,7 +414,14 @@ class PgnOptions:
     minimal: bool = False
     fen: str = "xboard"  #: the FEN tag's letters (:data:`FEN_DIALECTS`)
 
+    @property
+    def takes_record_text(self) -> bool:
+        """Whether this form is the PGN a game's record carries when its task asks for it
+        (:attr:`~ladder.match.game.play.GameTask.pgn`): written by the worker that played
+        it, not by the driver."""
+        return (self.notation, self.minimal, self.fen) == ("wxf", False, "xboard")
+
     def render(self, record: Any) -> str:
-        if (self.notation, self.minimal, self.fen) == ("wxf", False, "xboard") and record.pgn:
+        if self.takes_record_text and record.pgn:
             return str(record.pgn)  # what the worker wrote, the same text
         return format_pgn(record, notation=self.notation, minimal=self.minimal, fen=self.fen)

@@ -294,15 +294,6 @@ class ResultStore:
         for (text,) in rows:
             yield GameRecord.from_dict(json.loads(text))
 
-    def pgn(self, match_ids: Iterable[str]) -> Iterator[str]:
-        """The stored PGN texts of some matches, by game number."""
-        ids = list(match_ids)
-        marks = ",".join("?" * len(ids))
-        for (text,) in self._db.execute(
-            f"SELECT pgn FROM games WHERE match_id IN ({marks}) ORDER BY match_id, game_no", ids
-        ):
-            yield text
-
 
 def _alive(host: str, pid: int, started: float, since: float) -> bool:
     """Whether the process that marked a match as being played still runs: on this host,

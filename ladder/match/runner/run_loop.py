@@ -190,8 +190,10 @@ def _play(
     games play with are the checked ones (an engine's FEN letters, a measured search
     deadline)."""
     checked = probe(plan.players, plan.variant, first_set_up(tasks, plan.variant))
+    # A game's PGN is made by its worker only for a --pgn file that takes it as it is.
+    pgn = options.pgn is not None and options.pgn.takes_record_text
     tasks = [
-        replace(t, red=checked.get(t.red, t.red), black=checked.get(t.black, t.black))
+        replace(t, red=checked.get(t.red, t.red), black=checked.get(t.black, t.black), pgn=pgn)
         for t in tasks
     ]
     backend = options.backend or make_backend(options.concurrency, options.ray_address)

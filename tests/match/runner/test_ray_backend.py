@@ -35,13 +35,16 @@ def test_match_on_local_ray(tmp_path: Path, engine_exe: Path) -> None:
     try:
         backend = RayBackend("local", 2)
         assert backend.slots == 2
-        stats, result = run_match(config, db=tmp_path / "r.sqlite", backend=backend)
+        stats, result = run_match(
+            config, db=tmp_path / "r.sqlite", backend=backend, pgn=tmp_path / "r.pgn"
+        )
     finally:
         ray.shutdown()
     assert result.played == 4 and stats.trinomial.games == 4
     with ResultStore(tmp_path / "r.sqlite") as store:
         records = list(store.records([config.match_id]))
     assert sorted(r.game_no for r in records) == [0, 1, 2, 3]
+    # (the --pgn file's form: made with each game, on the Ray worker that played it)
     assert all(r.pgn.startswith("[Event") for r in records)
     # the games ran in Ray worker processes, not in the driver, two at a time (a task
     # plays its games in turn; the four were dealt to two tasks, one per idle CPU)
