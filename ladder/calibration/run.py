@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from operator import attrgetter
 from pathlib import Path
 
 from rich.console import Console
@@ -63,8 +64,19 @@ class CalibrationConfig:
 
 
 def _records(store: ResultStore, states: list[PairingState], variant: str) -> list[GameRecord]:
+    """The variant's stored games, each as the fit reads it (:func:`_as_fitted`)."""
     ids = [s.match().match_id for s in states if s.variant == variant]
-    return list(store.records(ids))
+    return [_as_fitted(r) for r in store.records(ids)]
+
+
+#: The order :meth:`ResultStore.records` reads games in.
+_STORE_ORDER = attrgetter("match_id", "game_no")
+
+
+def _as_fitted(record: GameRecord) -> GameRecord:
+    """``record`` without what the fit and the schedule never read (its moves' records and
+    its PGN): a game played here is about 40 KB whole, a few KB so."""
+    return replace(record, infos=[], pgn="")
 
 
 def run_calibration(
@@ -167,16 +179,20 @@ def _play(
             tasks = _first_games(store, chain)
             progress_id = bar.add_task("games", total=len(tasks), status="first games")
             rounds = 0
+            # Read once; each game played is added as it is stored (not every stored game
+            # read again after every round).
+            played = {v: _records(store, states, v) for v in config.variants}
             while tasks:
                 bar.update(progress_id, total=bar.tasks[0].completed + len(_unplayed(store, tasks)))
-                if not _execute(config, store, backend, tasks, bar, progress_id, start):
+                if not _execute(config, store, backend, tasks, bar, progress_id, start, played):
                     console.print("calibration: time budget spent; run again to continue")
                     return
+                for games in played.values():  # in the store's order, as read: the same sums
+                    games.sort(key=_STORE_ORDER)
                 if config.record is not None:
                     for variant in config.variants:
                         save_record(store, config.record, variant)
                 fits = {}
-                played = {v: _records(store, states, v) for v in config.variants}
                 for variant in config.variants:
                     fit = fit_pool(played[variant])
                     if fit is not None:
@@ -241,8 +257,10 @@ def _execute(
     bar: Progress,
     progress_id: TaskID,
     start: float,
+    played: dict[str, list[GameRecord]],
 ) -> bool:
-    """Play ``tasks``; False when the budget ran out before they were all played."""
+    """Play ``tasks``, each game stored also added to ``played`` (by variant); False when
+    the budget ran out before they were all played."""
     budget = None
     if config.budget_seconds is not None:
         budget = config.budget_seconds - (time.monotonic() - start)
@@ -254,6 +272,7 @@ def _execute(
     def progress(rec: GameRecord | None) -> None:
         nonlocal saved
         if rec is not None:
+            played[rec.variant].append(_as_fitted(rec))
             bar.advance(progress_id)
             # A round can take hours: the record is also written every few minutes, so
             # that a run stopped mid-round resumes from it (on this or another machine).
