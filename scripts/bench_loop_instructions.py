@@ -62,12 +62,12 @@ WITH_PGN = "BENCH_LOOP_PGN"
 
 
 def _tasks(config: Any) -> list[Any]:
-    """The match's tasks, making their PGN only under :data:`WITH_PGN`, as a run without
-    ``--pgn`` plays them (a tree from before ``GameTask.pgn`` always makes it)."""
+    """The match's tasks, making their PGN only under :data:`WITH_PGN`, as a run with
+    ``--pgn`` asks them to (a tree from before ``GameTask.pgn`` always makes it)."""
     tasks = match_tasks(config)
-    if WITH_PGN in os.environ or not hasattr(tasks[0], "pgn"):
+    if WITH_PGN not in os.environ or not hasattr(tasks[0], "pgn"):
         return tasks
-    return [dataclasses.replace(t, pgn=False) for t in tasks]
+    return [dataclasses.replace(t, pgn=True) for t in tasks]
 
 
 def play(spec: str, games: int, max_plies: int) -> int:

@@ -89,7 +89,8 @@ def first_game(
     seed: int = 1,
     adjudication: Adjudication | None = None,
 ) -> GameTask:
-    """The task of a match's first game: ``red`` (player A) against ``black``."""
+    """The task of a match's first game: ``red`` (player A) against ``black``, making
+    its PGN as for a ``--pgn`` file."""
     return GameTask(
         match_id=match_id,
         game_no=0,
@@ -102,6 +103,7 @@ def first_game(
         red_slot="A",
         seed=seed,
         adjudication=adjudication or Adjudication(),
+        pgn=True,
     )
 
 

@@ -49,10 +49,10 @@ class GameTask:
     seed: int
     adjudication: Adjudication = field(default_factory=Adjudication)
     event: str = "ladder match"
-    #: Whether the record carries its PGN (:func:`play_game`), as the run's ``--pgn`` file
-    #: takes it as it is (:attr:`~ladder.match.output.pgn.PgnOptions.takes_record_text`):
-    #: a run that writes no PGN, or another form of it, makes none a game.
-    pgn: bool = True
+    #: Whether the game makes its PGN (:func:`play_game`): asked by a run whose ``--pgn``
+    #: file takes it as it is (:attr:`~ladder.match.output.pgn.PgnOptions.takes_record_text`).
+    #: A run that writes no PGN file, or another form of it, and a calibration, make none.
+    pgn: bool = False
 
 
 @dataclass
