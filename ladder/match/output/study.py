@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import asyncio
 import calendar
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
+
+from rich.console import Console
 
 from ladder.analysis.pgn import eval_text
 from ladder.analysis.plies import PlyAnalysis
@@ -40,6 +43,7 @@ from ladder.match.game.move_record import MoveRecord
 from ladder.match.game.play import GameRecord
 from ladder.match.output.json_document import write_json
 from ladder.match.output.pgn import PgnError, format_pgn, pgn_move, read_pgn, replay
+from ladder.match.output.progress import STATUS_EVERY_S, progress_bar
 from ladder.match.output.store import ResultStore
 from ladder.match.output.summary import MatchStats, match_stats
 from ladder.match.players.player import SearchingPlayer
@@ -299,7 +303,7 @@ def run_study(
     engine = Reference(spec, nodes)
 
     try:
-        annotated = asyncio.run(_annotate(engine, matches, notation))
+        annotated = asyncio.run(_annotate(engine, matches, notation, _StudyProgress(matches)))
     except EngineError as exc:
         raise StudyError(f"the reference engine failed: {exc}", ExitCode.ENGINE_FAILURE) from exc
     annotator = f"ladder study (reference {spec.name})"
@@ -322,18 +326,56 @@ def run_study(
     return ExitCode.DONE
 
 
+class _StudyProgress:
+    """The games annotated so far, on standard error: a live bar on a terminal, else a
+    line for the first game, then every :data:`STATUS_EVERY_S` seconds, and for the last
+    (a game at the default 50,000 nodes a position takes seconds: a study of a match,
+    hours)."""
+
+    def __init__(self, matches: Sequence[tuple[str, list[GameRecord]]]) -> None:
+        self.total = sum(len(games) for _, games in matches)
+        self.done = 0
+        self.console = Console(stderr=True)
+        self.bar = progress_bar(self.console)
+        self._task = self.bar.add_task("study", total=self.total, figures="")
+        self._live = self.console.is_terminal
+        self._printed = time.monotonic()
+
+    def __enter__(self) -> _StudyProgress:
+        self.bar.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.bar.stop()
+
+    def add(self, record: GameRecord) -> None:
+        self.done += 1
+        self.bar.update(self._task, advance=1, figures=f"{record.match_id} game {record.game_no}")
+        now = time.monotonic()
+        if not self._live and (
+            self.done in (1, self.total) or now - self._printed > STATUS_EVERY_S
+        ):
+            self._printed = now
+            print(f"study: {self.done}/{self.total} games annotated", file=sys.stderr, flush=True)
+
+
 async def _annotate(
-    engine: Reference, matches: Sequence[tuple[str, list[GameRecord]]], notation: str
+    engine: Reference,
+    matches: Sequence[tuple[str, list[GameRecord]]],
+    notation: str,
+    progress: _StudyProgress,
 ) -> list[tuple[GameRecord, GameNotes]]:
     """Every game's notes from the reference engine, started for them and closed after."""
     await engine.player.start()
     try:
         done = []
-        for _, games in matches:
-            for record in games:
-                notes = GameNotes(plies=await engine.analyse(record))
-                notes.decisive = decisive_move(record, notes.plies, notation)
-                done.append((record, notes))
+        with progress:
+            for _, games in matches:
+                for record in games:
+                    notes = GameNotes(plies=await engine.analyse(record))
+                    notes.decisive = decisive_move(record, notes.plies, notation)
+                    done.append((record, notes))
+                    progress.add(record)
         return done
     finally:
         await engine.player.close()

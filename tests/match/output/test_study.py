@@ -42,6 +42,11 @@ def test_study_of_known_games(tmp_path: Path, engine_exe: Path) -> None:
     done = run_ladder("study", str(source), "--out", str(study), "--engine", "level:3,variety=off",
                   "--json", str(out))  # fmt: skip
     assert done.returncode == 0, done.stderr
+    # the progress, on standard error, not a terminal: the first game and the last
+    assert done.stderr.splitlines() == [
+        "study: 1/2 games annotated",
+        "study: 2/2 games annotated",
+    ], done.stderr
     atomic, drop = read_pgn(study.read_text())
     assert atomic.headers["Annotator"] == "ladder study (reference level:3,variety=off)"
     assert atomic.headers["Date"] == "2026.11.30" and atomic.headers["Termination"] == (
@@ -74,6 +79,11 @@ def test_study_in_chinese_notation(tmp_path: Path, engine_exe: Path) -> None:
     done = run_ladder("study", str(source), "--out", str(study), "--engine", "level:3,variety=off",
                       "--pgn-notation", "chinese")  # fmt: skip
     assert done.returncode == 0, done.stderr
+    # the progress, on standard error, not a terminal: the first game and the last
+    assert done.stderr.splitlines() == [
+        "study: 1/2 games annotated",
+        "study: 2/2 games annotated",
+    ], done.stderr
     atomic, drop = read_pgn(study.read_text())
     assert atomic.headers["Format"] == drop.headers["Format"] == "Chinese"
     assert atomic.moves == ["炮４退１", "车六进七"] and drop.moves == ["车打六五", "将４平５"]
