@@ -5,7 +5,8 @@
     ladder analyse --moves "h3e3 h8e8 ..." [--variant V] [--fen FEN] ...
 
 Every game of the PGN file (or the game given by ``--moves``) is analysed on ``-j``
-engines at once (the patched engine, as the levels play it), a progress bar on stderr;
+engines at once (the patched engine, as the levels play it), a progress bar on stderr (on
+a terminal; else a line for the first game, every 10 s, and the last);
 the exit codes are ``ladder match``'s (:class:`ladder.match.exit_codes.ExitCode`): 0
 done, 2 a bad argument or game (an illegal move names its ply), 3 an engine that
 failed, 130 interrupted.
@@ -32,6 +33,7 @@ from ladder.level_engine.engine import LevelEngine
 from ladder.match.exit_codes import ExitCode
 from ladder.match.output.paths import check_output_path
 from ladder.match.output.pgn import NOTATIONS, PgnError, read_pgn, replay
+from ladder.match.output.progress import StatusLines
 from ladder.notations import read_move
 from ladder.rules import Game, RulesError
 from ladder.variants import VARIANT_IDS
@@ -280,7 +282,12 @@ async def _analyse_all(
         TimeElapsedColumn(),
     )
     try:
-        with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
+        lines = (
+            None
+            if console.is_terminal
+            else StatusLines(console, "analyse", len(games), "games analysed")
+        )
+        with Progress(*columns, console=console, disable=lines is not None) as bar:
             for number, source in enumerate(games, start=1):
                 g = source.positions
                 task = bar.add_task(f"game {number}", total=g.plies)
@@ -291,6 +298,8 @@ async def _analyse_all(
                     analysis.plies.append(ply)
                     bar.advance(task)
                 done.append(analysis)
+                if lines is not None:
+                    lines.add()
     finally:
         await asyncio.gather(*(e.close() for e in pool), return_exceptions=True)
     return done

@@ -93,6 +93,8 @@ def test_a_pgn_game_analysed_into_pgn_and_json(tmp_path: Path) -> None:
                   "-j", "2")  # fmt: skip
     assert done.returncode == ExitCode.DONE, done.stderr
     assert "game 1: 10 plies" in done.stderr
+    # the progress where no bar is shown (not a terminal): its one game, then the summary
+    assert done.stderr.splitlines()[0] == "analyse: 1/1 games analysed", done.stderr
     analysis = json.loads(data.read_text())["games"][0]
     plies = analysis["plies"]
     assert [p["move"] for p in plies] == PLANTED

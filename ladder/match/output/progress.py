@@ -12,7 +12,14 @@ from ladder.match.exit_codes import ExitCode
 from ladder.match.game.play import GameRecord
 from ladder.match.output.outputs import Output, OutputContext, StoredGames
 
-__all__ = ["REFRESH_PER_S", "STATUS_EVERY_S", "ProgressOutput", "progress_bar", "progress_output"]
+__all__ = [
+    "REFRESH_PER_S",
+    "STATUS_EVERY_S",
+    "ProgressOutput",
+    "StatusLines",
+    "progress_bar",
+    "progress_output",
+]
 
 #: Seconds between two status lines where there is no live bar.
 STATUS_EVERY_S = 10.0
@@ -33,6 +40,26 @@ def progress_bar(console: Console) -> Progress:
         # second) or 4, more than a Ray game's other work (scripts/bench_match.py --ray)
         refresh_per_second=REFRESH_PER_S,
     )
+
+
+class StatusLines:
+    """A long job's count where no live bar is shown (a log, not a terminal): a line
+    (``study: 12/400 games annotated``) for the first item, then every
+    :data:`STATUS_EVERY_S` seconds, and for the last."""
+
+    def __init__(self, console: Console, what: str, total: int, done: str) -> None:
+        self.console, self.what, self.total, self.finished = console, what, total, done
+        self.count = 0
+        self._printed = time.monotonic()
+
+    def add(self) -> None:
+        self.count += 1
+        now = time.monotonic()
+        if self.count in (1, self.total) or now - self._printed > STATUS_EVERY_S:
+            self._printed = now
+            self.console.print(
+                f"{self.what}: {self.count}/{self.total} {self.finished}", highlight=False
+            )
 
 
 class ProgressOutput(Output):

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import calendar
-import sys
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -43,7 +42,7 @@ from ladder.match.game.move_record import MoveRecord
 from ladder.match.game.play import GameRecord
 from ladder.match.output.json_document import write_json
 from ladder.match.output.pgn import PgnError, format_pgn, pgn_move, read_pgn, replay
-from ladder.match.output.progress import STATUS_EVERY_S, progress_bar
+from ladder.match.output.progress import StatusLines, progress_bar
 from ladder.match.output.store import ResultStore
 from ladder.match.output.summary import MatchStats, match_stats
 from ladder.match.players.player import SearchingPlayer
@@ -327,19 +326,18 @@ def run_study(
 
 
 class _StudyProgress:
-    """The games annotated so far, on standard error: a live bar on a terminal, else a
-    line for the first game, then every :data:`STATUS_EVERY_S` seconds, and for the last
-    (a game at the default 50,000 nodes a position takes seconds: a study of a match,
-    hours)."""
+    """The games annotated so far, on standard error: a live bar on a terminal, else
+    :class:`StatusLines` (a game at the default 50,000 nodes a position takes seconds: a
+    study of a match, hours)."""
 
     def __init__(self, matches: Sequence[tuple[str, list[GameRecord]]]) -> None:
-        self.total = sum(len(games) for _, games in matches)
-        self.done = 0
-        self.console = Console(stderr=True)
-        self.bar = progress_bar(self.console)
-        self._task = self.bar.add_task("study", total=self.total, figures="")
-        self._live = self.console.is_terminal
-        self._printed = time.monotonic()
+        total = sum(len(games) for _, games in matches)
+        console = Console(stderr=True)
+        self.bar = progress_bar(console)
+        self._task = self.bar.add_task("study", total=total, figures="")
+        self.lines = (
+            None if console.is_terminal else StatusLines(console, "study", total, "games annotated")
+        )
 
     def __enter__(self) -> _StudyProgress:
         self.bar.start()
@@ -349,14 +347,10 @@ class _StudyProgress:
         self.bar.stop()
 
     def add(self, record: GameRecord) -> None:
-        self.done += 1
+        if self.lines is not None:
+            self.lines.add()
+            return
         self.bar.update(self._task, advance=1, figures=f"{record.match_id} game {record.game_no}")
-        now = time.monotonic()
-        if not self._live and (
-            self.done in (1, self.total) or now - self._printed > STATUS_EVERY_S
-        ):
-            self._printed = now
-            print(f"study: {self.done}/{self.total} games annotated", file=sys.stderr, flush=True)
 
 
 async def _annotate(
