@@ -99,7 +99,8 @@ class GameRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form (as before the moves were typed: each move's dict, and a
-        failure as one more entry, ``error`` or, for a resignation, ``resigned``)."""
+        failure as one more entry, ``error`` or, for a resignation, ``resigned``). The PGN
+        is not in it: the results database keeps it in a column of its own."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_STORED}
         out["infos"] = [m.to_dict() for m in self.infos]
         if self.failure is not None:
@@ -116,8 +117,19 @@ class GameRecord:
         # form, made in the worker: the driver stores that text as it is and reads the
         # moves back from it, instead of unpickling an object per move and encoding them
         # again (half a millisecond of the driver's CPU a game; scripts/bench_match.py).
-        # A record is not changed after its game ends, so the text stays its own.
-        return (_from_stored, (self.stored(),))
+        # A record is not changed after its game ends, so the text stays its own. Its PGN
+        # goes beside it, as the database keeps it (not escaped into the JSON).
+        return (_from_stored, (self.stored(), self.pgn))
+
+    @classmethod
+    def read(cls, text: str, pgn: str) -> GameRecord:
+        """A record from its stored text (:meth:`stored`) and its PGN, as the results
+        database keeps them (the text of a record stored before the PGN had a column of
+        its own alone holds it too)."""
+        record = cls.from_dict(json.loads(text))
+        if pgn:
+            record.pgn = pgn
+        return record
 
     @classmethod
     def from_dict(cls, stored: dict[str, Any]) -> GameRecord:
@@ -139,12 +151,12 @@ class GameRecord:
 
 
 #: Fields that are not in the stored form as they are (see :meth:`GameRecord.to_dict`).
-_NOT_STORED = frozenset({"failure", "_stored"})
+_NOT_STORED = frozenset({"failure", "_stored", "pgn"})
 
 
-def _from_stored(text: str) -> GameRecord:
-    """A record unpickled (:meth:`GameRecord.__reduce__`)."""
-    record = GameRecord.from_dict(json.loads(text))
+def _from_stored(text: str, pgn: str) -> GameRecord:
+    """A record unpickled (:meth:`GameRecord.__reduce__`): its text kept, to be stored."""
+    record = GameRecord.read(text, pgn)
     record._stored = text
     return record
 

@@ -283,16 +283,17 @@ class ResultStore:
     def records(self, match_ids: Iterable[str] | None = None) -> Iterator[GameRecord]:
         """Stored games (of some matches), by match and game number."""
         if match_ids is None:
-            rows = self._db.execute("SELECT record FROM games ORDER BY match_id, game_no")
+            rows = self._db.execute("SELECT record, pgn FROM games ORDER BY match_id, game_no")
         else:
             ids = list(match_ids)
             marks = ",".join("?" * len(ids))
             rows = self._db.execute(
-                f"SELECT record FROM games WHERE match_id IN ({marks}) ORDER BY match_id, game_no",
+                f"SELECT record, pgn FROM games WHERE match_id IN ({marks}) "
+                "ORDER BY match_id, game_no",
                 ids,
             )
-        for (text,) in rows:
-            yield GameRecord.from_dict(json.loads(text))
+        for text, pgn in rows:
+            yield GameRecord.read(text, pgn)
 
 
 def _alive(host: str, pid: int, started: float, since: float) -> bool:

@@ -25,7 +25,7 @@ def stored_game(failure: dict[str, str] | None, reason: str) -> dict[str, Any]:
         "infos": STORED_MOVES + ([failure] if failure else []),
         "result": "0-1", "winner": "black", "reason": reason,
         "search_seconds": {"red": 0.5, "black": 0.1}, "wall_seconds": 1.0,
-        "worker": "host:1", "finished_at": 0.0, "pgn": "", "opening": "",
+        "worker": "host:1", "finished_at": 0.0, "opening": "",
         "time_controls": ["10+0.1", "-"],
     }  # fmt: skip
 
@@ -43,3 +43,6 @@ def test_moves_read_back_typed_and_are_stored_as_they_were() -> None:
         assert record.infos[4].clock == 0.0
         assert record.failure == (None if failure is None else next(iter(failure.values())))
         assert record.to_dict() == {**stored, "time_controls": ("10+0.1", "-")}
+        # a record stored with its PGN in the text as well, as before it had a column
+        older = GameRecord.from_dict({**stored, "pgn": '[Event "m"]'})
+        assert older.pgn == '[Event "m"]' and older.to_dict() == record.to_dict()
