@@ -26,10 +26,10 @@ from ladder.match.statistics.sprt import Sprt, SprtDecision, SprtResult
 __all__ = ["MatchStats", "MatchTally", "engine_restarts", "match_stats", "restart_text"]
 
 
-def engine_restarts(records: Iterable[GameRecord]) -> int:
-    """Engine restarts the games needed (a crash or hang the automatic restart fixed:
-    the move was searched again and the game stands)."""
-    return sum(sum(map(_RESTARTS, r.infos)) for r in records)
+def engine_restarts(record: GameRecord) -> int:
+    """Engine restarts the game needed (a crash or hang the automatic restart fixed: the
+    move was searched again and the game stands)."""
+    return sum(map(_RESTARTS, record.infos))
 
 
 _RESTARTS = attrgetter("restarts")  # (a map over a game's moves: half a generator's work)
@@ -244,7 +244,7 @@ class MatchTally:
 
     @property
     def engine_restarts(self) -> int:
-        """:func:`engine_restarts` of the games added."""
+        """The :func:`engine_restarts` of the games added, summed."""
         return self._restarts
 
     def add(self, record: GameRecord) -> None:
@@ -261,7 +261,7 @@ class MatchTally:
         self._plies += len(record.moves)
         self._search_seconds += sum(record.search_seconds.values())
         self._wall_seconds += record.wall_seconds
-        self._restarts += engine_restarts([record])
+        self._restarts += engine_restarts(record)
 
     def stats(self) -> MatchStats:
         """The figures over every game added."""
