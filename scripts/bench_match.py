@@ -161,18 +161,28 @@ def _tree() -> tuple[float, float, float]:
     return driver, workers, engines
 
 
-def self_play(spec: str, variant: str, games: int, max_plies: int) -> MatchConfig:
-    """``spec`` against itself (as ``#A`` and ``#B``): the shipped openings, seed 1."""
-    a, b = PlayerSpec.parse(spec), PlayerSpec.parse(spec)
+def bench_config(a: str, b: str, variant: str, games: int, **options: Any) -> MatchConfig:
+    """Every match of this bench: ``a`` against ``b`` (as ``#A`` and ``#B`` when they have
+    the same name), the shipped openings of ``variant``, seed 1; ``options``: the rest of
+    :class:`MatchConfig`."""
+    player_a, player_b = PlayerSpec.parse(a), PlayerSpec.parse(b)
+    if player_a.name == player_b.name:
+        player_a = player_a.with_name(player_a.name + "#A")
+        player_b = player_b.with_name(player_b.name + "#B")
     return MatchConfig(
         variant=variant,
-        player_a=a.with_name(a.name + "#A"),
-        player_b=b.with_name(b.name + "#B"),
+        player_a=player_a,
+        player_b=player_b,
         openings=load_openings(variant),
         games=games,
         seed=1,
-        adjudication=Adjudication(max_plies=max_plies),
+        **options,
     )
+
+
+def self_play(spec: str, variant: str, games: int, max_plies: int) -> MatchConfig:
+    """``spec`` against itself (as ``#A`` and ``#B``): the shipped openings, seed 1."""
+    return bench_config(spec, spec, variant, games, adjudication=Adjudication(max_plies=max_plies))
 
 
 def measure_loop(spec: str, variant: str, games: int, max_plies: int) -> dict[str, float]:
@@ -384,14 +394,8 @@ def _driver_clock(
 def driver_growing(games: int, window: int) -> None:
     """Part 3b: the driver's CPU per game, window by window, over one growing match (this
     tree, in process, with --pgn and --json at the default interval)."""
-    config = MatchConfig(
-        variant="xiangqi",
-        player_a=PlayerSpec.parse("random"),
-        player_b=PlayerSpec.parse("greedy"),
-        openings=load_openings("xiangqi"),
-        games=games,
-        seed=1,
-        adjudication=Adjudication(max_plies=60),
+    config = bench_config(
+        "random", "greedy", "xiangqi", games, adjudication=Adjudication(max_plies=60)
     )
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     clock = _driver_clock(config, concurrency=2)
@@ -414,15 +418,7 @@ def driver_on_ray(games: int) -> None:
 
     from ladder.match.statistics.sprt import Sprt
 
-    config = MatchConfig(
-        variant="xiangqi",
-        player_a=PlayerSpec.parse("level:1"),
-        player_b=PlayerSpec.parse("level:2"),
-        openings=load_openings("xiangqi"),
-        games=games,
-        seed=1,
-        sprt=Sprt(elo0=0, elo1=10),
-    )
+    config = bench_config("level:1", "level:2", "xiangqi", games, sprt=Sprt(elo0=0, elo1=10))
     with open(os.devnull, "w") as devnull:
         terminal = Console(file=devnull, force_terminal=True, width=150)
         for shown, console in (("as a log", None), ("with the live bar", terminal)):
@@ -450,16 +446,11 @@ def driver_on_ray(games: int) -> None:
 
 def pool_run(args: argparse.Namespace) -> None:
     """Part 2: games/hour of a match on the whole pool, against the engine-only bound."""
-    a, b = PlayerSpec.parse(args.a), PlayerSpec.parse(args.b)
-    if a.name == b.name:
-        a, b = a.with_name(a.name + "#A"), b.with_name(b.name + "#B")
-    config = MatchConfig(
-        variant=args.variant,
-        player_a=a,
-        player_b=b,
-        openings=load_openings(args.variant),
-        games=args.games,
-        seed=1,
+    config = bench_config(
+        args.a,
+        args.b,
+        args.variant,
+        args.games,
         adjudication=Adjudication(max_plies=args.max_plies),
     )
     with tempfile.TemporaryDirectory() as tmp:
