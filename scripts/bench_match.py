@@ -125,6 +125,12 @@ if __name__ != "__mp_main__":
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _load_average() -> str:
+    """The machine's load averages over 1, 5 and 15 minutes, for the lines before and
+    after a part's measurement."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def _cpu() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -224,7 +230,7 @@ def measure_loop(spec: str, variant: str, games: int, max_plies: int) -> dict[st
 
 def side_by_side(specs: list[str], variant: str, games: int, max_plies: int) -> None:
     """Part 1: the loop's CPU per move against the engines' search time, per level."""
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average before: {_load_average()}")
     print(
         f"{'players (each against itself)':<44} {'games/h':>8} {'loop ms':>8} "
         f"{'(driver':>8} {'worker)':>8} {'search ms':>9} {'engine CPU':>10}  bound"
@@ -238,7 +244,7 @@ def side_by_side(specs: list[str], variant: str, games: int, max_plies: int) -> 
             f"{m['driver_ms']:8.3f} {m['worker_ms']:8.3f} {m['search_ms']:9.3f} "
             f"{m['engine_cpu_ms']:10.3f}  {bound}"
         )
-    print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average after:  {_load_average()}")
     print(
         "loop ms: the driver's and the worker's own CPU per searched move (rules checker,"
         " protocol, notation, storing), engines excluded; search ms: the engines' search"
@@ -333,7 +339,7 @@ def driver_cli_run(tree: str, games: int, with_json: bool) -> tuple[float, float
 
 def driver_side_by_side(trees: dict[str, str], game_counts: list[int]) -> None:
     """Part 3a: each tree's match with and without --json, one after the other."""
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average before: {_load_average()}")
     print(
         f"{'tree':<8} {'games':>6} {'wall s':>8} {'+json s':>8} {'ratio':>6} "
         f"{'driver s':>9} {'+json s':>8} {'ratio':>6}  driver ms/game (+json)"
@@ -348,7 +354,7 @@ def driver_side_by_side(trees: dict[str, str], game_counts: list[int]) -> None:
                 f"{1000 * cpu / games:.2f} ({1000 * jcpu / games:.2f})",
                 flush=True,
             )
-    print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average after:  {_load_average()}")
 
 
 def _driver_clock(
@@ -397,7 +403,7 @@ def driver_growing(games: int, window: int) -> None:
     config = bench_config(
         "random", "greedy", "xiangqi", games, adjudication=Adjudication(max_plies=60)
     )
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average before: {_load_average()}")
     clock = _driver_clock(config, concurrency=2)
     per_window = [
         1000 * (clock[k + window - 1] - clock[k]) / (window - 1)
@@ -407,7 +413,7 @@ def driver_growing(games: int, window: int) -> None:
     print("  " + "  ".join(f"{ms:.3f}" for ms in per_window))
     if per_window:
         print(f"  last / first window: {per_window[-1] / per_window[0]:.2f}")
-    print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average after:  {_load_average()}")
 
 
 def driver_on_ray(games: int) -> None:
@@ -422,7 +428,7 @@ def driver_on_ray(games: int) -> None:
     with open(os.devnull, "w") as devnull:
         terminal = Console(file=devnull, force_terminal=True, width=150)
         for shown, console in (("as a log", None), ("with the live bar", terminal)):
-            print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            print(f"load average before: {_load_average()}")
             main_thread: list[float] = []
             t0 = time.perf_counter()
             clock = _driver_clock(
@@ -441,7 +447,7 @@ def driver_on_ray(games: int) -> None:
                     f"({len(clock) / wall:.2f} a second)",
                     flush=True,
                 )
-            print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            print(f"load average after:  {_load_average()}")
 
 
 def pool_run(args: argparse.Namespace) -> None:
