@@ -176,6 +176,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--level", type=int, default=2)
     parser.add_argument("--variant", default="xiangqi")
+    parser.add_argument(
+        "--levels",
+        type=Path,
+        default=None,
+        help="serve this levels file (default: the shipped one), e.g. the file as an "
+        "issue found it, to count the same levels' path",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--list", action="store_true", help="list the functions entered")
     parser.add_argument(
@@ -215,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             [
                 *("serve", "--host", "127.0.0.1", "--port", str(port), "--engines", "1"),
                 *("--drain-delay", "0", "--log-level", "warning"),
+                *(("--levels", str(args.levels)) if args.levels else ()),
             ]
         )
     finally:
