@@ -19,11 +19,11 @@ import time
 from pathlib import Path
 
 from ladder.calibration.pause import calibration_paused
+from ladder.calibration.position_sets import load_sets
 from ladder.level_engine.engine import LevelEngine
 from ladder.levels import LEVELS_FILE, load_levels
 from ladder.match.players.baselines import novice_choice
 from ladder.package_data import CHECKOUT_ROOT
-from ladder.position_sets import load_sets
 from ladder.variants import VARIANT_IDS
 
 BEFORE = (CHECKOUT_ROOT or Path.cwd()) / "calibration" / "levels-before-beginner.toml"

@@ -31,10 +31,10 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from ladder.calibration.master_games import master_lines
 from ladder.level_engine.book import Book, book_path, position_key
 from ladder.level_engine.engine import LevelEngine
 from ladder.level_engine.level_move import SearchJob
-from ladder.master_games import master_lines
 from ladder.match.openings import default_suite, load_openings
 from ladder.rules import Game
 from ladder.variants import FSF_VARIANT

@@ -1,4 +1,4 @@
-"""Build the frozen position sets of ladder/position_sets.py from the committed
+"""Build the frozen position sets of ladder/calibration/position_sets.py from the committed
 calibration record: ``data/positions-<variant>.jsonl.gz``.
 
     python scripts/make_position_sets.py --variant atomic-xiangqi
@@ -20,9 +20,9 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ladder.calibration.position_sets import HALVES, SetPosition, kinds_of, sets_path
 from ladder.calibration.record import record_path
 from ladder.package_data import CHECKOUT_ROOT
-from ladder.position_sets import HALVES, SetPosition, kinds_of, sets_path
 from ladder.rules import Game, RulesError
 
 RECORD = (CHECKOUT_ROOT or Path.cwd()) / "calibration"

@@ -30,8 +30,8 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from ladder.calibration.error_profile import GROSS_CP, Spot
 from ladder.engine_binary import engine_path
-from ladder.error_profile import GROSS_CP, Spot
 from ladder.level_engine.engine_lines import MATE_CP
 from ladder.match.output.store import ResultStore
 from ladder.match.players.player import Player

@@ -1,4 +1,4 @@
-"""The error profile of the weak levels (ladder/error_profile.py says what is measured).
+"""The error profile of the weak levels (ladder/calibration/error_profile.py says what is measured).
 
     python scripts/measure_mistakes.py --variant xiangqi --positions 500 \\
         --player 'soft1=level:1,levels=calibration/levels-softmax.toml' \\
@@ -9,7 +9,7 @@
 With ``--source master`` the masters' own moves are judged too (the human reference).
 
 With ``--sets`` the beginner's measures on the frozen position sets (data/positions-*;
-ladder/error_profile.py, ``measure_sets``), the rules checker alone, half ``--half``:
+ladder/calibration/error_profile.py, ``measure_sets``), the rules checker alone, half ``--half``:
 
     python scripts/measure_mistakes.py --sets --variant atomic-xiangqi --half tune \
         --player novice=novice --player L1=level:1 --player random=random
@@ -25,7 +25,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from ladder.error_profile import measure, measure_sets
+from ladder.calibration.error_profile import measure, measure_sets
 from ladder.levels import load_levels, play_settings
 
 

@@ -28,11 +28,11 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from ladder.calibration.master_games import master_lines
 from ladder.level_engine.book import load_book
 from ladder.level_engine.engine import LevelEngine
 from ladder.level_engine.level_move import SearchJob
 from ladder.levels import LEVEL_NUMBERS, Level, load_levels, play_settings
-from ladder.master_games import master_lines
 from ladder.match.openings import load_openings
 from ladder.rules import Game
 from ladder.seeds import derive_seed

@@ -9,8 +9,8 @@ import random
 
 import pytest
 
+from ladder.calibration.master_games import master_lines
 from ladder.chinese import chinese_move, chinese_moves, chinese_writer, parse_chinese
-from ladder.master_games import master_lines
 from ladder.notations import read_move
 from ladder.rules import Game
 from ladder.wxf import WxfError, wxf_move

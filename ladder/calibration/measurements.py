@@ -122,7 +122,7 @@ def profile_section(record: Mapping[str, Any], levels: Mapping[int, Level]) -> l
 
 
 def beginner_section(record: Mapping[str, Any], levels: Mapping[int, Level]) -> list[str]:
-    """The beginner's measures table (:func:`ladder.error_profile.measure_sets`)."""
+    """The beginner's measures table (:func:`ladder.calibration.error_profile.measure_sets`)."""
     drops = record["variant"] == "crazyhouse-xiangqi"
     counts = ", ".join(f"{n} {k}" for k, n in record["positions"].items() if n)
     out = [

@@ -4,7 +4,7 @@ seen through a beginner's eyes (:class:`Sight`).
 
 The `novice` baseline (:mod:`ladder.match.players.baselines`) plays with it alone; the
 weak levels' second look (:mod:`ladder.level_engine.second_look`) sees the engine's refutations
-through the same eyes; the error profile (:mod:`ladder.error_profile`) counts one-move
+through the same eyes; the error profile (:mod:`ladder.calibration.error_profile`) counts one-move
 hangs with the same exchange, all seen.
 
 Everything here is the rules checker's (:mod:`ladder.rules`), with the site's piece

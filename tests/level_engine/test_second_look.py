@@ -1,7 +1,7 @@
 """The weak levels' rule as a beginner plays it (ladder/level_engine/second_look.py): a check is
 always
 answered, a threat to win at once is parried most of the time, and the beginner's
-measures (ladder/error_profile.py, measure_sets) count both on planted positions."""
+measures (ladder/calibration/error_profile.py, measure_sets) count both on planted positions."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def _planted(folder: Path, variant: str, rows: list[dict[str, str]]) -> None:
 
 
 def test_the_measures_count_checks_answered_and_threats_parried(tmp_path: Path) -> None:
-    from ladder.error_profile import measure_sets
+    from ladder.calibration.error_profile import measure_sets
 
     variant, fen, moves = ATOMIC_CHECK
     check_fen = Game.from_fen(variant, fen, moves).fen()

@@ -1,4 +1,4 @@
-"""The error profile's measurement (:mod:`ladder.error_profile`) on planted positions,
+"""The error profile's measurement (:mod:`ladder.calibration.error_profile`) on planted positions,
 with the real engine as the reference: a chariot left to a one-move capture is a gross
 blunder and a hang, a free chariot is found, and the masters' row judges a master move."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from ladder.error_profile import GROSS_CP, Reference, Spot, hangs
+from ladder.calibration.error_profile import GROSS_CP, Reference, Spot, hangs
 from ladder.rules import Game
 
 #: Red: general, advisors, a soldier and the a1 chariot; Black: general, advisors, a

@@ -45,13 +45,13 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from ladder.calibration.master_games import master_lines
 from ladder.calibration.record import record_path
 from ladder.level_engine.beginner import Threat, best_threat, exchanges, loses_at_once, parries
 from ladder.level_engine.engine import LevelEngine
 from ladder.level_engine.engine_lines import MATE_CP
 from ladder.level_engine.level_move import SearchJob
 from ladder.levels import play_settings
-from ladder.master_games import master_lines
 from ladder.match.players.specs import PlayerSpec
 from ladder.match.statistics import wilson
 from ladder.material import PIECE_VALUES
@@ -374,7 +374,7 @@ async def measure_sets(
     folder: Path | None = None,
 ) -> dict[str, Any]:
     """The beginner's measures of every player (``NAME=SPEC`` texts) on ``half`` of
-    ``variant``'s frozen position sets (:mod:`ladder.position_sets`; in ``folder``,
+    ``variant``'s frozen position sets (:mod:`ladder.calibration.position_sets`; in ``folder``,
     default ``data/``), by the rules checker alone (no reference engine):
 
     - ``check``: the share of moves in check that do not lose at once;
@@ -388,9 +388,9 @@ async def measure_sets(
       share that the opponent takes at once for nothing (a capture on the point winning
       at least the dropped piece's value net).
     """
+    from ladder.calibration.position_sets import DATA, FREE_CP, KINDS, load_sets
     from ladder.match.players.player import Player
     from ladder.match.players.start import make_player
-    from ladder.position_sets import DATA, FREE_CP, KINDS, load_sets
 
     positions = [p for p in load_sets(variant, folder or DATA) if p.half == half]
     specs = named_specs(players)
