@@ -60,7 +60,9 @@ class TreeServer:
     """``ladder serve --engines 1`` of one tree; with ``out_dir``, under callgrind with
     counting switched off (its output files there)."""
 
-    def __init__(self, tree: Path, exe: Path, out_dir: Path | None = None) -> None:
+    def __init__(
+        self, tree: Path, exe: Path, out_dir: Path | None = None, levels_file: Path | None = None
+    ) -> None:
         python = tree / ".venv" / "bin" / "python"
         if not python.exists():
             python = Path(sys.executable)
@@ -70,6 +72,8 @@ class TreeServer:
         command = [
             str(python), "-m", "ladder.cli", "serve", "--port", str(self.port), "--engines", "1",
         ]  # fmt: skip
+        if levels_file is not None:
+            command += ["--levels", str(levels_file)]
         if out_dir is not None:
             command = [*under_callgrind(self.out), *command]
         self.proc = subprocess.Popen(  # in the tree: `python -m` puts the cwd first on the path
@@ -259,11 +263,13 @@ def _answer(exe: Path, level: int) -> dict[str, Any]:
         server.stop()
 
 
-def cpu_side_by_side(trees: list[Path], exe: Path, level: int, requests: int) -> None:
+def cpu_side_by_side(
+    trees: list[Path], exe: Path, level: int, requests: int, levels_file: Path | None = None
+) -> None:
     """The trees' servers (no valgrind) timed side by side: ``requests`` requests each,
     alternating between them one by one, so that a change of the machine's speed hits
     all alike; the server process's CPU per request (bench_service's ``process_cpu``)."""
-    servers = [TreeServer(tree, exe) for tree in trees]
+    servers = [TreeServer(tree, exe, levels_file=levels_file) for tree in trees]
     try:
         for server in servers:
             for _ in range(30):
@@ -300,7 +306,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also count the move in-process (no HTTP) and a bare FastAPI endpoint",
     )
+    ap.add_argument(
+        "--levels-file",
+        type=Path,
+        default=None,
+        help="every tree serves this levels file (`ladder serve --levels`; default: each "
+        "tree's shipped one), e.g. the file as an issue found it",
+    )
     args = ap.parse_args(argv)
+    levels_file = args.levels_file.resolve() if args.levels_file else None
+    if levels_file is not None and args.decompose:
+        ap.error("--decompose counts the shipped levels only: drop --levels-file")
     for tool in ("valgrind", "callgrind_control"):
         if shutil.which(tool) is None:
             print(f"{tool} is not installed (apt-get install valgrind)", file=sys.stderr)
@@ -315,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
         for level in levels:
             first: tuple[float, str] | None = None
             for tree in trees:
-                server = TreeServer(tree, exe, Path(tmp))
+                server = TreeServer(tree, exe, Path(tmp), levels_file)
                 try:
                     per_request, move = server.counted(level, args.warmup, args.reps)
                 finally:
@@ -336,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cpu_requests > 0:
         print(f"\n{'tree':<40} {'level':>5} {'server CPU/request':>20} {'ratio':>6}")
         for level in levels:
-            cpu_side_by_side(trees, exe, level, args.cpu_requests)
+            cpu_side_by_side(trees, exe, level, args.cpu_requests, levels_file)
         print(
             f"the server process's CPU per request, {args.cpu_requests} requests per tree"
             " alternating between the trees; ratio: against the first tree"
