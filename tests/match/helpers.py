@@ -19,14 +19,18 @@ from ladder.match.openings import Opening, load_openings
 from ladder.match.players.specs import PlayerSpec
 
 
-def run_ladder(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m ladder.cli ARGS``, its output captured as text."""
+def run_ladder(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m ladder.cli ARGS``, its output captured as text (``env``: its whole
+    environment, else this process's)."""
     return subprocess.run(
         [sys.executable, "-m", "ladder.cli", *args],
         capture_output=True,
         text=True,
         timeout=600,
         cwd=cwd,
+        env=env,
     )
 
 

@@ -12,7 +12,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import pytest
 from ladder.match.output.pgn import read_pgn, replay
 from ladder.match.output.store import ResultStore
 from protocol.notation import to_ucci
+from tests.match.helpers import run_ladder
 
 
 def read_by_cchess(text: str, games: list[list[str]], tmp_path: Path) -> list[Any]:
@@ -91,13 +91,7 @@ def ladder(*args: str, path: Path | None = None) -> subprocess.CompletedProcess[
     env = (
         None if path is None else {**os.environ, "PATH": f"{path}{os.pathsep}{os.environ['PATH']}"}
     )
-    return subprocess.run(
-        [sys.executable, "-m", "ladder.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
+    return run_ladder(*args, env=env)
 
 
 def test_match_pgn_read_by_python_chess_and_cchess(tmp_path: Path, engine_exe: Path) -> None:
@@ -253,6 +247,17 @@ EPD_BOOK = (
 )
 
 
+def play_from_the_book(command: str, db: Path, pgn: Path) -> None:
+    """``ladder COMMAND greedy random``: two xiangqi games from :data:`EPD_BOOK` (written
+    beside ``pgn``), stored in ``db``, their PGN written to ``pgn`` in XBoard's notation."""
+    book = pgn.with_name("book.epd")
+    book.write_text(EPD_BOOK)
+    done = ladder(command, "greedy", "random", "--variant", "xiangqi", "--games", "2",
+                  "--db", str(db), "--openings", str(book), "--max-plies", "40",
+                  "--pgn", str(pgn), "--pgn-notation", "xboard")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
 def xboard_reads(pgn: Path, index: int, tmp_path: Path) -> str:
     """XBoard's debug log of loading game ``index`` (from 1) of ``pgn``, headless: it
     logs each move it parsed (``Parsed h2e2 into h2e2``) and says when it is done."""
@@ -284,12 +289,8 @@ def xboard_reads(pgn: Path, index: int, tmp_path: Path) -> str:
 def test_xboard_reads_the_xboard_notation(tmp_path: Path) -> None:
     # XBoard 4.9 reads neither WXF ("Illegal move: 1. R1+2") nor ICCS (H2-E2, skipped);
     # it reads lowercase coordinates, ranks 0..9, and the FEN tag in its letters
-    (tmp_path / "book.epd").write_text(EPD_BOOK)
     db, pgn = tmp_path / "x.sqlite", tmp_path / "x.pgn"
-    done = ladder("match", "greedy", "random", "--variant", "xiangqi", "--games", "2",
-                  "--db", str(db), "--openings", str(tmp_path / "book.epd"), "--max-plies",
-                  "40", "--pgn", str(pgn), "--pgn-notation", "xboard")  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    play_from_the_book("match", db, pgn)
     with ResultStore(db) as store:
         by_number = {r.game_no: r for r in store.records()}
     games = list(read_pgn(pgn.read_text()))
@@ -319,12 +320,8 @@ def test_xboard_reads_the_tournament_study_and_analysis_pgn(tmp_path: Path) -> N
     """`--pgn-notation xboard` in `ladder tournament`, `ladder study` and `ladder
     analyse` (the study and the analysis of the tournament's games, whose FEN tags come
     from an EPD book): XBoard opens every game of each."""
-    (tmp_path / "book.epd").write_text(EPD_BOOK)
-    db, games = tmp_path / "t.sqlite", tmp_path / "tournament.pgn"
-    done = ladder("tournament", "greedy", "random", "--variant", "xiangqi", "--games", "2",
-                  "--db", str(db), "--openings", str(tmp_path / "book.epd"), "--max-plies",
-                  "40", "--pgn", str(games), "--pgn-notation", "xboard")  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    games = tmp_path / "tournament.pgn"
+    play_from_the_book("tournament", tmp_path / "t.sqlite", games)
     study, analysis = tmp_path / "study.pgn", tmp_path / "analysis.pgn"
     done = ladder("study", str(games), "--out", str(study), "--nodes", "500",
                   "--db", str(tmp_path / "study.sqlite"), "--pgn-notation", "xboard")  # fmt: skip
