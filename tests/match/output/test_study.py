@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 from ladder.chinese import parse_chinese
-from ladder.match.output.pgn import read_pgn, replay
+from ladder.match.output.pgn import PgnGame, read_pgn, replay
 from ladder.match.output.store import ResultStore
 from ladder.rules import Game
 from tests.match.helpers import elo_beyond_atomic, run_ladder
@@ -36,18 +37,27 @@ KNOWN = """\
 """
 
 
-def test_study_of_known_games(tmp_path: Path, engine_exe: Path) -> None:
-    source, study, out = tmp_path / "known.pgn", tmp_path / "study.pgn", tmp_path / "s.json"
+def study_of_known_games(
+    tmp_path: Path, *args: str
+) -> tuple[subprocess.CompletedProcess[str], list[PgnGame]]:
+    """``ladder study`` of :data:`KNOWN` by level 3 without variety, with ``args``: the
+    run (it succeeded and said its progress) and the two games of its study."""
+    source, study = tmp_path / "known.pgn", tmp_path / "study.pgn"
     source.write_text(KNOWN)
     done = run_ladder("study", str(source), "--out", str(study), "--engine", "level:3,variety=off",
-                  "--json", str(out))  # fmt: skip
+                      *args)  # fmt: skip
     assert done.returncode == 0, done.stderr
     # the progress, on standard error, not a terminal: the first game and the last
     assert done.stderr.splitlines() == [
         "study: 1/2 games annotated",
         "study: 2/2 games annotated",
     ], done.stderr
-    atomic, drop = read_pgn(study.read_text())
+    return done, list(read_pgn(study.read_text()))
+
+
+def test_study_of_known_games(tmp_path: Path, engine_exe: Path) -> None:
+    out = tmp_path / "s.json"
+    done, (atomic, drop) = study_of_known_games(tmp_path, "--json", str(out))
     assert atomic.headers["Annotator"] == "ladder study (reference level:3,variety=off)"
     assert atomic.headers["Date"] == "2026.11.30" and atomic.headers["Termination"] == (
         "general-exploded"
@@ -74,17 +84,7 @@ def test_study_of_known_games(tmp_path: Path, engine_exe: Path) -> None:
 def test_study_in_chinese_notation(tmp_path: Path, engine_exe: Path) -> None:
     """`--pgn-notation chinese`: the moves and the engine's preferred move in Chinese,
     each reading back as the move (the same games as the WXF study)."""
-    source, study = tmp_path / "known.pgn", tmp_path / "study.pgn"
-    source.write_text(KNOWN)
-    done = run_ladder("study", str(source), "--out", str(study), "--engine", "level:3,variety=off",
-                      "--pgn-notation", "chinese")  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    # the progress, on standard error, not a terminal: the first game and the last
-    assert done.stderr.splitlines() == [
-        "study: 1/2 games annotated",
-        "study: 2/2 games annotated",
-    ], done.stderr
-    atomic, drop = read_pgn(study.read_text())
+    _, (atomic, drop) = study_of_known_games(tmp_path, "--pgn-notation", "chinese")
     assert atomic.headers["Format"] == drop.headers["Format"] == "Chinese"
     assert atomic.moves == ["炮４退１", "车六进七"] and drop.moves == ["车打六五", "将４平５"]
     assert replay(atomic).moves == ["d7d8", "d1d8"] and replay(drop).moves == ["R@d5", "d10e10"]
