@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import check_golden
+from tests.match.helpers import run_ladder
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "golden" / "match"
@@ -51,14 +50,7 @@ def normalised(text: str) -> str:
 def ladder(*args: str, cwd: Path) -> str:
     """``ladder ARGS`` as a user runs it; its standard output (it must succeed)."""
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"}
-    done = subprocess.run(
-        [sys.executable, "-m", "ladder.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=cwd,
-        env=env,
-    )
+    done = run_ladder(*args, cwd=cwd, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -74,6 +66,14 @@ def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
     return check
 
 
+def check_run(golden: Callable[[str, str], None], name: str, out: str, files: Path) -> None:
+    """A run's standard output ``out`` and its PGN and JSON files (``files`` with those
+    suffixes) against the golden ``NAME.out``, ``NAME.pgn`` and ``NAME.json``."""
+    golden(f"{name}.out", out)
+    for suffix in (".pgn", ".json"):
+        golden(name + suffix, files.with_suffix(suffix).read_text())
+
+
 def test_random_against_greedy(tmp_path: Path, golden: Callable[[str, str], None]) -> None:
     out = ladder(
         *("match", "random", "greedy", "--variant", "xiangqi", "--games", "4", "--seed", "7"),
@@ -81,9 +81,7 @@ def test_random_against_greedy(tmp_path: Path, golden: Callable[[str, str], None
         *("--pgn", "m.pgn", "--json", "m.json"),
         cwd=tmp_path,
     )
-    golden("random-greedy.out", out)
-    golden("random-greedy.pgn", (tmp_path / "m.pgn").read_text())
-    golden("random-greedy.json", (tmp_path / "m.json").read_text())
+    check_run(golden, "random-greedy", out, tmp_path / "m")
 
 
 def test_a_level_match_and_its_study(tmp_path: Path, golden: Callable[[str, str], None]) -> None:
@@ -94,9 +92,7 @@ def test_a_level_match_and_its_study(tmp_path: Path, golden: Callable[[str, str]
         *("-j", "1", "--db", "m.sqlite", "--pgn", "m.pgn", "--json", "m.json"),
         cwd=tmp_path,
     )
-    golden("level-match.out", out)
-    golden("level-match.pgn", (tmp_path / "m.pgn").read_text())
-    golden("level-match.json", (tmp_path / "m.json").read_text())
+    check_run(golden, "level-match", out, tmp_path / "m")
     found = re.search(r"^match (\S+): played", out, re.M)  # (a progress line may come first)
     assert found, out
     match_id = found.group(1)
@@ -105,9 +101,7 @@ def test_a_level_match_and_its_study(tmp_path: Path, golden: Callable[[str, str]
         *("--nodes", "1000", "--engine", f"level:8,variety=off,{levels}"),
         cwd=tmp_path,
     )
-    golden("study.out", study)
-    golden("study.pgn", (tmp_path / "s.pgn").read_text())
-    golden("study.json", (tmp_path / "s.json").read_text())
+    check_run(golden, "study", study, tmp_path / "s")
 
 
 def test_a_tournament(tmp_path: Path, golden: Callable[[str, str], None]) -> None:
@@ -118,9 +112,7 @@ def test_a_tournament(tmp_path: Path, golden: Callable[[str, str], None]) -> Non
         *("--json", "t.json"),
         cwd=tmp_path,
     )
-    golden("tournament.out", out)
-    golden("tournament.pgn", (tmp_path / "t.pgn").read_text())
-    golden("tournament.json", (tmp_path / "t.json").read_text())
+    check_run(golden, "tournament", out, tmp_path / "t")
 
 
 @pytest.mark.parametrize("command", ["match", "tournament"])
