@@ -5,6 +5,8 @@ written from one replay of the game (it was one replay per varied move)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ladder.chinese import chinese_moves
 from ladder.match.game.play import GameRecord, MoveRecord
 from ladder.match.output.pgn import format_pgn, read_pgn
@@ -38,13 +40,21 @@ def varied_notes(rec: GameRecord, notation: str = "wxf") -> dict[int, str]:
     return {p: c.split(marker)[1] for p, c in enumerate(comments) if c and marker in c}
 
 
+def bests_written(
+    rec: GameRecord, write: Callable[[str, str, list[str]], list[str]]
+) -> dict[int, str]:
+    """Ply -> the best move of each varied move of ``rec``, as ``write`` (``wxf_moves``,
+    ``chinese_moves``) writes it after the game's moves up to that ply."""
+    return {
+        ply: write("xiangqi", rec.start_fen, [*rec.moves[:ply], info.best])[-1]
+        for ply, info in enumerate(rec.infos, start=rec.book_plies)
+        if info.best is not None
+    }
+
+
 def test_varied_note_is_the_best_move_in_wxf_at_its_ply() -> None:
     rec = record(MOVES, list(BESTS))
-    expected = {
-        ply: wxf_moves("xiangqi", rec.start_fen, [*MOVES[:ply], b])[-1]
-        for ply, b in enumerate(BESTS, start=rec.book_plies)
-        if b is not None
-    }
+    expected = bests_written(rec, wxf_moves)
     assert varied_notes(rec) == expected
     # illegal or malformed bests stay as given; a legal one is WXF
     assert expected[6] == "zz" and expected[7] == "a1a1" and expected[2] != "b1c3"
@@ -61,10 +71,6 @@ def test_varied_note_after_a_refused_move_is_canonical() -> None:
 def test_varied_note_in_chinese_notation() -> None:
     """With `notation="chinese"` the engine's best is written in Chinese, as the moves."""
     rec = record(MOVES, list(BESTS))
-    expected = {
-        ply: chinese_moves("xiangqi", rec.start_fen, [*MOVES[:ply], b])[-1]
-        for ply, b in enumerate(BESTS, start=rec.book_plies)
-        if b is not None
-    }
+    expected = bests_written(rec, chinese_moves)
     assert varied_notes(rec, "chinese") == expected
     assert expected[2] == "马八进七" and expected[6] == "zz"
