@@ -84,32 +84,55 @@ def test_two_like_pieces_on_a_file(fen: str, expected: dict[str, str]) -> None:
     assert any(text.startswith("後") for _, text in out.values())
 
 
-def test_tandem_pawns_three_four_five_on_a_file_and_on_two_files() -> None:
-    three = written("3k5/9/4P4/4P4/4P4/9/9/9/9/4K4 w")
-    assert [three[m][0] for m in ("e8d8", "e7d7", "e6d6")] == ["前兵平六", "中兵平六", "后兵平六"]
-    four = written("3k5/4P4/4P4/4P4/4P4/9/9/9/9/4K4 w")
-    assert [four[m][0] for m in ("e9d9", "e8d8", "e7d7", "e6d6")] == [
-        "前兵平六",
-        "二兵平六",
-        "三兵平六",
-        "后兵平六",
-    ]
-    five = written("3k5/9/9/9/9/2p6/2p6/2p6/2p6/2p1K4 b")
-    assert [five[m][1] for m in ("c1b1", "c2b2", "c3b3", "c4b4", "c5b5")] == [
-        "前卒平２",
-        "２卒平２",
-        "３卒平２",
-        "４卒平２",
-        "後卒平２",
-    ]
-    two_files = written("3k5/2P3P2/2P3P2/6P2/9/9/9/9/9/4K4 w")
-    assert [two_files[m][0] for m in ("c9b9", "c8b8", "g9f9", "g8f8", "g7f7")] == [
-        "前七平八",
-        "后七平八",
-        "前三平四",
-        "中三平四",
-        "后三平四",
-    ]
+@pytest.mark.parametrize(
+    ("fen", "script", "expected"),
+    [
+        # three on a file: front, middle, rear (simplified)
+        (
+            "3k5/9/4P4/4P4/4P4/9/9/9/9/4K4 w",
+            0,
+            {"e8d8": "前兵平六", "e7d7": "中兵平六", "e6d6": "后兵平六"},
+        ),
+        # four: front, two, three, rear
+        (
+            "3k5/4P4/4P4/4P4/4P4/9/9/9/9/4K4 w",
+            0,
+            {"e9d9": "前兵平六", "e8d8": "二兵平六", "e7d7": "三兵平六", "e6d6": "后兵平六"},
+        ),
+        # five of Black's (traditional): front, 2, 3, 4, rear
+        (
+            "3k5/9/9/9/9/2p6/2p6/2p6/2p6/2p1K4 b",
+            1,
+            {
+                "c1b1": "前卒平２",
+                "c2b2": "２卒平２",
+                "c3b3": "３卒平２",
+                "c4b4": "４卒平２",
+                "c5b5": "後卒平２",
+            },
+        ),
+        # on two files: each pawn by its place and its file, without its name
+        (
+            "3k5/2P3P2/2P3P2/6P2/9/9/9/9/9/4K4 w",
+            0,
+            {
+                "c9b9": "前七平八",
+                "c8b8": "后七平八",
+                "g9f9": "前三平四",
+                "g8f8": "中三平四",
+                "g7f7": "后三平四",
+            },
+        ),
+    ],
+    ids=["three", "four", "five", "two-files"],
+)
+def test_tandem_pawns_on_a_file_and_on_two_files(
+    fen: str, script: int, expected: dict[str, str]
+) -> None:
+    """Tandem pawns, three, four and five on a file and on two files; ``script``: 0
+    simplified, 1 traditional (:func:`written`'s pair)."""
+    out = written(fen)
+    assert {move: out[move][script] for move in expected} == expected
 
 
 def test_the_designators_are_wxfs() -> None:
