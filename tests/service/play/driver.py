@@ -107,6 +107,16 @@ class PlayPage:
     def text(self, selector: str) -> str:
         return self.page.locator(selector).inner_text()
 
+    def bodies_sent(self, endpoint: str) -> list[Any]:
+        """The JSON bodies of the page's requests to ``endpoint`` (such as ``/v1/move``),
+        in the order sent, from now on: the list grows as the page sends them."""
+        bodies: list[Any] = []
+        self.page.on(
+            "request",
+            lambda r: bodies.append(r.post_data_json) if r.url.endswith(endpoint) else None,
+        )
+        return bodies
+
     def marked(self, css_class: str) -> list[str]:
         """Points whose board square has `css_class` (last-move, check, move-dest, ...),
         read from where chessgroundx drew them."""
@@ -272,6 +282,19 @@ class PlayPage:
             self.page.keyboard.press("Enter")
             self._cursor_to(step.group(2))
         self.page.keyboard.press("Enter")
+
+    def play_service_moves(
+        self, variant: str, plies: int, *, level: int, seed: int, how: str = "click"
+    ) -> list[str]:
+        """Play the player's side with the service's moves at ``level`` (``seed``), made
+        by ``how`` (:meth:`play`), each answered by the ladder, until ``plies`` moves are
+        on the board; the game's moves then."""
+        moves = self.moves()
+        while len(moves) < plies:
+            mine = ladder_move(self.url, variant, moves, level, seed)["move"]
+            self.play(mine, how)
+            moves = self.wait_settled(len(moves) + 2)["moves"].split()
+        return moves
 
     def fill_seed(self, seed: str) -> None:
         """Type a seed in the new-game form (behind its "Details")."""

@@ -11,7 +11,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe  # type: ignore[import-untyped]
 
 from ..helpers import Server
-from .driver import DESKTOP, PHONE, Opener, PlayPage, ladder_move
+from .driver import DESKTOP, PHONE, Opener, PlayPage
 
 #: Every rule axe-core runs by default (WCAG 2.0-2.2 A and AA and best practices).
 AXE = Axe()
@@ -37,11 +37,8 @@ def test_no_axe_violations(
     play = open_page(server, {**device, "locale": locale})
     play.open(variant="crazyhouse-xiangqi", level=1, colour="red", seed=21)
     assert violations(play) == [], "at the start"
-    moves: list[str] = []
-    for _ in range(3):
-        mine = ladder_move(server.url, "crazyhouse-xiangqi", moves, 5, seed=2100)["move"]
-        play.play(mine, "tap" if device is PHONE else "click")
-        moves = play.wait_settled(len(moves) + 2)["moves"].split()
+    how = "tap" if device is PHONE else "click"
+    moves = play.play_service_moves("crazyhouse-xiangqi", 6, level=5, seed=2100, how=how)
     play.page.click("#setup-more summary")  # the details open, too
     assert violations(play) == [], "mid-game"
     play.page.click("#resign")
@@ -54,11 +51,7 @@ def test_move_list_by_keyboard(server: Server, open_page: Opener) -> None:
     """Tab reaches the move list (one stop: the shown move); the arrow keys, Home and End
     step through the game with the focus on the shown move; Enter on a move shows it."""
     play = open_page(server, variant="xiangqi", level=1, colour="red", seed=22)
-    moves: list[str] = []
-    for _ in range(3):
-        mine = ladder_move(server.url, "xiangqi", moves, 5, seed=2200)["move"]
-        play.play(mine)
-        moves = play.wait_settled(len(moves) + 2)["moves"].split()
+    moves = play.play_service_moves("xiangqi", 6, level=5, seed=2200)
     focused = "() => document.activeElement?.dataset?.ply ?? null"
     tabbable = play.page.eval_on_selector_all(
         "#moves .move", "ms => ms.filter(m => m.tabIndex === 0).map(m => m.dataset.ply)"

@@ -6,7 +6,6 @@ through `from_ply`, and its summary is the whole game's."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import httpx
 from playwright.sync_api import Response
@@ -68,11 +67,7 @@ def test_longer_game_analysed_in_parts(server: Server, open_page: Opener) -> Non
     bounded = start_server("--analysis-max-plies", "4", engines=1)
     try:
         play = open_page(bounded)
-        asked: list[Any] = []
-        play.page.on(
-            "request",
-            lambda r: asked.append(r.post_data_json) if r.url.endswith("/v1/analysis") else None,
-        )
+        asked = play.bodies_sent("/v1/analysis")
         play.open(variant="xiangqi", level=1, colour="red", seed=3, moves=",".join(moves))
         play.page.select_option("#analysis-nodes", str(NODES))
         play.page.click("#analyse")

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import re
 from itertools import pairwise
-from typing import Any
 
 import pytest
-from playwright.sync_api import Request
 
 from ..helpers import Server
 from .driver import WAIT_MS, Opener, PlayPage, ladder_move
@@ -19,18 +17,6 @@ from .test_play_page import play_game
 #: The player's strength in the whole game on a clock: the ladder's strongest.
 STRONG = 8
 CLOCK_TEXT = re.compile(r"^\d+:\d\d(\.\d)?$")
-
-
-def move_requests(play: PlayPage) -> list[dict[str, Any]]:
-    """The bodies of the page's POST /v1/move requests, as they are sent."""
-    bodies: list[dict[str, Any]] = []
-
-    def record(request: Request) -> None:
-        if request.url.endswith("/v1/move") and request.post_data_json:
-            bodies.append(request.post_data_json)
-
-    play.page.on("request", record)
-    return bodies
 
 
 def clock_ms(play: PlayPage, where: str) -> int:
@@ -43,7 +29,7 @@ def test_lost_on_time(server: Server, open_page: Opener) -> None:
     """`?clock=0.1+0`: six seconds each. The ladder (Red) moves on its clock, the player
     (Black) lets the flag fall and loses; undo is off; a reload keeps the ending."""
     play = open_page(server)
-    asked = move_requests(play)
+    asked = play.bodies_sent("/v1/move")
     play.page.goto(f"{server.url}/play?variant=xiangqi&level=1&colour=black&seed=8&clock=0.1%2B0")
     play.wait_settled(1)
     (body,) = asked
@@ -76,7 +62,7 @@ def test_clock_chosen_in_the_form(server: Server, open_page: Opener) -> None:
     assert play.page.locator("#bottom-clock").is_hidden()  # no clock by default
     options = play.page.eval_on_selector_all("#clock option", "os => os.map(o => o.value)")
     assert options == ["none", "5+3", "10+5", "15+10"]
-    asked = move_requests(play)
+    asked = play.bodies_sent("/v1/move")
     play.page.select_option("#clock", "5+3")
     play.page.click("#setup button[type=submit]")
     play.page.wait_for_function("() => !document.getElementById('bottom-clock').hidden")
@@ -99,7 +85,7 @@ def test_whole_game_on_a_clock_won(server: Server, open_page: Opener) -> None:
     and wins; every ladder move was asked with its clock, whose time goes down by each
     round trip and up by the increment; no flag fell."""
     play = open_page(server)
-    asked = move_requests(play)
+    asked = play.bodies_sent("/v1/move")
     play.page.goto(f"{server.url}/play?variant=xiangqi&level=1&colour=red&seed=12&clock=5%2B3")
 
     def choose(moves: list[str], n: int) -> tuple[str, str]:

@@ -5,12 +5,11 @@ the PGN export, each move as the service writes it (POST /v1/position's `notatio
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import httpx
 
 from ..helpers import Server
-from .driver import DESKTOP, WAIT_MS, Opener, PlayPage, ladder_move
+from .driver import DESKTOP, WAIT_MS, Opener, PlayPage
 from .test_play_analysis import NODES
 
 
@@ -28,11 +27,7 @@ def shown(play: PlayPage) -> list[str]:
 
 def test_notation_switch(server: Server, open_page: Opener) -> None:
     play = open_page(server, variant="xiangqi", level=1, colour="red", seed=31)
-    moves: list[str] = []
-    for _ in range(3):
-        mine = ladder_move(server.url, "xiangqi", moves, 5, seed=3100)["move"]
-        play.play(mine)
-        moves = play.wait_settled(len(moves) + 2)["moves"].split()
+    moves = play.play_service_moves("xiangqi", 6, level=5, seed=3100)
     written = notations(server.url, moves)
     assert play.page.input_value("#notation") == "wxf"  # the default in English
     assert shown(play) == written["wxf"]
@@ -53,11 +48,7 @@ def test_notation_switch(server: Server, open_page: Opener) -> None:
     # the analysis in the notation chosen
     play.page.select_option("#notation", "chinese")
     play.page.select_option("#analysis-nodes", str(NODES))
-    asked: list[Any] = []
-    play.page.on(
-        "request",
-        lambda r: asked.append(r.post_data_json) if r.url.endswith("/v1/analysis") else None,
-    )
+    asked = play.bodies_sent("/v1/analysis")
     play.page.click("#analyse")
     play.page.locator("#graph[data-state=done]").wait_for(timeout=WAIT_MS)
     assert asked[0]["notations"] == ["wxf", "chinese", "chinese-traditional"]

@@ -17,10 +17,8 @@ import signal
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from playwright.sync_api import Request
 
 from ladder.rules import Game
 from tests.bridge.helpers import LADDER, RATED_LEVELS
@@ -293,13 +291,7 @@ def test_wide_check_undo_reload(server: Server, open_page: Opener) -> None:
 def test_every_level(server: Server, open_page: Opener, variant: str) -> None:
     """Each of the eight levels can be chosen and plays: the page asks for that level."""
     play = open_page(server)
-    asked: list[Any] = []
-
-    def record(request: Request) -> None:
-        if request.url.endswith("/v1/move"):
-            asked.append(request.post_data_json)
-
-    play.page.on("request", record)
+    asked = play.bodies_sent("/v1/move")
     play.page.goto(f"{server.url}/play")
     play.wait_settled(0)
     play.page.select_option("#variant", variant)
@@ -405,11 +397,7 @@ def test_any_elo_once_the_levels_are_measured(
     server = start_server("--levels", str(rated), engines=1)
     try:
         play = open_page(server)
-        asked: list[Any] = []
-        play.page.on(
-            "request",
-            lambda r: asked.append(r.post_data_json) if r.url.endswith("/v1/move") else None,
-        )
+        asked = play.bodies_sent("/v1/move")
         play.page.goto(f"{server.url}/play")
         play.wait_settled(0)
         texts = play.page.locator("#strength option").all_inner_texts()

@@ -84,17 +84,6 @@ def test_legal_capture_ringed_on_screen(server: Server, open_page: Opener, artif
     assert ring == 0
 
 
-def play_moves(play: PlayPage, url: str, plies: int, seed: int) -> list[str]:
-    """Play the player's side (Red) with the service's level-5 moves until `plies`
-    moves are on the board."""
-    moves = play.moves()
-    while len(moves) < plies:
-        mine = ladder_move(url, "xiangqi", moves, PLAYER_LEVEL, seed=seed)["move"]
-        play.play(mine)
-        moves = play.wait_settled(len(moves) + 2)["moves"].split()
-    return moves
-
-
 def wait_view(play: PlayPage, ply: int) -> None:
     play.page.wait_for_function(
         "n => document.getElementById('app').dataset.viewPly === String(n)", arg=ply
@@ -106,7 +95,7 @@ def test_step_through_the_game_and_back(server: Server, open_page: Opener) -> No
     board shows each position (and takes no move there); End goes back, and the game
     goes on with every move kept. The ladder's evaluation is hidden until asked for."""
     play = open_page(server, variant="xiangqi", level=1, colour="red", seed=4)
-    moves = play_moves(play, server.url, 6, seed=400)
+    moves = play.play_service_moves("xiangqi", 6, level=PLAYER_LEVEL, seed=400)
     last = ladder_move(server.url, "xiangqi", moves[:-1], 1, seed=4)
     shown = "opening book" if last["book"] else "hidden"  # a book move has no score to hide
     assert shown in play.text("#engine-info [data-field=score]")
@@ -142,11 +131,11 @@ def test_step_through_the_game_and_back(server: Server, open_page: Opener) -> No
     play.wait_pieces("xiangqi", moves)
 
     # the game goes on from where it was, every move kept
-    more = play_moves(play, server.url, 8, seed=400)
+    more = play.play_service_moves("xiangqi", 8, level=PLAYER_LEVEL, seed=400)
     assert more[:6] == moves and len(more) == 8
     # the evaluation, once asked for
     play.page.check("#show-score")
-    more = play_moves(play, server.url, 16, seed=400)  # (past the ladder's book)
+    more = play.play_service_moves("xiangqi", 16, level=PLAYER_LEVEL, seed=400)  # past the book
     reply = ladder_move(server.url, "xiangqi", more[:-1], 1, seed=4)
     score = play.text("#engine-info [data-field=score]")
     assert "hidden" not in score
@@ -173,7 +162,7 @@ def test_resign_and_export_pgn(server: Server, open_page: Opener, tmp_path: Path
     """Resigning takes two clicks and ends the game; the PGN, in ICCS, is replayed by
     cchess to the same position, and in WXF by the project's own reader."""
     play = open_page(server, variant="xiangqi", level=1, colour="red", seed=8)
-    moves = play_moves(play, server.url, 4, seed=800)
+    moves = play.play_service_moves("xiangqi", 4, level=PLAYER_LEVEL, seed=800)
     play.page.click("#resign")
     assert play.data()["state"] == "your-turn"  # one click only asks
     assert "again" in play.text("#resign")
