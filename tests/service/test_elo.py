@@ -108,22 +108,11 @@ def test_an_elo_the_ladder_cannot_play_is_a_clear_422(
 
 
 def test_ladder_move_elo_in_process_and_over_http(rated: Server, levels_file: Path) -> None:
-    local = run_ladder(
-        "move",
-        "--variant",
-        "xiangqi",
-        "--elo",
-        "900",
-        "--seed",
-        "3",
-        "--levels",
-        str(levels_file),
-        "--json",
-    )
+    # the same question of the same levels, answered in this process and by the server
+    asked = ("move", "--variant", "xiangqi", "--elo", "900", "--seed", "3", "--json")
+    local = run_ladder(*asked, "--levels", str(levels_file))
     assert local.returncode == 0, local.stderr
-    remote = run_ladder(
-        "move", "--variant", "xiangqi", "--elo", "900", "--seed", "3", "--url", rated.url, "--json"
-    )
+    remote = run_ladder(*asked, "--url", rated.url)
     assert remote.returncode == 0, remote.stderr
     same = ("move", "ponder", "score", "depth", "nodes", "seed", "fen", "elo", "level")
     local_reply, remote_reply = json.loads(local.stdout), json.loads(remote.stdout)
