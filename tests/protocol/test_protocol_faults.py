@@ -353,23 +353,24 @@ async def test_a_perft_total_that_is_not_the_sum_is_a_fault(
     assert engine.closed
 
 
-async def test_an_engine_without_perft_times_out_and_is_killed(
-    fake: FakeCommand, no_leaked_processes: set[int]
-) -> None:
-    engine = await UciEngine.start(fake("normal"))  # answers `go perft` with a bestmove
+@pytest.fixture
+async def engine(fake: FakeCommand, no_leaked_processes: set[int]) -> UciEngine:
+    """A UciEngine on the fake engine in its normal mode, its pid given to the leak check."""
+    engine = await UciEngine.start(fake("normal"))
     no_leaked_processes.add(engine.pid)
+    return engine
+
+
+async def test_an_engine_without_perft_times_out_and_is_killed(engine: UciEngine) -> None:
+    # (the fake engine answers `go perft` with a bestmove)
     with pytest.raises(EngineTimeoutError):
         await engine.perft(None, [], 1, timeout=1.0)
     assert engine.closed
 
 
-async def test_a_phase_outlives_the_deadline_of_an_earlier_shorter_one(
-    fake: FakeCommand, no_leaked_processes: set[int]
-) -> None:
+async def test_a_phase_outlives_the_deadline_of_an_earlier_shorter_one(engine: UciEngine) -> None:
     # The guard's one watchdog timer, armed for a short phase that has ended, fires while
     # a longer one runs: that one goes on, and times out at its own deadline.
-    engine = await UciEngine.start(fake("normal"))
-    no_leaked_processes.add(engine.pid)
     guard = engine.guard
     async with guard.phase("isready", 0.05):
         armed = guard._watch
@@ -386,14 +387,12 @@ async def test_a_phase_outlives_the_deadline_of_an_earlier_shorter_one(
 
 
 async def test_a_kill_from_another_task_leaves_a_running_phase_its_deadline(
-    fake: FakeCommand, no_leaked_processes: set[int]
+    engine: UciEngine,
 ) -> None:
     # The watchdog is a phase's only timer. The engine dies during a phase (its exit
     # shortens the phase's deadline to a grace), then another task kills it (the pool
     # closing it): the phase must still end at that grace, not wait for its own deadline
     # or, not reading the pipes, for ever.
-    engine = await UciEngine.start(fake("normal"))
-    no_leaked_processes.add(engine.pid)
     guard = engine.guard
     entered = asyncio.Event()
 
