@@ -30,13 +30,12 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ladder.calibration.error_profile import GROSS_CP, Spot
+from ladder.calibration.error_profile import GROSS_CP, LOSS_CAP_CP, Spot, named_specs
 from ladder.engine_binary import engine_path
 from ladder.level_engine.engine_lines import MATE_CP
 from ladder.match.output.store import ResultStore
-from ladder.match.players.player import Player
 from ladder.match.players.specs import PlayerSpec
-from ladder.match.players.start import make_player
+from ladder.match.players.start import make_player, started_players
 from ladder.match.statistics import wilson
 from ladder.seeds import MoveSeed
 
@@ -119,14 +118,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     spots = sample_spots(args.games_db, args.variant, args.positions, args.seed, among)
     if not spots:
         raise SystemExit(f"no {args.variant} games in {args.games_db}")
-    specs = []
-    for text in args.player:
-        name, sep, spec = text.partition("=")
-        specs.append(PlayerSpec.parse(f"{spec},name={name}" if sep else text))
-    players: list[Player] = [make_player(s) for s in specs]
+    specs = named_specs(args.player)
     reference = Reference(args.reference_nodes, args.cache)
-    for p in [*players, reference.player]:
-        await p.start()
+    await reference.player.start()
     losses: dict[str, list[int]] = {s.name: [] for s in specs}
     columns = (
         TextColumn("{task.description}"),
@@ -135,21 +129,21 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         TimeRemainingColumn(),
     )
     try:
-        with Progress(*columns) as bar:
-            task = bar.add_task(f"{args.variant} positions", total=len(spots))
-            for i, spot in enumerate(spots):
-                for spec, player in zip(specs, players, strict=True):
-                    info = await player.choose(
-                        spot.game(), MoveSeed.fixed(args.seed * 1_000_003 + i)
-                    )
-                    losses[spec.name].append(await reference.loss(spot, info.move))
-                bar.advance(task)
-                if i % 10 == 9:
-                    reference.save()
+        async with started_players(specs) as players:
+            with Progress(*columns) as bar:
+                task = bar.add_task(f"{args.variant} positions", total=len(spots))
+                for i, spot in enumerate(spots):
+                    for spec, player in zip(specs, players, strict=True):
+                        info = await player.choose(
+                            spot.game(), MoveSeed.fixed(args.seed * 1_000_003 + i)
+                        )
+                        losses[spec.name].append(await reference.loss(spot, info.move))
+                    bar.advance(task)
+                    if i % 10 == 9:
+                        reference.save()
     finally:
         reference.save()
-        for p in [*players, reference.player]:
-            await p.close()
+        await reference.player.close()
     table: dict[str, Any] = {}
     for name, ls in losses.items():
         gross = sum(1 for x in ls if x >= GROSS_CP)
@@ -160,7 +154,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "gross_share": gross / len(ls),
             "gross_lo": lo,
             "gross_hi": hi,
-            "mean_loss_capped": sum(min(x, 1000) for x in ls) / len(ls),
+            "mean_loss_capped": sum(min(x, LOSS_CAP_CP) for x in ls) / len(ls),
             "best_move_share": sum(1 for x in ls if x == 0) / len(ls),
         }
     return {

@@ -236,8 +236,7 @@ async def measure(
 ) -> dict[str, Any]:
     """Every player's error profile (``players``: ``NAME=SPEC`` texts of
     :mod:`ladder.match.players.specs`) over the same positions; a JSON-ready table."""
-    from ladder.match.players.player import Player
-    from ladder.match.players.start import make_player
+    from ladder.match.players.start import started_players
 
     if source == "master":
         if variant != "xiangqi":
@@ -254,37 +253,35 @@ async def measure(
         for spec in specs
         if spec.kind == "level"
     }
-    engines: list[Player] = [make_player(s) for s in specs]
     reference = Reference(reference_nodes, cache)
     names = [s.name for s in specs] + (["masters"] if source == "master" else [])
     rows: dict[str, dict[str, int]] = {
         name: dict.fromkeys(("n", "free_n", "free", "hang", "gross", "master", "loss"), 0)
         for name in names
     }
-    for p in engines:
-        await p.start()
     try:
-        with _progress() as bar:
-            task = bar.add_task(f"{variant} {source} positions", total=len(spots))
-            for i, spot in enumerate(spots):
-                free = await reference.free_point(spot)
-                moves: dict[str, str] = {}
-                for player_spec, player in zip(specs, engines, strict=True):
-                    await player.new_game(variant, seed)
-                    chosen = await player.choose(spot.game(), MoveSeed.fixed(seed * 1_000_003 + i))
-                    moves[player_spec.name] = chosen.move
-                if spot.master is not None:
-                    moves["masters"] = spot.master
-                for name, move in moves.items():
-                    await judge(rows[name], reference, spot, move, free)
-                bar.advance(task)
-                if i % 20 == 19:
-                    reference.save()
+        async with started_players(specs) as engines:
+            with _progress() as bar:
+                task = bar.add_task(f"{variant} {source} positions", total=len(spots))
+                for i, spot in enumerate(spots):
+                    free = await reference.free_point(spot)
+                    moves: dict[str, str] = {}
+                    for player_spec, player in zip(specs, engines, strict=True):
+                        await player.new_game(variant, seed)
+                        chosen = await player.choose(
+                            spot.game(), MoveSeed.fixed(seed * 1_000_003 + i)
+                        )
+                        moves[player_spec.name] = chosen.move
+                    if spot.master is not None:
+                        moves["masters"] = spot.master
+                    for name, move in moves.items():
+                        await judge(rows[name], reference, spot, move, free)
+                    bar.advance(task)
+                    if i % 20 == 19:
+                        reference.save()
     finally:
         reference.save()
         await reference.engine.close()
-        for p in engines:
-            await p.close()
     table = {
         name: _profile_row(r, given.get(name, "the master's move"), settings.get(name), source)
         for name, r in rows.items()
@@ -389,16 +386,12 @@ async def measure_sets(
       at least the dropped piece's value net).
     """
     from ladder.calibration.position_sets import DATA, FREE_CP, KINDS, load_sets
-    from ladder.match.players.player import Player
-    from ladder.match.players.start import make_player
+    from ladder.match.players.start import started_players
 
     positions = [p for p in load_sets(variant, folder or DATA) if p.half == half]
     specs = named_specs(players)
-    engines: list[Player] = [make_player(s) for s in specs]
     counts: dict[str, dict[str, int]] = {s.name: {} for s in specs}
-    for p in engines:
-        await p.start()
-    try:
+    async with started_players(specs) as engines:
         with _progress() as bar:
             task = bar.add_task(f"{variant} sets ({half})", total=len(positions))
             for i, pos in enumerate(positions):
@@ -419,9 +412,6 @@ async def measure_sets(
                     ).move
                     _count(counts[spec.name], pos.kind, game, move, free)
                 bar.advance(task)
-    finally:
-        for p in engines:
-            await p.close()
     return {
         "variant": variant,
         "half": half,

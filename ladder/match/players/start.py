@@ -1,10 +1,13 @@
 """From a :class:`~ladder.match.players.specs.PlayerSpec` to a player:
-:func:`make_player`, and :func:`probe`, which checks before a match that every engine
-can play at all."""
+:func:`make_player`; :func:`started_players`, players started for a measurement outside
+a match; and :func:`probe`, which checks before a match that every engine can play at
+all."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 
 from ladder.match.players.baselines import GreedyPlayer, NovicePlayer, RandomPlayer
 from ladder.match.players.engines import EnginePlayer, LevelPlayer
@@ -12,7 +15,7 @@ from ladder.match.players.player import Player, PlayerError, SearchingPlayer
 from ladder.match.players.specs import PlayerSpec, PlayerSpecError
 from protocol import EngineError, EngineFailure
 
-__all__ = ["make_player", "probe"]
+__all__ = ["make_player", "probe", "started_players"]
 
 
 def make_player(spec: PlayerSpec) -> Player:
@@ -26,6 +29,21 @@ def make_player(spec: PlayerSpec) -> Player:
     if spec.kind == "level":
         return LevelPlayer(spec)
     return EnginePlayer(spec)
+
+
+@asynccontextmanager
+async def started_players(specs: Sequence[PlayerSpec]) -> AsyncIterator[list[Player]]:
+    """A started player for each of ``specs``, in order, for the block; every one closed
+    after it, also when the block raises or a player fails to start (closing one never
+    started is a no-op)."""
+    players = [make_player(spec) for spec in specs]
+    try:
+        for player in players:
+            await player.start()
+        yield players
+    finally:
+        for player in players:
+            await player.close()
 
 
 async def _probe_one(spec: PlayerSpec, variant: str, fen: str | None) -> PlayerSpec:
