@@ -27,6 +27,7 @@ __all__ = ["add_levels", "add_move", "add_serve"]
 
 def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from ladder.arg_types import positive_float
+    from ladder.cli_options import add_levels_file
     from ladder.notations import NOTATIONS
     from ladder.rules.cli import add_position_options
 
@@ -89,7 +90,7 @@ def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "馬８進７; repeat for several)",
     )
     p.add_argument("--json", action="store_true", help="print the whole answer as JSON")
-    _add_levels_option(p)
+    add_levels_file(p)
     p.set_defaults(func=_cmd_move)
 
 
@@ -262,12 +263,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 def add_levels(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from ladder.arg_types import positive_int
+    from ladder.cli_options import add_levels_file
 
     p = sub.add_parser(
         "levels", help="print the strength levels", description="The eight levels of each variant."
     )
     p.add_argument("--json", action="store_true")
-    _add_levels_option(p)
+    add_levels_file(p)
     p.add_argument(
         "--level-times",
         type=Path,
@@ -290,16 +292,6 @@ def add_levels(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="with --measure: positions a level plays (default 6)",
     )
     p.set_defaults(func=_cmd_levels)
-
-
-def _add_levels_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--levels",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="levels file (default: the shipped ladder, `ladder/levels.toml`)",
-    )
 
 
 def _cmd_levels(args: argparse.Namespace) -> int:

@@ -48,6 +48,7 @@ from ladder.arg_types import (
     positive_float,
     positive_int,
 )
+from ladder.cli_options import LEVELS_FILE_HELP
 from ladder.level_times import LevelTimes
 from ladder.service.http.http_protocol import (
     MAX_CONNECTIONS,
@@ -149,7 +150,7 @@ class ServeSettings:
         env=("LADDER_ENGINE", "MISTBOARD_ENGINE"),
     )
     levels: Path | None = option(  # noqa: RUF009 (option() is field())
-        "levels file (default: the shipped ladder, `ladder/levels.toml`)",
+        LEVELS_FILE_HELP,  # as `ladder move` and `ladder levels` say it
         default=None,
         parse=Path,
         metavar="FILE",
