@@ -12,14 +12,36 @@ from pathlib import Path
 
 __all__ = [
     "LEVELS_FILE_HELP",
+    "PGN_NOTATION_DEFAULT",
+    "add_json_file",
     "add_levels_file",
+    "add_pgn_notation",
 ]
 
 #: ``--levels``'s help in ``ladder move``, ``ladder levels`` and ``ladder serve`` (whose
 #: options come from :class:`ladder.service.operations.settings.ServeSettings`).
 LEVELS_FILE_HELP = "levels file (default: the shipped ladder, `ladder/levels.toml`)"
 
+#: The move notation of a PGN written without ``--pgn-notation``.
+PGN_NOTATION_DEFAULT = "wxf"
+
 
 def add_levels_file(p: argparse._ActionsContainer) -> None:
     """``--levels FILE``: the levels file a command plays (None: the shipped one)."""
     p.add_argument("--levels", type=Path, default=None, metavar="FILE", help=LEVELS_FILE_HELP)
+
+
+def add_json_file(p: argparse._ActionsContainer, help: str) -> None:
+    """``--json FILE`` (``args.json_path``; ``-``: standard output): ``help`` says what
+    the command writes there."""
+    p.add_argument("--json", dest="json_path", default=None, metavar="FILE", help=help)
+
+
+def add_pgn_notation(p: argparse._ActionsContainer, help: str) -> None:
+    """``--pgn-notation``: how a PGN the command writes spells its moves, one of
+    :data:`ladder.match.output.pgn.NOTATIONS` (default :data:`PGN_NOTATION_DEFAULT`)."""
+    from ladder.match.output.pgn import NOTATIONS
+
+    p.add_argument(
+        "--pgn-notation", choices=tuple(NOTATIONS), default=PGN_NOTATION_DEFAULT, help=help
+    )

@@ -29,10 +29,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ladder.analysis.pgn import format_analysis_pgn
 from ladder.analysis.runner import AnalysisInputError, GameAnalysis, GamePositions, analyse
 from ladder.analysis.search import Evaluation
+from ladder.cli_options import add_json_file, add_pgn_notation
 from ladder.level_engine.engine import LevelEngine
 from ladder.match.exit_codes import ExitCode
 from ladder.match.output.paths import check_output_path
-from ladder.match.output.pgn import NOTATIONS, PgnError, read_pgn, replay
+from ladder.match.output.pgn import PgnError, read_pgn, replay
 from ladder.match.output.progress import StatusLines
 from ladder.notations import read_move
 from ladder.rules import Game, RulesError
@@ -120,18 +121,10 @@ def add_analyse(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         metavar="OUT.pgn",
         help="the annotated PGN ('-': standard output, the default unless --json - takes it)",
     )
-    p.add_argument(
-        "--json",
-        dest="json_path",
-        default=None,
-        metavar="FILE",
-        help="the analysis as JSON ('-': standard output)",
-    )
-    p.add_argument(
-        "--pgn-notation",
-        choices=tuple(NOTATIONS),
-        default="wxf",
-        help="the PGN's move notation, as ladder match writes it: WXF (C2=5, the default), "
+    add_json_file(p, "the analysis as JSON ('-': standard output)")
+    add_pgn_notation(
+        p,
+        "the PGN's move notation, as ladder match writes it: WXF (C2=5, the default), "
         "ICCS (H2-E2), xboard (h2e2, what XBoard reads), Chinese (炮二平五, traditional "
         "馬８進７); the Format tag says which",
     )

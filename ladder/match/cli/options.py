@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from ladder.cli_options import PGN_NOTATION_DEFAULT, add_json_file, add_pgn_notation
 from ladder.match.exit_codes import ExitCode
 from ladder.variants import VARIANT_IDS
 
@@ -168,12 +169,9 @@ def _add_run(p: argparse.ArgumentParser) -> None:
         default=Path("match.sqlite"),
         help="results database (default match.sqlite); resumes from it",
     )
-    p.add_argument(
-        "--json",
-        dest="json_path",
-        default=None,
-        metavar="FILE",
-        help="write the result as JSON to FILE every --json-interval games and at the end "
+    add_json_file(
+        p,
+        "write the result as JSON to FILE every --json-interval games and at the end "
         "('-': standard output, at the end; the report then goes to standard error)",
     )
     p.add_argument(
@@ -232,15 +230,13 @@ def _add_openings(p: argparse.ArgumentParser) -> None:
 
 
 def _add_pgn(p: argparse.ArgumentParser) -> None:
-    from ladder.match.output.pgn import FEN_DIALECTS, NOTATIONS
+    from ladder.match.output.pgn import FEN_DIALECTS
 
     o = p.add_argument_group("PGN output")
     o.add_argument("--pgn", type=Path, default=None, metavar="FILE", help="write the games here")
-    o.add_argument(
-        "--pgn-notation",
-        choices=tuple(NOTATIONS),
-        default="wxf",
-        help="move notation: WXF (C2=5, the default), ICCS (H2-E2), xboard (h2e2, what "
+    add_pgn_notation(
+        o,
+        "move notation: WXF (C2=5, the default), ICCS (H2-E2), xboard (h2e2, what "
         "XBoard reads), Chinese (炮二平五, traditional 馬８進７); the Format tag says which",
     )
     o.add_argument(
@@ -352,7 +348,7 @@ def _pgn_options(args: argparse.Namespace) -> Any:
     from ladder.match.output.pgn import PgnOptions
 
     if args.pgn is None:
-        if args.pgn_min or args.pgn_notation != "wxf" or args.pgn_fen != "xboard":
+        if args.pgn_min or args.pgn_notation != PGN_NOTATION_DEFAULT or args.pgn_fen != "xboard":
             raise ValueError("--pgn-notation, --pgn-fen and --pgn-min need --pgn FILE")
         return None
     return PgnOptions(args.pgn, args.pgn_notation, args.pgn_min, args.pgn_fen)

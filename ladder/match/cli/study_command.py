@@ -7,6 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from ladder.cli_options import add_json_file, add_pgn_notation
+from ladder.match.cli import run
 from ladder.match.cli.options import non_negative_int
 from ladder.match.exit_codes import ExitCode
 from ladder.variants import VARIANT_IDS
@@ -16,8 +18,6 @@ __all__ = ["add_study"]
 
 def add_study(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register ``ladder study``."""
-    from ladder.match.output.pgn import NOTATIONS
-
     p = sub.add_parser(
         "study",
         help="annotate the games of matches or a PGN file for a study",
@@ -54,19 +54,8 @@ def add_study(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         default=50_000,
         help="search each position this many nodes (default 50000; 0: the reference's own limit)",
     )
-    p.add_argument(
-        "--json",
-        dest="json_path",
-        default=None,
-        metavar="FILE",
-        help="the summary and the notes as JSON ('-': standard output)",
-    )
-    p.add_argument(
-        "--pgn-notation",
-        choices=tuple(NOTATIONS),
-        default="wxf",
-        help="move notation",
-    )
+    add_json_file(p, "the summary and the notes as JSON ('-': standard output)")
+    add_pgn_notation(p, "move notation")
     p.set_defaults(func=_cmd_study)
 
 
@@ -76,7 +65,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
     from ladder.match.output.study import StudyError, run_study
     from ladder.match.runner.interrupts import abandon_workers, interrupts_raise
 
-    report = sys.stderr if args.json_path == "-" else sys.stdout
+    report = run.report_stream(args)
     try:
         check_db_path(args.db)
         check_output_path("--out", args.out)  # before the evaluations, not after them
