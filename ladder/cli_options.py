@@ -14,6 +14,7 @@ __all__ = [
     "LEVELS_FILE_HELP",
     "PGN_NOTATION_DEFAULT",
     "add_json_file",
+    "add_level_times_file",
     "add_levels_file",
     "add_pgn_notation",
 ]
@@ -26,9 +27,16 @@ LEVELS_FILE_HELP = "levels file (default: the shipped ladder, `ladder/levels.tom
 PGN_NOTATION_DEFAULT = "wxf"
 
 
-def add_levels_file(p: argparse._ActionsContainer) -> None:
-    """``--levels FILE``: the levels file a command plays (None: the shipped one)."""
-    p.add_argument("--levels", type=Path, default=None, metavar="FILE", help=LEVELS_FILE_HELP)
+def add_levels_file(p: argparse._ActionsContainer, help: str = LEVELS_FILE_HELP) -> None:
+    """``--levels FILE``: the levels file a command plays (None: the shipped one; read
+    with :func:`ladder.levels.checked_levels_file`)."""
+    p.add_argument("--levels", type=Path, default=None, metavar="FILE", help=help)
+
+
+def add_level_times_file(p: argparse._ActionsContainer, help: str) -> None:
+    """``--level-times FILE``: the levels' times a move measured on this machine (None:
+    the per-user cache's file; read with :func:`ladder.level_times.level_times_here`)."""
+    p.add_argument("--level-times", type=Path, default=None, metavar="FILE", help=help)
 
 
 def add_json_file(p: argparse._ActionsContainer, help: str) -> None:

@@ -8,7 +8,6 @@ import json
 import math
 import sys
 from dataclasses import asdict
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # loaded when the command runs
@@ -128,20 +127,12 @@ def _add_instance(inst: argparse._ArgumentGroup) -> None:
 
 def _add_costs(costs: argparse._ArgumentGroup) -> None:
     from ladder.arg_types import non_negative_float
+    from ladder.cli_options import add_level_times_file, add_levels_file
 
-    costs.add_argument(
-        "--levels",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="levels file (default: the shipped ladder)",
-    )
-    costs.add_argument(
-        "--level-times",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="each level's measured time a move (default: the per-user cache's, which "
+    add_levels_file(costs, "levels file (default: the shipped ladder)")
+    add_level_times_file(
+        costs,
+        "each level's measured time a move (default: the per-user cache's, which "
         "`ladder levels --measure` writes; without one, calibrated or estimated times)",
     )
     costs.add_argument(

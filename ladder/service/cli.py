@@ -263,19 +263,15 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 def add_levels(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from ladder.arg_types import positive_int
-    from ladder.cli_options import add_levels_file
+    from ladder.cli_options import add_level_times_file, add_levels_file
 
     p = sub.add_parser(
         "levels", help="print the strength levels", description="The eight levels of each variant."
     )
     p.add_argument("--json", action="store_true")
     add_levels_file(p)
-    p.add_argument(
-        "--level-times",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="each level's measured time a move (default: the per-user cache's, if there)",
+    add_level_times_file(
+        p, "each level's measured time a move (default: the per-user cache's, if there)"
     )
     p.add_argument(
         "--measure",
