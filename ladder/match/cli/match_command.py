@@ -61,17 +61,7 @@ def _config(args: argparse.Namespace) -> MatchConfig:
         a, b = a.with_name(f"{a.name}#A"), b.with_name(f"{b.name}#B")
     sprt = Sprt(args.sprt[0], args.sprt[1], args.alpha, args.beta) if args.sprt else None
     return MatchConfig(
-        variant=args.variant,
-        player_a=a,
-        player_b=b,
-        openings=options.openings(args),
-        games=args.games,
-        seed=args.seed,
-        adjudication=options.adjudication(args),
-        sprt=sprt,
-        name=args.name,
-        openings_order=args.openings_order,
-        repeat=args.repeat,
+        player_a=a, player_b=b, sprt=sprt, name=args.name, **options.game_settings(args)
     )
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "add_match_options",
     "add_players",
     "adjudication",
+    "game_settings",
     "non_negative_int",
     "openings",
     "player_specs",
@@ -334,6 +335,22 @@ def adjudication(args: argparse.Namespace) -> Any:
         draw_streak=args.draw_streak,
         max_plies=args.max_plies,
     )
+
+
+def game_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The fields a :class:`~ladder.match.config.MatchConfig` and a
+    :class:`~ladder.match.tournament.run.TournamentConfig` take alike from the options
+    both commands share: the variant, the openings and their order, the games, the
+    seed, adjudication and the repeat."""
+    return {
+        "variant": args.variant,
+        "openings": openings(args),
+        "games": args.games,
+        "seed": args.seed,
+        "adjudication": adjudication(args),
+        "openings_order": args.openings_order,
+        "repeat": args.repeat,
+    }
 
 
 def openings(args: argparse.Namespace) -> Any:

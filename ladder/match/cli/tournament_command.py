@@ -48,15 +48,7 @@ def _config(args: argparse.Namespace) -> TournamentConfig:
     from ladder.match.tournament.run import TournamentConfig
 
     return TournamentConfig(
-        variant=args.variant,
-        players=options.player_specs(args),
-        openings=options.openings(args),
-        format=args.format,
-        games=args.games,
-        seed=args.seed,
-        adjudication=options.adjudication(args),
-        openings_order=args.openings_order,
-        repeat=args.repeat,
+        players=options.player_specs(args), format=args.format, **options.game_settings(args)
     )
 
 
