@@ -35,10 +35,10 @@ from ladder.match.exit_codes import ExitCode
 from ladder.match.output.paths import check_output_path
 from ladder.match.output.pgn import PgnError, read_pgn, replay
 from ladder.match.output.progress import StatusLines
-from ladder.notations import read_move
+from ladder.notation.by_name import read_move
+from ladder.notation.wxf import WxfError
 from ladder.rules import Game, RulesError
 from ladder.variants import VARIANT_IDS
-from ladder.wxf import WxfError
 from protocol.errors import EngineError
 
 __all__ = ["DEFAULT_NODES", "add_analyse", "run_analyse"]

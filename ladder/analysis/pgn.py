@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from ladder.analysis.runner import GameAnalysis
 from ladder.analysis.search import Evaluation
 from ladder.match.output.pgn import NOTATIONS, pgn_line, pgn_move, setup_tags
-from ladder.pgn_text import pgn_text
+from ladder.notation.pgn_text import pgn_text
 from ladder.rules import Game
 
 __all__ = ["eval_text", "format_analysis_pgn"]

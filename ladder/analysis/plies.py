@@ -10,9 +10,9 @@ from typing import Any
 from ladder.analysis.judgement import Judgement, judge
 from ladder.analysis.search import Evaluation
 from ladder.analysis.winchance import CP_CEILING, WIN_CHANCE_K, move_accuracy, win_chance
+from ladder.notation.wxf import WxfError, wxf_move
 from ladder.rules import Game
 from ladder.rules.notation import destination
-from ladder.wxf import WxfError, wxf_move
 
 __all__ = ["PlyAnalysis", "analyse_ply", "capped_cp", "line_wxf", "rules_note"]
 

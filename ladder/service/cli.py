@@ -28,7 +28,7 @@ __all__ = ["add_levels", "add_move", "add_serve"]
 def add_move(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from ladder.arg_types import positive_float
     from ladder.cli_options import add_levels_file
-    from ladder.notations import NOTATIONS
+    from ladder.notation.by_name import NOTATIONS
     from ladder.rules.cli import add_position_options
 
     p = sub.add_parser(

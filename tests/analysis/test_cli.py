@@ -17,9 +17,9 @@ import chess
 import chess.pgn
 import pytest
 
-from ladder.chinese import parse_chinese
 from ladder.match.exit_codes import ExitCode
 from ladder.match.output.pgn import read_pgn, replay
+from ladder.notation.chinese import parse_chinese
 from ladder.rules import Game
 from protocol.notation import to_ucci
 from tests.analysis.test_core import PLANTED

@@ -16,13 +16,13 @@ from typing import Any
 import httpx
 import pytest
 
-from ladder.chinese import parse_chinese
 from ladder.client import Ladder, LadderSync
+from ladder.notation.chinese import parse_chinese
+from ladder.notation.wxf import parse_wxf
 from ladder.rules import Game
 from ladder.service.domain.errors import ServiceError
 from ladder.service.operations.config import ServiceConfig
 from ladder.service.operations.launch import ladder_command
-from ladder.wxf import parse_wxf
 
 from .helpers import (
     OUT_OF_BOOK,

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from ladder.chinese import parse_chinese
+from ladder.notation.chinese import parse_chinese
+from ladder.notation.wxf import parse_wxf
 from ladder.rules import Game
-from ladder.wxf import parse_wxf
 
 from .helpers import OUT_OF_BOOK, Server
 from .test_analysis import stream

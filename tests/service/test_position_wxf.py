@@ -7,9 +7,9 @@ import random
 
 import pytest
 
+from ladder.notation.wxf import wxf_moves
 from ladder.rules import Game
 from ladder.service.domain.positions import INLINE_PLIES
-from ladder.wxf import wxf_moves
 
 from .helpers import Server
 

@@ -25,9 +25,9 @@ from ladder.match.openings import Opening
 from ladder.match.output.pgn import format_pgn
 from ladder.match.players.player import FlagFell, MoveInfo, Player, PlayerError, Resignation
 from ladder.match.players.specs import PlayerSpec
+from ladder.notation.wxf import WxfWriter
 from ladder.rules import Game
 from ladder.seeds import MoveSeed, derive_seed
-from ladder.wxf import WxfWriter
 from protocol import EngineFailure
 
 __all__ = ["GameRecord", "GameTask", "MoveRecord", "play_game"]

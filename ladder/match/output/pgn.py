@@ -4,16 +4,16 @@ r"""PGN for match games, as xiangqi tools and PGN viewers read it.
 ``Game "Chinese Chess"`` and ``Format`` (``WXF`` or ``ICCS``: the notation of the moves),
 ``Red``, ``Variant``, ``FEN``, ``SetUp`` and the match's own tags (a backslash or a
 quote in a value escaped, ``\\`` and ``\"``, as the standard asks). Moves are standard
-WXF (``C2=5``, ``H8+7``, tandems ``C-+7``, drops ``A@45``: :mod:`ladder.wxf`), or ICCS
+WXF (``C2=5``, ``H8+7``, tandems ``C-+7``, drops ``A@45``: :mod:`ladder.notation.wxf`), or ICCS
 (``H2-E2``, ranks 0..9). Comments: ``{book}`` for opening
 moves, else ``[%eval 0.35,9]`` (Red's view, pawns or ``#-3``, with the depth),
 ``[%clk 0:00:59.2]`` (the mover's clock after the move), nodes and search time, and a
 mark on a random or varied choice. Chinese moves (``炮二平五``, ``馬８進７``:
-:mod:`ladder.chinese`) are ``Format "Chinese"``.
+:mod:`ladder.notation.chinese`) are ``Format "Chinese"``.
 
 :func:`read_pgn` parses the text back and :func:`replay` turns a parsed game into a
 rules-checker :class:`~ladder.rules.Game`, reading each move in whichever notation
-xiangqi tools write (:func:`ladder.notations.read_move`: canonical, ICCS, WXF, XBoard's SAN,
+xiangqi tools write (:func:`ladder.notation.by_name.read_move`: canonical, ICCS, WXF, XBoard's SAN,
 Chinese): it fails on a move that is illegal or ambiguous.
 """
 
@@ -29,11 +29,11 @@ from typing import Any
 
 from ladder.match.game.clocks import format_clock
 from ladder.match.game.move_record import MoveRecord
-from ladder.notations import line_in, move_in, read_move, writer
-from ladder.pgn_text import DECIDED_RESULTS, pgn_text
+from ladder.notation.by_name import line_in, move_in, read_move, writer
+from ladder.notation.pgn_text import DECIDED_RESULTS, pgn_text
+from ladder.notation.wxf import WxfError, WxfWriter, canonical_from_iccs, iccs_move, wxf_moves
 from ladder.rules import Game, RulesError
 from ladder.variants import FSF_VARIANT
-from ladder.wxf import WxfError, WxfWriter, canonical_from_iccs, iccs_move, wxf_moves
 from protocol.notation import FenLetters, fsf_letters, to_ucci
 
 __all__ = [
@@ -381,7 +381,7 @@ def replay(pgn: PgnGame, variant: str | None = None) -> Game:
 
     The rule set is the ``Variant`` tag's; a game without one is ``variant`` (default:
     plain xiangqi when the ``Game`` tag says ``Chinese Chess``). Moves: see
-    :func:`ladder.notations.read_move` (any token is ICCS when the ``Format`` tag says so).
+    :func:`ladder.notation.by_name.read_move` (any token is ICCS when the ``Format`` tag says so).
     """
     tag = pgn.headers.get("Variant")
     if tag is None and pgn.headers.get("Game", "").lower() == "chinese chess":

@@ -48,7 +48,7 @@ from ladder.match.output.summary import MatchStats, match_stats
 from ladder.match.players.player import SearchingPlayer
 from ladder.match.players.specs import PlayerSpec, PlayerSpecError, parse_player
 from ladder.match.players.start import make_player
-from ladder.pgn_text import DECIDED_RESULTS
+from ladder.notation.pgn_text import DECIDED_RESULTS
 from ladder.rules import Game, RulesError
 from protocol import EngineError, Limit
 

@@ -44,7 +44,7 @@ from ladder.analysis.runner import AnalysisInputError, GamePositions, analyse
 from ladder.analysis.search import Evaluation
 from ladder.analysis.summary import summarise
 from ladder.engine_binary import engine_build_key
-from ladder.notations import line_in, move_in
+from ladder.notation.by_name import line_in, move_in
 from ladder.rules import Game
 from ladder.service.domain.analysis_models import (
     AnalysisError,

@@ -12,7 +12,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from pydantic_core import PydanticCustomError
 
 from ladder.levels import LEVEL_NUMBERS, Rating, Variety
-from ladder.notations import NOTATIONS, UnknownNotation, check_notation
+from ladder.notation.by_name import NOTATIONS, UnknownNotation, check_notation
 from ladder.rules import MAX_MOVES, Reason
 from ladder.service.domain.errors import ErrorCode
 from ladder.service.operations.config import MAX_ELO, MAX_FEN_CHARS, MAX_MOVE_CHARS, MAX_SEED

@@ -13,7 +13,7 @@ from ladder.level_engine.clock import move_time_limit_ms
 from ladder.level_engine.level_move import LevelMove
 from ladder.level_engine.strength import strength
 from ladder.levels import Level, LevelsError
-from ladder.notations import move_in
+from ladder.notation.by_name import move_in
 from ladder.rules import Game
 from ladder.service.domain.errors import ErrorCode, GameOver, InvalidRequest
 from ladder.service.domain.models import MoveRequest, MoveResponse

@@ -34,7 +34,7 @@ from ladder.levels import (
     levels_version,
     load_levels,
 )
-from ladder.notations import check_notations, moves_in
+from ladder.notation.by_name import check_notations, moves_in
 from ladder.rules import MAX_MOVES, Game
 from ladder.service.domain.errors import (
     DeadlineExceeded,

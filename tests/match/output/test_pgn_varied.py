@@ -1,5 +1,5 @@
 """The PGN's note on a varied move (``varied: the engine's best was …``): the engine's
-best move in WXF as :func:`ladder.wxf.wxf_moves` writes it after the game's moves up to
+best move in WXF as :func:`ladder.notation.wxf.wxf_moves` writes it after the game's moves up to
 that ply, canonical where it is no legal move there or the game was refused before it;
 written from one replay of the game (it was one replay per varied move)."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ladder.chinese import chinese_moves
 from ladder.match.game.play import GameRecord, MoveRecord
 from ladder.match.output.pgn import format_pgn, read_pgn
-from ladder.wxf import wxf_moves
+from ladder.notation.chinese import chinese_moves
+from ladder.notation.wxf import wxf_moves
 
 MOVES = ["h3e3", "h10g8", "h1g3", "i10h10", "i1h1", "b10c8", "b3b7", "c7c6"]
 # per non-book move (the first two are book): the engine's best, or a bad one

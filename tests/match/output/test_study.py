@@ -8,9 +8,9 @@ import re
 import subprocess
 from pathlib import Path
 
-from ladder.chinese import parse_chinese
 from ladder.match.output.pgn import PgnGame, read_pgn, replay
 from ladder.match.output.store import ResultStore
+from ladder.notation.chinese import parse_chinese
 from ladder.rules import Game
 from tests.match.helpers import elo_beyond_atomic, run_ladder
 

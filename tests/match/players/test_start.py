@@ -13,9 +13,21 @@ from ladder.match.players.start import started_players
 from ladder.rules import Game
 from ladder.seeds import MoveSeed
 
-
 # Out of every level's book, so that the level player searches too.
-OUT_OF_BOOK = "h3e3 h10g8 h1g3 i10h10 i1i2 a10a9 b1c3 b10c8 a1a2 a9d9 c4c5 c7c6".split()
+OUT_OF_BOOK = [
+    "h3e3",
+    "h10g8",
+    "h1g3",
+    "i10h10",
+    "i1i2",
+    "a10a9",
+    "b1c3",
+    "b10c8",
+    "a1a2",
+    "a9d9",
+    "c4c5",
+    "c7c6",
+]
 
 
 def _engines_running() -> list[psutil.Process]:

@@ -1,4 +1,4 @@
-"""ladder/wxf.py: standard WXF written and read (every tandem case, drops), checked
+"""ladder/notation/wxf.py: standard WXF written and read (every tandem case, drops), checked
 against an independent writer (the ``cchess`` package's Chinese notation), and the other
 move forms xiangqi tools write: ICCS, XBoard's SAN (a game XBoard saved), Chinese."""
 
@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ladder.chinese import parse_chinese
 from ladder.match.output.pgn import read_pgn, replay
-from ladder.notations import read_move
-from ladder.rules import Game
-from ladder.wxf import (
+from ladder.notation.by_name import read_move
+from ladder.notation.chinese import parse_chinese
+from ladder.notation.wxf import (
     WxfError,
     WxfWriter,
     _board,
@@ -24,9 +23,10 @@ from ladder.wxf import (
     wxf_move,
     wxf_moves,
 )
+from ladder.rules import Game
 from tests.rules.helpers import at_most_two_alike_on_a_file, beside_cchess
 
-XBOARD_SAVED = Path(__file__).parent / "match" / "data" / "xboard-saved.pgn"
+XBOARD_SAVED = Path(__file__).parents[1] / "match" / "data" / "xboard-saved.pgn"
 
 
 def written(fen: str, variant: str = "xiangqi", read: bool = True) -> dict[str, str]:

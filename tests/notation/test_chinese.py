@@ -1,4 +1,4 @@
-"""ladder/chinese.py: Chinese notation written in both scripts and read back, every tandem
+"""ladder/notation/chinese.py: Chinese notation written in both scripts and read back, every tandem
 case as WXF names it, crazyhouse drops; checked against an independent writer (the
 ``cchess`` package), the standard opening as books print it, round trips over random
 games of the three variants and over the master games."""
@@ -10,10 +10,10 @@ import random
 import pytest
 
 from ladder.calibration.master_games import master_lines
-from ladder.chinese import chinese_move, chinese_moves, chinese_writer, parse_chinese
-from ladder.notations import read_move
+from ladder.notation.by_name import read_move
+from ladder.notation.chinese import chinese_move, chinese_moves, chinese_writer, parse_chinese
+from ladder.notation.wxf import WxfError, wxf_move
 from ladder.rules import Game
-from ladder.wxf import WxfError, wxf_move
 from tests.rules.helpers import at_most_two_alike_on_a_file, beside_cchess
 
 VARIANTS = ["xiangqi", "atomic-xiangqi", "crazyhouse-xiangqi"]

@@ -26,7 +26,7 @@ file and place: ``R9+``, ``R92``, ``R9-``.
 (also ``.`` for ``=``, ``B``/``N`` for ``E``/``H``, lower case) and, for PGNs this project
 wrote before, the form Fairy-Stockfish's writer gave a tandem piece (``C8+7``) when it
 names exactly one legal move. Chinese notation (``炮二平五``, ``前马进七``, ``马８进７``)
-names its pieces as WXF does (:class:`Named`): :mod:`ladder.chinese` writes and reads it.
+names its pieces as WXF does (:class:`Named`): :mod:`ladder.notation.chinese` writes and reads it.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def _tandem(board: Board, frm: tuple[int, int], red: bool) -> tuple[int, int]:
 
 class Named(NamedTuple):
     """How a move names its piece and its motion, before a notation spells it: the one
-    decision WXF (:func:`wxf_move`) and Chinese notation (:mod:`ladder.chinese`) share.
+    decision WXF (:func:`wxf_move`) and Chinese notation (:mod:`ladder.notation.chinese`) share.
 
     ``form``: ``file`` (the piece and its file, ``C2``), ``tandem`` (its ``place``, front
     first, among the ``among`` like pieces on its file: ``C+``, ``P3``, ``++``),
@@ -325,7 +325,7 @@ def _canonical(move: str) -> str:
 
 class WxfWriter:
     """A game's moves in WXF (or in the notation ``spell`` writes, such as
-    :func:`ladder.chinese.chinese_move`), written one at a time in the position each is
+    :func:`ladder.notation.chinese.chinese_move`), written one at a time in the position each is
     played from.
 
     The game loop writes each move just before it pushes it, so a match game's PGN needs
@@ -513,7 +513,7 @@ def read_move(game: Game, token: str, iccs: bool = False) -> str:
     way xiangqi tools write moves: canonical (``h3e3``), ICCS (``H2-E2``; any token when
     ``iccs``, as a ``Format "ICCS"`` PGN says), WXF (``C2=5``, ``C-+7``, ``A@45``) or
     XBoard's SAN (``Ece2``); Chinese notation too through
-    :func:`ladder.notations.read_move`. :class:`WxfError` when it names no legal move or
+    :func:`ladder.notation.by_name.read_move`. :class:`WxfError` when it names no legal move or
     several."""
     text = token.strip()
     if iccs or _ICCS_RE.match(text):

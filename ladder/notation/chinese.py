@@ -14,7 +14,7 @@ moves          进 退 平                    進 退 平
 places         前 中 后                    前 中 後
 =============  ==========================  ==========================
 
-Like pieces on one file are named as WXF names them (:class:`ladder.wxf.Named`, one
+Like pieces on one file are named as WXF names them (:class:`ladder.notation.wxf.Named`, one
 decision for both): two, 前 and 后 in place of the file (``前炮平五``); three pawns, 前 中
 后; four or five, 前, then counted from the front in the side's figures (二 三 四, Black
 ２ ３ ４), then 后 (``二兵平四``); tandem pawns on two files, the place and the file with
@@ -35,8 +35,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ladder.notation.wxf import Named, WxfError, WxfWriter, named, named_moves
 from ladder.rules import Game
-from ladder.wxf import Named, WxfError, WxfWriter, named, named_moves
 
 __all__ = ["SCRIPTS", "chinese_move", "chinese_moves", "chinese_writer", "parse_chinese"]
 

@@ -1,8 +1,8 @@
 """The move notations the product writes beside the coordinate move (``h3e3``), by name:
 the one list the service, ``ladder move`` and the PGN writers offer.
 
-``wxf`` (``C2=5``, :mod:`ladder.wxf`), ``chinese`` (``炮二平五``, simplified characters)
-and ``chinese-traditional`` (``炮二平五``, ``馬８進７``; :mod:`ladder.chinese`). A move a
+``wxf`` (``C2=5``, :mod:`ladder.notation.wxf`), ``chinese`` (``炮二平五``, simplified characters)
+and ``chinese-traditional`` (``炮二平五``, ``馬８進７``; :mod:`ladder.notation.chinese`). A move a
 notation cannot write (one the rules checker refuses) stays in coordinates.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 
-from ladder import wxf
-from ladder.chinese import chinese_move, parse_chinese
+from ladder.notation import wxf
+from ladder.notation.chinese import chinese_move, parse_chinese
+from ladder.notation.wxf import WxfError, WxfWriter, wxf_move
 from ladder.rules import Game
-from ladder.wxf import WxfError, WxfWriter, wxf_move
 
 __all__ = [
     "NOTATIONS",
@@ -86,8 +86,8 @@ def line_in(name: str, game: Game, line: Sequence[str]) -> list[str]:
 
 def read_move(game: Game, token: str, iccs: bool = False) -> str:
     """The legal move of ``game`` that ``token`` names in any notation read here:
-    Chinese (``炮二平五``, either script: :func:`ladder.chinese.parse_chinese`), or any
-    :func:`ladder.wxf.read_move` reads (canonical, ICCS, WXF, XBoard's SAN).
+    Chinese (``炮二平五``, either script: :func:`ladder.notation.chinese.parse_chinese`), or any
+    :func:`ladder.notation.wxf.read_move` reads (canonical, ICCS, WXF, XBoard's SAN).
     :class:`WxfError` when it names no legal move or several."""
     if any(ord(ch) > 0x2E7F for ch in token):  # CJK: Chinese notation
         return parse_chinese(game, token.strip())
