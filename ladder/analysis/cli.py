@@ -29,6 +29,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ladder.analysis.pgn import format_analysis_pgn
 from ladder.analysis.runner import AnalysisInputError, GameAnalysis, GamePositions, analyse
 from ladder.analysis.search import Evaluation
+from ladder.arg_types import positive_int
 from ladder.cli_options import add_json_file, add_pgn_notation
 from ladder.level_engine.engine import LevelEngine
 from ladder.match.exit_codes import ExitCode
@@ -62,13 +63,6 @@ class SourceGame:
     book_plies: int = 0
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def add_analyse(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register ``ladder analyse``."""
     p = sub.add_parser(
@@ -94,7 +88,7 @@ def add_analyse(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--fen", default=None, help="the start position of --moves")
     p.add_argument(
         "--nodes",
-        type=_positive,
+        type=positive_int,
         default=DEFAULT_NODES,
         help=f"search each position this many nodes (default {DEFAULT_NODES:,}; "
         "level 8 searches up to 600,000: a weaker analysis may call its moves "
@@ -103,7 +97,7 @@ def add_analyse(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument(
         "-j",
         "--engines",
-        type=_positive,
+        type=positive_int,
         default=1,
         metavar="N",
         help="engines searching at once (default 1)",
