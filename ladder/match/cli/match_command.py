@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from ladder.arg_types import probability
 from ladder.match.cli import options, run
 from ladder.match.exit_codes import ExitCode
 
@@ -43,8 +44,8 @@ def add_match(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         help="run a GSPRT of H0: elo=ELO0 against H1: elo=ELO1 (A's logistic "
         "Elo, pentanomial) and stop when it is decided (exit 4: H0, 5: H1)",
     )
-    p.add_argument("--alpha", type=options.probability, default=0.05)
-    p.add_argument("--beta", type=options.probability, default=0.05)
+    p.add_argument("--alpha", type=probability, default=0.05)
+    p.add_argument("--beta", type=probability, default=0.05)
     options.add_match_options(p)
     p.set_defaults(func=_cmd_match)
 

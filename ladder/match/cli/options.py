@@ -7,10 +7,10 @@ JSON, recovery), the opening book, the PGN output, adjudication, ``--games`` and
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from ladder.arg_types import non_negative_int, positive_int
 from ladder.cli_options import PGN_NOTATION_DEFAULT, add_json_file, add_pgn_notation
 from ladder.match.exit_codes import ExitCode
 from ladder.variants import VARIANT_IDS
@@ -23,11 +23,8 @@ __all__ = [
     "add_players",
     "adjudication",
     "game_settings",
-    "non_negative_int",
     "openings",
     "player_specs",
-    "positive_int",
-    "probability",
     "run_options",
 ]
 
@@ -42,32 +39,6 @@ PLAYERS_HELP = (
     + ", ".join(f"{int(c)} {c.name.lower().replace('_', '-')}" for c in ExitCode)
     + " (docs/match.md)."
 )
-
-
-def _number(kind: type[int] | type[float], low: float, inclusive: bool) -> Callable[[str], Any]:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if value < low or (value == low and not inclusive):
-            bound = f">= {low:g}" if inclusive else f"> {low:g}"
-            raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
-        return value
-
-    parse.__name__ = kind.__name__  # argparse names the type in its messages
-    return parse
-
-
-positive_int = _number(int, 1, True)
-non_negative_int = _number(int, 0, True)
-
-
-def probability(text: str) -> float:
-    value = _number(float, 0, False)(text)
-    if value >= 1:
-        raise argparse.ArgumentTypeError(f"must be < 1, got {text}")
-    return float(value)
 
 
 # --- the command and its players ---------------------------------------------------------

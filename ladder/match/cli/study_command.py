@@ -7,9 +7,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from ladder.arg_types import non_negative_int
 from ladder.cli_options import add_json_file, add_pgn_notation
 from ladder.match.cli import run
-from ladder.match.cli.options import non_negative_int
 from ladder.match.exit_codes import ExitCode
 from ladder.variants import VARIANT_IDS
 

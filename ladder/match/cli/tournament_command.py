@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from ladder.arg_types import non_negative_int
 from ladder.match.cli import options, run
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def add_tournament(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     )
     p.add_argument(
         "--bootstrap",
-        type=options.non_negative_int,
+        type=non_negative_int,
         default=200,
         metavar="B",
         help="rating intervals from B resamples of the game pairs (0: Wald; default 200)",

@@ -71,9 +71,10 @@ def test_an_unknown_engine_option_is_refused_before_any_game(
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--games", "0"], "--games: must be >= 1"),
-        (["-j", "0"], "--concurrency/-j: must be >= 1"),
-        (["--alpha", "1.5"], "--alpha: must be < 1"),
+        (["--games", "0"], "--games: must be at least 1, got 0"),
+        (["--games", "many"], "--games: not an integer: 'many'"),
+        (["-j", "0"], "--concurrency/-j: must be at least 1"),
+        (["--alpha", "1.5"], "--alpha: must be above 0 and below 1, got 1.5"),
         (["--sprt", "10", "0"], "need elo0 < elo1"),
         (["--openings", "/nonexistent.epd"], "cannot read opening book"),
         (["--max-engine-failures", "2"], "--max-engine-failures needs --recover"),
@@ -82,7 +83,7 @@ def test_an_unknown_engine_option_is_refused_before_any_game(
         (["-games", "2", "-rounds", "0"], "-rounds must be at least 1, got 0"),
         (["--pgn", "/nonexistent/m.pgn"], "--pgn /nonexistent/m.pgn: the folder /nonexistent"),
         (["--json", "/nonexistent/m.json"], "--json /nonexistent/m.json: the folder"),
-        (["--json-interval", "0"], "--json-interval: must be >= 1, got 0"),
+        (["--json-interval", "0"], "--json-interval: must be at least 1, got 0"),
         (["--pgn", "m.pgn", "--pgn-fen", "foo"], "--pgn-fen: invalid choice: 'foo'"),
     ],
 )

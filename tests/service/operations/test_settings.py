@@ -220,7 +220,7 @@ def test_a_missing_config_file_is_a_one_line_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("variable", "value", "problem"),
     [
-        ("LADDER_PORT", "http", "LADDER_PORT='http': expected an integer, got 'http'"),
+        ("LADDER_PORT", "http", "LADDER_PORT='http': not an integer: 'http'"),
         ("LADDER_ENGINES", "0", "LADDER_ENGINES='0': must be at least 1"),
         ("LADDER_NO_AUTH", "maybe", "LADDER_NO_AUTH='maybe': expected 1/true/yes/on"),
         ("LADDER_LOG_FORMAT", "xml", "LADDER_LOG_FORMAT='xml': 'xml' is not one of json, text"),
