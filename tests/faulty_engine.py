@@ -4,6 +4,7 @@
     python faulty_engine.py ENGINE [--crash-after N COUNTER] [--spare-start-ups]
                                    [--crash-once-at N COUNTER]
                                    [--hang-after N COUNTER] [--delay SECONDS]
+                                   [--start-delay SECONDS]
                                    [--crash-then-fail-restart STATE_DIR]
 
 Passes every line between its pipes and ENGINE (a real UCI/UCCI engine) unchanged, except:
@@ -20,6 +21,9 @@ Passes every line between its pipes and ENGINE (a real UCI/UCCI engine) unchange
                           engine never answers a search again (a hang).
 --delay SECONDS           holds every ``go`` back that long: each search takes at least
                           that long (an engine that cannot keep to a clock).
+--start-delay SECONDS     waits that long before it starts ENGINE: a process that is an
+                          engine starting up for that long (nothing named like the
+                          engine runs yet).
 --crash-then-fail-restart STATE_DIR
                           the first ``go`` of all its runs that is not a start-up
                           check's (``go nodes 1``) makes it exit at once (code 3) and
@@ -48,6 +52,7 @@ def main() -> int:
     parser.add_argument("--crash-once-at", nargs=2, metavar=("N", "COUNTER"))
     parser.add_argument("--hang-after", nargs=2, metavar=("N", "COUNTER"))
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--start-delay", type=float, default=0.0)
     parser.add_argument("--crash-then-fail-restart", type=Path, metavar="STATE_DIR")
     args = parser.parse_args()
     state: Path | None = args.crash_then_fail_restart
@@ -58,6 +63,7 @@ def main() -> int:
             doomed = True
         except FileNotFoundError:
             pass
+    time.sleep(args.start_delay)
     child = subprocess.Popen(
         [args.engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )

@@ -129,6 +129,14 @@ def _delayed(engine_exe: Path) -> str:
     return f"engine:{sys.executable},{delay},nodes=1000,name=delayed"
 
 
+def _slow_to_start(engine_exe: Path) -> str:
+    """``_slow``'s engine, each copy started 1 s late: a worker stays in its players'
+    start long enough to be seen there, however loaded the machine (a forked worker
+    starts its engine within milliseconds, which a poll could miss)."""
+    late = f'args="{FAULTY_ENGINE} {engine_exe} --start-delay 1"'
+    return f"engine:{sys.executable},{late},nodes=500000000,name=late"
+
+
 def _probing(driver: psutil.Process) -> bool:
     """The driver checks its engines (they are its own children); no worker yet."""
     return not match_workers(driver) and any(
@@ -164,8 +172,8 @@ def test_sigint_while_probing_before_any_worker(
 
 @pytest.mark.parametrize("repeat", REPEATS)
 def test_sigint_while_workers_start(tmp_path: Path, engine_exe: Path, repeat: int) -> None:
-    slow = _slow(engine_exe)
-    _clean_stop(*_interrupt(_match(tmp_path, slow, slow), _worker_starting))
+    late = _slow_to_start(engine_exe)
+    _clean_stop(*_interrupt(_match(tmp_path, late, late), _worker_starting))
 
 
 @pytest.mark.parametrize("repeat", REPEATS)
