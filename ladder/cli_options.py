@@ -1,6 +1,6 @@
-"""Command-line options that several commands declare alike, each defined here once: its
-flag, its form (type, metavar, choices) and its default; its help too where the commands
-say the same, else each command's own words for what the option holds there.
+"""Command-line options that several commands declare in the same form, each defined here
+once: its flag, its form (type, metavar, choices) and its default; its help too where the
+commands say the same, else each command's own words for what the option holds there.
 
 Light to import, as :mod:`ladder.arg_types`: ``ladder move`` adds ``--levels`` with it and
 must start fast; what an option needs beyond argparse loads when it is added."""
@@ -12,7 +12,6 @@ from pathlib import Path
 
 __all__ = [
     "LEVELS_FILE_HELP",
-    "PGN_NOTATION_DEFAULT",
     "add_json_file",
     "add_level_times_file",
     "add_levels_file",
@@ -22,9 +21,6 @@ __all__ = [
 #: ``--levels``'s help in ``ladder move``, ``ladder levels`` and ``ladder serve`` (whose
 #: options come from :class:`ladder.service.operations.settings.ServeSettings`).
 LEVELS_FILE_HELP = "levels file (default: the shipped ladder, `ladder/levels.toml`)"
-
-#: The move notation of a PGN written without ``--pgn-notation``.
-PGN_NOTATION_DEFAULT = "wxf"
 
 
 def add_levels_file(p: argparse._ActionsContainer, help: str = LEVELS_FILE_HELP) -> None:
@@ -47,9 +43,10 @@ def add_json_file(p: argparse._ActionsContainer, help: str) -> None:
 
 def add_pgn_notation(p: argparse._ActionsContainer, help: str) -> None:
     """``--pgn-notation``: how a PGN the command writes spells its moves, one of
-    :data:`ladder.match.output.pgn.NOTATIONS` (default :data:`PGN_NOTATION_DEFAULT`)."""
-    from ladder.match.output.pgn import NOTATIONS
+    :data:`ladder.match.output.pgn.NOTATIONS` (default: :class:`~ladder.match.output.pgn.
+    PgnOptions`'s)."""
+    from ladder.match.output.pgn import NOTATIONS, PgnOptions
 
     p.add_argument(
-        "--pgn-notation", choices=tuple(NOTATIONS), default=PGN_NOTATION_DEFAULT, help=help
+        "--pgn-notation", choices=tuple(NOTATIONS), default=PgnOptions.notation, help=help
     )

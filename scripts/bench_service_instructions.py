@@ -26,7 +26,7 @@ lines and the level's choice), and a bare FastAPI app under the same uvicorn
 answers a fixed body of the answer's size: the floor of any FastAPI endpoint here.
 
     .venv/bin/python scripts/bench_service_instructions.py [--levels 1,3] [--reps 200]
-        [--tree ../other-checkout] [--cpu-requests 2000] [--decompose]
+        [--tree ../other-checkout] [--levels-file FILE] [--cpu-requests 2000] [--decompose]
 
 It needs ``valgrind`` (``apt-get install valgrind``) and takes about 15 s a level and tree.
 """

@@ -15,7 +15,7 @@ module of one such call differs from the previous such call's. Third-party code
 (uvicorn, Starlette, FastAPI, pydantic) is not counted, whatever it costs.
 
     .venv/bin/python scripts/measure_request_path.py [--level 2] [--variant xiangqi]
-        [--json] [--list] [--tree PATH]
+        [--levels FILE] [--json] [--list] [--tree PATH]
 
 It also splits the functions by area (the HTTP layer, the service, the level engine, the
 weak levels' own choice, the rules checker, the protocol client), so a change is seen

@@ -18,4 +18,14 @@ The pieces, in the order a run uses them:
 * :mod:`ladder.calibration.measurements`: the page's sections from the other scripts'
   records (variety, the weak levels' error profile, the human reference);
 * :mod:`ladder.calibration.run`: the command itself.
+
+Beside it, the measurements behind the weak levels, development tools that read the
+checkout's ``data/`` and ``calibration/`` and that ``scripts/`` runs:
+
+* :mod:`ladder.calibration.error_profile`: how a player errs (free pieces, one-move
+  hangs, gross blunders, master moves; the beginner's measures on the position sets),
+  the records :mod:`~ladder.calibration.measurements` shows;
+* :mod:`ladder.calibration.position_sets`: the frozen position sets it measures on;
+* :mod:`ladder.calibration.master_games`: the grandmaster games (the xiangqi book, the
+  error profile's master positions, the human reference).
 """

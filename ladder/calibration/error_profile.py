@@ -260,13 +260,13 @@ async def measure(
         for name in names
     }
     try:
-        async with started_players(specs) as engines:
+        async with started_players(specs) as started:
             with _progress() as bar:
                 task = bar.add_task(f"{variant} {source} positions", total=len(spots))
                 for i, spot in enumerate(spots):
                     free = await reference.free_point(spot)
                     moves: dict[str, str] = {}
-                    for player_spec, player in zip(specs, engines, strict=True):
+                    for player_spec, player in zip(specs, started, strict=True):
                         await player.new_game(variant, seed)
                         chosen = await player.choose(
                             spot.game(), MoveSeed.fixed(seed * 1_000_003 + i)
@@ -391,7 +391,7 @@ async def measure_sets(
     positions = [p for p in load_sets(variant, folder or DATA) if p.half == half]
     specs = named_specs(players)
     counts: dict[str, dict[str, int]] = {s.name: {} for s in specs}
-    async with started_players(specs) as engines:
+    async with started_players(specs) as started:
         with _progress() as bar:
             task = bar.add_task(f"{variant} sets ({half})", total=len(positions))
             for i, pos in enumerate(positions):
@@ -405,7 +405,7 @@ async def measure_sets(
                     if pos.kind == "free"
                     else set()
                 )
-                for spec, player in zip(specs, engines, strict=True):
+                for spec, player in zip(specs, started, strict=True):
                     await player.new_game(variant, seed)
                     move = (
                         await player.choose(game.copy(), MoveSeed.fixed(seed * 1_000_003 + i))

@@ -2,7 +2,7 @@
 parser and read back from the parsed arguments: the players (the ladder's specs and
 cutechess's ``-engine``/``-each``), the run (variant, seed, concurrency, Ray, database,
 JSON, recovery), the opening book, the PGN output, adjudication, ``--games`` and
-``--repeat``; and the argument types of the numbers."""
+``--repeat``. Their numbers are read by :mod:`ladder.arg_types`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ladder.arg_types import non_negative_int, positive_int
-from ladder.cli_options import PGN_NOTATION_DEFAULT, add_json_file, add_pgn_notation
+from ladder.cli_options import add_json_file, add_pgn_notation
 from ladder.match.exit_codes import ExitCode
 from ladder.variants import VARIANT_IDS
 
@@ -21,9 +21,7 @@ __all__ = [
     "add_games",
     "add_match_options",
     "add_players",
-    "adjudication",
     "game_settings",
-    "openings",
     "player_specs",
     "run_options",
 ]
@@ -294,7 +292,7 @@ def add_games(p: argparse.ArgumentParser, default: int, help: str) -> None:
 # --- read back --------------------------------------------------------------------------
 
 
-def adjudication(args: argparse.Namespace) -> Any:
+def _adjudication(args: argparse.Namespace) -> Any:
     from ladder.match.game.adjudication import Adjudication
 
     return Adjudication(
@@ -315,16 +313,16 @@ def game_settings(args: argparse.Namespace) -> dict[str, Any]:
     seed, adjudication and the repeat."""
     return {
         "variant": args.variant,
-        "openings": openings(args),
+        "openings": _openings(args),
         "games": args.games,
         "seed": args.seed,
-        "adjudication": adjudication(args),
+        "adjudication": _adjudication(args),
         "openings_order": args.openings_order,
         "repeat": args.repeat,
     }
 
 
-def openings(args: argparse.Namespace) -> Any:
+def _openings(args: argparse.Namespace) -> Any:
     from ladder.match.openings import load_openings
 
     return load_openings(
@@ -335,8 +333,9 @@ def openings(args: argparse.Namespace) -> Any:
 def _pgn_options(args: argparse.Namespace) -> Any:
     from ladder.match.output.pgn import PgnOptions
 
-    if args.pgn is None:
-        if args.pgn_min or args.pgn_notation != PGN_NOTATION_DEFAULT or args.pgn_fen != "xboard":
+    if args.pgn is None:  # a PGN form other than the default, for no PGN file
+        given = (args.pgn_notation, args.pgn_min, args.pgn_fen)
+        if given != (PgnOptions.notation, PgnOptions.minimal, PgnOptions.fen):
             raise ValueError("--pgn-notation, --pgn-fen and --pgn-min need --pgn FILE")
         return None
     return PgnOptions(args.pgn, args.pgn_notation, args.pgn_min, args.pgn_fen)
