@@ -15,7 +15,7 @@ module of one such call differs from the previous such call's. Third-party code
 (uvicorn, Starlette, FastAPI, pydantic) is not counted, whatever it costs.
 
     .venv/bin/python scripts/measure_request_path.py [--level 2] [--variant xiangqi]
-        [--levels FILE] [--json] [--list] [--tree PATH]
+        [--levels-file FILE] [--json] [--list] [--tree PATH]
 
 It also splits the functions by area (the HTTP layer, the service, the level engine, the
 weak levels' own choice, the rules checker, the protocol client), so a change is seen
@@ -177,8 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--level", type=int, default=2)
     parser.add_argument("--variant", default="xiangqi")
     parser.add_argument(
-        "--levels",
+        "--levels-file",
         type=Path,
+        metavar="FILE",
         default=None,
         help="serve this levels file (default: the shipped one), e.g. the file as an "
         "issue found it, to count the same levels' path",
@@ -222,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
             [
                 *("serve", "--host", "127.0.0.1", "--port", str(port), "--engines", "1"),
                 *("--drain-delay", "0", "--log-level", "warning"),
-                *(("--levels", str(args.levels)) if args.levels else ()),
+                *(("--levels", str(args.levels_file)) if args.levels_file else ()),
             ]
         )
     finally:

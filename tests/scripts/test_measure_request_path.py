@@ -50,8 +50,8 @@ def _figures(*options: str) -> dict[str, Any]:
     return figures
 
 
-def test_levels_serves_another_levels_file(tmp_path: Path) -> None:
-    """``--levels FILE`` counts the path of that file's levels: without the beginner's
+def test_levels_file_serves_another_levels_file(tmp_path: Path) -> None:
+    """``--levels-file FILE`` counts the path of that file's levels: without the beginner's
     eyes (``sight``, ``guard``) level 2's choice enters no ``beginner`` function."""
     shipped = (SCRIPT.parents[1] / "ladder" / "levels.toml").read_text()
     blind = tmp_path / "levels.toml"
@@ -61,7 +61,7 @@ def test_levels_serves_another_levels_file(tmp_path: Path) -> None:
         )
         + "\n"
     )
-    shipped_figures, blind_figures = _figures(), _figures("--levels", str(blind))
+    shipped_figures, blind_figures = _figures(), _figures("--levels-file", str(blind))
     weak = "weak levels' choice"
     assert (
         blind_figures["by_area"][weak]["functions"] < shipped_figures["by_area"][weak]["functions"]
