@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypedDict
 
 from ladder.arg_types import non_negative_int, positive_int
 from ladder.cli_options import add_json_file, add_pgn_notation
 from ladder.match.exit_codes import ExitCode
 from ladder.variants import VARIANT_IDS
 
+if TYPE_CHECKING:  # loaded when the options are read back
+    from ladder.match.game.adjudication import Adjudication
+    from ladder.match.openings import Opening
+
 __all__ = [
     "PLAYERS_HELP",
+    "GameSettings",
     "add_command",
     "add_games",
     "add_match_options",
@@ -292,7 +297,7 @@ def add_games(p: argparse.ArgumentParser, default: int, help: str) -> None:
 # --- read back --------------------------------------------------------------------------
 
 
-def _adjudication(args: argparse.Namespace) -> Any:
+def _adjudication(args: argparse.Namespace) -> Adjudication:
     from ladder.match.game.adjudication import Adjudication
 
     return Adjudication(
@@ -306,7 +311,19 @@ def _adjudication(args: argparse.Namespace) -> Any:
     )
 
 
-def game_settings(args: argparse.Namespace) -> dict[str, Any]:
+class GameSettings(TypedDict):
+    """The fields :func:`game_settings` gives, typed as both configs take them."""
+
+    variant: str
+    openings: list[Opening]
+    games: int
+    seed: int
+    adjudication: Adjudication
+    openings_order: str
+    repeat: int
+
+
+def game_settings(args: argparse.Namespace) -> GameSettings:
     """The fields a :class:`~ladder.match.config.MatchConfig` and a
     :class:`~ladder.match.tournament.run.TournamentConfig` take alike from the options
     both commands share: the variant, the openings and their order, the games, the
@@ -322,7 +339,7 @@ def game_settings(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _openings(args: argparse.Namespace) -> Any:
+def _openings(args: argparse.Namespace) -> list[Opening]:
     from ladder.match.openings import load_openings
 
     return load_openings(
